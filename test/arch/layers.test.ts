@@ -1,0 +1,74 @@
+/**
+ * Guards the import direction of ../shared/design/ARCHITECTURE.md ("Layers"):
+ *   scoring/ and crypto/ import nothing from the project; protocol/ imports crypto/ only;
+ *   only src/ml imports TensorFlow.js; scoring/ imports no tensor library; protocol/ no network.
+ * Imports point downward only: src/cli → src/server → src/client → src/fl → src/ml → src/data.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { findViolations, type SourceFile } from './layers.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+function walk(dir: string, out: string[] = []): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (/\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+function projectSources(): SourceFile[] {
+  return ['scoring', 'crypto', 'protocol', 'src']
+    .flatMap((d) => walk(join(root, d)))
+    .map((abs) => ({ path: relative(root, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') }));
+}
+
+describe('layering (ARCHITECTURE.md)', () => {
+  it('the project source tree respects the import direction', () => {
+    const files = projectSources();
+    expect(files.length).toBeGreaterThan(0);
+    expect(findViolations(files)).toEqual([]);
+  });
+
+  it('flags each kind of violation (the checker itself can fail)', () => {
+    const bad: SourceFile[] = [
+      { path: 'scoring/a.ts', text: "import { x } from '../crypto/prg.js';" },
+      { path: 'scoring/b.ts', text: "import * as tf from '@tensorflow/tfjs';" },
+      { path: 'crypto/c.ts', text: "export { y } from '../scoring/metrics.js';" },
+      { path: 'protocol/d.ts', text: "import { z } from '../src/fl/engine.js';" },
+      { path: 'protocol/e.ts', text: "import net from 'node:net';" },
+      { path: 'src/fl/f.ts', text: "const tf = await import('@tensorflow/tfjs');" },
+      { path: 'src/data/g.ts', text: "import { h } from '../ml/model.js';" },
+      {
+        path: 'src/ml/ok.ts',
+        text: "import * as tf from '@tensorflow/tfjs';\nimport { r } from '../data/idx.js';",
+      },
+      { path: 'protocol/ok.ts', text: "import { s } from '../crypto/shamir.js';" },
+      {
+        path: 'src/fl/ok.ts',
+        text: "import { t } from '../../scoring/private.js';\nimport { u } from '../../protocol/server.js';",
+      },
+    ];
+    const v = findViolations(bad).map((x) => x.file);
+    expect(v).toEqual([
+      'scoring/a.ts',
+      'scoring/b.ts',
+      'crypto/c.ts',
+      'protocol/d.ts',
+      'protocol/e.ts',
+      'src/fl/f.ts',
+      'src/data/g.ts',
+    ]);
+  });
+});

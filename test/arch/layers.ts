@@ -1,0 +1,67 @@
+/** Import-direction checker used by layers.test.ts (see ARCHITECTURE.md, "Layers"). */
+import { posix } from 'node:path';
+
+export interface SourceFile {
+  /** Path relative to the repository root, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+export interface Violation {
+  file: string;
+  specifier: string;
+  rule: string;
+}
+
+/** Layer order of src/: a layer may import itself and the layers after it (downward). */
+const SRC_ORDER = ['cli', 'server', 'client', 'fl', 'ml', 'data'] as const;
+
+const IMPORT_RE =
+  /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** The module specifiers a source file imports (static, re-export and dynamic import). */
+export function importsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT_RE)) out.push((m[1] ?? m[2]) as string);
+  return out;
+}
+
+/** Top-level area of a repository path: 'scoring', 'crypto', 'protocol', 'src/<layer>', or other. */
+function areaOf(path: string): string {
+  const parts = path.split('/');
+  if (parts[0] === 'src') return parts.length > 2 ? `src/${parts[1]}` : 'src';
+  return parts[0] ?? '';
+}
+
+const isTensorLib = (s: string) => s.startsWith('@tensorflow/');
+const isNetwork = (s: string) =>
+  /^(node:)?(http|https|http2|net|dgram|tls|dns)$/.test(s) ||
+  s === 'fastify' ||
+  s.startsWith('@fastify/') ||
+  s === 'undici';
+
+export function findViolations(files: SourceFile[]): Violation[] {
+  const out: Violation[] = [];
+  for (const f of files) {
+    const from = areaOf(f.path);
+    for (const spec of importsOf(f.text)) {
+      const relativeImport = spec.startsWith('.');
+      const target = relativeImport ? areaOf(posix.normalize(posix.join(posix.dirname(f.path), spec))) : null;
+      const flag = (rule: string) => out.push({ file: f.path, specifier: spec, rule });
+      if (isTensorLib(spec) && from !== 'src/ml') flag('only src/ml imports TensorFlow.js');
+      if ((from === 'scoring' || from === 'crypto') && target !== null && target !== from)
+        flag(`${from}/ imports nothing from the project`);
+      if (from === 'protocol') {
+        if (target !== null && target !== 'protocol' && target !== 'crypto')
+          flag('protocol/ imports crypto/ only');
+        if (isNetwork(spec)) flag('protocol/ does no network I/O');
+      }
+      if (from.startsWith('src/') && target?.startsWith('src/')) {
+        const a = SRC_ORDER.indexOf(from.slice(4) as (typeof SRC_ORDER)[number]);
+        const b = SRC_ORDER.indexOf(target.slice(4) as (typeof SRC_ORDER)[number]);
+        if (a >= 0 && b >= 0 && b < a) flag(`${from} may not import ${target} (imports point downward)`);
+      }
+    }
+  }
+  return out;
+}
