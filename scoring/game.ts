@@ -1,0 +1,215 @@
+/**
+ * Cooperative games: coalitions in, values out.
+ *
+ * Kept apart from samplers and estimators (STYLE.md, "From pyDVL / shapiq"): a game only
+ * answers "what is v(S) for each S in this batch". Values are asynchronous so a model-backed
+ * game (src/ml evaluating coalition models on the test set) plugs in unchanged; batches let
+ * such a game share work across coalitions.
+ */
+import { type Coalition, coalitionKey, emptyCoalition, maskToCoalition } from './coalition.js';
+
+/** A scalar-valued cooperative game over players 0..n−1. */
+export interface Game {
+  /** Number of players. */
+  readonly n: number;
+  /** v(S) for each coalition of the batch, in batch order. */
+  values(coalitions: readonly Coalition[]): Promise<Float64Array>;
+}
+
+/**
+ * A vector-valued game (e.g. per-class accuracies, papers/000 Eq. 7): v(S) ∈ R^dims.
+ * `values` returns batch × dims numbers, row-major (row b is coalition b).
+ */
+export interface VectorGame {
+  readonly n: number;
+  readonly dims: number;
+  values(coalitions: readonly Coalition[]): Promise<Float64Array>;
+}
+
+/** A game that remembers every value it has computed and counts what it computed. */
+export interface MemoGame extends Game {
+  /** Coalitions evaluated by the underlying game (each distinct coalition at most once). */
+  readonly evaluations: number;
+  /** Coalitions asked for, memo hits included. */
+  readonly requests: number;
+}
+
+function checkPlayers(n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`n: expected a positive integer, got ${n}`);
+}
+
+/** A game from a synchronous value function. Throws RangeError when n is not a positive integer. */
+export function gameFromFunction(n: number, value: (c: Coalition) => number): Game {
+  checkPlayers(n);
+  return {
+    n,
+    async values(coalitions) {
+      const out = new Float64Array(coalitions.length);
+      for (let b = 0; b < coalitions.length; b++) out[b] = value(coalitions[b]!);
+      return out;
+    },
+  };
+}
+
+/**
+ * A game given by its table of 2^n values, indexed by integer mask (bit i = player i).
+ * Throws RangeError when the table length is not 2^n or n > 30.
+ */
+export function gameFromTable(n: number, table: Float64Array): Game {
+  checkPlayers(n);
+  if (n > 30) throw new RangeError(`n: a table game supports at most 30 players, got ${n}`);
+  if (table.length !== 2 ** n)
+    throw new RangeError(`table: expected 2^${n} = ${2 ** n} values, got ${table.length}`);
+  return gameFromFunction(n, (c) => table[c[0]! >>> 0]!);
+}
+
+/**
+ * Wraps a game so each distinct coalition is computed once; counts evaluations and requests.
+ * Within one batch, duplicate and already-known coalitions are not sent to the inner game.
+ */
+export function memoize(game: Game): MemoGame {
+  if (isMemo(game)) return game;
+  const memo = new Map<string, number>();
+  let evaluations = 0;
+  let requests = 0;
+  const wrapped: MemoGame & { [MEMO]: true } = {
+    [MEMO]: true,
+    n: game.n,
+    get evaluations() {
+      return evaluations;
+    },
+    get requests() {
+      return requests;
+    },
+    async values(coalitions) {
+      requests += coalitions.length;
+      const { keys, missing, missingKeys } = partitionByMemo(coalitions, memo);
+      if (missing.length > 0) {
+        const v = await game.values(missing);
+        if (v.length !== missing.length)
+          throw new RangeError(`values: game returned ${v.length} values for ${missing.length} coalitions`);
+        for (let m = 0; m < missing.length; m++) memo.set(missingKeys[m]!, v[m]!);
+        evaluations += missing.length;
+      }
+      const out = new Float64Array(coalitions.length);
+      for (let b = 0; b < coalitions.length; b++) out[b] = memo.get(keys[b]!)!;
+      return out;
+    },
+  };
+  return wrapped;
+}
+
+const MEMO = Symbol('fedscore.memo');
+
+/** Splits a batch into its keys and the distinct coalitions the memo does not hold yet. */
+function partitionByMemo(coalitions: readonly Coalition[], memo: Map<string, unknown>) {
+  const keys = coalitions.map(coalitionKey);
+  const missing: Coalition[] = [];
+  const missingKeys: string[] = [];
+  const pending = new Set<string>();
+  for (let b = 0; b < coalitions.length; b++) {
+    const k = keys[b]!;
+    if (!memo.has(k) && !pending.has(k)) {
+      pending.add(k);
+      missing.push(coalitions[b]!);
+      missingKeys.push(k);
+    }
+  }
+  return { keys, missing, missingKeys };
+}
+
+function isMemo(game: Game): game is MemoGame {
+  return (game as { [MEMO]?: true })[MEMO] === true;
+}
+
+/** v(S) of a single coalition. */
+export async function coalitionValue(game: Game, c: Coalition): Promise<number> {
+  return (await game.values([c]))[0]!;
+}
+
+/** v(∅). */
+export function emptyValue(game: Game): Promise<number> {
+  return coalitionValue(game, emptyCoalition(game.n));
+}
+
+/**
+ * The scalar game v_d(S) = v(S)[d] of one coordinate of a vector game. Wrap the vector game in
+ * `memoizeVector` first so that the per-coordinate games share evaluations.
+ */
+export function coordinateGame(game: VectorGame, d: number): Game {
+  if (!Number.isInteger(d) || d < 0 || d >= game.dims)
+    throw new RangeError(`d: expected 0 ≤ d < ${game.dims}, got ${d}`);
+  return {
+    n: game.n,
+    async values(coalitions) {
+      const rows = await game.values(coalitions);
+      const out = new Float64Array(coalitions.length);
+      for (let b = 0; b < coalitions.length; b++) out[b] = rows[b * game.dims + d]!;
+      return out;
+    },
+  };
+}
+
+/** A vector game that computes each distinct coalition once; counts evaluations. */
+export interface MemoVectorGame extends VectorGame {
+  readonly evaluations: number;
+}
+
+/** Memoizes a vector game (same contract as `memoize`). */
+export function memoizeVector(game: VectorGame): MemoVectorGame {
+  const memo = new Map<string, Float64Array>();
+  let evaluations = 0;
+  return {
+    n: game.n,
+    dims: game.dims,
+    get evaluations() {
+      return evaluations;
+    },
+    async values(coalitions) {
+      const { keys, missing, missingKeys } = partitionByMemo(coalitions, memo);
+      if (missing.length > 0) {
+        const v = await game.values(missing);
+        if (v.length !== missing.length * game.dims)
+          throw new RangeError(
+            `values: game returned ${v.length} numbers for ${missing.length}×${game.dims}`,
+          );
+        for (let m = 0; m < missing.length; m++)
+          memo.set(missingKeys[m]!, v.slice(m * game.dims, (m + 1) * game.dims));
+        evaluations += missing.length;
+      }
+      const out = new Float64Array(coalitions.length * game.dims);
+      for (let b = 0; b < coalitions.length; b++) out.set(memo.get(keys[b]!)!, b * game.dims);
+      return out;
+    },
+  };
+}
+
+/** Options for `coalitionTable`. */
+export interface TableOptions {
+  /** Coalitions per call to `game.values` (default 4096). */
+  batchSize?: number;
+  /** Called after each batch with (done, total). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * All 2^n values of a game, indexed by integer mask (bit i = player i), evaluated in batches.
+ * Throws RangeError when n > 30.
+ */
+export async function coalitionTable(game: Game, options: TableOptions = {}): Promise<Float64Array> {
+  const { n } = game;
+  if (n > 30) throw new RangeError(`n: the coalition table supports at most 30 players, got ${n}`);
+  const batchSize = options.batchSize ?? 4096;
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new RangeError(`batchSize: expected a positive integer, got ${batchSize}`);
+  const total = 2 ** n;
+  const table = new Float64Array(total);
+  for (let start = 0; start < total; start += batchSize) {
+    const end = Math.min(total, start + batchSize);
+    const batch: Coalition[] = [];
+    for (let m = start; m < end; m++) batch.push(maskToCoalition(n, m));
+    table.set(await game.values(batch), start);
+    options.onProgress?.(end, total);
+  }
+  return table;
+}
