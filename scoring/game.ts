@@ -69,7 +69,7 @@ export function gameFromTable(n: number, table: Float64Array): Game {
  */
 export function memoize(game: Game): MemoGame {
   if (isMemo(game)) return game;
-  const memo = new Map<string, number>();
+  const memo = new Map<MemoKey, number>();
   let evaluations = 0;
   let requests = 0;
   const wrapped: MemoGame & { [MEMO]: true } = {
@@ -101,12 +101,18 @@ export function memoize(game: Game): MemoGame {
 
 const MEMO = Symbol('fedscore.memo');
 
+/** Memo key: the word itself for up to 32 players (no string building), else `coalitionKey`. */
+type MemoKey = number | string;
+function memoKey(c: Coalition): MemoKey {
+  return c.length === 1 ? c[0]! : coalitionKey(c);
+}
+
 /** Splits a batch into its keys and the distinct coalitions the memo does not hold yet. */
-function partitionByMemo(coalitions: readonly Coalition[], memo: Map<string, unknown>) {
-  const keys = coalitions.map(coalitionKey);
+function partitionByMemo(coalitions: readonly Coalition[], memo: Map<MemoKey, unknown>) {
+  const keys = coalitions.map(memoKey);
   const missing: Coalition[] = [];
-  const missingKeys: string[] = [];
-  const pending = new Set<string>();
+  const missingKeys: MemoKey[] = [];
+  const pending = new Set<MemoKey>();
   for (let b = 0; b < coalitions.length; b++) {
     const k = keys[b]!;
     if (!memo.has(k) && !pending.has(k)) {
@@ -157,7 +163,7 @@ export interface MemoVectorGame extends VectorGame {
 
 /** Memoizes a vector game (same contract as `memoize`). */
 export function memoizeVector(game: VectorGame): MemoVectorGame {
-  const memo = new Map<string, Float64Array>();
+  const memo = new Map<MemoKey, Float64Array>();
   let evaluations = 0;
   return {
     n: game.n,

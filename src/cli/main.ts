@@ -1,2 +1,65 @@
 #!/usr/bin/env node
-console.log('fedscore');
+/** The `fedscore` command line. Subcommands grow with the issues: demo now; experiment, serve, client, audit later. */
+import { parseArgs } from 'node:util';
+import { formatDemo, runDemo } from './demo.js';
+
+const USAGE = `fedscore — contribution scoring for cross-silo federated learning under secure aggregation
+
+Usage:
+  fedscore demo [--silos N] [--seed S] [--json]   private scores vs exact Shapley on a built-in consortium game
+  fedscore help                                  this text
+
+Options:
+  --silos N   number of silos, 3..20 (default 8)
+  --seed S    integer seed (default 1)
+  --json      print the result as JSON instead of tables
+`;
+
+/** A usage error: printed without a stack trace, exit code 2. */
+class UsageError extends Error {}
+
+function intOption(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const v = Number(raw);
+  if (!Number.isInteger(v)) throw new UsageError(`--${name}: expected an integer, got '${raw}'`);
+  return v;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'demo': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { silos: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } },
+        strict: true,
+      });
+      const result = await runDemo(intOption('silos', values.silos, 8), intOption('seed', values.seed, 1));
+      process.stdout.write(`${values.json ? JSON.stringify(result, null, 2) : formatDemo(result)}\n`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const known = usage || err instanceof RangeError || err instanceof TypeError;
+    process.stderr.write(
+      `fedscore: ${known ? (err as Error).message : String((err as Error)?.stack ?? err)}\n`,
+    );
+    if (usage) process.stderr.write('Run "fedscore help" for usage.\n');
+    process.exitCode = usage ? 2 : 1;
+  },
+);
