@@ -1,0 +1,24 @@
+/** Internal: input checks shared by the estimators (message starts with the parameter name). */
+import type { Game } from './game.js';
+import type { Rng } from './random.js';
+
+export function checkGame(game: Game): void {
+  if (typeof game !== 'object' || game === null || typeof game.values !== 'function')
+    throw new TypeError('game: expected an object with a values(coalitions) method');
+  if (!Number.isInteger(game.n) || game.n < 1)
+    throw new RangeError(`game: expected n to be a positive integer, got ${game.n}`);
+}
+
+export function checkRng(rng: Rng): void {
+  if (typeof rng !== 'object' || rng === null || typeof rng.next !== 'function')
+    throw new TypeError('rng: expected an Rng with a next() method (see createRng)');
+}
+
+export function checkPositiveInteger(name: string, x: number): void {
+  if (!Number.isInteger(x) || x < 1) throw new RangeError(`${name}: expected a positive integer, got ${x}`);
+}
+
+export function checkNonNegative(name: string, x: number): void {
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < 0)
+    throw new RangeError(`${name}: expected a finite number ≥ 0, got ${x}`);
+}
