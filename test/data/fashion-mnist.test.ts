@@ -10,6 +10,7 @@ import {
   locateFashionMnist,
   stratifiedSplit,
 } from '../../src/data/fashion-mnist.js';
+import { sameBytes } from './_equal.js';
 import { imagesAndLabels, tempDir, write } from './_files.js';
 
 /** A directory with small generated Fashion-MNIST-named files (train: 30, test: 20). */
@@ -82,8 +83,8 @@ describe('bundled Fashion-MNIST test split (real data, always in the repository)
     expect(a.test.n).toBe(500);
     expect(a.train.n).toBe(300);
     expect(Array.from(a.test.y)).toEqual(Array.from(b.test.y));
-    expect(a.test.x).toEqual(b.test.x);
-    expect(a.test.x).not.toEqual(c.test.x);
+    expect(sameBytes(a.test.x, b.test.x)).toBe(true);
+    expect(sameBytes(a.test.x, c.test.x)).toBe(false);
   });
 
   it("refuses a test-only source when whenNoTrain is 'error'", () => {
