@@ -1,0 +1,183 @@
+/**
+ * Experiment reports: `report.md` and a self-contained `report.html` (charts inlined as SVG, no
+ * scripts, opens offline) from a `results.json`. Charts are Vega-Lite specifications rendered
+ * headlessly to SVG by vega (no browser, no canvas).
+ */
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { ExperimentResults } from './results.js';
+
+/** A rendered chart: a title, its file stem and its SVG text. */
+export interface Chart {
+  id: string;
+  title: string;
+  svg: string;
+}
+
+/** Renders one Vega-Lite specification to SVG. */
+export async function renderVegaLite(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+const fmt = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+const pm = (m: { mean: number; std: number }) => `${fmt(m.mean)} ± ${fmt(m.std)}`;
+
+/** The comparison table as rows of cells (header first). */
+export function comparisonRows(r: ExperimentResults): string[][] {
+  const rows = [['method', 'Spearman', 'Kendall', 'Pearson', 'normalized L2']];
+  for (const [name, c] of Object.entries(r.comparison.methods))
+    rows.push([name, pm(c.spearman), pm(c.kendall), pm(c.pearson), pm(c.l2)]);
+  return rows;
+}
+
+/** Builds the report's charts: per-silo scores per scheme, accuracy curves, participation. */
+export async function buildCharts(r: ExperimentResults): Promise<Chart[]> {
+  const names = r.silos.names;
+  const scoreRows: { method: string; silo: string; score: number }[] = [];
+  for (const run of r.runs.slice(0, 1)) {
+    for (const [method, values] of Object.entries(run.compared)) {
+      values.forEach((score, i) => {
+        scoreRows.push({ method, silo: names[i] ?? `silo-${i}`, score });
+      });
+    }
+  }
+  const accuracyRows = r.runs.flatMap((run) =>
+    run.rounds.map((rd) => ({ seed: String(run.seed), round: rd.round, accuracy: rd.testAccuracy })),
+  );
+  const participationRows = names.map((silo, i) => ({
+    silo,
+    rate:
+      r.runs.reduce((s, run) => s + (run.participation[i] ?? 0) / Math.max(1, run.rounds.length), 0) /
+      Math.max(1, r.runs.length),
+  }));
+  const specs: [string, string, TopLevelSpec][] = [
+    [
+      'scores',
+      `Per-silo scores by scheme (seed ${r.runs[0]?.seed ?? '-'}, ${r.comparison.at === 'cumulative' ? 'cumulative' : `round ${r.comparison.at}`})`,
+      {
+        data: { values: scoreRows },
+        facet: { field: 'method', type: 'nominal', title: null },
+        columns: 4,
+        spec: {
+          width: 180,
+          height: 120,
+          mark: 'bar',
+          encoding: {
+            x: { field: 'silo', type: 'nominal', sort: null, axis: { labelAngle: -45 } },
+            y: { field: 'score', type: 'quantitative' },
+            color: { condition: { test: 'datum.score < 0', value: '#c0392b' }, value: '#2c7fb8' },
+          },
+        },
+        resolve: { scale: { y: 'independent' } },
+      },
+    ],
+    [
+      'accuracy',
+      'Test accuracy of the global model by round',
+      {
+        data: { values: accuracyRows },
+        width: 480,
+        height: 240,
+        mark: { type: 'line', point: true },
+        encoding: {
+          x: { field: 'round', type: 'quantitative', axis: { tickMinStep: 1 } },
+          y: { field: 'accuracy', type: 'quantitative', scale: { zero: false } },
+          color: { field: 'seed', type: 'nominal' },
+        },
+      },
+    ],
+    [
+      'participation',
+      'Selection rate per silo (fraction of rounds selected, mean over seeds)',
+      {
+        data: { values: participationRows },
+        width: 480,
+        height: 200,
+        mark: 'bar',
+        encoding: {
+          x: { field: 'silo', type: 'nominal', sort: null, axis: { labelAngle: -45 } },
+          y: { field: 'rate', type: 'quantitative', scale: { domain: [0, 1] } },
+        },
+      },
+    ],
+  ];
+  const charts: Chart[] = [];
+  for (const [id, title, spec] of specs) charts.push({ id, title, svg: await renderVegaLite(spec) });
+  return charts;
+}
+
+function mdTable(rows: string[][]): string {
+  const [head, ...body] = rows;
+  if (!head) return '';
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...body.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+}
+
+function summaryLines(r: ExperimentResults): string[] {
+  const acc = r.runs.map((run) => run.finalAccuracy);
+  const mean = acc.reduce((s, x) => s + x, 0) / Math.max(1, acc.length);
+  return [
+    `- silos: ${r.silos.count}; rounds: ${r.runs[0]?.rounds.length ?? 0}; seeds: ${r.seeds.join(', ')}`,
+    `- backend: ${r.backend}; data: ${r.dataSource}`,
+    `- final test accuracy (mean over seeds): ${fmt(mean, 4)}`,
+    `- reference for the comparison: \`${r.comparison.reference}\` (${r.comparison.at === 'cumulative' ? 'cumulative over rounds' : `round ${r.comparison.at}`})`,
+    `- visibility: ${r.visibility.note}`,
+    `- wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`,
+  ];
+}
+
+/** report.md: summary, comparison table and links to the chart files (written by the caller as `<id>.svg`). */
+export function renderMarkdown(r: ExperimentResults, charts: Chart[], chartDir = 'charts'): string {
+  const title = (r.config as { name?: string }).name ?? 'experiment';
+  return [
+    `# fedscore report: ${title}`,
+    '',
+    ...summaryLines(r),
+    '',
+    `## Agreement with ${r.comparison.reference} (mean ± std over seeds)`,
+    '',
+    mdTable(comparisonRows(r)),
+    '',
+    ...charts.flatMap((c) => [`## ${c.title}`, '', `![${c.title}](${chartDir}/${c.id}.svg)`, '']),
+  ].join('\n');
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!,
+  );
+
+/** report.html: one self-contained file (inline CSS and SVG; no scripts, no external resources). */
+export function renderHtml(r: ExperimentResults, charts: Chart[]): string {
+  const title = escapeHtml((r.config as { name?: string }).name ?? 'experiment');
+  const [head, ...body] = comparisonRows(r);
+  const table = `<table><thead><tr>${head!.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body
+    .map((row) => `<tr>${row.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>fedscore report: ${title}</title>
+<style>
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
+table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
+th:first-child,td:first-child{text-align:left}thead{background:#f3f3f3}figure{margin:1.5rem 0}figcaption{font-weight:600;margin-bottom:.5rem}
+svg{max-width:100%;height:auto}
+</style></head><body>
+<h1>fedscore report: ${title}</h1>
+<ul>${summaryLines(r)
+    .map((l) => `<li>${escapeHtml(l.replace(/^- /, '').replaceAll('`', ''))}</li>`)
+    .join('')}</ul>
+<h2>Agreement with ${escapeHtml(r.comparison.reference)} (mean ± std over seeds)</h2>
+${table}
+${charts.map((c) => `<figure id="${c.id}"><figcaption>${escapeHtml(c.title)}</figcaption>${c.svg}</figure>`).join('\n')}
+</body></html>
+`;
+}

@@ -1,0 +1,104 @@
+/**
+ * The shape of `results.json`, written by `fedscore experiment` (documented for users in
+ * docs/results.md; keep the two in step). Plain JSON: numbers, strings, arrays, objects.
+ * Per-silo arrays are in silo order; a silo that did not take part in a round has `null`.
+ */
+
+/** Version of this schema; bump on any incompatible change. */
+export const RESULTS_SCHEMA_VERSION = 1;
+
+/** `{ mean, std }` over seeds (std is the sample standard deviation; 0 for one seed). */
+export interface MeanStd {
+  mean: number;
+  std: number;
+}
+
+/** Agreement of one method's scores with the reference (papers/003 §5). */
+export interface MethodComparison {
+  spearman: MeanStd;
+  kendall: MeanStd;
+  pearson: MeanStd;
+  l2: MeanStd;
+}
+
+/** Utilities of one round (test-set utility of each coalition model the private schemes use). */
+export interface RoundUtilities {
+  /** v(M) */
+  full: number;
+  /** v(M0) */
+  empty: number;
+  /** v(M0 + U_i), reported by silo i; null when i did not take part. */
+  withOnly: (number | null)[];
+  /** v(M − U_i), reported by silo i; null when i did not take part. */
+  without: (number | null)[];
+}
+
+/** One round of one seed. */
+export interface RoundRecord {
+  /** 1-based round number. */
+  round: number;
+  /** Silos selected for the round. */
+  selected: number[];
+  /** Selected silos that dropped out of secure aggregation (their update is not in M). */
+  dropped: number[];
+  /** Relative aggregation weight per silo (null when not aggregated). */
+  aggregationWeights: (number | null)[];
+  /** Test accuracy and loss of the global model after the round. */
+  testAccuracy: number;
+  testLoss: number;
+  utilities: RoundUtilities;
+  /** Every score of every silo this round, keyed by method name (`loo`, `ioi`, `fp`, `ee`, `eeMedian`, estimators …). */
+  scores: Record<string, (number | null)[]>;
+  /** Coalition evaluations spent per method this round. */
+  evaluations: Record<string, number>;
+  /** Wall time in ms per phase (`training`, `secureAggregation`, `privateScoring`, one per estimator …). */
+  timingsMs: Record<string, number>;
+}
+
+/** One seed's run. */
+export interface RunRecord {
+  seed: number;
+  rounds: RoundRecord[];
+  /** Scores summed over rounds per method (the MR convention), per silo. */
+  cumulative: Record<string, number[]>;
+  /** The per-silo vectors compared with the reference (cumulative, or those of `comparison.at`). */
+  compared: Record<string, number[]>;
+  /** Final test accuracy and loss. */
+  finalAccuracy: number;
+  finalLoss: number;
+  /** Total coalition evaluations and wall time per method. */
+  evaluations: Record<string, number>;
+  timingsMs: Record<string, number>;
+  /** How many rounds each silo was selected in. */
+  participation: number[];
+}
+
+/** The whole of `results.json`. */
+export interface ExperimentResults {
+  schemaVersion: typeof RESULTS_SCHEMA_VERSION;
+  /** The validated configuration, defaults filled in. */
+  config: unknown;
+  /** Tensor backend used (`tensorflow`, `wasm`, `cpu`). */
+  backend: string;
+  versions: { fedscore: string; node: string; tfjs: string };
+  createdAt: string;
+  /** Where the data came from (e.g. the Debian package path or the bundled test split). */
+  dataSource: string;
+  /**
+   * What saw individual updates: in private mode the server side never does; the comparison
+   * harness (full visibility) does, and the strategies that need updates do.
+   */
+  visibility: { serverReadIndividualUpdates: boolean; harnessReadIndividualUpdates: boolean; note: string };
+  seeds: number[];
+  silos: { count: number; names: string[]; examples: number[]; roles: string[] };
+  runs: RunRecord[];
+  comparison: {
+    /** Method whose scores are the reference (`mrsv` by default, `trueSv` when computed). */
+    reference: string;
+    /** `cumulative`, or the round number whose scores are compared. */
+    at: 'cumulative' | number;
+    methods: Record<string, MethodComparison>;
+  };
+  /** Total wall time in ms. */
+  wallTimeMs: number;
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { buildCharts, renderHtml, renderMarkdown } from '../../src/fl/report.js';
+import type { ExperimentResults, RoundRecord } from '../../src/fl/results.js';
+
+function fakeResults(): ExperimentResults {
+  const round = (r: number): RoundRecord => ({
+    round: r,
+    selected: [0, 1, 2],
+    dropped: [],
+    aggregationWeights: [1, 1, 1],
+    testAccuracy: 0.5 + r / 10,
+    testLoss: 1 / r,
+    utilities: { full: 0.7, empty: 0.1, withOnly: [0.5, 0.4, 0.1], without: [0.6, 0.65, 0.7] },
+    scores: { fp: [0.3, 0.3, 0.1] },
+    evaluations: { mrsv: 8 },
+    timingsMs: { training: 10 },
+  });
+  return {
+    schemaVersion: 1,
+    config: { name: 'unit <test>' },
+    backend: 'cpu',
+    versions: { fedscore: '0.1.0', node: process.version, tfjs: '4.22.0' },
+    createdAt: new Date(0).toISOString(),
+    dataSource: 'synthetic',
+    visibility: {
+      serverReadIndividualUpdates: false,
+      harnessReadIndividualUpdates: true,
+      note: 'harness only',
+    },
+    seeds: [1],
+    silos: {
+      count: 3,
+      names: ['a', 'b', 'c'],
+      examples: [10, 10, 10],
+      roles: ['honest', 'honest', 'free rider'],
+    },
+    runs: [
+      {
+        seed: 1,
+        rounds: [round(1), round(2)],
+        cumulative: { fp: [0.6, 0.6, 0.2], mrsv: [0.5, 0.5, -0.1] },
+        compared: { fp: [0.6, 0.6, 0.2], mrsv: [0.5, 0.5, -0.1] },
+        finalAccuracy: 0.7,
+        finalLoss: 0.5,
+        evaluations: { mrsv: 16 },
+        timingsMs: { training: 20 },
+        participation: [2, 2, 1],
+      },
+    ],
+    comparison: {
+      reference: 'mrsv',
+      at: 'cumulative',
+      methods: {
+        fp: {
+          spearman: { mean: 0.866, std: 0 },
+          kendall: { mean: 0.816, std: 0 },
+          pearson: { mean: 0.99, std: 0 },
+          l2: { mean: 0.2, std: 0 },
+        },
+      },
+    },
+    wallTimeMs: 1234,
+  };
+}
+
+describe('reports', () => {
+  it('renders SVG charts, a Markdown report and a self-contained HTML report', async () => {
+    const r = fakeResults();
+    const charts = await buildCharts(r);
+    expect(charts.map((c) => c.id)).toEqual(['scores', 'accuracy', 'participation']);
+    for (const c of charts) expect(c.svg).toMatch(/^<svg[\s\S]*<\/svg>$/);
+    const md = renderMarkdown(r, charts);
+    expect(md).toContain('| fp | 0.866 ± 0.000 | 0.816 ± 0.000 | 0.990 ± 0.000 | 0.200 ± 0.000 |');
+    expect(md).toContain('![Test accuracy of the global model by round](charts/accuracy.svg)');
+    const html = renderHtml(r, charts);
+    expect(html).toContain('unit &lt;test&gt;'); // escaped
+    expect(html).not.toMatch(/<script|src="http|href="http/); // offline: no scripts, no external resources
+    expect((html.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(3);
+  });
+});
