@@ -18,6 +18,7 @@ import {
 } from '../../scoring/coalition.js';
 import type { Estimate } from '../../scoring/estimate.js';
 import { type Game, gameFromFunction, memoize, type VectorGame } from '../../scoring/game.js';
+import { gtgShapley } from '../../scoring/gtg.js';
 import {
   accumulateClassShapley,
   type ClassEstimator,
@@ -374,6 +375,26 @@ describe('maverickShapleyRound', () => {
     // Both classes run under budget 12 on the same permutations: the vector game sees ≤ 12 coalitions.
     expect(r1.evaluations).toBeLessThanOrEqual(12);
     expect(r1.stderr).toBeDefined();
+  });
+
+  it('MS-GTG: gtgShapley per class values the Maverick scenario exactly where every walk agrees', async () => {
+    // Same scenario as above. In every permutation client 3's class-2 marginal is 0.3 and its
+    // class-0/1 marginals are 0, and clients 0–2 never move class 2: those entries are exact for
+    // any number of walks. Without within-round truncation each walk telescopes, so every class is
+    // efficient. The class-0/1 split among clients 0–2 is sampled (only its sum is checked).
+    const game = vectorGame(4, 3, (c) => {
+      const common = [0, 1, 2].some((i) => has(c, i)) ? 0.9 : 0.1;
+      return [common, common, has(c, 3) ? 0.3 : 0];
+    });
+    const estimator: ClassEstimator = (g, { rng }) => gtgShapley(g, { budget: 16, rng });
+    const round = await maverickShapleyRound(game, estimator, { temperature: 0.1, seed: 5 });
+    expect(row(round.phi, 3, 3).map((x) => +x.toFixed(12))).toEqual([0, 0, 0.3]);
+    for (let i = 0; i < 3; i++) expect(round.phi[i * 3 + 2]).toBe(0);
+    for (const c of [0, 1])
+      expect(round.phi[c]! + round.phi[3 + c]! + round.phi[6 + c]!).toBeCloseTo(0.8, 12);
+    expect(round.evaluations).toBeLessThanOrEqual(16);
+    const scores = maverickScores(round.phi, round.beta); // one round with α = 0: S = φ
+    expect(scores[3]).toBe(Math.max(...scores));
   });
 
   it('same seed → same output, other seed → other output (sampled estimator)', async () => {
