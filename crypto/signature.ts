@@ -1,0 +1,61 @@
+/**
+ * Ed25519 signatures (RFC 8032), via @noble/curves.
+ *
+ * Bonawitz et al. 2017, §4 "Signature scheme" (active security): each silo holds a long-term
+ * signing key registered in the consortium configuration; it signs its advertised keys and its
+ * consistency-check message, and fedscore additionally signs every client message.
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { checkBytes } from './_check.js';
+
+/** Byte length of Ed25519 secret keys (seeds) and public keys. */
+export const ED25519_KEY_LENGTH = 32;
+/** Byte length of an Ed25519 signature. */
+export const ED25519_SIGNATURE_LENGTH = 64;
+
+/** A long-term Ed25519 signing identity; the holder owns `secretKey`. */
+export interface SigningKeyPair {
+  readonly secretKey: Uint8Array;
+  readonly publicKey: Uint8Array;
+}
+
+/**
+ * The Ed25519 key pair with secret key (RFC 8032 §5.1.5 seed) `seed`.
+ *
+ * @throws TypeError if `seed` is not a Uint8Array; RangeError if it is not 32 bytes.
+ */
+export function signingKeyPairFromSeed(seed: Uint8Array): SigningKeyPair {
+  checkBytes('seed', seed, ED25519_KEY_LENGTH);
+  const secretKey = Uint8Array.from(seed);
+  return { secretKey, publicKey: ed25519.getPublicKey(secretKey) };
+}
+
+/**
+ * Signs `message` with `secretKey` (deterministic, RFC 8032 §5.1.6).
+ *
+ * @throws TypeError if an argument is not a Uint8Array; RangeError if the key is not 32 bytes.
+ */
+export function sign(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
+  checkBytes('secretKey', secretKey, ED25519_KEY_LENGTH);
+  checkBytes('message', message);
+  return ed25519.sign(message, secretKey);
+}
+
+/**
+ * Whether `signature` is a valid Ed25519 signature of `message` under `publicKey`
+ * (RFC 8032 §5.1.7, strict encodings: noble's default `zip215: true` is turned off so that
+ * non-canonical encodings are refused and signatures are not malleable).
+ *
+ * @returns false for any invalid signature, including malformed points.
+ * @throws TypeError if an argument is not a Uint8Array; RangeError on wrong key/signature length.
+ */
+export function verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  checkBytes('publicKey', publicKey, ED25519_KEY_LENGTH);
+  checkBytes('message', message);
+  checkBytes('signature', signature, ED25519_SIGNATURE_LENGTH);
+  try {
+    return ed25519.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}

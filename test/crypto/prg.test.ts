@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  applyKeystream,
+  applyMask,
+  CHUNK_WORDS,
+  expandMask,
+  type MaskLabel,
+  maskStreamKey,
+} from '../../crypto/prg.js';
+import { hex, loadVectors, toHex } from './_vectors.js';
+
+interface PrgCase {
+  seed: string;
+  label: MaskLabel;
+  keyIv: string;
+  length: number;
+  first8: number[];
+  around65536: Record<string, number>;
+  last: number;
+  sha256: string;
+}
+const kat = loadVectors<{ cases: PrgCase[] }>('crypto-prg/prg-kat.json').cases;
+const nist = loadVectors<{ aesCtr: { key: string; counter: string; plaintext: string; ciphertext: string } }>(
+  'crypto-rfc/rfc-vectors.json',
+).aesCtr;
+
+const wordsLE = (w: Uint32Array) => Buffer.from(w.buffer, w.byteOffset, w.byteLength);
+
+describe('crypto/prg', () => {
+  it('the keystream is AES-128-CTR of NIST SP 800-38A F.5.1', () => {
+    const ks = Buffer.from(hex(nist.plaintext)).map((b, i) => b ^ hex(nist.ciphertext)[i]!);
+    const acc = new Uint32Array(16);
+    applyKeystream(acc, new Uint8Array([...hex(nist.key), ...hex(nist.counter)]), 1);
+    expect(toHex(wordsLE(acc))).toBe(Buffer.from(ks).toString('hex'));
+  });
+
+  it.each(kat.map((c, i) => [i, c] as const))('matches the independent known-answer vector %i', (_i, c) => {
+    expect(CHUNK_WORDS).toBeLessThan(c.length); // the vector crosses a chunk boundary
+    expect(toHex(maskStreamKey(hex(c.seed), c.label))).toBe(c.keyIv);
+    const m = expandMask(hex(c.seed), c.label, c.length);
+    expect(Array.from(m.subarray(0, 8))).toEqual(c.first8);
+    for (const [i, w] of Object.entries(c.around65536)) expect(m[Number(i)]).toBe(w);
+    expect(m[c.length - 1]).toBe(c.last);
+    expect(createHash('sha256').update(wordsLE(m)).digest('hex')).toBe(c.sha256);
+  });
+
+  it('pair masks are symmetric in the pair and differ across rounds, sessions, vectors and kinds', () => {
+    const seed = new Uint8Array(32).fill(4);
+    const base = { session: 's', round: 1, vector: 0 };
+    const k = (l: MaskLabel) => toHex(maskStreamKey(seed, l));
+    const ab = k({ kind: 'pair', ...base, a: 1, b: 2 });
+    expect(k({ kind: 'pair', ...base, a: 2, b: 1 })).toBe(ab);
+    const others = [
+      k({ kind: 'pair', ...base, a: 1, b: 3 }),
+      k({ kind: 'pair', ...base, round: 2, a: 1, b: 2 }),
+      k({ kind: 'pair', ...base, session: 't', a: 1, b: 2 }),
+      k({ kind: 'pair', ...base, vector: 1, a: 1, b: 2 }),
+      k({ kind: 'self', ...base, owner: 1 }),
+    ];
+    expect(new Set([ab, ...others]).size).toBe(6);
+  });
+
+  it('adding then subtracting a mask restores the accumulator (mod 2^32)', () => {
+    const seed = new Uint8Array(32).fill(8);
+    const label: MaskLabel = { kind: 'self', session: 's', round: 0, owner: 0, vector: 0 };
+    const d = CHUNK_WORDS * 2 + 17;
+    const acc = Uint32Array.from({ length: d }, (_, i) => (i * 2654435761) >>> 0);
+    const before = acc.slice();
+    applyMask(acc, seed, label, 1);
+    expect(acc).not.toEqual(before);
+    const m = expandMask(seed, label, d);
+    for (const i of [0, 1, CHUNK_WORDS, d - 1]) expect(acc[i]).toBe((before[i]! + m[i]!) >>> 0);
+    applyMask(acc, seed, label, -1);
+    expect(acc).toEqual(before);
+  });
+
+  it('checks its inputs', () => {
+    const seed = new Uint8Array(32);
+    const l: MaskLabel = { kind: 'pair', session: 's', round: 0, a: 1, b: 1, vector: 0 };
+    expect(() => maskStreamKey(seed, l)).toThrow(/^label\.b/);
+    expect(() => maskStreamKey(new Uint8Array(16), { ...l, b: 2 })).toThrow(/^seed/);
+    expect(() => applyMask(new Uint32Array(1), seed, { ...l, b: 2 }, 2 as 1)).toThrow(/^sign/);
+    expect(() => applyMask([] as unknown as Uint32Array, seed, { ...l, b: 2 }, 1)).toThrow(/^acc/);
+    expect(() => maskStreamKey(seed, { ...l, b: 2, round: 1.5 })).toThrow(/^label\.round/);
+  });
+});
