@@ -195,10 +195,7 @@ export function coresetOf(
   checkPositiveInteger('dims', dims);
   if (!Array.isArray(coalitions)) throw new TypeError('coalitions: expected an array of coalitions');
   checkFiniteArray('values', values, coalitions.length * dims);
-  const includeEmpty = options.includeEmptyCoalition ?? false;
-  let best = -1;
-  let bestSum = 0;
-  let bestMembers: number[] = [];
+  const tracker = new CoresetTracker(dims, options.includeEmptyCoalition ?? false);
   for (let b = 0; b < coalitions.length; b++) {
     const c = coalitions[b]!;
     if (!(c instanceof Uint32Array))
@@ -206,45 +203,62 @@ export function coresetOf(
     const ms = members(c);
     if (ms.length > 0 && ms[ms.length - 1]! >= n)
       throw new RangeError(`coalitions: entry ${b} has a member outside [0, ${n})`);
-    if (ms.length === 0 && !includeEmpty) continue;
-    let s = 0;
-    for (let d = 0; d < dims; d++) s += values[b * dims + d]!;
-    if (best < 0 || beats(s, ms, bestSum, bestMembers)) {
-      best = b;
-      bestSum = s;
-      bestMembers = ms;
-    }
+    tracker.offer(ms, values, b * dims);
   }
-  if (best < 0)
+  const best = tracker.best();
+  if (best === undefined)
     throw new RangeError('coalitions: no candidate coalition (only the empty one, which is excluded)');
-  const accuracy = new Float64Array(dims);
-  for (let d = 0; d < dims; d++) accuracy[d] = values[best * dims + d]!;
-  return { members: bestMembers, accuracy };
+  return best;
 }
 
-/** A vector game that records every coalition it evaluates with its row (each once, behind the memo). */
-function recording(game: VectorGame): { game: VectorGame; coalitions: Coalition[]; rows: number[] } {
-  const coalitions: Coalition[] = [];
-  const rows: number[] = [];
+/** Running argmax of Σ_c v^c over offered coalitions, with the tie rule of `beats`. */
+class CoresetTracker {
+  private bestMembers: number[] | undefined;
+  private bestSum = 0;
+  private readonly bestRow: Float64Array;
+  constructor(
+    private readonly dims: number,
+    private readonly includeEmpty: boolean,
+  ) {
+    this.bestRow = new Float64Array(dims);
+  }
+  /** Offers the coalition with these members and value vector values[offset .. offset + dims). */
+  offer(ms: number[], values: ArrayLike<number>, offset: number): void {
+    if (ms.length === 0 && !this.includeEmpty) return;
+    let s = 0;
+    for (let d = 0; d < this.dims; d++) s += values[offset + d]!;
+    if (this.bestMembers === undefined || beats(s, ms, this.bestSum, this.bestMembers)) {
+      this.bestMembers = ms;
+      this.bestSum = s;
+      for (let d = 0; d < this.dims; d++) this.bestRow[d] = values[offset + d]!;
+    }
+  }
+  best(): Coreset | undefined {
+    return this.bestMembers === undefined
+      ? undefined
+      : { members: this.bestMembers, accuracy: this.bestRow.slice() };
+  }
+}
+
+/**
+ * A vector game that checks what the inner game returns and offers every coalition it evaluates
+ * (each once, behind the memo) to a coreset tracker, so no table of evaluated coalitions is kept.
+ */
+function tracking(game: VectorGame, tracker: CoresetTracker): VectorGame {
   return {
-    coalitions,
-    rows,
-    game: {
-      n: game.n,
-      dims: game.dims,
-      async values(batch) {
-        const v = await game.values(batch);
-        if (!(v instanceof Float64Array) || v.length !== batch.length * game.dims)
-          throw new RangeError(
-            `game: values returned ${v?.length} numbers for ${batch.length} coalitions × ${game.dims} classes`,
-          );
-        for (let k = 0; k < v.length; k++)
-          if (!Number.isFinite(v[k]))
-            throw new RangeError(`game: value ${k} of a batch is not finite (${v[k]})`);
-        for (let b = 0; b < batch.length; b++) coalitions.push(batch[b]!.slice());
-        for (let k = 0; k < v.length; k++) rows.push(v[k]!);
-        return v;
-      },
+    n: game.n,
+    dims: game.dims,
+    async values(batch) {
+      const v = await game.values(batch);
+      if (!(v instanceof Float64Array) || v.length !== batch.length * game.dims)
+        throw new RangeError(
+          `game: values returned ${v?.length} numbers for ${batch.length} coalitions × ${game.dims} classes`,
+        );
+      for (let k = 0; k < v.length; k++)
+        if (!Number.isFinite(v[k]))
+          throw new RangeError(`game: value ${k} of a batch is not finite (${v[k]})`);
+      for (let b = 0; b < batch.length; b++) tracker.offer(members(batch[b]!), v, b * game.dims);
+      return v;
     },
   };
 }
@@ -284,8 +298,8 @@ export async function maverickShapleyRound(
     throw new RangeError(`betweenRoundEpsilon: expected a finite number ≥ 0, got ${String(epsilon)}`);
 
   const { n, dims: classes } = game;
-  const recorder = recording(game);
-  const memo = memoizeVector(recorder.game);
+  const tracker = new CoresetTracker(classes, options.includeEmptyCoalition ?? false);
+  const memo = memoizeVector(tracking(game, tracker));
   const ends = await memo.values([emptyCoalition(n), grandCoalition(n)]);
   let gain = 0; // max_c |v_N^c − v_0^c|
   for (let c = 0; c < classes; c++) gain = Math.max(gain, Math.abs(ends[classes + c]! - ends[c]!));
@@ -309,9 +323,7 @@ export async function maverickShapleyRound(
   }
 
   // Alg. 1 line 24 / Alg. 3 line 10: the coreset and its class-wise accuracy v̂.
-  const core = coresetOf(n, classes, recorder.coalitions, recorder.rows, {
-    includeEmptyCoalition: options.includeEmptyCoalition ?? false,
-  });
+  const core = tracker.best()!; // v(N) was offered, so there is a candidate
   // Alg. 1 line 26 / Alg. 3 line 12: β from v̂.
   const beta = classDifficulty(core.accuracy, options.temperature);
   const rewards = new Float64Array(n);

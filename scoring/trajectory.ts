@@ -211,7 +211,9 @@ export function updateGeometry(
 
 /**
  * The TSV utility v(S) of one coalition (papers/002 Eq. 9, 11), from the round's geometry in O(|S|²).
- * Values lie in (0, 1]; v(∅) = (1 + ‖r‖²/σ)^{−1}, i.e. 1/2 whenever ‖r‖² ≥ ε.
+ * Values lie in (0, 1]; v(∅) = (1 + ‖r‖²/σ)^{−1}, i.e. 1/2 whenever ‖r‖² ≥ ε. The input checks of
+ * this one-off call read the whole geometry (O(n²)); for many coalitions use `trajectoryGame`
+ * (checked once) or `trajectoryTable`.
  * @throws TypeError/RangeError for a malformed geometry, coalition, epsilon or weights.
  */
 export function trajectoryUtility(

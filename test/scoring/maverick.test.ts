@@ -315,6 +315,35 @@ describe('maverickShapleyRound', () => {
     for (let c = 0; c < 2; c++) expect(round.phi[3 * 2 + c]).toBeLessThan(0);
   });
 
+  it('with a sampled estimator the coreset is the argmax over the coalitions actually evaluated (Alg. 1 line 24)', async () => {
+    // Additive: the true argmax is {0, 2}; one walk of 4 players evaluates only 5 prefixes.
+    const a = [[0.3], [-0.2], [0.4], [-0.1]];
+    const game = additiveVectorGame(a, [0]);
+    const seen: Coalition[] = [];
+    const spy: VectorGame = {
+      n: 4,
+      dims: 1,
+      async values(cs) {
+        seen.push(...cs);
+        return game.values(cs);
+      },
+    };
+    const estimator: ClassEstimator = (g, { rng }) => permutationShapley(g, 1, rng);
+    const coresets: string[] = [];
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      seen.length = 0;
+      const round = await maverickShapleyRound(spy, estimator, { temperature: 1, seed });
+      const values = seen.map((c) => members(c).reduce((s, i) => s + a[i]![0]!, 0));
+      const best = coresetOf(4, 1, seen, values);
+      expect(round.coreset).toEqual(best.members);
+      expect(round.coresetAccuracy[0]).toBeCloseTo(best.accuracy[0]!, 15);
+      expect(seen.some((c) => members(c).join() === round.coreset.join())).toBe(true);
+      coresets.push(round.coreset.join());
+    }
+    // The walks miss the global argmax {0, 2} on some seeds, so this is not the full-table search.
+    expect(coresets.some((c) => c !== '0,2')).toBe(true);
+  });
+
   it('works with a sampled estimator (own permutation sampler): within the Hoeffding bound, evaluations shared', async () => {
     const a = [
       [0.3, 0.0],
