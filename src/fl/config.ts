@@ -1,0 +1,279 @@
+/**
+ * Experiment configuration: the JSON schema (TypeBox), defaults, and validation that names the
+ * path of every bad field. A run is fully determined by its configuration and seed.
+ */
+import Type, { type Static, type TSchema } from 'typebox';
+import Value from 'typebox/value';
+
+const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
+  Type.Integer(o);
+const Num = (
+  o: {
+    minimum?: number;
+    maximum?: number;
+    exclusiveMinimum?: number;
+    default?: number;
+    description?: string;
+  } = {},
+) => Type.Number(o);
+const Obj = <T extends Record<string, TSchema>>(props: T, description?: string) =>
+  Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
+const OneOf = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Enum(values as T[], description ? { description } : {});
+
+/** Data set and test split. */
+export const DataSchema = Obj({
+  dataset: Type.Optional(
+    OneOf(['fashion-mnist', 'synthetic'] as const, 'real Fashion-MNIST (default) or Gaussian mixtures'),
+  ),
+  /** Training examples shared out among the silos (default: all available). */
+  trainSize: Type.Optional(Int({ minimum: 10 })),
+  /** Size of the common, class-balanced test set (default 2000). */
+  testSize: Type.Optional(Int({ minimum: 10 })),
+  /** Gaussian-mixture settings when dataset = synthetic. */
+  synthetic: Type.Optional(
+    Obj({
+      features: Type.Optional(Int({ minimum: 1 })),
+      classes: Type.Optional(Int({ minimum: 2 })),
+      separation: Type.Optional(Num({ exclusiveMinimum: 0 })),
+      examples: Type.Optional(Int({ minimum: 20 })),
+    }),
+  ),
+});
+
+/** How the training pool is shared out; parameters are checked against the kind in `parseConfig`. */
+export const PartitionSchema = Obj({
+  kind: OneOf(['iid', 'dirichlet', 'quantity-skew'] as const),
+  /** Dirichlet concentration μ over labels (kind = dirichlet). */
+  alpha: Type.Optional(Num({ exclusiveMinimum: 0 })),
+  /** Dirichlet concentration of the silo sizes (kind = quantity-skew). */
+  beta: Type.Optional(Num({ exclusiveMinimum: 0 })),
+});
+
+export const AttackSchema = Obj({
+  silo: Int({ minimum: 0 }),
+  kind: OneOf([
+    'label-flip',
+    'label-shuffle',
+    'random-data',
+    'random-update',
+    'free-rider',
+    'scale',
+  ] as const),
+  /** Update scaling factor (kind = scale) or noise scale (kind = random-update). */
+  factor: Type.Optional(Num()),
+});
+
+/** The model; `hidden` (layer widths) applies to the MLP only. */
+export const ModelSchema = Obj({
+  kind: OneOf(['mlp', 'cnn', 'lenet5'] as const),
+  hidden: Type.Optional(Type.Array(Int({ minimum: 1 }), { minItems: 1 })),
+});
+
+export const TrainingSchema = Obj({
+  optimizer: Type.Optional(OneOf(['adam', 'sgd'] as const)),
+  learningRate: Type.Optional(Num({ exclusiveMinimum: 0 })),
+  weightDecay: Type.Optional(Num({ minimum: 0 })),
+  epochs: Type.Optional(Int({ minimum: 1 })),
+  batchSize: Type.Optional(Int({ minimum: 1 })),
+});
+
+export const SecureAggregationSchema = Obj({
+  /** Run the real masked-summation protocol (default true). */
+  enabled: Type.Optional(Type.Boolean()),
+  /** Shamir threshold t (default ⌊2n/3⌋ + 1). */
+  threshold: Type.Optional(Int({ minimum: 2 })),
+  /** Each update coordinate is clipped to [−clip, clip] before quantization. */
+  clip: Type.Optional(Num({ exclusiveMinimum: 0 })),
+  /** Simulated dropouts: silo `silo` vanishes in round `round` after stage `after`. */
+  dropouts: Type.Optional(
+    Type.Array(
+      Obj({
+        round: Int({ minimum: 1 }),
+        silo: Int({ minimum: 0 }),
+        after: OneOf(['advertise', 'share', 'masked-input', 'consistency'] as const),
+      }),
+    ),
+  ),
+});
+
+const Budget = Obj({ budget: Type.Optional(Int({ minimum: 1 })) });
+
+export const EstimatorsSchema = Obj({
+  mrsv: Type.Optional(Obj({})),
+  tmr: Type.Optional(
+    Obj({
+      threshold: Type.Optional(Num({ minimum: 0 })),
+      decay: Type.Optional(Num({ minimum: 0, maximum: 1 })),
+    }),
+  ),
+  gtg: Type.Optional(Budget),
+  mc: Type.Optional(Budget),
+  owen: Type.Optional(Budget),
+  banzhaf: Type.Optional(Budget),
+  cos: Type.Optional(Obj({})),
+  maverick: Type.Optional(
+    Obj({
+      temperature: Type.Optional(Num({ exclusiveMinimum: 0 })),
+      alpha: Type.Optional(Num({ minimum: 0, maximum: 1 })),
+    }),
+  ),
+  tsv: Type.Optional(Obj({ budget: Type.Optional(Int({ minimum: 1 })) })),
+});
+
+export const ComparisonSchema = Obj({
+  /** Reference for the comparison table: MR-SV (default) or the true Shapley value of the retraining game. */
+  reference: Type.Optional(OneOf(['mrsv', 'trueSv'] as const)),
+  /** Compare cumulative scores (default) or the scores of one round. */
+  at: Type.Optional(Type.Union([Type.Literal('cumulative'), Int({ minimum: 1 })])),
+  /** Full-visibility estimators to run; `{}` runs one with its defaults. Default: { mrsv: {}, cos: {} }. */
+  estimators: Type.Optional(EstimatorsSchema),
+  /** Compute the true Shapley value of the retraining game (2^n FedAvg runs); default: when n ≤ 6. */
+  trueShapley: Type.Optional(Type.Boolean()),
+});
+
+/** The whole experiment configuration. */
+export const ExperimentConfigSchema = Obj({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  seed: Type.Optional(Int({ minimum: 0, maximum: 2 ** 31 - 1 })),
+  /** Number of seeds (seed, seed+1, …); `--seeds` overrides. */
+  seeds: Type.Optional(Int({ minimum: 1, maximum: 100 })),
+  silos: Int({ minimum: 2, maximum: 1000 }),
+  rounds: Int({ minimum: 1, maximum: 100000 }),
+  data: Type.Optional(DataSchema),
+  partition: Type.Optional(PartitionSchema),
+  /** Per-silo label noise with linearly increasing rates 0 … maxRate (papers/003 §5.4). */
+  labelNoise: Type.Optional(Obj({ maxRate: Num({ minimum: 0, maximum: 1 }) })),
+  attacks: Type.Optional(Type.Array(AttackSchema)),
+  model: Type.Optional(ModelSchema),
+  training: Type.Optional(TrainingSchema),
+  aggregation: Type.Optional(
+    Obj({
+      convention: Type.Optional(OneOf(['fedavg', 'additive'] as const)),
+      weights: Type.Optional(OneOf(['examples', 'equal'] as const)),
+    }),
+  ),
+  secureAggregation: Type.Optional(SecureAggregationSchema),
+  /** Selection/aggregation strategy, validated by the strategy registry (default fedavg, all silos). */
+  strategy: Type.Optional(Type.Object({ name: Type.String() }, { additionalProperties: true })),
+  scoring: Type.Optional(Obj({ utility: Type.Optional(OneOf(['accuracy', 'negLoss'] as const)) })),
+  comparison: Type.Optional(ComparisonSchema),
+});
+
+export type ExperimentConfig = Static<typeof ExperimentConfigSchema>;
+
+/** A configuration problem: the JSON path of the field and what is wrong with it. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+/** Thrown by `parseConfig`; `issues` lists every problem, the message the first few. */
+export class ConfigError extends Error {
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[], source = 'config') {
+    const shown = issues.slice(0, 8).map((i) => `  ${i.path || '(root)'}: ${i.message}`);
+    const more = issues.length > 8 ? [`  … and ${issues.length - 8} more`] : [];
+    super(`${source}: invalid configuration\n${[...shown, ...more].join('\n')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+/** What the union-typed fields accept, for their error messages. */
+const UNION_HINTS: Record<string, string> = {
+  'comparison.at': "expected 'cumulative' or a round number ≥ 1",
+};
+
+/** JSON pointer `/a/0/b` → `a[0].b`. */
+function toPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+/** Human messages from TypeBox's errors, one per field (the most specific first). */
+function issuesOf(schema: TSchema, value: unknown): ConfigIssue[] {
+  const byPath = new Map<string, string>();
+  for (const e of Value.Errors(schema, value)) {
+    const err = e as {
+      keyword: string;
+      instancePath: string;
+      params: Record<string, unknown>;
+      message: string;
+    };
+    if (err.keyword === 'boolean') continue; // reported as additionalProperties on the parent
+    if (err.keyword === 'additionalProperties') {
+      for (const key of (err.params.additionalProperties as string[]) ?? [])
+        byPath.set(toPath(`${err.instancePath}/${key}`), 'unknown key');
+      continue;
+    }
+    const path = toPath(err.instancePath);
+    if (err.keyword === 'anyOf') {
+      byPath.set(path, UNION_HINTS[path] ?? 'does not match any allowed form');
+      continue;
+    }
+    if (byPath.has(path)) continue;
+    let message = err.message;
+    if (err.keyword === 'enum')
+      message = `expected one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    if (err.keyword === 'required') {
+      const missing = (err.params.requiredProperties as string[]) ?? [];
+      for (const key of missing) byPath.set(toPath(`${err.instancePath}/${key}`), 'required');
+      continue;
+    }
+    byPath.set(path, message);
+  }
+  return [...byPath].map(([path, message]) => ({ path, message }));
+}
+
+/**
+ * Validates a parsed JSON configuration. Unknown keys and bad values are rejected with the path
+ * of the field (`comparison.estimators.gtg.budget: must be >= 1`).
+ * @throws ConfigError listing every problem.
+ */
+export function parseConfig(value: unknown, source = 'config'): ExperimentConfig {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ConfigError([{ path: '', message: 'expected a JSON object' }], source);
+  const issues = issuesOf(ExperimentConfigSchema, value);
+  if (issues.length > 0) throw new ConfigError(issues, source);
+  const cfg = value as ExperimentConfig;
+  const extra: ConfigIssue[] = [];
+  for (const [k, a] of (cfg.attacks ?? []).entries())
+    if (a.silo >= cfg.silos)
+      extra.push({ path: `attacks[${k}].silo`, message: `must be < silos (${cfg.silos})` });
+  for (const [k, d] of (cfg.secureAggregation?.dropouts ?? []).entries()) {
+    if (d.silo >= cfg.silos)
+      extra.push({
+        path: `secureAggregation.dropouts[${k}].silo`,
+        message: `must be < silos (${cfg.silos})`,
+      });
+    if (d.round > cfg.rounds)
+      extra.push({
+        path: `secureAggregation.dropouts[${k}].round`,
+        message: `must be ≤ rounds (${cfg.rounds})`,
+      });
+  }
+  const needs: [string, string, boolean][] = [
+    ['partition.alpha', 'dirichlet', cfg.partition?.alpha !== undefined],
+    ['partition.beta', 'quantity-skew', cfg.partition?.beta !== undefined],
+  ];
+  for (const [path, kind, present] of needs) {
+    if (cfg.partition?.kind === kind && !present && kind === 'dirichlet')
+      extra.push({ path, message: `required for kind '${kind}'` });
+    if (cfg.partition && cfg.partition.kind !== kind && present)
+      extra.push({ path, message: `applies only to kind '${kind}'` });
+  }
+  if (cfg.model?.hidden !== undefined && cfg.model.kind !== 'mlp')
+    extra.push({ path: 'model.hidden', message: "applies only to kind 'mlp'" });
+  const t = cfg.secureAggregation?.threshold;
+  if (t !== undefined && t > cfg.silos)
+    extra.push({ path: 'secureAggregation.threshold', message: `must be ≤ silos (${cfg.silos})` });
+  const at = cfg.comparison?.at;
+  if (typeof at === 'number' && at > cfg.rounds)
+    extra.push({ path: 'comparison.at', message: `must be ≤ rounds (${cfg.rounds})` });
+  if (extra.length > 0) throw new ConfigError(extra, source);
+  return cfg;
+}
