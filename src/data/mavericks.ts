@@ -82,7 +82,7 @@ export function partitionMavericks(labels: Labels, options: MavericksOptions): M
     rare = [...options.rareClasses];
     if (rare.length !== nRare)
       throw new RangeError(`rareClasses: expected ${nRare} classes, got ${rare.length}`);
-    rare.forEach((c, i) => checkInt(`rareClasses[${i}]`, c, 0, numClasses - 1));
+    for (let i = 0; i < rare.length; i++) checkInt(`rareClasses[${i}]`, rare[i], 0, numClasses - 1);
     if (new Set(rare).size !== rare.length) throw new RangeError('rareClasses: a class is listed twice');
   } else {
     rare = Array.from(rng.permutation(numClasses).subarray(0, nRare));
