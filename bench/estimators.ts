@@ -75,17 +75,17 @@ type Method = (game: Game, budget: number, seed: number) => Promise<SampledEstim
 const METHODS: [string, 'shapley' | 'banzhaf', Method][] = [
   ['MC', 'shapley', (g, budget, s) => monteCarloShapley(g, { budget, rng: createRng(s) })],
   [
-    'TMC (ε = 1e-3·|v(N)−v(∅)|)',
+    'TMC (ε = 1e-3)',
     'shapley',
     (g, budget, s) => monteCarloShapley(g, { budget, rng: createRng(s), tolerance: 1e-3 }),
   ],
   [
-    'GTG (Eq. 11 stop)',
+    'GTG (ε_i = 1e-3, Eq. 11 stop)',
     'shapley',
     (g, budget, s) => gtgShapley(g, { budget, rng: createRng(s), withinRoundTolerance: 1e-3 }),
   ],
   [
-    'GTG (budget only)',
+    'GTG (ε_i = 1e-3, budget only)',
     'shapley',
     (g, budget, s) =>
       gtgShapley(g, {
