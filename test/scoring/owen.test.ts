@@ -81,7 +81,14 @@ describe('owenShapley: against the quadrature target and closed forms (Hoeffding
     ['paper003 Example 2', paper003Example2()],
   ])('%s, Q = 8', async (_name, known) => {
     const n = known.game.n;
-    const { est } = await check(n, await coalitionTable(known.game), known.shapley, 8, Math.max(2 ** n, 2 + 8 * (n + 1)), 3);
+    const { est } = await check(
+      n,
+      await coalitionTable(known.game),
+      known.shapley,
+      8,
+      Math.max(2 ** n, 2 + 8 * (n + 1)),
+      3,
+    );
     for (const i of known.nullPlayers) expect(est.values[i]).toBe(0); // both twins always agree
   });
 
