@@ -3,6 +3,7 @@
  * into a tolerance, per-player marginal ranges from a full table, and the airport game's exact
  * marginal moments. Not a test file (no `.test.ts`), imported by the estimator tests.
  */
+import { popcount } from '../../scoring/coalition.js';
 import { coalitionTable, type Game } from '../../scoring/game.js';
 import { AIRPORT_COSTS, AIRPORT_GROUPS } from '../../scoring/games.js';
 
@@ -124,4 +125,22 @@ export function counting(game: Game): Game & { readonly calls: number } {
       return game.values(coalitions);
     },
   };
+}
+
+/**
+ * Owen's quadrature target (1/Q) Σ_q e_j(q), e_j(q) = Σ_{S ∌ j} q^{|S|}(1 − q)^{n−1−|S|}
+ * (v(S ∪ j) − v(S)) (papers/004 Eq. 7, 10), exactly from the full table.
+ */
+export function quadratureTarget(n: number, table: Float64Array, levels: Float64Array): Float64Array {
+  const t = new Float64Array(n);
+  for (const q of levels)
+    for (let mask = 0; mask < table.length; mask++) {
+      const s = popcount(mask);
+      for (let j = 0; j < n; j++) {
+        const bit = 1 << j;
+        if (mask & bit) continue;
+        t[j]! += (q ** s * (1 - q) ** (n - 1 - s) * (table[mask | bit]! - table[mask]!)) / levels.length;
+      }
+    }
+  return t;
 }

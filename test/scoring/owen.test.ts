@@ -9,7 +9,6 @@
  * Against closed-form Shapley values the tolerance adds the exact quadrature error |T_j − φ_j|.
  */
 import { describe, expect, it } from 'vitest';
-import { popcount } from '../../scoring/coalition.js';
 import { coalitionTable, gameFromTable } from '../../scoring/game.js';
 import {
   AIRPORT_COSTS,
@@ -25,22 +24,7 @@ import {
 import { budgetParity, type OwenEstimate, owenShapley } from '../../scoring/owen.js';
 import { createRng } from '../../scoring/random.js';
 import { exactShapley } from '../../scoring/shapley.js';
-import { counting, DELTA, marginalRanges, syntheticTable } from './_oracles.js';
-
-/** (1/Q) Σ_q e_j(q), exactly, from the full table (log-space weights are not needed at n ≤ 12). */
-function quadratureTarget(n: number, table: Float64Array, levels: Float64Array): Float64Array {
-  const t = new Float64Array(n);
-  for (const q of levels)
-    for (let mask = 0; mask < table.length; mask++) {
-      const s = popcount(mask);
-      for (let j = 0; j < n; j++) {
-        const bit = 1 << j;
-        if (mask & bit) continue;
-        t[j]! += (q ** s * (1 - q) ** (n - 1 - s) * (table[mask | bit]! - table[mask]!)) / levels.length;
-      }
-    }
-  return t;
-}
+import { counting, DELTA, marginalRanges, quadratureTarget, syntheticTable } from './_oracles.js';
 
 function hoeffdingOwen(range: number, est: OwenEstimate, delta: number): number {
   const Q = est.levels.length;
