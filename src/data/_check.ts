@@ -53,12 +53,20 @@ export function checkLabels(name: string, labels: unknown, numClasses: number): 
   return labels;
 }
 
-/** Throws RangeError unless every entry of indices is an integer in [0, n). */
-export function checkIndices(name: string, indices: unknown, n: number): Int32Array {
+/**
+ * Throws RangeError unless every entry of indices is in [0, n) and, when `unique` (pools to
+ * partition), no index repeats.
+ */
+export function checkIndices(name: string, indices: unknown, n: number, unique = false): Int32Array {
   if (!(indices instanceof Int32Array)) throw new TypeError(`${name}: expected an Int32Array`);
+  const seen = unique ? new Uint8Array(n) : null;
   for (let i = 0; i < indices.length; i++) {
     const v = indices[i]!;
     if (v < 0 || v >= n) throw new RangeError(`${name}: index ${v} at position ${i} is outside [0, ${n})`);
+    if (seen) {
+      if (seen[v]) throw new RangeError(`${name}: index ${v} appears twice (at position ${i} again)`);
+      seen[v] = 1;
+    }
   }
   return indices;
 }

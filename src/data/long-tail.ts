@@ -40,7 +40,7 @@ export function longTailed(
   const pool =
     options.indices === undefined
       ? range(labels.length)
-      : checkIndices('indices', options.indices, labels.length);
+      : checkIndices('indices', options.indices, labels.length, true);
   const byClass = indicesByClass(labels, numClasses, pool);
   const order = orderKind === 'random' ? rng.permutation(numClasses) : range(numClasses);
   let nMax = 0;

@@ -60,7 +60,7 @@ export function partitionMavericks(labels: Labels, options: MavericksOptions): M
   const pool =
     options.indices === undefined
       ? range(labels.length)
-      : checkIndices('indices', options.indices, labels.length);
+      : checkIndices('indices', options.indices, labels.length, true);
   const m = checkInt('numMavericks', options.numMavericks, 1, numSilos - 1);
   const mode = options.mode;
   if (mode !== 'exclusive' && mode !== 'shared')

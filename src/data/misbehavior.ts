@@ -16,7 +16,7 @@
  * - 'random-update': Δ replaced by N(0, σ²) noise, σ given or matched to the honest update's
  *   root mean square so the norm is alike (papers/000 (iii): "random generated model updates").
  * - 'free-rider': sends back M0, so Δ = 0 (papers/000: "send the same model back").
- * - 'scale-update': Δ multiplied by a factor (model-replacement style boosting).
+ * - 'scale': Δ multiplied by a factor (model-replacement style boosting).
  */
 import { checkInt, checkNumber, checkSeed } from './_check.js';
 import { createRandom, mixSeed } from './_random.js';
@@ -29,15 +29,12 @@ export type Misbehavior =
   | { kind: 'random-data'; seed: number }
   | { kind: 'random-update'; seed: number; std?: number }
   | { kind: 'free-rider' }
-  | { kind: 'scale-update'; factor: number };
+  | { kind: 'scale'; factor: number };
 
 /** The misbehaviours that change a silo's data. */
 export type DataMisbehavior = Extract<Misbehavior, { kind: 'label-flip' | 'label-shuffle' | 'random-data' }>;
 /** The misbehaviours that change a silo's update. */
-export type UpdateMisbehavior = Extract<
-  Misbehavior,
-  { kind: 'random-update' | 'free-rider' | 'scale-update' }
->;
+export type UpdateMisbehavior = Extract<Misbehavior, { kind: 'random-update' | 'free-rider' | 'scale' }>;
 
 /** Whether m acts on data (before training) rather than on the update. */
 export function isDataMisbehavior(m: Misbehavior): m is DataMisbehavior {
@@ -166,7 +163,7 @@ export function applyUpdateMisbehavior(honest: Float32Array, m: UpdateMisbehavio
       return randomUpdate(honest, m.seed, m.std);
     case 'free-rider':
       return freeRiderUpdate(honest);
-    case 'scale-update':
+    case 'scale':
       return scaleUpdate(honest, m.factor);
     default:
       throw new RangeError(`m: unknown update misbehaviour ${(m as { kind: string }).kind}`);

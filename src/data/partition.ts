@@ -36,7 +36,7 @@ function poolOf(n: number, o: PoolOptions): { numSilos: number; seed: number; po
   if (typeof o !== 'object' || o === null) throw new TypeError('options: expected an object');
   const numSilos = checkInt('numSilos', o.numSilos, 1);
   const seed = checkSeed('seed', o.seed);
-  const pool = o.indices === undefined ? range(n) : checkIndices('indices', o.indices, n);
+  const pool = o.indices === undefined ? range(n) : checkIndices('indices', o.indices, n, true);
   return { numSilos, seed, pool };
 }
 

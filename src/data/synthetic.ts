@@ -22,7 +22,10 @@ export interface GaussianMixtureOptions {
   shape?: readonly [number, number, number];
   /** Feature count when `shape` is not given. Default 784. */
   features?: number;
-  /** Spread of the class means in [0, 1] (0: all means 0.5, the classes are indistinguishable). Default 0.6. */
+  /**
+   * Spread of the class means (≥ 0; 0: all means 0.5, the classes are indistinguishable; above 1
+   * the means leave [0, 1] and the clipped examples saturate). Default 0.6.
+   */
   separation?: number;
   /** Standard deviation of the per-feature noise (≥ 0). Default 0.3. */
   noise?: number;
@@ -52,7 +55,7 @@ export function gaussianMixture(options: GaussianMixtureOptions): Dataset {
   ];
   if (shape.length !== 3) throw new RangeError(`shape: expected [h, w, c], got length ${shape.length}`);
   for (let i = 0; i < 3; i++) checkInt(`shape[${i}]`, shape[i], 1);
-  const separation = checkNumber('separation', options.separation ?? 0.6, 0, 1);
+  const separation = checkNumber('separation', options.separation ?? 0.6, 0, Number.MAX_VALUE);
   const noise = checkNumber('noise', options.noise ?? 0.3, 0);
   const seed = checkSeed('seed', options.seed);
   const meansSeed = checkSeed('meansSeed', options.meansSeed ?? seed);

@@ -33,7 +33,7 @@ export function balancedTestSplit(
   const pool =
     options.indices === undefined
       ? range(labels.length)
-      : checkIndices('indices', options.indices, labels.length);
+      : checkIndices('indices', options.indices, labels.length, true);
   const byClass = indicesByClass(labels, numClasses, pool);
   const test = new Int32Array(numClasses * perClass);
   byClass.forEach((idx, c) => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classCounts } from '../../src/data/dataset.js';
 import { longTailed } from '../../src/data/long-tail.js';
@@ -32,5 +33,40 @@ describe('longTailed (papers/004 App. A)', () => {
     expect(Array.from(counts)).toEqual([200, 90, 10]);
     expect(() => longTailed(y, { numClasses: 10, imbalance: 0, seed: 1 })).toThrow(/^imbalance: /);
     expect(() => longTailed(y, { numClasses: 10, imbalance: 1.5, seed: 1 })).toThrow(/^imbalance: /);
+  });
+});
+
+describe('longTailed invariants (fast-check)', () => {
+  it('keeps a subset of the pool, without repeats, with non-increasing targets along the order', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.integer(),
+        fc.boolean(),
+        (k, n, imbalance, seed, random) => {
+          const labels = Int32Array.from({ length: n }, (_, i) => i % k);
+          const pool = Int32Array.from({ length: Math.floor(n / 2) }, (_, i) => 2 * i);
+          const r = longTailed(labels, {
+            numClasses: k,
+            imbalance,
+            seed,
+            indices: pool,
+            order: random ? 'random' : 'index',
+          });
+          expect(new Set(r.indices).size).toBe(r.indices.length);
+          expect([...r.indices].every((i) => i % 2 === 0 && i < n)).toBe(true);
+          expect(Array.from(classCounts(labels, k, r.indices))).toEqual(Array.from(r.counts));
+          const avail = classCounts(labels, k, pool);
+          for (let c = 0; c < k; c++) expect(r.counts[c]!).toBeLessThanOrEqual(avail[c]!);
+          // Equal class counts in the pool → counts non-increasing along the order.
+          if (avail.every((v) => v === avail[0]))
+            for (let j = 1; j < k; j++)
+              expect(r.counts[r.order[j]!]!).toBeLessThanOrEqual(r.counts[r.order[j - 1]!]!);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

@@ -61,12 +61,10 @@ describe('update-side misbehaviour (pure on Float32Array)', () => {
 
   it('free rider sends Δ = 0; scaling multiplies; inputs are not modified', () => {
     expect(applyUpdateMisbehavior(honest, { kind: 'free-rider' }).every((v) => v === 0)).toBe(true);
-    const scaled = applyUpdateMisbehavior(honest, { kind: 'scale-update', factor: -3 });
+    const scaled = applyUpdateMisbehavior(honest, { kind: 'scale', factor: -3 });
     for (let i = 0; i < 100; i++) expect(scaled[i]).toBeCloseTo(-3 * honest[i]!, 7);
     expect(honest).toEqual(copy);
-    expect(() => applyUpdateMisbehavior(honest, { kind: 'scale-update', factor: Number.NaN })).toThrow(
-      /^factor: /,
-    );
+    expect(() => applyUpdateMisbehavior(honest, { kind: 'scale', factor: Number.NaN })).toThrow(/^factor: /);
   });
 
   it('random update matches the honest RMS by default, or a given std; seeded', () => {

@@ -211,3 +211,12 @@ describe('partition invariants (fast-check)', () => {
     expect(partitionProblem(q, 3)).toBe('pool index 1 is in no silo');
   });
 });
+
+describe('pools', () => {
+  it('a pool with a repeated index is rejected, naming the field', () => {
+    const y = Int32Array.of(0, 1, 0, 1);
+    expect(() => partitionIid(y, { numSilos: 2, seed: 1, indices: Int32Array.of(0, 1, 1) })).toThrow(
+      'indices: index 1 appears twice (at position 2 again)',
+    );
+  });
+});

@@ -67,7 +67,7 @@ describe('gaussianMixture', () => {
     expect(() => gaussianMixture({ n: -1, seed: 1 })).toThrow(/^n: /);
     expect(() => gaussianMixture({ n: 5, numClasses: 0, seed: 1 })).toThrow(/^numClasses: /);
     expect(() => gaussianMixture({ n: 5, noise: -1, seed: 1 })).toThrow(/^noise: /);
-    expect(() => gaussianMixture({ n: 5, separation: 2, seed: 1 })).toThrow(/^separation: /);
+    expect(() => gaussianMixture({ n: 5, separation: -0.1, seed: 1 })).toThrow(/^separation: /);
     expect(() => gaussianMixture({ n: 5, numClasses: 2, classWeights: [1], seed: 1 })).toThrow(
       /^classWeights: /,
     );

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classCounts } from '../../src/data/dataset.js';
+import { partitionDirichlet, partitionProblem } from '../../src/data/partition.js';
 import { balancedTestSplit } from '../../src/data/test-set.js';
 
 describe('balancedTestSplit', () => {
@@ -28,5 +30,30 @@ describe('balancedTestSplit', () => {
       'perClass: class 4 has only 0 examples in the pool, fewer than 1',
     );
     expect(() => balancedTestSplit(y, { numClasses: 4, perClass: 0, seed: 1 })).toThrow(/^perClass: /);
+  });
+});
+
+describe('balancedTestSplit then a partition of the rest (fast-check)', () => {
+  it('test, and the silos of the rest, are disjoint and cover the pool', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 5 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer(),
+        (k, perClass, extra, numSilos, seed) => {
+          const n = k * perClass + extra;
+          const labels = Int32Array.from({ length: n }, (_, i) => i % k);
+          const { test, rest } = balancedTestSplit(labels, { numClasses: k, perClass, seed });
+          expect(Array.from(classCounts(labels, k, test))).toEqual(new Array(k).fill(perClass));
+          const p = partitionDirichlet(labels, { numSilos, numClasses: k, alpha: 0.5, seed, indices: rest });
+          expect(partitionProblem(p, n, rest)).toBeNull();
+          const withTest = { ...p, silos: [...p.silos, test] };
+          expect(partitionProblem(withTest, n)).toBeNull();
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
