@@ -1,0 +1,407 @@
+/**
+ * The client (silo) side of secure aggregation: Bonawitz et al., "Practical Secure Aggregation
+ * for Privacy-Preserving Machine Learning", ACM CCS 2017, Fig. 4 (active security, with the
+ * signature-based consistency check).
+ *
+ * Each handler is `(state, message, deps) → { state, reply }`: no I/O, no clock; randomness and
+ * key generation come from `deps.random`, so a round replays exactly from seeded sources. A
+ * client aborts — state `aborted` with a code — as soon as the server's message violates the
+ * protocol; the reply then carries the code for the transport to report.
+ *
+ * Secret material owned by the state: the per-round X25519 secret keys, the self-mask seed b_u
+ * and the shares held for peers. They are wiped when the client reaches `done` or `aborted`
+ * (states are treated as linear: a caller must not reuse a state after passing it on).
+ */
+import { checkBytes, checkInt } from '../crypto/_check.js';
+import { open, seal } from '../crypto/aead.js';
+import { type AgreementKeyPair, agree, agreementKeyPairFromSeed } from '../crypto/key-agreement.js';
+import { applyMask } from '../crypto/prg.js';
+import type { RandomSource } from '../crypto/random.js';
+import { SHARE_LENGTH, shareIndex, splitSecret } from '../crypto/shamir.js';
+import { sign, verify } from '../crypto/signature.js';
+import { ascending, pairLabel, pairSign, sameIds, selfLabel, shareBoxKey } from './_keys.js';
+import { signedPayload } from './codec.js';
+import { checkRoundConfig, type RoundConfig } from './config.js';
+import type { SecAggErrorCode } from './errors.js';
+import {
+  type AdvertiseKeys,
+  type ClientMessage,
+  type ConsistencyCheck,
+  type KeyList,
+  type MaskedInput,
+  PROTOCOL_VERSION,
+  type ServerMessage,
+  type ShareKeys,
+  type ShareList,
+  type SurvivorList,
+  type UnmaskRequest,
+  type UnmaskResponse,
+  type UnsignedClientMessage,
+} from './messages.js';
+
+/** What a stage handler may use besides its state and message. */
+export interface SecAggDeps {
+  /** Source of key seeds, self-mask seeds, Shamir coefficients and AEAD nonces. */
+  readonly random: RandomSource;
+}
+
+/** Stages of the client, in order; `done` and `aborted` are terminal. */
+export type ClientStage = 'start' | 'advertised' | 'shared' | 'masked' | 'checked' | 'done' | 'aborted';
+
+interface Peer {
+  readonly cPK: Uint8Array;
+  readonly sPK: Uint8Array;
+}
+
+interface HeldShares {
+  readonly keyShare: Uint8Array;
+  readonly seedShare: Uint8Array;
+}
+
+/** Client state (a closed union over `stage`; fields appear as the round advances). */
+export interface ClientState {
+  readonly stage: ClientStage;
+  readonly config: RoundConfig;
+  readonly id: number;
+  /** Long-term Ed25519 secret key (owned by the caller, not wiped here). */
+  readonly signingKey: Uint8Array;
+  /** The quantized input x_u (owned by the caller; read in round 2, never modified). */
+  readonly input: Uint32Array;
+  readonly cKeys?: AgreementKeyPair;
+  readonly sKeys?: AgreementKeyPair;
+  /** U_1 with the advertised keys. */
+  readonly peers?: ReadonlyMap<number, Peer>;
+  /** Self-mask seed b_u. */
+  readonly selfSeed?: Uint8Array;
+  /** U_2, ascending. */
+  readonly u2?: readonly number[];
+  /** Shares this client holds, by owner (its own included). */
+  readonly held?: ReadonlyMap<number, HeldShares>;
+  /** U_3 as signed in the consistency check. */
+  readonly u3?: readonly number[];
+  readonly error?: { readonly code: SecAggErrorCode; readonly detail: string };
+}
+
+/** What the transport should do after a step. */
+export type ClientReply =
+  | { readonly type: 'send'; readonly message: ClientMessage }
+  | { readonly type: 'abort'; readonly code: SecAggErrorCode; readonly detail: string }
+  | { readonly type: 'none' };
+
+/** Result of a client step. */
+export interface ClientStep {
+  readonly state: ClientState;
+  readonly reply: ClientReply;
+}
+
+/**
+ * A client before round 0.
+ *
+ * @param input - the quantized vector x_u of `config.length` words (see crypto/quantize.ts and
+ *   protocol/weighted.ts); kept by reference, not modified.
+ * @throws TypeError / RangeError naming the bad argument.
+ */
+export function createClient(
+  config: RoundConfig,
+  id: number,
+  signingKey: Uint8Array,
+  input: Uint32Array,
+): ClientState {
+  checkRoundConfig(config);
+  checkInt('id', id, 0, config.roster.length - 1);
+  checkBytes('signingKey', signingKey, 32);
+  if (!(input instanceof Uint32Array)) throw new TypeError('input: expected Uint32Array');
+  if (input.length !== config.length)
+    throw new RangeError(`input: length ${input.length} differs from config.length ${config.length}`);
+  return { stage: 'start', config, id, signingKey, input };
+}
+
+function signed<M extends ClientMessage>(state: ClientState, body: Omit<M, 'signature'>): M {
+  const payload = signedPayload(body as UnsignedClientMessage);
+  return { ...body, signature: sign(state.signingKey, payload) } as M;
+}
+
+function header(state: ClientState) {
+  return {
+    version: PROTOCOL_VERSION,
+    session: state.config.session,
+    round: state.config.round,
+    sender: state.id,
+  };
+}
+
+function wipeState(s: ClientState): void {
+  s.cKeys?.secretKey.fill(0);
+  s.sKeys?.secretKey.fill(0);
+  s.selfSeed?.fill(0);
+  for (const h of s.held?.values() ?? []) {
+    h.keyShare.fill(0);
+    h.seedShare.fill(0);
+  }
+}
+
+function abort(state: ClientState, code: SecAggErrorCode, detail: string): ClientStep {
+  wipeState(state);
+  const { cKeys: _c, sKeys: _s, selfSeed: _b, held: _h, ...rest } = state;
+  return {
+    state: { ...rest, stage: 'aborted', error: { code, detail } },
+    reply: { type: 'abort', code, detail },
+  };
+}
+
+/**
+ * Round 0 (AdvertiseKeys): generate (c_u^PK, c_u^SK) and (s_u^PK, s_u^SK) from `deps.random`
+ * and send both public keys, signed.
+ */
+export function clientStart(state: ClientState, deps: SecAggDeps): ClientStep {
+  if (state.stage !== 'start') return abort(state, 'OUT_OF_ORDER', `start in stage ${state.stage}`);
+  const cSeed = deps.random(32);
+  const sSeed = deps.random(32);
+  const cKeys = agreementKeyPairFromSeed(cSeed);
+  const sKeys = agreementKeyPairFromSeed(sSeed);
+  cSeed.fill(0);
+  sSeed.fill(0);
+  const message = signed<AdvertiseKeys>(state, {
+    ...header(state),
+    type: 'advertise',
+    cPK: cKeys.publicKey,
+    sPK: sKeys.publicKey,
+  });
+  return { state: { ...state, stage: 'advertised', cKeys, sKeys }, reply: { type: 'send', message } };
+}
+
+/** Header checks every server message must pass. */
+function checkHeader(state: ClientState, m: ServerMessage): [SecAggErrorCode, string] | null {
+  if (m.version !== PROTOCOL_VERSION) return ['UNSUPPORTED_VERSION', `version ${m.version}`];
+  if (m.session !== state.config.session) return ['WRONG_SESSION', `session ${m.session}`];
+  if (m.round !== state.config.round) return ['WRONG_ROUND', `round ${m.round}`];
+  return null;
+}
+
+const EXPECTED: Partial<Record<ClientStage, ServerMessage['type']>> = {
+  advertised: 'keys',
+  shared: 'shares',
+  masked: 'survivors',
+  checked: 'unmask-request',
+};
+
+/**
+ * Handles one server message in the current stage (the single transition check of the client).
+ *
+ * @returns the next state and what to send; on any violation the state is `aborted` and the
+ *   reply carries the code (OUT_OF_ORDER for a message of another stage).
+ */
+export async function clientHandle(
+  state: ClientState,
+  message: ServerMessage,
+  deps: SecAggDeps,
+): Promise<ClientStep> {
+  if (state.stage === 'done' || state.stage === 'aborted')
+    return {
+      state,
+      reply: { type: 'abort', code: 'OUT_OF_ORDER', detail: `message ${message.type} after the round ended` },
+    };
+  const bad = checkHeader(state, message);
+  if (bad) return abort(state, bad[0], bad[1]);
+  if (message.type === 'abort') return abort(state, 'ABORTED', `server aborted: ${message.code}`);
+  if (EXPECTED[state.stage] !== message.type)
+    return abort(state, 'OUT_OF_ORDER', `${message.type} in stage ${state.stage}`);
+  switch (message.type) {
+    case 'keys':
+      return onKeys(state, message, deps);
+    case 'shares':
+      return onShares(state, message);
+    case 'survivors':
+      return onSurvivors(state, message);
+    case 'unmask-request':
+      return onUnmaskRequest(state, message);
+  }
+}
+
+/** Round 1 (ShareKeys): check U_1, share s_u^SK and b_u, encrypt each peer's pair of shares. */
+async function onKeys(state: ClientState, m: KeyList, deps: SecAggDeps): Promise<ClientStep> {
+  const { config, id } = state;
+  const t = config.threshold;
+  const peers = new Map<number, Peer>();
+  const seenKeys = new Set<string>();
+  for (const e of m.entries) {
+    if (!Number.isInteger(e.id) || e.id < 0 || e.id >= config.roster.length)
+      return abort(state, 'UNKNOWN_SENDER', `advertisement from unregistered id ${e.id}`);
+    if (peers.has(e.id)) return abort(state, 'INCONSISTENT_SET', `id ${e.id} listed twice`);
+    const rebuilt: Omit<AdvertiseKeys, 'signature'> = {
+      version: PROTOCOL_VERSION,
+      session: config.session,
+      round: config.round,
+      sender: e.id,
+      type: 'advertise',
+      cPK: e.cPK,
+      sPK: e.sPK,
+    };
+    if (
+      e.cPK.length !== 32 ||
+      e.sPK.length !== 32 ||
+      !verify(config.roster[e.id]!, signedPayload(rebuilt), e.signature)
+    )
+      return abort(state, 'BAD_SIGNATURE', `advertisement of ${e.id} is not signed by its registered key`);
+    // Bonawitz et al. 2017, round 1: "assert that all the public key pairs are different".
+    for (const k of [e.cPK, e.sPK]) {
+      const h = Buffer.from(k).toString('hex');
+      if (seenKeys.has(h))
+        return abort(state, 'DUPLICATE_KEYS', `key of ${e.id} repeats another advertised key`);
+      seenKeys.add(h);
+    }
+    peers.set(e.id, { cPK: e.cPK, sPK: e.sPK });
+  }
+  const me = peers.get(id);
+  if (
+    me === undefined ||
+    !sameBytes(me.cPK, state.cKeys!.publicKey) ||
+    !sameBytes(me.sPK, state.sKeys!.publicKey)
+  )
+    return abort(state, 'INCONSISTENT_SET', 'U_1 does not carry this client with its own keys');
+  if (peers.size < t) return abort(state, 'BELOW_THRESHOLD', `|U_1| = ${peers.size} < t = ${t}`);
+
+  const selfSeed = deps.random(32);
+  const n = config.roster.length; // share x = id + 1 for every rostered id
+  const keyShares = await splitSecret(state.sKeys!.secretKey, n, t, deps.random);
+  const seedShares = await splitSecret(selfSeed, n, t, deps.random);
+  const boxes = [];
+  for (const v of [...peers.keys()].sort((a, b) => a - b)) {
+    if (v === id) continue;
+    const key = shareBoxKey(state.cKeys!.secretKey, peers.get(v)!.cPK, config.session, config.round, id, v);
+    const plaintext = new Uint8Array(2 * SHARE_LENGTH);
+    plaintext.set(keyShares[v]!, 0);
+    plaintext.set(seedShares[v]!, SHARE_LENGTH);
+    const box = seal(key, deps.random(24), plaintext, {
+      sender: id,
+      receiver: v,
+      session: config.session,
+      round: config.round,
+    });
+    key.fill(0);
+    plaintext.fill(0);
+    boxes.push({ receiver: v, box });
+  }
+  const held = new Map<number, HeldShares>([[id, { keyShare: keyShares[id]!, seedShare: seedShares[id]! }]]);
+  keyShares.forEach((s, i) => i !== id && s.fill(0));
+  seedShares.forEach((s, i) => i !== id && s.fill(0));
+  const message = signed<ShareKeys>(state, { ...header(state), type: 'share', boxes });
+  return { state: { ...state, stage: 'shared', peers, selfSeed, held }, reply: { type: 'send', message } };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Round 2 (MaskedInputCollection): open the boxes from U_2, then send y_u. */
+async function onShares(state: ClientState, m: ShareList): Promise<ClientStep> {
+  const { config, id } = state;
+  const peers = state.peers!;
+  const held = new Map(state.held!);
+  for (const b of m.boxes) {
+    const peer = peers.get(b.sender);
+    if (peer === undefined || b.sender === id)
+      return abort(state, 'INCONSISTENT_SET', `box from ${b.sender}, who is not another member of U_1`);
+    if (held.has(b.sender)) return abort(state, 'INCONSISTENT_SET', `two boxes from ${b.sender}`);
+    const key = shareBoxKey(state.cKeys!.secretKey, peer.cPK, config.session, config.round, id, b.sender);
+    const pt = open(key, b.box, {
+      sender: b.sender,
+      receiver: id,
+      session: config.session,
+      round: config.round,
+    });
+    key.fill(0);
+    if (pt === null || pt.length !== 2 * SHARE_LENGTH)
+      return abort(state, 'BAD_CIPHERTEXT', `box from ${b.sender} does not authenticate`);
+    const keyShare = pt.slice(0, SHARE_LENGTH);
+    const seedShare = pt.slice(SHARE_LENGTH);
+    pt.fill(0);
+    if (shareIndex(keyShare) !== id + 1 || shareIndex(seedShare) !== id + 1)
+      return abort(state, 'BAD_CIPHERTEXT', `shares from ${b.sender} are not for x = ${id + 1}`);
+    held.set(b.sender, { keyShare, seedShare });
+  }
+  const u2 = [...held.keys()].sort((a, b) => a - b);
+  if (u2.length < config.threshold)
+    return abort({ ...state, held }, 'BELOW_THRESHOLD', `|U_2| = ${u2.length} < t = ${config.threshold}`);
+
+  // y_u = x_u + PRG(b_u) + Σ_{v ∈ U_2∖{u}} Δ_{u,v}·PRG(s_{u,v})  (Bonawitz et al. 2017, round 2)
+  const masked = state.input.slice();
+  applyMask(masked, state.selfSeed!, selfLabel(config.session, config.round, id), 1);
+  for (const v of u2) {
+    if (v === id) continue;
+    const seed = agree(state.sKeys!.secretKey, peers.get(v)!.sPK);
+    applyMask(masked, seed, pairLabel(config.session, config.round, id, v), pairSign(id, v));
+    seed.fill(0);
+  }
+  const message = signed<MaskedInput>(state, { ...header(state), type: 'mask', masked });
+  return { state: { ...state, stage: 'masked', held, u2 }, reply: { type: 'send', message } };
+}
+
+/** Round 3 (ConsistencyCheck): sign U_3 after checking U_3 ⊆ U_2, u ∈ U_3 and |U_3| ≥ t. */
+function onSurvivors(state: ClientState, m: SurvivorList): ClientStep {
+  const { config, id } = state;
+  const u2 = new Set(state.u2!);
+  if (!ascending(m.survivors)) return abort(state, 'MALFORMED', 'U_3 is not strictly ascending');
+  if (!m.survivors.every((v) => u2.has(v)))
+    return abort(state, 'INCONSISTENT_SET', 'U_3 is not a subset of U_2');
+  if (!m.survivors.includes(id))
+    return abort(state, 'INCONSISTENT_SET', 'U_3 omits this client, which sent its input');
+  if (m.survivors.length < config.threshold)
+    return abort(state, 'BELOW_THRESHOLD', `|U_3| = ${m.survivors.length} < t = ${config.threshold}`);
+  const u3 = [...m.survivors];
+  const message = signed<ConsistencyCheck>(state, { ...header(state), type: 'consistency', survivors: u3 });
+  return { state: { ...state, stage: 'checked', u3 }, reply: { type: 'send', message } };
+}
+
+/**
+ * Round 4 (Unmasking). An honest client refuses — and aborts — when the request asks for both
+ * shares of one peer, when its survivor set differs from the set this client signed, when fewer
+ * than t consistency signatures on that set verify, or when a "dropped" id is not in U_2 ∖ U_3.
+ * Otherwise it reveals key shares of the dropped and seed shares of the survivors, once.
+ */
+function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
+  const { config, id } = state;
+  const u3 = state.u3!;
+  const survivors = new Set(m.survivors);
+  const both = m.dropped.filter((v) => survivors.has(v));
+  if (both.length > 0)
+    return abort(
+      state,
+      'BOTH_SHARES_REQUESTED',
+      `key and seed shares of ${both.join(', ')} requested together`,
+    );
+  if (!sameIds(m.survivors, u3))
+    return abort(state, 'CONSISTENCY_MISMATCH', 'survivor set differs from the signed consistency set');
+  if (m.survivors.length < config.threshold)
+    return abort(state, 'BELOW_THRESHOLD', `|U_3| = ${m.survivors.length} < t = ${config.threshold}`);
+  const u2 = new Set(state.u2!);
+  if (!ascending(m.dropped) || !m.dropped.every((v) => u2.has(v)))
+    return abort(state, 'INCONSISTENT_SET', 'dropped set is not a subset of U_2 ∖ U_3');
+  // Bonawitz et al. 2017, round 4: verify SIG.ver(d_v^PK, U_3, σ'_v) for all v ∈ U_4, |U_4| ≥ t.
+  const signers = new Set<number>();
+  for (const s of m.signatures) {
+    if (!survivors.has(s.id))
+      return abort(state, 'INCONSISTENT_SET', `consistency signer ${s.id} is not in U_3`);
+    if (signers.has(s.id)) return abort(state, 'INCONSISTENT_SET', `signer ${s.id} listed twice`);
+    const body: Omit<ConsistencyCheck, 'signature'> = {
+      version: PROTOCOL_VERSION,
+      session: config.session,
+      round: config.round,
+      sender: s.id,
+      type: 'consistency',
+      survivors: u3,
+    };
+    if (!verify(config.roster[s.id]!, signedPayload(body), s.signature))
+      return abort(state, 'BAD_SIGNATURE', `consistency signature of ${s.id} does not verify on U_3`);
+    signers.add(s.id);
+  }
+  if (signers.size < config.threshold)
+    return abort(state, 'BELOW_THRESHOLD', `|U_4| = ${signers.size} < t = ${config.threshold}`);
+  const held = state.held!;
+  const keyShares = m.dropped.map((v) => ({ owner: v, share: held.get(v)!.keyShare.slice() }));
+  const seedShares = m.survivors.map((v) => ({ owner: v, share: held.get(v)!.seedShare.slice() }));
+  const message = signed<UnmaskResponse>(state, { ...header(state), type: 'unmask', keyShares, seedShares });
+  wipeState(state);
+  const { cKeys: _c, sKeys: _s, selfSeed: _b, held: _h, ...rest } = state;
+  return { state: { ...rest, stage: 'done' }, reply: { type: 'send', message } };
+}

@@ -1,0 +1,59 @@
+/**
+ * Coded errors of the secure-aggregation protocol (STYLE.md: "core errors carry a code from a
+ * string-literal union; one table at the edge maps codes to HTTP statuses and human text").
+ * Stage handlers return these codes in their replies; helpers that cannot return a reply
+ * (decoders, report verification) throw a {@link SecAggError}.
+ */
+
+/** Every way a secure-aggregation message or round can fail. */
+export type SecAggErrorCode =
+  | 'MALFORMED'
+  | 'UNSUPPORTED_VERSION'
+  | 'WRONG_SESSION'
+  | 'WRONG_ROUND'
+  | 'UNKNOWN_SENDER'
+  | 'BAD_SIGNATURE'
+  | 'OUT_OF_ORDER'
+  | 'DUPLICATE'
+  | 'NOT_A_PARTICIPANT'
+  | 'WRONG_LENGTH'
+  | 'DUPLICATE_KEYS'
+  | 'BAD_CIPHERTEXT'
+  | 'INCONSISTENT_SET'
+  | 'BELOW_THRESHOLD'
+  | 'BOTH_SHARES_REQUESTED'
+  | 'CONSISTENCY_MISMATCH'
+  | 'RECONSTRUCTION_FAILED'
+  | 'ABORTED';
+
+/** Human text for each code (the HTTP edge adds statuses). */
+export const SECAGG_ERRORS: Readonly<Record<SecAggErrorCode, string>> = {
+  MALFORMED: 'the message could not be decoded or has an invalid field',
+  UNSUPPORTED_VERSION: 'the message uses a protocol version this implementation does not speak',
+  WRONG_SESSION: 'the message belongs to another session',
+  WRONG_ROUND: 'the message belongs to another round (replay across rounds)',
+  UNKNOWN_SENDER: 'the sender is not registered in the consortium roster',
+  BAD_SIGNATURE: "the signature does not verify under the sender's registered key",
+  OUT_OF_ORDER: 'the message does not belong to the current stage',
+  DUPLICATE: 'the sender already sent this stage (replay within the round)',
+  NOT_A_PARTICIPANT: 'the sender did not complete the previous stage of this round',
+  WRONG_LENGTH: 'the masked vector does not have the configured length',
+  DUPLICATE_KEYS: 'two participants advertised the same public key',
+  BAD_CIPHERTEXT: 'an encrypted share failed authentication or carries the wrong share index',
+  INCONSISTENT_SET: 'a participant set is not a subset of the previous stage set, or misses the client',
+  BELOW_THRESHOLD: 'fewer than t participants remain: the round aborts',
+  BOTH_SHARES_REQUESTED: 'the server asked for both the key share and the seed share of one peer',
+  CONSISTENCY_MISMATCH: 'the survivor set differs from the one the client signed in the consistency check',
+  RECONSTRUCTION_FAILED: 'a reconstructed secret does not match its advertised public key',
+  ABORTED: 'the round was aborted',
+};
+
+/** An error carrying a {@link SecAggErrorCode}. */
+export class SecAggError extends Error {
+  readonly code: SecAggErrorCode;
+  constructor(code: SecAggErrorCode, detail?: string) {
+    super(detail === undefined ? `${code}: ${SECAGG_ERRORS[code]}` : `${code}: ${detail}`);
+    this.name = 'SecAggError';
+    this.code = code;
+  }
+}

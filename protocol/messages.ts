@@ -1,0 +1,138 @@
+/**
+ * Typed, versioned messages of the secure-aggregation round (Bonawitz et al. 2017, Fig. 4,
+ * active model). Client messages are signed by the sender's registered Ed25519 key over their
+ * binary encoding (protocol/codec.ts), which starts with the version, the message type, the
+ * session, the round and the sender: a message cannot be moved to another session, round,
+ * stage or sender without its signature failing. Server messages are not signed — the server
+ * is not trusted — but everything in them that matters is signed by clients or authenticated
+ * by AEAD, and clients check it.
+ */
+import type { SecAggErrorCode } from './errors.js';
+
+/** Wire format version (first byte after the magic). */
+export const PROTOCOL_VERSION = 1;
+
+interface Header {
+  readonly version: number;
+  readonly session: string;
+  readonly round: number;
+}
+
+interface Signed extends Header {
+  /** The sending silo's id (index in the roster). */
+  readonly sender: number;
+  /** Ed25519 signature over the encoding of everything else (codec.signedPayload). */
+  readonly signature: Uint8Array;
+}
+
+/** Round 0 (AdvertiseKeys): the two per-round X25519 public keys c^PK and s^PK. */
+export interface AdvertiseKeys extends Signed {
+  readonly type: 'advertise';
+  readonly cPK: Uint8Array;
+  readonly sPK: Uint8Array;
+}
+
+/** One encrypted pair of shares (key share ‖ seed share) for `receiver`. */
+export interface ShareBox {
+  readonly receiver: number;
+  readonly box: Uint8Array;
+}
+
+/** Round 1 (ShareKeys): e_{u,v} for every other v ∈ U_1. */
+export interface ShareKeys extends Signed {
+  readonly type: 'share';
+  readonly boxes: readonly ShareBox[];
+}
+
+/** Round 2 (MaskedInputCollection): y_u = x_u + PRG(b_u) + Σ_v ±PRG(s_{u,v}) over Z_(2^32). */
+export interface MaskedInput extends Signed {
+  readonly type: 'mask';
+  readonly masked: Uint32Array;
+}
+
+/** Round 3 (ConsistencyCheck): the client's signature on the survivor set U_3 it was sent. */
+export interface ConsistencyCheck extends Signed {
+  readonly type: 'consistency';
+  /** U_3, ascending. */
+  readonly survivors: readonly number[];
+}
+
+/** A share of `owner`'s secret. */
+export interface OwnedShare {
+  readonly owner: number;
+  readonly share: Uint8Array;
+}
+
+/** Round 4 (Unmasking): key shares of dropped peers, seed shares of survivors. */
+export interface UnmaskResponse extends Signed {
+  readonly type: 'unmask';
+  readonly keyShares: readonly OwnedShare[];
+  readonly seedShares: readonly OwnedShare[];
+}
+
+/** Any client → server message. */
+export type ClientMessage = AdvertiseKeys | ShareKeys | MaskedInput | ConsistencyCheck | UnmaskResponse;
+
+/** A client message before signing (distributes over the union). */
+export type UnsignedClientMessage = ClientMessage extends infer M
+  ? M extends ClientMessage
+    ? Omit<M, 'signature'>
+    : never
+  : never;
+
+/** A relayed advertisement: enough for a client to rebuild and verify the signed message. */
+export interface KeyEntry {
+  readonly id: number;
+  readonly cPK: Uint8Array;
+  readonly sPK: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+/** Server → clients after round 0: the advertised keys of U_1. */
+export interface KeyList extends Header {
+  readonly type: 'keys';
+  readonly entries: readonly KeyEntry[];
+}
+
+/** A relayed encrypted share: `sender`'s box for the recipient. */
+export interface RelayedBox {
+  readonly sender: number;
+  readonly box: Uint8Array;
+}
+
+/** Server → one client after round 1: the boxes addressed to it (their senders form U_2 ∖ {it}). */
+export interface ShareList extends Header {
+  readonly type: 'shares';
+  readonly boxes: readonly RelayedBox[];
+}
+
+/** Server → clients after round 2: U_3, the silos whose masked input arrived. */
+export interface SurvivorList extends Header {
+  readonly type: 'survivors';
+  readonly survivors: readonly number[];
+}
+
+/** A relayed consistency signature. */
+export interface RelayedSignature {
+  readonly id: number;
+  readonly signature: Uint8Array;
+}
+
+/** Server → clients after round 3: the unmasking request with the consistency signatures of U_4. */
+export interface UnmaskRequest extends Header {
+  readonly type: 'unmask-request';
+  /** U_3: seed shares are requested for these. */
+  readonly survivors: readonly number[];
+  /** U_2 ∖ U_3: key shares are requested for these. */
+  readonly dropped: readonly number[];
+  readonly signatures: readonly RelayedSignature[];
+}
+
+/** Server → clients: the round is aborted. */
+export interface AbortNotice extends Header {
+  readonly type: 'abort';
+  readonly code: SecAggErrorCode;
+}
+
+/** Any server → client message. */
+export type ServerMessage = KeyList | ShareList | SurvivorList | UnmaskRequest | AbortNotice;

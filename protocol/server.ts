@@ -1,0 +1,340 @@
+/**
+ * The server side of secure aggregation: Bonawitz et al., ACM CCS 2017, Fig. 4 (active model).
+ *
+ * Two kinds of step, both without I/O or clock:
+ *  - {@link serverHandle}: one client message → accepted or rejected with a code (a rejected
+ *    message leaves the state unchanged: a bad or replayed message cannot disturb the round);
+ *  - {@link serverAdvance}: the current stage's deadline → the messages for the next stage, an
+ *    abort (fewer than t participants), or, after Unmasking, the sum.
+ * The transport decides when a stage's deadline has come (all expected messages arrived, or a
+ * timeout); the state machine does not read a clock.
+ *
+ * The server checks every client message against the roster (signature, session, round,
+ * stage, sender, duplicate) so it cannot be tricked by a replay, and it only ever holds masked
+ * vectors: y_u for u ∈ U_3 and the reconstructed masks, never an individual x_u.
+ */
+import { agree, agreementPublicKey } from '../crypto/key-agreement.js';
+import { applyMask } from '../crypto/prg.js';
+import { combineShares, SHARE_LENGTH, shareIndex } from '../crypto/shamir.js';
+import { verify } from '../crypto/signature.js';
+import { pairLabel, pairSign, sameIds, selfLabel } from './_keys.js';
+import type { SecAggDeps } from './client.js';
+import { signedPayload } from './codec.js';
+import { checkRoundConfig, type RoundConfig } from './config.js';
+import type { SecAggErrorCode } from './errors.js';
+import {
+  type AdvertiseKeys,
+  type ClientMessage,
+  type ConsistencyCheck,
+  type MaskedInput,
+  PROTOCOL_VERSION,
+  type ServerMessage,
+  type ShareKeys,
+  type UnmaskResponse,
+} from './messages.js';
+
+/** Stages of the server; each collects one kind of client message. */
+export type ServerStage = 'advertise' | 'share' | 'mask' | 'consistency' | 'unmask' | 'done' | 'aborted';
+
+const COLLECTS: Partial<Record<ServerStage, ClientMessage['type']>> = {
+  advertise: 'advertise',
+  share: 'share',
+  mask: 'mask',
+  consistency: 'consistency',
+  unmask: 'unmask',
+};
+
+/** Outcome of a completed round. */
+export interface AggregationResult {
+  /** Σ_{u ∈ U_3} x_u over Z_(2^32). */
+  readonly sum: Uint32Array;
+  /** U_3: the silos whose inputs are in the sum, ascending. */
+  readonly survivors: readonly number[];
+  /** U_2 ∖ U_3: silos that shared keys but dropped before sending their masked input. */
+  readonly dropped: readonly number[];
+  /** Participant sets of every stage (U_1 … U_5), for audit logs. */
+  readonly sets: readonly (readonly number[])[];
+}
+
+/** Server state: the messages accepted per stage and the participant sets of closed stages. */
+export interface ServerState {
+  readonly stage: ServerStage;
+  readonly config: RoundConfig;
+  readonly adverts: ReadonlyMap<number, AdvertiseKeys>;
+  readonly shares: ReadonlyMap<number, ShareKeys>;
+  readonly masked: ReadonlyMap<number, MaskedInput>;
+  readonly checks: ReadonlyMap<number, ConsistencyCheck>;
+  readonly unmasks: ReadonlyMap<number, UnmaskResponse>;
+  /** U_1 … U_k of the stages closed so far, ascending. */
+  readonly sets: readonly (readonly number[])[];
+  readonly result?: AggregationResult;
+  readonly error?: { readonly code: SecAggErrorCode; readonly detail: string };
+}
+
+/** Reply to one client message. */
+export type ServerAck =
+  | { readonly type: 'accepted' }
+  | { readonly type: 'rejected'; readonly code: SecAggErrorCode; readonly detail: string };
+
+/** What the transport should do when a stage closes. */
+export type ServerOutput =
+  | {
+      readonly type: 'send';
+      readonly messages: readonly { readonly to: number; readonly message: ServerMessage }[];
+    }
+  | {
+      readonly type: 'abort';
+      readonly code: SecAggErrorCode;
+      readonly detail: string;
+      readonly to: readonly number[];
+    }
+  | { readonly type: 'result'; readonly result: AggregationResult };
+
+/** A server at the start of round 0. @throws TypeError / RangeError naming the bad config field. */
+export function createServer(config: RoundConfig): ServerState {
+  checkRoundConfig(config);
+  const empty = new Map();
+  return {
+    stage: 'advertise',
+    config,
+    adverts: empty,
+    shares: empty,
+    masked: empty,
+    checks: empty,
+    unmasks: empty,
+    sets: [],
+  };
+}
+
+function reject(
+  state: ServerState,
+  code: SecAggErrorCode,
+  detail: string,
+): { state: ServerState; reply: ServerAck } {
+  return { state, reply: { type: 'rejected', code, detail } };
+}
+
+const MAP_OF = {
+  advertise: 'adverts',
+  share: 'shares',
+  mask: 'masked',
+  consistency: 'checks',
+  unmask: 'unmasks',
+} as const;
+
+/**
+ * Accepts or rejects one client message (the server's single transition check).
+ *
+ * Checks, in order: version, session, round, registered sender, signature, stage
+ * (OUT_OF_ORDER), first message of this sender in this stage (DUPLICATE), sender in the previous
+ * stage's set (NOT_A_PARTICIPANT), then the content (receivers, vector length, survivor set,
+ * requested shares).
+ */
+export function serverHandle(
+  state: ServerState,
+  message: ClientMessage,
+  _deps?: SecAggDeps,
+): { state: ServerState; reply: ServerAck } {
+  const { config } = state;
+  if (message.version !== PROTOCOL_VERSION)
+    return reject(state, 'UNSUPPORTED_VERSION', `version ${message.version}`);
+  if (message.session !== config.session) return reject(state, 'WRONG_SESSION', `session ${message.session}`);
+  if (message.round !== config.round) return reject(state, 'WRONG_ROUND', `round ${message.round}`);
+  const from = message.sender;
+  if (!Number.isInteger(from) || from < 0 || from >= config.roster.length)
+    return reject(state, 'UNKNOWN_SENDER', `sender ${from}`);
+  let payload: Uint8Array;
+  try {
+    payload = signedPayload(message);
+  } catch (e) {
+    return reject(state, 'MALFORMED', (e as Error).message);
+  }
+  if (!(message.signature instanceof Uint8Array) || !verify(config.roster[from]!, payload, message.signature))
+    return reject(state, 'BAD_SIGNATURE', `message of ${from} is not signed by its registered key`);
+  if (COLLECTS[state.stage] !== message.type)
+    return reject(
+      state,
+      'OUT_OF_ORDER',
+      `${message.type} while collecting ${COLLECTS[state.stage] ?? 'nothing'}`,
+    );
+  const key = MAP_OF[message.type];
+  const current = state[key] as ReadonlyMap<number, ClientMessage>;
+  if (current.has(from)) return reject(state, 'DUPLICATE', `second ${message.type} from ${from}`);
+  const previous = state.sets[state.sets.length - 1];
+  if (previous !== undefined && !previous.includes(from))
+    return reject(state, 'NOT_A_PARTICIPANT', `${from} is not in the previous stage's set`);
+  const bad = checkContent(state, message);
+  if (bad) return reject(state, bad[0], bad[1]);
+  const next = new Map(current).set(from, message);
+  return { state: { ...state, [key]: next }, reply: { type: 'accepted' } };
+}
+
+function checkContent(state: ServerState, m: ClientMessage): [SecAggErrorCode, string] | null {
+  const { config } = state;
+  const sets = state.sets;
+  switch (m.type) {
+    case 'advertise':
+      return null;
+    case 'share': {
+      const expected = sets[0]!.filter((v) => v !== m.sender);
+      const got = m.boxes.map((b) => b.receiver);
+      if (!sameIds(got, expected))
+        return ['INCONSISTENT_SET', 'boxes must address U_1 ∖ {sender}, ascending'];
+      return null;
+    }
+    case 'mask':
+      if (m.masked.length !== config.length)
+        return ['WRONG_LENGTH', `masked vector has ${m.masked.length} words, expected ${config.length}`];
+      return null;
+    case 'consistency':
+      if (!sameIds(m.survivors, sets[2]!))
+        return ['CONSISTENCY_MISMATCH', 'signed survivor set differs from U_3'];
+      return null;
+    case 'unmask': {
+      const u3 = sets[2]!;
+      const dropped = sets[1]!.filter((v) => !u3.includes(v));
+      if (
+        !sameIds(
+          m.keyShares.map((s) => s.owner),
+          dropped,
+        )
+      )
+        return ['INCONSISTENT_SET', 'key shares must cover U_2 ∖ U_3'];
+      if (
+        !sameIds(
+          m.seedShares.map((s) => s.owner),
+          u3,
+        )
+      )
+        return ['INCONSISTENT_SET', 'seed shares must cover U_3'];
+      for (const s of [...m.keyShares, ...m.seedShares])
+        if (s.share.length !== SHARE_LENGTH || shareIndex(s.share) !== m.sender + 1)
+          return ['MALFORMED', `share of ${s.owner} is not at x = ${m.sender + 1}`];
+      return null;
+    }
+  }
+}
+
+function header(config: RoundConfig) {
+  return { version: PROTOCOL_VERSION, session: config.session, round: config.round };
+}
+
+function abortAll(state: ServerState, code: SecAggErrorCode, detail: string, to: readonly number[]) {
+  return {
+    state: { ...state, stage: 'aborted' as const, error: { code, detail } },
+    output: { type: 'abort' as const, code, detail, to },
+  };
+}
+
+/**
+ * Closes the current stage (its deadline has come) and produces the next stage's messages.
+ * Aborts with BELOW_THRESHOLD when fewer than t silos completed the stage. After Unmasking it
+ * reconstructs s_u^SK of each dropped u and b_v of each survivor v from t shares and returns
+ * Σ_{v ∈ U_3} x_v = Σ y_v − Σ PRG(b_v) − Σ_{u dropped, v ∈ U_3} Δ_{v,u}·PRG(s_{u,v}).
+ */
+export async function serverAdvance(
+  state: ServerState,
+  _deps?: SecAggDeps,
+): Promise<{ state: ServerState; output: ServerOutput }> {
+  const { config } = state;
+  const t = config.threshold;
+  const stage = state.stage;
+  if (stage === 'done' || stage === 'aborted') {
+    return {
+      state,
+      output: { type: 'abort', code: 'OUT_OF_ORDER', detail: `round already ${stage}`, to: [] },
+    };
+  }
+  const received = state[MAP_OF[COLLECTS[stage]!]] as ReadonlyMap<number, ClientMessage>;
+  const set = [...received.keys()].sort((a, b) => a - b);
+  const everyone = state.sets[0] ?? set;
+  if (set.length < t)
+    return abortAll(state, 'BELOW_THRESHOLD', `${set.length} < t = ${t} at ${stage}`, everyone);
+  const sets = [...state.sets, set];
+  const h = header(config);
+  switch (stage) {
+    case 'advertise': {
+      const entries = set.map((id) => {
+        const a = state.adverts.get(id)!;
+        return { id, cPK: a.cPK, sPK: a.sPK, signature: a.signature };
+      });
+      const message: ServerMessage = { ...h, type: 'keys', entries };
+      return {
+        state: { ...state, stage: 'share', sets },
+        output: { type: 'send', messages: set.map((to) => ({ to, message })) },
+      };
+    }
+    case 'share': {
+      const messages = set.map((to) => {
+        const boxes = set
+          .filter((u) => u !== to)
+          .map((u) => ({ sender: u, box: state.shares.get(u)!.boxes.find((b) => b.receiver === to)!.box }));
+        return { to, message: { ...h, type: 'shares', boxes } as ServerMessage };
+      });
+      return { state: { ...state, stage: 'mask', sets }, output: { type: 'send', messages } };
+    }
+    case 'mask': {
+      const message: ServerMessage = { ...h, type: 'survivors', survivors: set };
+      return {
+        state: { ...state, stage: 'consistency', sets },
+        output: { type: 'send', messages: set.map((to) => ({ to, message })) },
+      };
+    }
+    case 'consistency': {
+      const u3 = sets[2]!;
+      const dropped = sets[1]!.filter((v) => !u3.includes(v));
+      const signatures = set.map((id) => ({ id, signature: state.checks.get(id)!.signature }));
+      const message: ServerMessage = { ...h, type: 'unmask-request', survivors: u3, dropped, signatures };
+      return {
+        state: { ...state, stage: 'unmask', sets },
+        output: { type: 'send', messages: set.map((to) => ({ to, message })) },
+      };
+    }
+    case 'unmask':
+      return unmask(state, sets);
+  }
+}
+
+async function unmask(state: ServerState, sets: (readonly number[])[]) {
+  const { config } = state;
+  const t = config.threshold;
+  const u3 = sets[2]!;
+  const dropped = sets[1]!.filter((v) => !u3.includes(v));
+  const responders = sets[4]!.slice(0, t);
+  const sharesOf = (owner: number, kind: 'keyShares' | 'seedShares') =>
+    responders.map((r) => state.unmasks.get(r)![kind].find((s) => s.owner === owner)!.share);
+
+  const sum = new Uint32Array(config.length);
+  for (const v of u3) {
+    const y = state.masked.get(v)!.masked;
+    for (let i = 0; i < sum.length; i++) sum[i]! += y[i]!;
+  }
+  // Self masks of survivors: b_v from t seed shares, subtract PRG(b_v).
+  for (const v of u3) {
+    const b = await combineShares(sharesOf(v, 'seedShares'));
+    applyMask(sum, b, selfLabel(config.session, config.round, v), -1);
+    b.fill(0);
+  }
+  // Pairwise masks between dropped u and surviving v: s_u^SK from t key shares, checked against
+  // the advertised s_u^PK, then remove Δ_{v,u}·PRG(s_{u,v}) that y_v carries.
+  for (const u of dropped) {
+    const sk = await combineShares(sharesOf(u, 'keyShares'));
+    const spk = state.adverts.get(u)!.sPK;
+    const pk = agreementPublicKey(sk);
+    if (!pk.every((x, i) => x === spk[i])) {
+      sk.fill(0);
+      return abortAll(state, 'RECONSTRUCTION_FAILED', `s^SK of ${u} does not match its s^PK`, sets[0]!);
+    }
+    for (const v of u3) {
+      const seed = agree(sk, state.adverts.get(v)!.sPK);
+      applyMask(sum, seed, pairLabel(config.session, config.round, u, v), pairSign(v, u) === 1 ? -1 : 1);
+      seed.fill(0);
+    }
+    sk.fill(0);
+  }
+  const result: AggregationResult = { sum, survivors: u3, dropped, sets };
+  return {
+    state: { ...state, stage: 'done' as const, sets, result },
+    output: { type: 'result' as const, result },
+  };
+}
