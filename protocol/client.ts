@@ -71,6 +71,8 @@ export interface ClientState {
   readonly sKeys?: AgreementKeyPair;
   /** U_1 with the advertised keys. */
   readonly peers?: ReadonlyMap<number, Peer>;
+  /** AEAD keys of the share boxes with each peer (the same key serves both directions). */
+  readonly boxKeys?: ReadonlyMap<number, Uint8Array>;
   /** Self-mask seed b_u. */
   readonly selfSeed?: Uint8Array;
   /** U_2, ascending. */
@@ -134,6 +136,7 @@ function wipeState(s: ClientState): void {
   s.cKeys?.secretKey.fill(0);
   s.sKeys?.secretKey.fill(0);
   s.selfSeed?.fill(0);
+  for (const k of s.boxKeys?.values() ?? []) k.fill(0);
   for (const h of s.held?.values() ?? []) {
     h.keyShare.fill(0);
     h.seedShare.fill(0);
@@ -266,9 +269,11 @@ async function onKeys(state: ClientState, m: KeyList, deps: SecAggDeps): Promise
   const keyShares = await splitSecret(state.sKeys!.secretKey, n, t, deps.random);
   const seedShares = await splitSecret(selfSeed, n, t, deps.random);
   const boxes = [];
+  const boxKeys = new Map<number, Uint8Array>();
   for (const v of [...peers.keys()].sort((a, b) => a - b)) {
     if (v === id) continue;
     const key = shareBoxKey(state.cKeys!.secretKey, peers.get(v)!.cPK, config.session, config.round, id, v);
+    boxKeys.set(v, key);
     const plaintext = new Uint8Array(2 * SHARE_LENGTH);
     plaintext.set(keyShares[v]!, 0);
     plaintext.set(seedShares[v]!, SHARE_LENGTH);
@@ -283,10 +288,16 @@ async function onKeys(state: ClientState, m: KeyList, deps: SecAggDeps): Promise
     boxes.push({ receiver: v, box });
   }
   const held = new Map<number, HeldShares>([[id, { keyShare: keyShares[id]!, seedShare: seedShares[id]! }]]);
-  keyShares.forEach((s, i) => i !== id && s.fill(0));
-  seedShares.forEach((s, i) => i !== id && s.fill(0));
+  for (let i = 0; i < n; i++) {
+    if (i === id) continue;
+    keyShares[i]!.fill(0);
+    seedShares[i]!.fill(0);
+  }
   const message = signed<ShareKeys>(state, { ...header(state), type: 'share', boxes });
-  return { state: { ...state, stage: 'shared', peers, selfSeed, held }, reply: { type: 'send', message } };
+  return {
+    state: { ...state, stage: 'shared', peers, selfSeed, held, boxKeys },
+    reply: { type: 'send', message },
+  };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -334,7 +345,9 @@ async function onShares(state: ClientState, m: ShareList): Promise<ClientStep> {
     seed.fill(0);
   }
   const message = signed<MaskedInput>(state, { ...header(state), type: 'mask', masked });
-  return { state: { ...state, stage: 'masked', held, u2 }, reply: { type: 'send', message } };
+  for (const k of state.boxKeys!.values()) k.fill(0);
+  const { boxKeys: _k, ...rest } = state;
+  return { state: { ...rest, stage: 'masked', held, u2 }, reply: { type: 'send', message } };
 }
 
 /** Round 3 (ConsistencyCheck): sign U_3 after checking U_3 ⊆ U_2, u ∈ U_3 and |U_3| ≥ t. */
@@ -402,6 +415,6 @@ function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
   const seedShares = m.survivors.map((v) => ({ owner: v, share: held.get(v)!.seedShare.slice() }));
   const message = signed<UnmaskResponse>(state, { ...header(state), type: 'unmask', keyShares, seedShares });
   wipeState(state);
-  const { cKeys: _c, sKeys: _s, selfSeed: _b, held: _h, ...rest } = state;
+  const { cKeys: _c, sKeys: _s, selfSeed: _b, held: _h, boxKeys: _k, ...rest } = state;
   return { state: { ...rest, stage: 'done' }, reply: { type: 'send', message } };
 }

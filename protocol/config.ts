@@ -41,7 +41,9 @@ export function checkRoundConfig(config: RoundConfig): RoundConfig {
   checkInt('config.round', config.round, 0, 0xffffffff);
   if (!Array.isArray(config.roster)) throw new TypeError('config.roster: expected an array of public keys');
   const n = checkInt('config.roster.length', config.roster.length, 2, MAX_PARTICIPANTS);
-  config.roster.forEach((k, i) => checkBytes(`config.roster[${i}]`, k, ED25519_KEY_LENGTH));
+  config.roster.forEach((k, i) => {
+    checkBytes(`config.roster[${i}]`, k, ED25519_KEY_LENGTH);
+  });
   checkInt('config.threshold', config.threshold, 2, n);
   if (2 * config.threshold <= n)
     throw new RangeError(

@@ -139,7 +139,9 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
   if (typeof o.random !== 'function') throw new TypeError('random: expected a function of the silo id');
   const n = o.inputs.length;
   const length = o.inputs[0]?.length ?? 0;
-  o.signingKeys.forEach((k, i) => checkBytes(`signingKeys[${i}].publicKey`, k.publicKey, 32));
+  o.signingKeys.forEach((k, i) => {
+    checkBytes(`signingKeys[${i}].publicKey`, k.publicKey, 32);
+  });
   const config: RoundConfig = {
     session: o.session,
     round: o.round,
