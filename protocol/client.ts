@@ -376,7 +376,10 @@ function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
   const { config, id } = state;
   const u3 = state.u3!;
   const survivors = new Set(m.survivors);
-  const both = m.dropped.filter((v) => survivors.has(v));
+  // A "dropped" id that is a survivor — in this request or in the set this client signed — would
+  // have its seed share revealed (now, or by the clients that received the signed set) as well as
+  // its key share: the server would learn both b_v and s_v^SK and could unmask x_v.
+  const both = m.dropped.filter((v) => survivors.has(v) || u3.includes(v));
   if (both.length > 0)
     return abort(
       state,

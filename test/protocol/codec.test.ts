@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decodeClientMessage,
+  decodeServerMessage,
+  encodeClientMessage,
+  encodeServerMessage,
+} from '../../protocol/codec.js';
+import { SecAggError } from '../../protocol/errors.js';
+import type { ClientMessage, ServerMessage } from '../../protocol/messages.js';
+
+const h = { version: 1, session: 'sé', round: 70000 };
+const b = (n: number, v: number) => new Uint8Array(n).fill(v);
+const sig = b(64, 9);
+
+const clientMessages: ClientMessage[] = [
+  { ...h, sender: 3, type: 'advertise', cPK: b(32, 1), sPK: b(32, 2), signature: sig },
+  {
+    ...h,
+    sender: 3,
+    type: 'share',
+    boxes: [
+      { receiver: 0, box: b(90, 3) },
+      { receiver: 4, box: b(90, 4) },
+    ],
+    signature: sig,
+  },
+  { ...h, sender: 3, type: 'mask', masked: Uint32Array.from([0, 1, 0xffffffff, 12345678]), signature: sig },
+  { ...h, sender: 3, type: 'consistency', survivors: [0, 3, 4], signature: sig },
+  {
+    ...h,
+    sender: 3,
+    type: 'unmask',
+    keyShares: [{ owner: 1, share: b(33, 5) }],
+    seedShares: [
+      { owner: 0, share: b(33, 6) },
+      { owner: 3, share: b(33, 7) },
+    ],
+    signature: sig,
+  },
+];
+const serverMessages: ServerMessage[] = [
+  { ...h, type: 'keys', entries: [{ id: 2, cPK: b(32, 1), sPK: b(32, 2), signature: sig }] },
+  { ...h, type: 'shares', boxes: [{ sender: 1, box: b(90, 8) }] },
+  { ...h, type: 'survivors', survivors: [1, 2, 200] },
+  { ...h, type: 'unmask-request', survivors: [1, 2], dropped: [5], signatures: [{ id: 1, signature: sig }] },
+  { ...h, type: 'abort', code: 'BELOW_THRESHOLD' },
+];
+
+function codeOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    return e instanceof SecAggError ? e.code : `other: ${(e as Error).message}`;
+  }
+  return 'no error';
+}
+
+describe('protocol/codec', () => {
+  it.each(clientMessages.map((m) => [m.type, m] as const))('round-trips the client message %s', (_t, m) => {
+    expect(decodeClientMessage(encodeClientMessage(m))).toEqual(m);
+  });
+  it.each(serverMessages.map((m) => [m.type, m] as const))('round-trips the server message %s', (_t, m) => {
+    expect(decodeServerMessage(encodeServerMessage(m))).toEqual(m);
+  });
+
+  it('encodes a 10^6-element masked vector in 4·10^6 bytes plus a small header', () => {
+    const masked = new Uint32Array(1_000_000).fill(0xdeadbeef);
+    const bytes = encodeClientMessage({ ...h, sender: 1, type: 'mask', masked, signature: sig });
+    expect(bytes.length).toBeGreaterThan(4_000_000);
+    expect(bytes.length).toBeLessThan(4_000_100);
+    const back = decodeClientMessage(bytes);
+    expect(back.type === 'mask' && back.masked[999_999]).toBe(0xdeadbeef);
+  });
+
+  it('rejects truncated, extended, unknown, mis-typed and wrong-version encodings with codes', () => {
+    const good = encodeClientMessage(clientMessages[2]!);
+    expect(codeOf(() => decodeClientMessage(good.subarray(0, good.length - 1)))).toBe('MALFORMED');
+    expect(codeOf(() => decodeClientMessage(Uint8Array.from([...good, 0])))).toBe('MALFORMED');
+    const badType = good.slice();
+    badType[4] = 0x42;
+    expect(codeOf(() => decodeClientMessage(badType))).toBe('MALFORMED');
+    const badVersion = good.slice();
+    badVersion[3] = 2;
+    expect(codeOf(() => decodeClientMessage(badVersion))).toBe('UNSUPPORTED_VERSION');
+    const badMagic = good.slice();
+    badMagic[0] = 0;
+    expect(codeOf(() => decodeClientMessage(badMagic))).toBe('MALFORMED');
+    expect(codeOf(() => decodeClientMessage(encodeServerMessage(serverMessages[2]!)))).toBe('MALFORMED');
+    expect(codeOf(() => decodeServerMessage(good))).toBe('MALFORMED');
+    expect(codeOf(() => decodeClientMessage(new Uint8Array(0)))).toBe('MALFORMED');
+  });
+
+  it('refuses to encode malformed fields', () => {
+    const m = clientMessages[0]!;
+    expect(() => encodeClientMessage({ ...m, signature: b(63, 0) })).toThrow(/^signature/);
+    expect(() => encodeClientMessage({ ...m, type: 'advertise', cPK: b(31, 0) } as ClientMessage)).toThrow(
+      /^cPK/,
+    );
+  });
+});

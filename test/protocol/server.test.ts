@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { sign } from '../../crypto/signature.js';
+import { signedPayload } from '../../protocol/codec.js';
+import type { ClientMessage, MaskedInput } from '../../protocol/messages.js';
+import { createServer, serverAdvance, serverHandle } from '../../protocol/server.js';
+import { advertise, all, close, type Harness, makeHarness, respond } from './_harness.js';
+
+function resign<M extends ClientMessage>(h: Harness, signer: number, m: Omit<M, 'signature'>): M {
+  return { ...m, signature: sign(h.ids[signer]!.secretKey, signedPayload(m as ClientMessage)) } as M;
+}
+
+const codeOf = (r: { reply: { type: string; code?: string } }) =>
+  r.reply.type === 'rejected' ? r.reply.code : 'accepted';
+
+/** Run 5 silos (t = 3) until the server collects masked inputs; client 4 has not sent its input yet. */
+async function atMask(): Promise<{ h: Harness; pending: MaskedInput }> {
+  const h = makeHarness(5, 3, 8);
+  advertise(h);
+  await close(h);
+  await respond(h, all(h));
+  await close(h);
+  await respond(h, [0, 1, 2, 3]);
+  const { clientHandle } = await import('../../protocol/client.js');
+  const s = await clientHandle(h.clients[4]!, h.inbox.get(4)!, h.deps[4]!);
+  if (s.reply.type !== 'send' || s.reply.message.type !== 'mask') throw new Error('expected a masked input');
+  return { h, pending: s.reply.message };
+}
+
+describe('protocol/server: every client message is checked, rejects carry codes and leave the state unchanged', () => {
+  it('accepts the honest message', async () => {
+    const { h, pending } = await atMask();
+    expect(codeOf(serverHandle(h.server, pending))).toBe('accepted');
+  });
+
+  it('rejects a tampered masked vector (BAD_SIGNATURE) without changing its state', async () => {
+    const { h, pending } = await atMask();
+    const masked = pending.masked.slice();
+    masked[3]! ^= 1;
+    const r = serverHandle(h.server, { ...pending, masked });
+    expect(codeOf(r)).toBe('BAD_SIGNATURE');
+    expect(r.state).toBe(h.server);
+  });
+
+  it('rejects a message signed with another silo’s key (impersonation)', async () => {
+    const { h, pending } = await atMask();
+    const { signature: _s, ...body } = pending;
+    expect(codeOf(serverHandle(h.server, resign<MaskedInput>(h, 3, body)))).toBe('BAD_SIGNATURE');
+  });
+
+  it('rejects a replay within the stage (DUPLICATE), of an earlier stage (OUT_OF_ORDER) and from another round', async () => {
+    const { h, pending } = await atMask();
+    expect(codeOf(serverHandle(h.server, h.sent.get(0)!))).toBe('DUPLICATE');
+    const advert = h.server.adverts.get(1)!;
+    expect(codeOf(serverHandle(h.server, advert))).toBe('OUT_OF_ORDER');
+    // the same silo's masked input from round 0, replayed into round 1
+    const old = makeHarness(5, 3, 8, 0);
+    advertise(old);
+    await close(old);
+    await respond(old, all(old));
+    await close(old);
+    await respond(old, [4]);
+    expect(codeOf(serverHandle(h.server, old.sent.get(4)!))).toBe('WRONG_ROUND');
+    expect(codeOf(serverHandle(h.server, { ...pending, session: 'x' }))).toBe('WRONG_SESSION');
+    expect(codeOf(serverHandle(h.server, { ...pending, version: 9 }))).toBe('UNSUPPORTED_VERSION');
+  });
+
+  it('rejects unknown senders, wrong lengths and silos that skipped a stage', async () => {
+    const { h, pending } = await atMask();
+    expect(codeOf(serverHandle(h.server, { ...pending, sender: 7 }))).toBe('UNKNOWN_SENDER');
+    const { signature: _s, ...body } = pending;
+    expect(
+      codeOf(serverHandle(h.server, resign<MaskedInput>(h, 4, { ...body, masked: new Uint32Array(9) }))),
+    ).toBe('WRONG_LENGTH');
+    // silo 2 skipped ShareKeys in this run: its masked input is refused
+    const h2 = makeHarness(5, 3, 8);
+    advertise(h2);
+    await close(h2);
+    await respond(h2, [0, 1, 3, 4]);
+    await close(h2);
+    const late = resign<MaskedInput>(h2, 2, { ...body, sender: 2, masked: new Uint32Array(8) });
+    expect(codeOf(serverHandle(h2.server, late))).toBe('NOT_A_PARTICIPANT');
+  });
+
+  it('rejects a consistency signature on another set, and share boxes that do not address U_1', async () => {
+    const h = makeHarness(5, 3, 8);
+    advertise(h);
+    await close(h);
+    const { clientHandle } = await import('../../protocol/client.js');
+    const s = await clientHandle(h.clients[0]!, h.inbox.get(0)!, h.deps[0]!);
+    if (s.reply.type !== 'send' || s.reply.message.type !== 'share') throw new Error('expected share');
+    const { signature: _x, ...share } = s.reply.message;
+    const r = serverHandle(h.server, resign(h, 0, { ...share, boxes: share.boxes.slice(1) }));
+    expect(codeOf(r)).toBe('INCONSISTENT_SET');
+    await respond(h, all(h));
+    await close(h);
+    await respond(h, all(h));
+    await close(h);
+    const cs = await clientHandle(h.clients[0]!, h.inbox.get(0)!, h.deps[0]!);
+    if (cs.reply.type !== 'send' || cs.reply.message.type !== 'consistency')
+      throw new Error('expected consistency');
+    const { signature: _y, ...cc } = cs.reply.message;
+    expect(codeOf(serverHandle(h.server, resign(h, 0, { ...cc, survivors: [0, 1, 2] })))).toBe(
+      'CONSISTENCY_MISMATCH',
+    );
+    expect(codeOf(serverHandle(h.server, cs.reply.message))).toBe('accepted');
+  });
+
+  it('aborts with BELOW_THRESHOLD when a stage closes with fewer than t silos', async () => {
+    const h = makeHarness(5, 3, 8);
+    advertise(h, [0, 1]);
+    const r = await serverAdvance(h.server);
+    expect(r.output.type).toBe('abort');
+    if (r.output.type === 'abort') expect(r.output.code).toBe('BELOW_THRESHOLD');
+    expect(r.state.stage).toBe('aborted');
+    expect(codeOf(serverHandle(r.state, h.sent.get(0)!))).toBe('OUT_OF_ORDER');
+  });
+
+  it('checks its configuration', () => {
+    const h = makeHarness(4, 3, 8);
+    expect(() => createServer({ ...h.config, threshold: 2 })).toThrow(/^config\.threshold/);
+    expect(() => createServer({ ...h.config, length: 0 })).toThrow(/^config\.length/);
+    expect(() => createServer({ ...h.config, session: '' })).toThrow(/^config\.session/);
+    expect(() => createServer({ ...h.config, roster: [h.config.roster[0]!] })).toThrow(/^config\.roster/);
+  });
+});
