@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { sign } from '../../crypto/signature.js';
 import { signedPayload } from '../../protocol/codec.js';
-import type { ClientMessage, MaskedInput } from '../../protocol/messages.js';
+import type {
+  ClientMessage,
+  ConsistencyCheck,
+  MaskedInput,
+  ShareKeys,
+  UnsignedClientMessage,
+} from '../../protocol/messages.js';
 import { createServer, serverAdvance, serverHandle } from '../../protocol/server.js';
 import { advertise, all, close, type Harness, makeHarness, respond } from './_harness.js';
 
 function resign<M extends ClientMessage>(h: Harness, signer: number, m: Omit<M, 'signature'>): M {
-  return { ...m, signature: sign(h.ids[signer]!.secretKey, signedPayload(m as ClientMessage)) } as M;
+  const body = m as unknown as UnsignedClientMessage;
+  return { ...m, signature: sign(h.ids[signer]!.secretKey, signedPayload(body)) } as M;
 }
 
 const codeOf = (r: { reply: { type: string; code?: string } }) =>
@@ -89,7 +96,7 @@ describe('protocol/server: every client message is checked, rejects carry codes 
     const s = await clientHandle(h.clients[0]!, h.inbox.get(0)!, h.deps[0]!);
     if (s.reply.type !== 'send' || s.reply.message.type !== 'share') throw new Error('expected share');
     const { signature: _x, ...share } = s.reply.message;
-    const r = serverHandle(h.server, resign(h, 0, { ...share, boxes: share.boxes.slice(1) }));
+    const r = serverHandle(h.server, resign<ShareKeys>(h, 0, { ...share, boxes: share.boxes.slice(1) }));
     expect(codeOf(r)).toBe('INCONSISTENT_SET');
     await respond(h, all(h));
     await close(h);
@@ -99,9 +106,9 @@ describe('protocol/server: every client message is checked, rejects carry codes 
     if (cs.reply.type !== 'send' || cs.reply.message.type !== 'consistency')
       throw new Error('expected consistency');
     const { signature: _y, ...cc } = cs.reply.message;
-    expect(codeOf(serverHandle(h.server, resign(h, 0, { ...cc, survivors: [0, 1, 2] })))).toBe(
-      'CONSISTENCY_MISMATCH',
-    );
+    expect(
+      codeOf(serverHandle(h.server, resign<ConsistencyCheck>(h, 0, { ...cc, survivors: [0, 1, 2] }))),
+    ).toBe('CONSISTENCY_MISMATCH');
     expect(codeOf(serverHandle(h.server, cs.reply.message))).toBe('accepted');
   });
 
