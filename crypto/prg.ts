@@ -6,18 +6,21 @@
  * Bonawitz et al. 2017, round 2 (MaskedInputCollection): y_u = x_u + PRG(b_u)
  * + Σ_{v} Δ_{u,v}·PRG(s_{u,v}) over Z_(2^32). Each PRG output here is read as little-endian
  * uint32 words; mask element i is keystream bytes [4i, 4i + 4). The full mask never exists in
- * memory: at most one chunk of keystream (CHUNK_WORDS words) is alive at a time.
+ * memory: at most one chunk of keystream (CHUNK_WORDS words) is alive at a time. The add loop is a
+ * small WebAssembly SIMD routine (crypto/_add32.ts) with a plain JavaScript fallback, because a
+ * JavaScript loop alone is slower than AES-NI.
  *
  * Unlike a 32-bit seed folded into a general-purpose generator, the whole 32-byte seed (an X25519
  * secret or a self-mask seed) goes through HKDF, so masks inherit its 128-bit AES security.
  */
 import { createCipheriv } from 'node:crypto';
+import { ADDER_CHUNK_WORDS, createAdder } from './_add32.js';
 import { checkBytes, checkInt, checkString, encodeContext } from './_check.js';
 import { hkdfSha256 } from './kdf.js';
 
-/** Words of keystream produced per AES call (256 KiB). */
-export const CHUNK_WORDS = 1 << 16;
-/** Largest mask length in words: 2^32 − 1 (the CTR counter cannot wrap). */
+/** Words of keystream produced per AES call (128 KiB). */
+export const CHUNK_WORDS = ADDER_CHUNK_WORDS;
+/** Largest mask length in words: 2^32 − 1 (2^30 AES blocks per key, far below the 2^64 limit). */
 export const MAX_MASK_LENGTH = 0xffffffff;
 
 /** Which mask a PRG stream is: a pairwise mask between two silos, or a silo's self mask. */
@@ -41,9 +44,11 @@ export type MaskLabel =
       readonly vector: number;
     };
 
-/** Whether the platform stores typed-array words little-endian (true on x86-64 and ARM64). */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const ZEROS = new Uint8Array(4 * CHUNK_WORDS);
+const ADDER = createAdder();
+
+/** Which add loop masks use here: 'wasm-simd' (i32x4) or the 'js' fallback. */
+export const MASK_ADDER_KIND: 'wasm-simd' | 'js' = ADDER.kind;
 
 function checkLabel(label: MaskLabel): void {
   if (typeof label !== 'object' || label === null) throw new TypeError('label: expected an object');
@@ -86,14 +91,6 @@ export function maskStreamKey(seed: Uint8Array, label: MaskLabel): Uint8Array {
   return hkdfSha256(seed, new Uint8Array(0), info, 32);
 }
 
-function addWords(acc: Uint32Array, off: number, ks: Uint32Array, n: number): void {
-  for (let j = 0; j < n; j++) acc[off + j]! += ks[j]!;
-}
-
-function subWords(acc: Uint32Array, off: number, ks: Uint32Array, n: number): void {
-  for (let j = 0; j < n; j++) acc[off + j]! -= ks[j]!;
-}
-
 /**
  * acc ← acc + sign·PRG(seed, label) over Z_(2^32), element-wise, streaming the keystream in
  * chunks of {@link CHUNK_WORDS} words (no full-length temporary).
@@ -125,24 +122,18 @@ export function applyKeystream(acc: Uint32Array, keyIv: Uint8Array, sign: 1 | -1
   checkBytes('keyIv', keyIv, 32);
   if (sign !== 1 && sign !== -1) throw new RangeError('sign: expected 1 or -1');
   const cipher = createCipheriv('aes-128-ctr', keyIv.subarray(0, 16), keyIv.subarray(16, 32));
-  const op = sign === 1 ? addWords : subWords;
   const d = acc.length;
-  for (let off = 0; off < d; off += CHUNK_WORDS) {
-    const n = Math.min(CHUNK_WORDS, d - off);
-    const out = cipher.update(n === CHUNK_WORDS ? ZEROS : ZEROS.subarray(0, 4 * n));
-    op(acc, off, wordsOf(out, n), n);
-    out.fill(0);
+  try {
+    for (let off = 0; off < d; off += CHUNK_WORDS) {
+      const n = Math.min(CHUNK_WORDS, d - off);
+      const out = cipher.update(n === CHUNK_WORDS ? ZEROS : ZEROS.subarray(0, 4 * n));
+      ADDER.apply(acc, off, out, n, sign);
+      out.fill(0);
+    }
+  } finally {
+    ADDER.wipe();
   }
   cipher.final();
-}
-
-/** The keystream bytes as little-endian words, without copying when alignment and endianness allow. */
-function wordsOf(bytes: Uint8Array, n: number): Uint32Array {
-  if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, n);
-  const w = new Uint32Array(n);
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, 4 * n);
-  for (let i = 0; i < n; i++) w[i] = dv.getUint32(4 * i, true);
-  return w;
 }
 
 /**

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ADDER_CHUNK_WORDS, createAdder } from '../../crypto/_add32.js';
 import {
   applyKeystream,
   applyMask,
   CHUNK_WORDS,
   expandMask,
+  MASK_ADDER_KIND,
   type MaskLabel,
   maskStreamKey,
 } from '../../crypto/prg.js';
@@ -83,5 +85,34 @@ describe('crypto/prg', () => {
     expect(() => applyMask(new Uint32Array(1), seed, { ...l, b: 2 }, 2 as 1)).toThrow(/^sign/);
     expect(() => applyMask([] as unknown as Uint32Array, seed, { ...l, b: 2 }, 1)).toThrow(/^acc/);
     expect(() => maskStreamKey(seed, { ...l, b: 2, round: 1.5 })).toThrow(/^label\.round/);
+  });
+});
+
+describe('crypto/_add32 (the mask add loop)', () => {
+  it('the WebAssembly SIMD adder and the JavaScript fallback agree, for + and −, at any offset and length', () => {
+    const wasm = createAdder();
+    const js = createAdder(true);
+    expect(js.kind).toBe('js');
+    expect(MASK_ADDER_KIND).toBe(wasm.kind);
+    const rnd = (n: number, s: number) =>
+      Uint32Array.from({ length: n }, (_, i) => Math.imul(i + 1, 2654435761 + s) >>> 0);
+    for (const n of [0, 1, 3, 4, 5, 17, 1000, ADDER_CHUNK_WORDS]) {
+      for (const sign of [1, -1] as const) {
+        const ks = rnd(n + 1, 7);
+        const ksBytes = new Uint8Array(ks.buffer, 4, 4 * n); // offset view, as cipher output may be
+        const a = rnd(n + 9, 3);
+        const b = a.slice();
+        wasm.apply(a, 5, ksBytes, n, sign);
+        js.apply(b, 5, ksBytes, n, sign);
+        expect(a).toEqual(b);
+        for (const i of [0, 1, 2, 3, 4, n + 5, n + 6, n + 7, n + 8])
+          if (i < 5 || i >= n + 5) expect(a[i]).toBe(rnd(n + 9, 3)[i]);
+        if (n > 0)
+          expect(a[5]).toBe(
+            sign === 1 ? (rnd(n + 9, 3)[5]! + ks[1]!) >>> 0 : (rnd(n + 9, 3)[5]! - ks[1]!) >>> 0,
+          );
+      }
+    }
+    wasm.wipe();
   });
 });
