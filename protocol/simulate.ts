@@ -68,6 +68,8 @@ export type WireEvent =
 export interface StepHooks {
   readonly before?: (party: number | 'server', stage: ServerStage) => void;
   readonly after?: (party: number | 'server', stage: ServerStage) => void;
+  /** The server state about to close `stage` (states are immutable: it may be replayed). */
+  readonly serverState?: (stage: ServerStage, state: ServerState) => void;
 }
 
 /** Options of {@link simulateRound}. */
@@ -211,6 +213,7 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
   }
   for (let k = 0; k < STAGES.length; k++) {
     const stage = STAGES[k]!;
+    o.hooks?.serverState?.(stage, server);
     o.hooks?.before?.('server', stage);
     const adv = await serverAdvance(server);
     o.hooks?.after?.('server', stage);
