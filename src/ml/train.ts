@@ -1,0 +1,195 @@
+/**
+ * Local training of one silo: minibatch SGD or Adam on the softmax cross-entropy, from the
+ * global model M0, returning the update Δ = M_local − M0.
+ *
+ * Adam and weight decay follow PyTorch's `torch.optim.Adam(weight_decay=λ)` (the decay is added
+ * to the gradient, L2-style, not decoupled), the optimizer papers/003 §5 uses with lr = 1e-3
+ * and λ = 1e-3. SGD follows `torch.optim.SGD` (momentum buffer b ← μb + g, θ ← θ − lr·b).
+ * Each epoch visits the examples in a fresh seeded permutation; the last batch may be short.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { createRng } from '../../scoring/random.js';
+import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
+
+/** Options for `trainLocal`. */
+export interface TrainOptions {
+  /** Passes over the local data (default 1). */
+  epochs?: number;
+  /** Examples per step (default 64). */
+  batchSize?: number;
+  /** `adam` (default) or `sgd`. */
+  optimizer?: 'adam' | 'sgd';
+  /** Step size (default 1e-3 for Adam, 1e-2 for SGD). */
+  learningRate?: number;
+  /** L2 weight decay λ added to the gradient as λθ (default 0; papers/003 uses 1e-3). */
+  weightDecay?: number;
+  /** SGD momentum μ (default 0). */
+  momentum?: number;
+  /** Adam β1, β2, ε (defaults 0.9, 0.999, 1e-8). */
+  beta1?: number;
+  beta2?: number;
+  epsilon?: number;
+  /** Seed of the example order. */
+  seed: number;
+  /** Called after each epoch with its mean training loss. */
+  onEpoch?: (epoch: number, meanLoss: number) => void;
+}
+
+/** What `trainLocal` returns. */
+export interface TrainResult {
+  /** Δ = M_local − M0, same layout as M0. */
+  readonly delta: Float32Array;
+  /** Mean training loss of each epoch (measured during the epoch, before each step). */
+  readonly epochLosses: Float64Array;
+  /** Optimizer steps taken. */
+  readonly steps: number;
+  /** Examples processed (epochs × n). */
+  readonly samples: number;
+}
+
+function checkNumber(
+  field: string,
+  v: number,
+  min: number,
+  max = Number.POSITIVE_INFINITY,
+  strictMin = false,
+) {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (strictMin && v === min) || v > max)
+    throw new RangeError(`${field}: expected a number in ${strictMin ? '(' : '['}${min}, ${max}], got ${v}`);
+}
+
+function checkInteger(field: string, v: number, min: number) {
+  if (!Number.isInteger(v) || v < min)
+    throw new RangeError(`${field}: expected an integer ≥ ${min}, got ${v}`);
+}
+
+/**
+ * Trains `spec` from `m0` on `data` and returns Δ = M_local − M0. Uses the active tfjs backend
+ * (call `initBackend` first). Deterministic for a given seed and backend.
+ *
+ * @throws RangeError/TypeError naming the bad field (shapes, labels count, options).
+ */
+export async function trainLocal(
+  spec: ModelSpec,
+  m0: Float32Array,
+  data: Examples,
+  options: TrainOptions,
+): Promise<TrainResult> {
+  checkParams(spec, m0, 'm0');
+  checkExamples(spec, data);
+  if (!options || typeof options !== 'object') throw new TypeError('options: expected an object with a seed');
+  const epochs = options.epochs ?? 1;
+  const batchSize = options.batchSize ?? 64;
+  const opt = options.optimizer ?? 'adam';
+  if (opt !== 'adam' && opt !== 'sgd')
+    throw new RangeError(`optimizer: expected adam or sgd, got ${String(opt)}`);
+  const lr = options.learningRate ?? (opt === 'adam' ? 1e-3 : 1e-2);
+  const wd = options.weightDecay ?? 0;
+  const momentum = options.momentum ?? 0;
+  const beta1 = options.beta1 ?? 0.9;
+  const beta2 = options.beta2 ?? 0.999;
+  const eps = options.epsilon ?? 1e-8;
+  checkInteger('epochs', epochs, 0);
+  checkInteger('batchSize', batchSize, 1);
+  checkNumber('learningRate', lr, 0, Number.POSITIVE_INFINITY, true);
+  checkNumber('weightDecay', wd, 0);
+  checkNumber('momentum', momentum, 0, 1);
+  checkNumber('beta1', beta1, 0, 1);
+  checkNumber('beta2', beta2, 0, 1);
+  checkNumber('epsilon', eps, 0);
+  if (!Number.isFinite(options.seed))
+    throw new RangeError(`seed: expected a finite number, got ${options.seed}`);
+
+  const layout = paramLayout(spec);
+  const features = data.x.length / Math.max(1, data.n);
+  const classes = spec.numClasses;
+  const count = spec.paramCount;
+  // Parameters and optimizer state live in JS as flat vectors; each step uploads θ, lets tfjs
+  // compute the gradient and updates θ in one loop. One fused JS loop over the vector costs far
+  // less on wasm than the ~14 tfjs ops per tensor an Adam step takes (measured ≈100 ms per step
+  // for the 2.4M-parameter cnn003, against ≈10 ms here).
+  const theta = Float32Array.from(m0);
+  const grad = new Float32Array(count);
+  const m = opt === 'adam' || momentum > 0 ? new Float32Array(count) : undefined;
+  const v = opt === 'adam' ? new Float32Array(count) : undefined;
+  // The batch is closed over, not an argument: tfjs would otherwise differentiate through it too.
+  let xb: tf.Tensor2D | undefined;
+  let yb: tf.Tensor2D | undefined;
+  const valueAndGrads = tf.valueAndGrads(
+    (...ws: tf.Tensor[]) =>
+      tf.neg(tf.mean(tf.sum(tf.mul(yb!, tf.logSoftmax(forward(spec, ws, xb!))), 1))) as tf.Scalar,
+  );
+  const rng = createRng(options.seed);
+  const order = new Int32Array(data.n);
+  const xBuf = new Float32Array(batchSize * features);
+  const yBuf = new Float32Array(batchSize * classes);
+  const epochLosses = new Float64Array(epochs);
+  let steps = 0;
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    for (let i = 0; i < data.n; i++) order[i] = i;
+    for (let i = data.n - 1; i > 0; i--) {
+      const j = Math.floor(rng.next() * (i + 1));
+      const t = order[i]!;
+      order[i] = order[j]!;
+      order[j] = t;
+    }
+    let lossSum = 0;
+    for (let start = 0; start < data.n; start += batchSize) {
+      const b = Math.min(batchSize, data.n - start);
+      yBuf.fill(0, 0, b * classes);
+      for (let k = 0; k < b; k++) {
+        const i = order[start + k]!;
+        xBuf.set(data.x.subarray(i * features, (i + 1) * features), k * features);
+        yBuf[k * classes + data.y[i]!] = 1;
+      }
+      steps++;
+      lossSum +=
+        b *
+        tf.tidy(() => {
+          xb = tf.tensor2d(xBuf.subarray(0, b * features), [b, features]);
+          yb = tf.tensor2d(yBuf.subarray(0, b * classes), [b, classes]);
+          const ws = layout.map((e) => tf.tensor(theta.subarray(e.offset, e.offset + e.size), [...e.shape]));
+          const { value, grads } = valueAndGrads(ws);
+          for (const [k, e] of layout.entries()) grad.set(grads[k]!.dataSync() as Float32Array, e.offset);
+          return value.dataSync()[0]!;
+        });
+      step();
+    }
+    epochLosses[epoch] = lossSum / Math.max(1, data.n);
+    options.onEpoch?.(epoch, epochLosses[epoch]!);
+    await Promise.resolve();
+  }
+  const delta = new Float32Array(count);
+  for (let i = 0; i < count; i++) delta[i] = theta[i]! - m0[i]!;
+  return { delta, epochLosses, steps, samples: epochs * data.n };
+
+  /** One optimizer step on θ with the gradient in `grad` (PyTorch's update rules). */
+  function step(): void {
+    if (opt === 'adam') {
+      const mm = m!;
+      const vv = v!;
+      const stepSize = lr / (1 - beta1 ** steps);
+      const sqrtBc2 = Math.sqrt(1 - beta2 ** steps);
+      const c1 = 1 - beta1;
+      const c2 = 1 - beta2;
+      for (let i = 0; i < count; i++) {
+        const p = theta[i]!;
+        const g = grad[i]! + wd * p;
+        const mi = beta1 * mm[i]! + c1 * g;
+        const vi = beta2 * vv[i]! + c2 * g * g;
+        mm[i] = mi;
+        vv[i] = vi;
+        theta[i] = p - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        let g = grad[i]! + wd * theta[i]!;
+        if (m) {
+          g = steps === 1 ? g : momentum * m[i]! + g;
+          m[i] = g;
+        }
+        theta[i] = theta[i]! - lr * g;
+      }
+    }
+  }
+}
