@@ -1,0 +1,94 @@
+/**
+ * FedAvg (McMahan et al. 2017): a uniformly random set of silos per round, aggregated with weights
+ * proportional to their example counts (papers/000 Eq. 3). The base every other strategy varies: the
+ * variants in this folder spread `fedAvg(...)` and override `select` or `aggregationWeights`.
+ */
+
+import type { Params } from './_params.js';
+import {
+  checkAggregateContext,
+  checkSelectContext,
+  checkSetup,
+  type RoundSize,
+  roundSize,
+  uniformSample,
+} from './_sampling.js';
+import type { AggregateContext, SelectContext, Strategy } from './strategy.js';
+
+/** Parameters of `fedAvg`. */
+export interface FedAvgParams extends RoundSize {
+  /** 'examples' (FedAvg, n_i; default) or 'equal' (uniform aggregation). */
+  weights: 'examples' | 'equal';
+}
+
+/** Defaults of `fedAvg`: every silo every round, example-count weights. */
+export const FEDAVG_DEFAULTS: FedAvgParams = { fraction: 1, weights: 'examples' };
+
+/** Reads the round-size parameters `fraction` (default `fallback`) and `clientsPerRound`. */
+export function readRoundSize(p: Params, fallback: number): RoundSize {
+  const fraction = p.number('fraction', fallback, { min: 0, minOpen: true, max: 1 });
+  const clientsPerRound = p.optionalNumber('clientsPerRound', { min: 1, integer: true });
+  return clientsPerRound === undefined ? { fraction } : { fraction, clientsPerRound };
+}
+
+/**
+ * Reads FedAvg's parameters from a strategy config: `fraction` ∈ (0, 1] (default 1),
+ * `clientsPerRound` (integer ≥ 1, overrides fraction), `weights` 'examples' | 'equal'.
+ */
+export function readFedAvgParams(p: Params): FedAvgParams {
+  return {
+    ...readRoundSize(p, FEDAVG_DEFAULTS.fraction),
+    weights: p.oneOf('weights', FEDAVG_DEFAULTS.weights, ['examples', 'equal'] as const),
+  };
+}
+
+/** n_i (or 1) of each selected silo, in ctx.selected order. */
+export function baseWeights(ctx: AggregateContext, mode: 'examples' | 'equal'): Float64Array {
+  return Float64Array.from(ctx.selected, (s) => (mode === 'equal' ? 1 : ctx.setup.silos[s]!.examples));
+}
+
+/** FedAvg's selection: roundSize(n) silos uniformly at random, whatever the state. */
+export function randomSelection(size: RoundSize): (state: unknown, ctx: SelectContext) => number[] {
+  return (_state, ctx) => {
+    checkSelectContext(ctx);
+    const n = ctx.setup.numSilos;
+    return uniformSample(ctx.rng, n, roundSize(n, size));
+  };
+}
+
+/** Checks a round size given in code (the registry's reader checks configs). */
+export function checkRoundSize(size: RoundSize): void {
+  if (!(size.fraction > 0 && size.fraction <= 1))
+    throw new RangeError(`strategy.fraction: expected a number in (0, 1], got ${size.fraction}`);
+  if (
+    size.clientsPerRound !== undefined &&
+    !(Number.isInteger(size.clientsPerRound) && size.clientsPerRound >= 1)
+  )
+    throw new RangeError(`strategy.clientsPerRound: expected an integer ≥ 1, got ${size.clientsPerRound}`);
+}
+
+/**
+ * The FedAvg strategy (stateless). `select` draws roundSize(n) silos uniformly without replacement;
+ * `aggregationWeights` returns example counts (or 1s). Private-mode safe.
+ * @throws RangeError when fraction is outside (0, 1] or clientsPerRound is not a positive integer.
+ */
+export function fedAvg(params: Partial<FedAvgParams> = {}): Strategy<null> {
+  const { weights, ...size } = { ...FEDAVG_DEFAULTS, ...params };
+  checkRoundSize(size);
+  if (weights !== 'examples' && weights !== 'equal')
+    throw new RangeError(`strategy.weights: expected 'examples' or 'equal', got ${String(weights)}`);
+  return {
+    name: 'fedavg',
+    requiresFullVisibility: false,
+    init(setup) {
+      checkSetup(setup);
+      return null;
+    },
+    select: randomSelection(size),
+    async aggregationWeights(state, ctx) {
+      checkAggregateContext(ctx);
+      return { weights: baseWeights(ctx, weights), state };
+    },
+    observe: (state) => state,
+  };
+}

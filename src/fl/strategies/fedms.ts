@@ -1,0 +1,203 @@
+/**
+ * FedMS (papers/000 Alg. 2, Maverick-Shapley client selection with coreset aggregation). Overrides
+ * both methods of FedAvg:
+ *
+ *   select:       P_i = exp(Ŝ_i)/Σ_j exp(Ŝ_j) over all silos, K^t ~ P          (Alg. 2 lines 6–7, Eq. 12)
+ *   aggregation:  φ, β, K̂^t ← Maverick-Shapley on the round's per-class game     (line 11; Alg. 1 / 3)
+ *                 S_i^c ← α·S_i^c + (1 − α)·φ_i^c for participants                (line 13, Eq. 8)
+ *                 Ŝ_i = Σ_c β^c·S_i^c for every silo                              (line 15, Eq. 9)
+ *                 aggregate only the coreset K̂^t, weights n_i                    (§4.2; line 16's n_i)
+ *
+ * The valuation is scoring/maverick.ts (`maverickShapleyRound` with GTG, i.e. MS-GTG, Alg. 1, the
+ * paper's choice for FedMS in §5; or exact per-round class-wise Shapley, MS-MR, Alg. 3), then
+ * `accumulateClassShapley` (Eq. 8) and `maverickScores` (Eq. 9).
+ *
+ * Coreset divergence rule (§5.1, "Hyperparameter Settings"): d̂^t is the class-wise accuracy
+ * difference between K̂^t and the previous coreset K̂^{t−1}; when d̂^t < 0 and |d̂^t| > ε_d the coreset
+ * is discarded, K̂^t = ∅, and nothing is aggregated (all weights 0: the global model stays). ε_d
+ * decays exponentially from 3.0 to 0.1 over the run.
+ *
+ * Choices where the paper is open (also at their lines):
+ * - "sample clients ∼ P" (line 7): k = roundSize silos without replacement (`weightedSample`).
+ * - Footnote 1 ("In the first round, the server queries model updates from all clients and
+ *   initializes contribution scores"): round 1 selects every silo (`firstRoundAll`, default true) and
+ *   its class-wise Shapley values go through Eq. 8 like any round's, from S = 0.
+ * - d̂^t = Σ_c (v̂^{t,c} − v̂^{t−1,c}) (the sum over classes, the scale ε_d = 3.0 suggests), against the
+ *   last coreset that was kept; the first coreset is never discarded.
+ * - ε_d(t) = ε_start·(ε_end/ε_start)^{(t−1)/(R−1)} for rounds t = 1..R.
+ * - When the between-round truncation of Alg. 1 line 7 skips the estimator (φ = 0), the coreset still
+ *   comes from v(∅) and v(N) (scoring/maverick.ts), i.e. it is the grand coalition.
+ * - GTG budget: the paper stops GTG by Eq. 11 only; we also cap each class's run at `budget`
+ *   evaluations (default 1000, shared memo across classes).
+ */
+
+import { gtgShapley } from '../../../scoring/gtg.js';
+import {
+  accumulateClassShapley,
+  type ClassEstimator,
+  maverickScores,
+  maverickShapleyRound,
+} from '../../../scoring/maverick.js';
+import { exactShapleyOfGame } from '../../../scoring/shapley.js';
+import { Params } from './_params.js';
+import {
+  checkAggregateContext,
+  checkSelectContext,
+  checkSetup,
+  type RoundSize,
+  requireFull,
+  roundSize,
+  seedFrom,
+  softmax,
+  weightedSample,
+} from './_sampling.js';
+import { checkRoundSize, readRoundSize } from './fedavg.js';
+import type { Strategy } from './strategy.js';
+
+/** Parameters of `fedMs`. */
+export interface FedMsParams extends RoundSize {
+  /** T > 0, class-difficulty temperature of Eq. 10 (§5.1: 0.01). */
+  temperature: number;
+  /** α ∈ [0, 1], decay of Eq. 8 (§5.1: 0.6 for Dir(1), Dir(0.1); 0.8 for Dir(10)). */
+  alpha: number;
+  /** ε_b ≥ 0, between-round truncation (§5.1: 0.001). */
+  epsilonB: number;
+  /** ε_i ≥ 0, within-round truncation of GTG (§5.1: 0.001). */
+  epsilonI: number;
+  /** 'gtg' (MS-GTG, Alg. 1; default) or 'exact' (MS-MR, Alg. 3; at most 20 participants). */
+  estimator: 'gtg' | 'exact';
+  /** GTG evaluation cap per class run (our choice: 1000). */
+  budget: number;
+  /** Select every silo in round 1 (footnote 1; default true). */
+  firstRoundAll: boolean;
+  /** Discard diverging coresets (§5.1; default true). */
+  discardDivergent: boolean;
+  /** ε_d at the first round (§5.1: 3.0). */
+  epsilonDStart: number;
+  /** ε_d at the last round (§5.1: 0.1; 0.2 for MNIST Dir(0.1)). */
+  epsilonDEnd: number;
+}
+
+/** Defaults: papers/000 §5.1 (10 % of the silos, T = 0.01, α = 0.6, ε_b = ε_i = 0.001, ε_d 3.0 → 0.1). */
+export const FEDMS_DEFAULTS: FedMsParams = {
+  fraction: 0.1,
+  temperature: 0.01,
+  alpha: 0.6,
+  epsilonB: 0.001,
+  epsilonI: 0.001,
+  estimator: 'gtg',
+  budget: 1000,
+  firstRoundAll: true,
+  discardDivergent: true,
+  epsilonDStart: 3.0,
+  epsilonDEnd: 0.1,
+};
+
+/** FedMS's state (all arrays fresh per state; never mutated). */
+export interface FedMsState {
+  /** S, silos × classes player-major (Eq. 8); zeros at first. */
+  readonly accumulated: Float64Array;
+  /** Ŝ of every silo (Eq. 9); zeros before the first round (uniform P). */
+  readonly scores: Float64Array;
+  /** Σ_c v̂^c of the last coreset kept, or null before the first. */
+  readonly lastCoresetTotal: number | null;
+  /** The coreset of the last round, global silo ids ([] when discarded). */
+  readonly coreset: readonly number[];
+}
+
+/** ε_d of round t (1-based) of R: exponential decay from start to end (§5.1). */
+export function divergenceThreshold(round: number, rounds: number, start: number, end: number): number {
+  if (rounds <= 1) return start;
+  return start * (end / start) ** ((round - 1) / (rounds - 1));
+}
+
+/** Reads the parameters from a strategy config (see `FedMsParams`). */
+export function readFedMsParams(p: Params): FedMsParams {
+  const d = FEDMS_DEFAULTS;
+  return {
+    ...readRoundSize(p, d.fraction),
+    temperature: p.number('temperature', d.temperature, { min: 0, minOpen: true }),
+    alpha: p.number('alpha', d.alpha, { min: 0, max: 1 }),
+    epsilonB: p.number('epsilonB', d.epsilonB, { min: 0 }),
+    epsilonI: p.number('epsilonI', d.epsilonI, { min: 0 }),
+    estimator: p.oneOf('estimator', d.estimator, ['gtg', 'exact'] as const),
+    budget: p.number('budget', d.budget, { min: 2, integer: true }),
+    firstRoundAll: p.boolean('firstRoundAll', d.firstRoundAll),
+    discardDivergent: p.boolean('discardDivergent', d.discardDivergent),
+    epsilonDStart: p.number('epsilonDStart', d.epsilonDStart, { min: 0, minOpen: true }),
+    epsilonDEnd: p.number('epsilonDEnd', d.epsilonDEnd, { min: 0, minOpen: true }),
+  };
+}
+
+/**
+ * FedMS: Maverick-Shapley selection and coreset aggregation. Needs full visibility (per-class game).
+ * @throws RangeError naming the parameter for a bad value.
+ */
+export function fedMs(params: Partial<FedMsParams> = {}): Strategy<FedMsState> {
+  const o = { ...FEDMS_DEFAULTS, ...params };
+  readFedMsParams(new Params({ ...o }, 'fedms'));
+  checkRoundSize(o);
+  const estimator: ClassEstimator =
+    o.estimator === 'exact'
+      ? (game) => exactShapleyOfGame(game)
+      : (game, { rng }) => gtgShapley(game, { budget: o.budget, rng, withinRoundTolerance: o.epsilonI });
+  return {
+    name: 'fedms',
+    requiresFullVisibility: true,
+    init(setup) {
+      checkSetup(setup);
+      return {
+        accumulated: new Float64Array(setup.numSilos * setup.numClasses),
+        scores: new Float64Array(setup.numSilos),
+        lastCoresetTotal: null,
+        coreset: [],
+      };
+    },
+    select(state, ctx) {
+      checkSelectContext(ctx);
+      const n = ctx.setup.numSilos;
+      if (o.firstRoundAll && ctx.round === 1) return Array.from({ length: n }, (_, i) => i); // footnote 1
+      return weightedSample(ctx.rng, softmax(state.scores), roundSize(n, o)); // lines 6–7, Eq. 12
+    },
+    async aggregationWeights(state, ctx) {
+      checkAggregateContext(ctx);
+      const full = requireFull('fedms', ctx);
+      const C = ctx.setup.numClasses;
+      if (full.perClass.dims !== C)
+        throw new RangeError(`ctx.full.perClass: expected ${C} classes, got ${full.perClass.dims}`);
+      if (o.estimator === 'exact' && ctx.selected.length > 20)
+        throw new RangeError(
+          `strategy.estimator: 'exact' values at most 20 participants, got ${ctx.selected.length}`,
+        );
+      // line 11: φ, β, K̂^t
+      const mr = await maverickShapleyRound(full.perClass, estimator, {
+        temperature: o.temperature,
+        seed: seedFrom(ctx.rng),
+        betweenRoundEpsilon: o.epsilonB,
+      });
+      const accumulated = accumulateClassShapley(state.accumulated, C, ctx.selected, mr.phi, o.alpha); // line 13
+      const scores = maverickScores(accumulated, mr.beta); // line 15
+      let coreTotal = 0;
+      for (let c = 0; c < C; c++) coreTotal += mr.coresetAccuracy[c]!;
+      // §5.1: discard a coreset whose class-wise accuracy fell by more than ε_d.
+      const d = state.lastCoresetTotal === null ? 0 : coreTotal - state.lastCoresetTotal;
+      const epsD = divergenceThreshold(ctx.round, ctx.setup.rounds, o.epsilonDStart, o.epsilonDEnd);
+      const discard = o.discardDivergent && d < 0 && Math.abs(d) > epsD;
+      const inCore = new Set(discard ? [] : mr.coreset);
+      const weights = Float64Array.from(ctx.selected, (s, k) =>
+        inCore.has(k) ? ctx.setup.silos[s]!.examples : 0,
+      );
+      return {
+        weights,
+        state: {
+          accumulated,
+          scores,
+          lastCoresetTotal: discard ? state.lastCoresetTotal : coreTotal,
+          coreset: discard ? [] : mr.coreset.map((k) => ctx.selected[k]!),
+        },
+        values: mr.rewards.slice(), // Eq. 13
+      };
+    },
+    observe: (state) => state,
+  };
+}

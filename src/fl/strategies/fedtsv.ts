@@ -1,0 +1,99 @@
+/**
+ * FedTSV (papers/002 Alg. 2): FedAvg's random selection (line 3: "Server selects a subset of
+ * clients"; the paper fixes no rule) with adaptive aggregation weights from the cumulative
+ * Trajectory Shapley Value. Overrides `aggregationWeights` of FedAvg:
+ *
+ *   φ_i(v^t)     per-round TSV of participant i, utility of Eq. 9–11 against Δ_val^t (line 22)
+ *   φ_i^{t+1}    = φ_i^t + φ_i(v^t) for participants, unchanged otherwise (lines 20–26, Eq. 12)
+ *   α_i^{t+1}    = max(0, φ_i^{t+1}) (line 27, Eq. 13)
+ *   θ^{t+1}      = Σ_{i∈S_t} α_i^{t+1}/Σ_{j∈S_t} α_j^{t+1} · θ_i^{t+1} (line 29)
+ *
+ * The math is scoring/trajectory.ts (`updateGeometry`, `trajectoryShapley`, `accumulateTrajectory`,
+ * `trajectoryWeights`, which falls back to uniform weights when every α is 0). Exact TSV for up to
+ * 20 participants, permutation sampling beyond ("we employ a Monte Carlo approximation", §III); the
+ * sampled budget has no value in the paper — ours is 100 permutations, 1 + 100·N utilities.
+ */
+
+import {
+  accumulateTrajectory,
+  trajectoryShapley,
+  trajectoryWeights,
+  updateGeometry,
+} from '../../../scoring/trajectory.js';
+import { Params } from './_params.js';
+import { checkAggregateContext, checkSetup, type RoundSize, requireFull } from './_sampling.js';
+import { checkRoundSize, randomSelection, readRoundSize } from './fedavg.js';
+import type { Strategy } from './strategy.js';
+
+/** Parameters of `fedTsv`. */
+export interface FedTsvParams extends RoundSize {
+  /** 'auto' (exact up to 20 participants, sampled beyond; default), 'exact' or 'sampled'. */
+  method: 'auto' | 'exact' | 'sampled';
+  /** Permutations when sampling (default 100); the utility budget is 1 + permutations·N. */
+  permutations: number;
+  /** Coalition mean of Eq. 9: 'equal' (the paper; default) or 'examples' (FedAvg-weighted). */
+  coalitionWeights: 'equal' | 'examples';
+}
+
+/** Defaults: every silo every round (the paper fixes no selection), TSV exact when possible. */
+export const FEDTSV_DEFAULTS: FedTsvParams = {
+  fraction: 1,
+  method: 'auto',
+  permutations: 100,
+  coalitionWeights: 'equal',
+};
+
+/** FedTSV's state: the cumulative TSV φ_i of every silo (φ^0 = 0, Alg. 2 line 1). */
+export interface FedTsvState {
+  readonly cumulative: Float64Array;
+}
+
+/** Reads the parameters from a strategy config (see `FedTsvParams`). */
+export function readFedTsvParams(p: Params): FedTsvParams {
+  const d = FEDTSV_DEFAULTS;
+  return {
+    ...readRoundSize(p, d.fraction),
+    method: p.oneOf('method', d.method, ['auto', 'exact', 'sampled'] as const),
+    permutations: p.number('permutations', d.permutations, { min: 1, integer: true }),
+    coalitionWeights: p.oneOf('coalitionWeights', d.coalitionWeights, ['equal', 'examples'] as const),
+  };
+}
+
+/**
+ * FedTSV adaptive aggregation. Needs full visibility: the round's updates and `referenceUpdate`.
+ * @throws RangeError naming the parameter for a bad value.
+ */
+export function fedTsv(params: Partial<FedTsvParams> = {}): Strategy<FedTsvState> {
+  const o = { ...FEDTSV_DEFAULTS, ...params };
+  readFedTsvParams(new Params({ ...o }, 'fedtsv'));
+  checkRoundSize(o);
+  return {
+    name: 'fedtsv',
+    requiresFullVisibility: true,
+    init(setup) {
+      checkSetup(setup);
+      return { cumulative: new Float64Array(setup.numSilos) };
+    },
+    select: randomSelection(o),
+    async aggregationWeights(state, ctx) {
+      checkAggregateContext(ctx);
+      const full = requireFull('fedtsv', ctx);
+      if (full.referenceUpdate === undefined)
+        throw new TypeError('ctx.full.referenceUpdate: fedtsv needs the validation reference update Δ_val');
+      const geometry = updateGeometry(full.updates, full.referenceUpdate); // Eq. 9–11 inputs
+      const k = ctx.selected.length;
+      const est = trajectoryShapley(geometry, {
+        method: o.method,
+        budget: 1 + o.permutations * k,
+        rng: ctx.rng,
+        ...(o.coalitionWeights === 'examples'
+          ? { weights: ctx.selected.map((s) => ctx.setup.silos[s]!.examples) }
+          : {}),
+      }); // line 22
+      const cumulative = accumulateTrajectory(state.cumulative, ctx.selected, est.values); // lines 20–26
+      const weights = trajectoryWeights(cumulative, ctx.selected); // lines 27, 29
+      return { weights, state: { cumulative }, values: est.values.slice() };
+    },
+    observe: (state) => state,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Score-weighted aggregation (papers/003 §5.4, "Performance Gain"): FedAvg whose aggregation weights
+ * are the silos' normalized contribution scores — "each update is weighted by the current value of
+ * its normalized score, so that top-performing and bottom-performing participants receive weights
+ * above and below 1, respectively". Overrides `aggregationWeights` of FedAvg.
+ *
+ * The normalization is papers/003 §5's (metrics paragraph): (i) subtract the minimum, (ii) divide by
+ * the mean, ŝ_i = (s_i − min_j s_j) / mean_j(s_j − min s), so the weights average 1, the best silos
+ * get more than 1 and the worst exactly 0.
+ *
+ * Private-mode safe: the weights come from public history (scores of earlier rounds), so each silo
+ * can scale its own update before secure aggregation. Choices where the paper is silent:
+ * - "current value": by default the cumulative score (sum of the per-round scores published so far);
+ *   `accumulate: 'latest'` uses the silo's most recent per-round score instead.
+ * - The minimum and mean are taken over the round's selected silos that have a score; a silo with no
+ *   score yet gets weight 1 (neutral), and when the scores do not differ (or only one silo has one)
+ *   every weight is 1. Round 1 is therefore plain uniform aggregation.
+ * - The base is uniform (the paper compares against "FedAvg (naive uniform aggregation)");
+ *   `weights: 'examples'` multiplies the normalized score by n_i.
+ */
+
+import { Params } from './_params.js';
+import { checkAggregateContext, checkSetup, type RoundSize } from './_sampling.js';
+import { baseWeights, checkRoundSize, randomSelection, readRoundSize } from './fedavg.js';
+import type { History, Strategy } from './strategy.js';
+
+/** Parameters of `scoreWeighted`. */
+export interface ScoreWeightedParams extends RoundSize {
+  /** Score scheme read from the history (`fp`, `ee`, `eeMedian`, `loo`, `ioi`, or an estimator); default 'fp'. */
+  score: string;
+  /** 'cumulative' (sum of per-round scores; default) or 'latest' (the most recent one). */
+  accumulate: 'cumulative' | 'latest';
+  /** Base multiplied by the normalized score: 'equal' (default, as in the paper) or 'examples'. */
+  weights: 'equal' | 'examples';
+}
+
+/** Defaults: every silo every round, FP scores, cumulative, uniform base. */
+export const SCORE_WEIGHTED_DEFAULTS: ScoreWeightedParams = {
+  fraction: 1,
+  score: 'fp',
+  accumulate: 'cumulative',
+  weights: 'equal',
+};
+
+/**
+ * papers/003 §5 normalization: (s − min s) / mean(s − min s). All 1 when the scores are all equal.
+ * @throws RangeError when scores is empty or not finite.
+ */
+export function normalizeScores(scores: ArrayLike<number>): Float64Array {
+  const n = scores.length;
+  if (n < 1) throw new RangeError('scores: expected at least one score');
+  let min = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(scores[i])) throw new RangeError(`scores: entry ${i} is not finite (${scores[i]})`);
+    min = Math.min(min, scores[i]!);
+  }
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += (scores[i]! - min) / n;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = mean > 0 ? (scores[i]! - min) / mean : 1;
+  return out;
+}
+
+/**
+ * The current score of every silo from the public history: the sum of its per-round scores
+ * ('cumulative') or its last one ('latest'); null for a silo never scored under `score`.
+ */
+export function currentScores(
+  history: History,
+  score: string,
+  accumulate: 'cumulative' | 'latest',
+): (number | null)[] {
+  const out: (number | null)[] = new Array(history.participation.length).fill(null);
+  for (const r of history.rounds) {
+    const row = r.scores[score];
+    if (row === undefined) continue;
+    row.forEach((v, i) => {
+      if (v === null || !Number.isFinite(v) || i >= out.length) return;
+      out[i] = accumulate === 'latest' ? v : (out[i] ?? 0) + v;
+    });
+  }
+  return out;
+}
+
+/** Reads the parameters from a strategy config (see `ScoreWeightedParams`). */
+export function readScoreWeightedParams(p: Params): ScoreWeightedParams {
+  const d = SCORE_WEIGHTED_DEFAULTS;
+  return {
+    ...readRoundSize(p, d.fraction),
+    score: p.string('score', d.score),
+    accumulate: p.oneOf('accumulate', d.accumulate, ['cumulative', 'latest'] as const),
+    weights: p.oneOf('weights', d.weights, ['equal', 'examples'] as const),
+  };
+}
+
+/**
+ * Score-weighted aggregation (papers/003 §5.4) with FedAvg's random selection.
+ * @throws RangeError for a bad round size, accumulate or weights.
+ */
+export function scoreWeighted(params: Partial<ScoreWeightedParams> = {}): Strategy<null> {
+  const o = { ...SCORE_WEIGHTED_DEFAULTS, ...params };
+  readScoreWeightedParams(new Params({ ...o }, 'score-weighted')); // same checks as a config
+  checkRoundSize(o);
+  return {
+    name: 'score-weighted',
+    requiresFullVisibility: false,
+    init(setup) {
+      checkSetup(setup);
+      return null;
+    },
+    select: randomSelection(o),
+    async aggregationWeights(state, ctx) {
+      checkAggregateContext(ctx);
+      const current = currentScores(ctx.history, o.score, o.accumulate);
+      const scored = ctx.selected.filter((s) => current[s] !== null);
+      const normalized = scored.length > 0 ? normalizeScores(scored.map((s) => current[s]!)) : [];
+      const factor = new Map(scored.map((s, k) => [s, normalized[k]!]));
+      const base = baseWeights(ctx, o.weights);
+      const weights = Float64Array.from(ctx.selected, (s, k) => base[k]! * (factor.get(s) ?? 1));
+      return { weights, state };
+    },
+    observe: (state) => state,
+  };
+}
