@@ -1,6 +1,7 @@
 /** Small seeded datasets for the src/ml tests (Gaussian class means, values clipped to [0, 1]). */
-import type { Examples } from '../../src/ml/models.js';
+
 import { createRng } from '../../scoring/random.js';
+import type { Examples } from '../../src/ml/models.js';
 
 export function gaussianMixture(
   n: number,
@@ -8,7 +9,7 @@ export function gaussianMixture(
   numClasses: number,
   seed: number,
   noise = 0.15,
-): Examples {
+): Examples & { y: Int32Array } {
   const rng = createRng(seed);
   const f = shape[0] * shape[1] * shape[2];
   const means = Array.from({ length: numClasses }, () => Float32Array.from({ length: f }, () => rng.next()));
@@ -46,5 +47,7 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /** Bitwise equality of two float arrays (fast; vitest's deep equality is slow on large arrays). */
 export function sameBits(a: Float32Array, b: Float32Array): boolean {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+  );
 }

@@ -7,7 +7,15 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { type BackendName, initBackend } from '../../src/ml/backend.js';
-import { cnn003, forward, initParams, lenet5, type ModelSpec, mlp, paramTensors } from '../../src/ml/models.js';
+import {
+  cnn003,
+  forward,
+  initParams,
+  lenet5,
+  type ModelSpec,
+  mlp,
+  paramTensors,
+} from '../../src/ml/models.js';
 import { gaussianMixture, maxAbs, maxAbsDiff, randomVector } from './_synthetic.js';
 
 async function onBoth<T extends Float32Array[]>(fn: () => T): Promise<{ wasm: T; cpu: T }> {
@@ -34,7 +42,13 @@ const SPECS: ModelSpec[] = [
   lenet5({ inputShape: [32, 32, 3] }),
 ];
 
-function lossAndGrads(spec: ModelSpec, params: Float32Array, x: Float32Array, y: ArrayLike<number>, n: number) {
+function lossAndGrads(
+  spec: ModelSpec,
+  params: Float32Array,
+  x: Float32Array,
+  y: ArrayLike<number>,
+  n: number,
+) {
   const ws = paramTensors(spec, params);
   const xb = tf.tensor2d(x, [n, x.length / n]);
   const yb = tf.oneHot(tf.tensor1d(Int32Array.from(y), 'int32'), spec.numClasses);
@@ -51,7 +65,9 @@ describe('wasm and cpu agree', () => {
       const data = gaussianMixture(n, spec.inputShape, spec.numClasses, 5);
       const params = initParams(spec, 3);
       const { wasm, cpu } = await onBoth(() => lossAndGrads(spec, params, data.x, data.y, n));
-      expect(wasm.length).toBe(1 + 2 * spec.layers.filter((l) => l.kind === 'dense' || l.kind === 'conv').length);
+      expect(wasm.length).toBe(
+        1 + 2 * spec.layers.filter((l) => l.kind === 'dense' || l.kind === 'conv').length,
+      );
       expectClose(wasm, cpu);
       const logits = await onBoth(() => {
         const ws = paramTensors(spec, params);
@@ -86,8 +102,16 @@ describe('wasm and cpu agree', () => {
       [[2, 5, 6], [2, 4, 6], false, true],
     ];
     for (const [sa, sb, ta, tb] of cases) {
-      const a = randomVector(sa.reduce((p, d) => p * d, 1), 3, 1);
-      const b = randomVector(sb.reduce((p, d) => p * d, 1), 4, 1);
+      const a = randomVector(
+        sa.reduce((p, d) => p * d, 1),
+        3,
+        1,
+      );
+      const b = randomVector(
+        sb.reduce((p, d) => p * d, 1),
+        4,
+        1,
+      );
       const { wasm, cpu } = await onBoth(() => [
         tf.matMul(tf.tensor(a, sa), tf.tensor(b, sb), ta, tb).dataSync() as Float32Array,
       ]);
@@ -95,7 +119,7 @@ describe('wasm and cpu agree', () => {
     }
   });
 
-  it('the wasm backend carries fedscore\'s kernels (tfjs-backend-wasm 4.22 has no filter gradient)', async () => {
+  it("the wasm backend carries fedscore's kernels (tfjs-backend-wasm 4.22 has no filter gradient)", async () => {
     await initBackend({ backend: 'wasm' });
     expect(tf.getKernel('Conv2DBackpropFilter', 'wasm')).toBeDefined();
     expect(tf.getKernel('BatchMatMul', 'wasm')!.kernelFunc.name).toBe('matMul');

@@ -29,14 +29,17 @@ describe('initBackend', () => {
   });
 
   it('rejects unknown names, naming the field', async () => {
-    await expect(initBackend({ env: { FEDSCORE_BACKEND: 'gpu' } })).rejects.toThrow(/^FEDSCORE_BACKEND: expected/);
+    await expect(initBackend({ env: { FEDSCORE_BACKEND: 'gpu' } })).rejects.toThrow(
+      /^FEDSCORE_BACKEND: expected/,
+    );
     await expect(initBackend({ backend: 'webgl' as never })).rejects.toThrow(RangeError);
     expect(() => parseBackendName('x')).toThrow(/^backend: expected one of tensorflow, wasm, cpu/);
   });
 
   it('a forced backend that cannot load is an error that says why', async () => {
     const native = await initBackend({ backend: 'tensorflow' }).catch((e: Error) => e);
-    if (native instanceof Error) expect(native.message).toMatch(/tensorflow: .*not installed|native binding|failed to load/);
+    if (native instanceof Error)
+      expect(native.message).toMatch(/tensorflow: .*not installed|native binding|failed to load/);
     else expect(native.name).toBe('tensorflow');
   });
 

@@ -123,7 +123,8 @@ describe('the documented flat layout is what forward() computes', () => {
             let z = at(k + 1, o);
             for (let a = 0; a < 3; a++)
               for (let b = 0; b < 3; b++)
-                for (let i = 0; i < cin; i++) z += inp[r + a]![c + b]![i]! * at(k, ((a * 3 + b) * cin + i) * cout + o);
+                for (let i = 0; i < cin; i++)
+                  z += inp[r + a]![c + b]![i]! * at(k, ((a * 3 + b) * cin + i) * cout + o);
             return Math.max(0, z);
           }),
         ),
@@ -167,6 +168,8 @@ describe('save and load', () => {
     await expect(loadParams(file, spec)).rejects.toThrow(/expected \d+ float32 values, found 33/);
     writeFileSync(file, 'hello');
     await expect(loadParams(file, spec)).rejects.toThrow(/not a fedscore parameter file/);
-    expect(() => encodeParams(spec, new Float32Array(3))).toThrow(/^params: cnn003-8x8x3-10 has \d+ parameters, got 3/);
+    expect(() => encodeParams(spec, new Float32Array(3))).toThrow(
+      /^params: cnn003-8x8x3-10 has \d+ parameters, got 3/,
+    );
   });
 });

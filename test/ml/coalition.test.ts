@@ -1,0 +1,169 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { coalitionOf, emptyCoalition, grandCoalition, maskToCoalition } from '../../scoring/coalition.js';
+import { coalitionTable } from '../../scoring/game.js';
+import { initBackend } from '../../src/ml/backend.js';
+import {
+  type CoalitionSetup,
+  classwiseGame,
+  coalitionGame,
+  coalitionParams,
+  createCoalitionEvaluator,
+} from '../../src/ml/coalition.js';
+import { evaluate } from '../../src/ml/evaluate.js';
+import { cnn003, initParams, type ModelSpec, mlp } from '../../src/ml/models.js';
+import { trainLocal } from '../../src/ml/train.js';
+import { gaussianMixture, maxAbsDiff, randomVector, sameBits } from './_synthetic.js';
+
+beforeAll(async () => {
+  await initBackend({ backend: 'wasm' });
+});
+
+/** Silo i trains on its own class-skewed shard (classes i and i+1 mostly), so updates differ. */
+async function trainedSetup(
+  spec: ModelSpec,
+  n: number,
+  extra: Partial<CoalitionSetup> = {},
+): Promise<CoalitionSetup> {
+  const m0 = initParams(spec, 1);
+  const pool = gaussianMixture(400 + 60 * n, spec.inputShape, spec.numClasses, 9);
+  const f = pool.x.length / pool.n;
+  const test = { ...pool, n: 300, x: pool.x.subarray(0, 300 * f), y: pool.y.subarray(0, 300) };
+  const updates: Float32Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const idx = Array.from({ length: pool.n - 300 }, (_, k) => 300 + k).filter(
+      (k) => pool.y[k] === i % 10 || pool.y[k] === (i + 1) % 10 || k % 7 === i,
+    );
+    const x = new Float32Array(idx.length * f);
+    for (const [j, k] of idx.entries()) x.set(pool.x.subarray(k * f, (k + 1) * f), j * f);
+    const shard = { ...pool, n: idx.length, x, y: Int32Array.from(idx, (k) => pool.y[k]!) };
+    updates.push(
+      (await trainLocal(spec, m0, shard, { seed: i, epochs: 2, batchSize: 8, learningRate: 3e-3 })).delta,
+    );
+  }
+  return { spec, m0, updates, data: test, ...extra };
+}
+
+function setupFor(spec: ModelSpec, n: number, extra: Partial<CoalitionSetup> = {}): CoalitionSetup {
+  return {
+    spec,
+    m0: initParams(spec, 1),
+    updates: Array.from({ length: n }, (_, i) => randomVector(spec.paramCount, 100 + i, 0.15)),
+    data: gaussianMixture(300, spec.inputShape, spec.numClasses, 9),
+    ...extra,
+  };
+}
+
+const all = (n: number) => Array.from({ length: 2 ** n }, (_, m) => maskToCoalition(n, m));
+
+describe('combined coalition evaluation agrees with evaluating each coalition model on its own', () => {
+  const cases: [string, ModelSpec, Partial<CoalitionSetup>][] = [
+    ['FedAvg with weights', mlp({ inputShape: [8, 8, 1], hidden: [24] }), { weights: [5, 1, 2, 8, 3] }],
+    [
+      'additive convention, two hidden layers',
+      mlp({ inputShape: [8, 8, 1], hidden: [16, 8] }),
+      { convention: 'additive' },
+    ],
+  ];
+  for (const [title, spec, extra] of cases)
+    it(title, async () => {
+      const setup = await trainedSetup(spec, 5, extra);
+      const combined = createCoalitionEvaluator(setup);
+      const naive = createCoalitionEvaluator(setup, { mode: 'naive' });
+      expect(combined.mode).toBe('combined');
+      const c = await combined.values(all(5));
+      const v = await naive.values(all(5));
+      expect(Array.from(c.accuracy)).toEqual(Array.from(v.accuracy));
+      expect(Array.from(c.perClassAccuracy)).toEqual(Array.from(v.perClassAccuracy));
+      for (let b = 0; b < 32; b++)
+        expect(Math.abs(c.negLoss[b]! - v.negLoss[b]!) / Math.abs(v.negLoss[b]!)).toBeLessThan(1e-5);
+      // Not a degenerate game: coalition models differ.
+      expect(new Set(c.accuracy).size).toBeGreaterThan(5);
+      // And the naive side is `evaluate` on M_S.
+      const s = [0, 3];
+      const direct = evaluate(spec, coalitionParams(setup, s), setup.data);
+      expect(v.accuracy[0b1001]).toBe(direct.accuracy);
+      combined.dispose();
+    });
+
+  it('gives the same values whatever the batch order and composition', async () => {
+    const setup = setupFor(mlp({ inputShape: [8, 8, 1], hidden: [12] }), 4);
+    const a = createCoalitionEvaluator(setup);
+    const b = createCoalitionEvaluator(setup);
+    const coalitions = all(4);
+    const full = await a.values(coalitions);
+    const reversed = [...coalitions].reverse();
+    const parts = [await b.values(reversed.slice(0, 5)), await b.values(reversed.slice(5))];
+    const got = [...parts[0]!.negLoss, ...parts[1]!.negLoss].reverse();
+    expect(got).toEqual(Array.from(full.negLoss));
+  });
+});
+
+describe('coalitionParams', () => {
+  it('is M0 + Σ wᵢΔᵢ / Σ wᵢ (FedAvg), M0 + ΣΔᵢ/N (additive), M0 for ∅', () => {
+    const spec = mlp({ inputShape: [2, 2, 1], hidden: [3], numClasses: 2 });
+    const base = setupFor(spec, 3, { weights: [1, 2, 3] });
+    const [d0, d1, d2] = base.updates as [Float32Array, Float32Array, Float32Array];
+    const fedavg = coalitionParams(base, [2, 0]);
+    const want = base.m0.map((m, k) => m + (1 * d0[k]! + 3 * d2[k]!) / 4);
+    expect(maxAbsDiff(fedavg, want)).toBeLessThan(1e-6);
+    const add = coalitionParams({ ...base, convention: 'additive' }, [1, 2]);
+    expect(
+      maxAbsDiff(
+        add,
+        base.m0.map((m, k) => m + (d1[k]! + d2[k]!) / 3),
+      ),
+    ).toBeLessThan(1e-6);
+    expect(sameBits(coalitionParams(base, []), base.m0)).toBe(true);
+  });
+
+  it('rejects bad setups, naming the field', () => {
+    const spec = mlp({ inputShape: [2, 2, 1], hidden: [3], numClasses: 2 });
+    const base = setupFor(spec, 2);
+    expect(() => coalitionParams(base, [2])).toThrow(/^members: 2 is not a player/);
+    expect(() => coalitionParams({ ...base, weights: [1, -1] }, [0])).toThrow(/^weights\[1\]: /);
+    expect(() => coalitionParams({ ...base, weights: [1] }, [0])).toThrow(/^weights: /);
+    expect(() => coalitionParams({ ...base, updates: [new Float32Array(2)] }, [0])).toThrow(
+      /^updates\[0\]: /,
+    );
+    expect(() => coalitionParams({ ...base, convention: 'mean' as never }, [0])).toThrow(/^convention: /);
+  });
+});
+
+describe('games', () => {
+  it('a memoized scalar game and a class-wise game sharing one evaluator', async () => {
+    const spec = mlp({ inputShape: [8, 8, 1], hidden: [12] });
+    const setup = setupFor(spec, 3);
+    const ev = createCoalitionEvaluator(setup);
+    const acc = coalitionGame(ev);
+    const loss = coalitionGame(ev, 'negLoss');
+    const cls = classwiseGame(ev);
+    const s = coalitionOf(3, [0, 2]);
+    const v = await acc.values([s, s, emptyCoalition(3), s]);
+    expect(acc.evaluations).toBe(2);
+    expect(acc.requests).toBe(4);
+    expect(v[0]).toBe(v[3]);
+    expect(v[2]).toBe(evaluate(spec, setup.m0, setup.data).accuracy);
+    await loss.values([s, grandCoalition(3)]);
+    const rows = await cls.values([s]);
+    expect(rows.length).toBe(10);
+    expect(cls.dims).toBe(10);
+    // Three distinct models were computed, however many games asked.
+    expect(ev.evaluations).toBe(3);
+    const table = await coalitionTable(acc);
+    expect(table.length).toBe(8);
+    expect(ev.evaluations).toBe(8);
+    await expect(acc.values([coalitionOf(4, [3])])).rejects.toThrow(/^coalitions\[0\]: player 3 is outside/);
+  });
+
+  it('falls back to naive evaluation for a CNN and refuses to combine it', async () => {
+    const spec = cnn003({ inputShape: [6, 6, 1], hidden: 4 });
+    const setup = setupFor(spec, 2);
+    const ev = createCoalitionEvaluator(setup);
+    expect(ev.mode).toBe('naive');
+    const v = await ev.values([coalitionOf(2, [1])]);
+    expect(v.accuracy[0]).toBe(evaluate(spec, coalitionParams(setup, [1]), setup.data).accuracy);
+    expect(() => createCoalitionEvaluator(setup, { mode: 'combined' })).toThrow(
+      /^mode: combined evaluation needs a dense first layer/,
+    );
+  });
+});
