@@ -6,7 +6,7 @@
  *
  * This is what the round engine (src/fl) calls in private mode:
  *
- *   const r = await simulateRound({ session, round, threshold, inputs, signingKeys, random });
+ *   const r = await simulateRound({ session, round, threshold, inputs, signingKeys, seed });
  *   if (r.ok) dequantize(r.result.sum) …   else r.code (e.g. 'BELOW_THRESHOLD')
  */
 import { checkBytes, checkInt, checkString } from '../crypto/_check.js';
@@ -82,8 +82,14 @@ export interface SimulationOptions {
   readonly inputs: readonly Uint32Array[];
   /** Ed25519 secret keys of the silos (index = silo id); the roster is their public keys. */
   readonly signingKeys: readonly SigningKeyPair[];
-  /** Random source of each silo (seeded for replayable runs). */
-  readonly random: (silo: number) => RandomSource;
+  /**
+   * Random source of each silo. Give either this or `seed`. A stream must never be reused across
+   * rounds: equal keys and seeds in two rounds would let the server collect the key shares of a
+   * silo in one round and its seed shares in another, and unmask it.
+   */
+  readonly random?: (silo: number) => RandomSource;
+  /** Experiment seed: silo i then draws from seededRandomFromInts(seed, round, i). */
+  readonly seed?: number;
   /** Silos that drop out, and where. */
   readonly dropouts?: ReadonlyMap<number, DropPoint>;
   /** Send messages through the binary codec (default true). */
@@ -138,7 +144,13 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
   if (!Array.isArray(o.inputs)) throw new TypeError('inputs: expected an array of Uint32Array');
   if (!Array.isArray(o.signingKeys) || o.signingKeys.length !== o.inputs.length)
     throw new RangeError('signingKeys: expected one key pair per input');
-  if (typeof o.random !== 'function') throw new TypeError('random: expected a function of the silo id');
+  if (o.random !== undefined && typeof o.random !== 'function')
+    throw new TypeError('random: expected a function of the silo id');
+  if ((o.random === undefined) === (o.seed === undefined))
+    throw new TypeError('random: give exactly one of random and seed');
+  if (o.seed !== undefined) checkInt('seed', o.seed, 0, 0xffffffff);
+  checkInt('round', o.round, 0, 0xffffffff);
+  const randomOf = o.random ?? ((i: number) => seededRandomFromInts(o.seed!, o.round, i));
   const n = o.inputs.length;
   const length = o.inputs[0]?.length ?? 0;
   o.signingKeys.forEach((k, i) => {
@@ -166,7 +178,7 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
   const clients: ClientState[] = o.inputs.map((x, i) =>
     createClient(config, i, o.signingKeys[i]!.secretKey, x),
   );
-  const deps = o.inputs.map((_, i) => ({ random: o.random(i) }));
+  const deps = o.inputs.map((_, i) => ({ random: randomOf(i) }));
   let bytesUp = 0;
   let bytesDown = 0;
   const rejected: { from: number; code: SecAggErrorCode }[] = [];

@@ -1,0 +1,58 @@
+/**
+ * Property test of protocol/simulate.ts (split from simulate.test.ts so the two run in parallel):
+ * the recovered sum equals the plaintext sum of the quantized inputs for random n ∈ [3, 30],
+ * random d and random t. The long sweep with random dropouts is simulate.slow.test.ts.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { seededRandomFromInts } from '../../crypto/random.js';
+import { simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
+
+function randomInputs(n: number, d: number, seed: number): Uint32Array[] {
+  const r = seededRandomFromInts(0xabc, seed);
+  return Array.from({ length: n }, () => {
+    const b = r(4 * d);
+    return new Uint32Array(b.buffer, b.byteOffset, d);
+  });
+}
+
+function plainSum(inputs: Uint32Array[], members: readonly number[], d: number): Uint32Array {
+  const s = new Uint32Array(d);
+  for (const v of members) for (let j = 0; j < d; j++) s[j]! += inputs[v]![j]!;
+  return s;
+}
+
+describe('protocol/simulate (property)', () => {
+  it('recovers the exact sum for random n ∈ [3, 30], random d and t (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 3, max: 30 }).chain((n) =>
+          fc.record({
+            n: fc.constant(n),
+            t: fc.integer({ min: Math.floor(n / 2) + 1, max: n }),
+            d: fc.integer({ min: 1, max: 2000 }),
+            seed: fc.integer({ min: 0, max: 1e6 }),
+          }),
+        ),
+        async ({ n, t, d, seed }) => {
+          const inputs = randomInputs(n, d, seed);
+          const r = await simulateRound({
+            session: 'fc',
+            round: seed,
+            threshold: t,
+            inputs,
+            signingKeys: simulatedIdentities(n, seed),
+            random: (i) => seededRandomFromInts(seed, i),
+          });
+          expect(r.ok).toBe(true);
+          if (!r.ok) return;
+          expect(r.result.survivors).toEqual([...Array(n).keys()]);
+          expect(r.result.sum).toEqual(plainSum(inputs, r.result.survivors, d));
+          expect(r.rejected).toEqual([]);
+        },
+      ),
+      // 5 runs here (each n = 30 round costs seconds of pure-JS Ed25519/X25519); the slow suite runs 40.
+      { numRuns: 5, seed: 42 },
+    );
+  });
+});
