@@ -39,7 +39,9 @@ describe('FedEMD (papers/001 Alg. 1)', () => {
       const t = h.reduce((a, b) => a + b);
       return h.reduce((s, x, c) => s + Math.abs(x / t - g[c]!), 0);
     };
-    histograms.forEach((h, i) => expect(state.globalDistance[i]).toBeCloseTo(emd(h) / 0.42, 12));
+    histograms.forEach((h, i) => {
+      expect(state.globalDistance[i]).toBeCloseTo(emd(h) / 0.42, 12);
+    });
     const alpha = 0.15;
     const beta = 0.0015;
     const softmax = (x: number[]) => {
@@ -48,9 +50,9 @@ describe('FedEMD (papers/001 Alg. 1)', () => {
       return e.map((v) => v / s);
     };
     const p1 = fedEmdProbabilities(state, setup, emptyHistory(5), 1, { alpha, beta });
-    softmax(histograms.map((_, i) => alpha * state.globalDistance[i]!)).forEach((p, i) =>
-      expect(p1[i]).toBeCloseTo(p, 12),
-    );
+    softmax(histograms.map((_, i) => alpha * state.globalDistance[i]!)).forEach((p, i) => {
+      expect(p1[i]).toBeCloseTo(p, 12);
+    });
     // After rounds 1 and 2 selected {0, 4} and {1, 4}: D_c = [120, 120, 160]; round 3 uses t = 2.
     let h = recordRound(emptyHistory(5), { round: 1, selected: [0, 4], scores: {} });
     h = recordRound(h, { round: 2, selected: [1, 4], scores: {} });
@@ -60,8 +62,10 @@ describe('FedEMD (papers/001 Alg. 1)', () => {
       return x.reduce((s, v, c) => s + Math.abs(v / t - cur[c]!), 0) / 0.42;
     };
     const p3 = fedEmdProbabilities(state, setup, h, 3, { alpha, beta });
-    softmax(histograms.map((x, i) => alpha * state.globalDistance[i]! - 2 * beta * emdC(x))).forEach((p, i) =>
-      expect(p3[i]).toBeCloseTo(p, 12),
+    softmax(histograms.map((x, i) => alpha * state.globalDistance[i]! - 2 * beta * emdC(x))).forEach(
+      (p, i) => {
+        expect(p3[i]).toBeCloseTo(p, 12);
+      },
     );
     // The Maverick is the most likely silo in round 1.
     expect(Math.max(...p1)).toBe(p1[4]);
@@ -75,7 +79,9 @@ describe('FedEMD (papers/001 Alg. 1)', () => {
     const counts = new Array(5).fill(0);
     for (let t = 0; t < trials; t++) for (const i of s.select(state, selectContext(setup, 1, t))) counts[i]++;
     const bound = hoeffding(trials, 1e-9);
-    counts.forEach((c, i) => expect(Math.abs(c / trials - p[i]!)).toBeLessThan(bound));
+    counts.forEach((c, i) => {
+      expect(Math.abs(c / trials - p[i]!)).toBeLessThan(bound);
+    });
     // The weights matter: the Maverick's frequency is far from uniform 1/5.
     expect(counts[4] / trials - 0.2).toBeGreaterThan(3 * bound);
   });
@@ -93,7 +99,9 @@ describe('FedEMD (papers/001 Alg. 1)', () => {
       for (const i of sel) counts[i]++;
     }
     const bound = hoeffding(trials, 1e-9);
-    counts.forEach((c, i) => expect(Math.abs(c / trials - incl[i]!)).toBeLessThan(bound));
+    counts.forEach((c, i) => {
+      expect(Math.abs(c / trials - incl[i]!)).toBeLessThan(bound);
+    });
     // Inclusion is not k·p_i (what independent draws with replacement would give in expectation).
     expect(Math.abs(incl[4]! - 2 * p[4]!)).toBeGreaterThan(3 * bound);
   });
