@@ -2,10 +2,13 @@
 /** The `fedscore` command line. Subcommands grow with the issues: demo now; experiment, serve, client, audit later. */
 import { parseArgs } from 'node:util';
 import { formatDemo, runDemo } from './demo.js';
+import { UsageError as ExperimentUsageError, experimentCommand } from './experiment.js';
 
 const USAGE = `fedscore — contribution scoring for cross-silo federated learning under secure aggregation
 
 Usage:
+  fedscore experiment --config <file.json> --out <dir> [--seeds k] [--backend name] [--quiet]
+                                                 run a consortium experiment (docs/results.md describes the outputs)
   fedscore demo [--silos N] [--seed S] [--json]   private scores vs exact Shapley on a built-in consortium game
   fedscore help                                  this text
 
@@ -44,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${values.json ? JSON.stringify(result, null, 2) : formatDemo(result)}\n`);
       return 0;
     }
+    case 'experiment':
+      return experimentCommand(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
@@ -54,8 +59,16 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const known = usage || err instanceof RangeError || err instanceof TypeError;
+    const usage =
+      err instanceof UsageError ||
+      err instanceof ExperimentUsageError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const known =
+      usage ||
+      err instanceof RangeError ||
+      err instanceof TypeError ||
+      (err as Error)?.name === 'ConfigError' ||
+      (err as Error)?.name === 'SecureRoundAborted';
     process.stderr.write(
       `fedscore: ${known ? (err as Error).message : String((err as Error)?.stack ?? err)}\n`,
     );

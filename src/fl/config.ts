@@ -66,7 +66,7 @@ export const AttackSchema = Obj({
 
 /** The model; `hidden` (layer widths) applies to the MLP only. */
 export const ModelSchema = Obj({
-  kind: OneOf(['mlp', 'cnn', 'lenet5'] as const),
+  kind: OneOf(['mlp', 'cnn003', 'lenet5'] as const),
   hidden: Type.Optional(Type.Array(Int({ minimum: 1 }), { minItems: 1 })),
 });
 
@@ -85,13 +85,19 @@ export const SecureAggregationSchema = Obj({
   threshold: Type.Optional(Int({ minimum: 2 })),
   /** Each update coordinate is clipped to [−clip, clip] before quantization. */
   clip: Type.Optional(Num({ exclusiveMinimum: 0 })),
-  /** Simulated dropouts: silo `silo` vanishes in round `round` after stage `after`. */
+  /** Simulated dropouts: silo `silo` vanishes in round `round` at point `at` of the protocol. */
   dropouts: Type.Optional(
     Type.Array(
       Obj({
         round: Int({ minimum: 1 }),
         silo: Int({ minimum: 0 }),
-        after: OneOf(['advertise', 'share', 'masked-input', 'consistency'] as const),
+        at: OneOf([
+          'before-advertise',
+          'after-advertise',
+          'after-share',
+          'after-mask',
+          'after-consistency',
+        ] as const),
       }),
     ),
   ),

@@ -32,7 +32,7 @@ describe('experiment configuration', () => {
           enabled: true,
           threshold: 6,
           clip: 1,
-          dropouts: [{ round: 2, silo: 1, after: 'share' }],
+          dropouts: [{ round: 2, silo: 1, at: 'after-share' }],
         },
         strategy: { name: 'fedavg' },
         scoring: { utility: 'accuracy' },

@@ -1,0 +1,129 @@
+/**
+ * `fedscore experiment --config <file.json> --out <dir> [--seeds k] [--backend name]`.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { ConfigError, type ExperimentConfig, parseConfig } from '../fl/config.js';
+import type { ProgressEvent } from '../fl/engine.js';
+import { runExperiment } from '../fl/experiment.js';
+import { writeOutputs } from '../fl/outputs.js';
+import { comparisonRows } from '../fl/report.js';
+import { dataShapeOf } from '../fl/setup.js';
+import { createTfLearner } from '../fl/tf-learner.js';
+
+export class UsageError extends Error {}
+
+/** Reads and validates a configuration file; errors name the file and the field. */
+export async function loadConfig(path: string): Promise<ExperimentConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError([{ path: '', message: `not valid JSON (${(e as Error).message})` }], path);
+  }
+  return parseConfig(json, path);
+}
+
+function version(): string {
+  const req = createRequire(import.meta.url);
+  for (const p of ['../../package.json', '../../../package.json']) {
+    try {
+      return (req(p) as { version: string }).version;
+    } catch {}
+  }
+  return 'unknown';
+}
+
+const seconds = (ms: number) =>
+  ms < 60_000 ? `${(ms / 1000).toFixed(0)} s` : `${(ms / 60_000).toFixed(1)} min`;
+
+export async function experimentCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      out: { type: 'string' },
+      seeds: { type: 'string' },
+      backend: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (!values.config) throw new UsageError('--config: required (a JSON experiment configuration)');
+  if (!values.out) throw new UsageError('--out: required (the output directory)');
+  const cfg = await loadConfig(values.config);
+  let seedCount = cfg.seeds ?? 1;
+  if (values.seeds !== undefined) {
+    seedCount = Number(values.seeds);
+    if (!Number.isInteger(seedCount) || seedCount < 1 || seedCount > 100)
+      throw new UsageError(`--seeds: expected an integer in [1, 100], got '${values.seeds}'`);
+  }
+  const seeds = Array.from({ length: seedCount }, (_, i) => (cfg.seed ?? 1) + i);
+  const log = (line: string) => {
+    if (!values.quiet) process.stderr.write(`${line}\n`);
+  };
+  const learner = await createTfLearner({
+    ...dataShapeOf(cfg),
+    model: cfg.model ?? { kind: 'mlp' },
+    training: cfg.training ?? {},
+    ...(values.backend ? { backend: values.backend } : {}),
+  });
+  log(
+    `fedscore experiment '${cfg.name ?? values.config}': ${cfg.silos} silos, ${cfg.rounds} rounds, ${seeds.length} seed(s); backend ${learner.backend}`,
+  );
+  const estimators = Object.entries(cfg.comparison?.estimators ?? { mrsv: {}, cos: {} })
+    .map(([k, v]) =>
+      (v as { budget?: number }).budget ? `${k}(budget ${(v as { budget: number }).budget})` : k,
+    )
+    .join(', ');
+  log(
+    `reference estimators: ${estimators}${(cfg.comparison?.trueShapley ?? cfg.silos <= 6) ? ', true Shapley of the retraining game' : ''}`,
+  );
+  const t0 = performance.now();
+  const totalRounds = seeds.length * cfg.rounds;
+  let doneRounds = 0;
+  const onProgress = (e: ProgressEvent | { seed: number; phase: 'true-sv'; done: number; total: number }) => {
+    if (e.phase === 'true-sv') {
+      if (e.done === e.total || e.done % Math.ceil(e.total / 8) === 0)
+        log(`[seed ${e.seed}] true Shapley (retraining game): ${e.done}/${e.total} coalitions trained`);
+      return;
+    }
+    if (e.phase === 'setup') log(`[seed ${e.seed}] loading data and partitioning`);
+    if (e.phase === 'done') {
+      doneRounds++;
+      const elapsed = performance.now() - t0;
+      const left = (elapsed / doneRounds) * (totalRounds - doneRounds);
+      log(
+        `[seed ${e.seed}] round ${e.round}/${e.rounds}: ${e.detail}; ${seconds(elapsed)} elapsed, ~${seconds(left)} left`,
+      );
+    }
+  };
+  try {
+    const results = await runExperiment(cfg, {
+      learner,
+      seeds,
+      fedscoreVersion: version(),
+      onProgress,
+    });
+    const files = await writeOutputs(values.out, results);
+    const rows = comparisonRows(results);
+    process.stdout.write(
+      `\nAgreement with ${results.comparison.reference} (${results.comparison.at === 'cumulative' ? 'cumulative scores' : `round ${results.comparison.at}`}), mean ± std over ${seeds.length} seed(s):\n\n` +
+        `${rows.map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(10) : c.padStart(16))).join('')}`).join('\n')}\n\n` +
+        `final test accuracy: ${results.runs.map((r) => r.finalAccuracy.toFixed(4)).join(', ')}; data: ${results.dataSource}\n` +
+        `wrote ${files.slice(0, 3).join(', ')} (+ charts) in ${seconds(results.wallTimeMs)}\n`,
+    );
+    return 0;
+  } finally {
+    await learner.close();
+  }
+}

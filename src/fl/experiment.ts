@@ -1,0 +1,194 @@
+/**
+ * A whole experiment: every seed through the round engine, the multi-round folds (MR-SV, TMR),
+ * the optional true Shapley value of the retraining game, the comparison with the reference and
+ * the `results.json` record (docs/results.md).
+ */
+
+import { multiRoundShapley, truncatedMultiRoundShapley } from '../../scoring/multi-round.js';
+import { exactShapley } from '../../scoring/shapley.js';
+import { applyUpdateMisbehavior } from '../data/misbehavior.js';
+import { compareMethods } from './compare.js';
+import type { ExperimentConfig } from './config.js';
+import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
+import { DEFAULT_ESTIMATORS } from './harness.js';
+import type { Learner } from './learner.js';
+import { utilityValue } from './learner.js';
+import { PRIVATE_METHODS } from './private-scoring.js';
+import { type ExperimentResults, RESULTS_SCHEMA_VERSION, type RunRecord } from './results.js';
+import { buildConsortium, deriveSeed } from './setup.js';
+
+/** Methods scored per round (compared at a round as they are); the others accumulate by definition. */
+const ROUND_METHODS = new Set<string>([...PRIVATE_METHODS, 'gtg', 'mc', 'owen', 'banzhaf']);
+
+export interface ExperimentOptions {
+  learner: Learner;
+  seeds: number[];
+  fedscoreVersion: string;
+  onProgress?: (e: ProgressEvent | { seed: number; phase: 'true-sv'; done: number; total: number }) => void;
+}
+
+/**
+ * The true Shapley value of the retraining game (papers/003 §3.1): every coalition S runs its own
+ * FedAvg from the same initial model for all rounds; v(S) is the final test utility. 2^n runs.
+ */
+export async function retrainingShapley(
+  cfg: ExperimentConfig,
+  seed: number,
+  learner: Learner,
+  onProgress?: (done: number, total: number) => void,
+): Promise<Float64Array> {
+  const n = cfg.silos;
+  if (n > 16)
+    throw new RangeError(
+      `comparison.trueShapley: 2^${n} retraining runs are out of reach; use at most 16 silos`,
+    );
+  const consortium = buildConsortium(cfg, seed);
+  const utility = cfg.scoring?.utility ?? 'accuracy';
+  const init = learner.initialParameters(deriveSeed(seed, 0x1417));
+  const total = 2 ** n;
+  const table = new Float64Array(total);
+  table[0] = utilityValue(await learner.evaluate(init, consortium.test), utility);
+  for (let mask = 1; mask < total; mask++) {
+    const members = [...Array(n).keys()].filter((i) => (mask >>> i) & 1);
+    let params = init;
+    for (let r = 1; r <= cfg.rounds; r++) {
+      const honest = await learner.trainMany(
+        params,
+        members.map((s) => ({ data: consortium.silos[s]!, seed: deriveSeed(seed, r, s) })),
+      );
+      const next = params.slice();
+      const w = members.map((s) => (cfg.aggregation?.weights === 'equal' ? 1 : consortium.silos[s]!.n));
+      const wsum = w.reduce((a, b) => a + b, 0);
+      honest.forEach((u, b) => {
+        const attack = consortium.updateAttacks[members[b]!];
+        const upd = attack ? applyUpdateMisbehavior(u, attack) : u;
+        for (let j = 0; j < upd.length; j++) next[j]! += (w[b]! / wsum) * upd[j]!;
+      });
+      params = next;
+    }
+    table[mask] = utilityValue(await learner.evaluate(params, consortium.test), utility);
+    onProgress?.(mask, total - 1);
+  }
+  return exactShapley(n, table);
+}
+
+function sumRounds(run: SeedRun, method: string, upTo: number, n: number): number[] {
+  const out = new Array<number>(n).fill(0);
+  for (const rd of run.rounds.slice(0, upTo))
+    for (const [i, v] of (rd.scores[method] ?? []).entries()) out[i]! += v ?? 0;
+  return out;
+}
+
+/** Folds a seed's rounds into cumulative and compared vectors (see docs/results.md, `comparison.at`). */
+async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Array): Promise<RunRecord> {
+  const n = cfg.silos;
+  const at = cfg.comparison?.at ?? 'cumulative';
+  const upTo = at === 'cumulative' ? run.rounds.length : at;
+  const methods = new Set(run.rounds.flatMap((rd) => Object.keys(rd.scores)));
+  const estimators = cfg.comparison?.estimators ?? DEFAULT_ESTIMATORS;
+  const cumulative: Record<string, number[]> = {};
+  const compared: Record<string, number[]> = {};
+  const byRound = (m: string, upToRound: number) => {
+    const acc = run.cumulativeByRound[upToRound - 1]?.[m];
+    return acc ? Array.from(acc) : sumRounds(run, m, upToRound, n);
+  };
+  for (const m of methods) {
+    cumulative[m] = byRound(m, run.rounds.length);
+    compared[m] =
+      at !== 'cumulative' && ROUND_METHODS.has(m)
+        ? (run.rounds[at - 1]?.scores[m] ?? []).map((v) => v ?? 0)
+        : byRound(m, upTo);
+  }
+  if (estimators.mrsv && run.harnessTables.length > 0) {
+    cumulative.mrsv = Array.from((await multiRoundShapley(run.harnessTables, { n })).values);
+    compared.mrsv = Array.from((await multiRoundShapley(run.harnessTables.slice(0, upTo), { n })).values);
+  }
+  if (estimators.tmr && run.harnessTables.length > 0) {
+    const opts = { n, threshold: estimators.tmr.threshold ?? 1e-3, decay: estimators.tmr.decay ?? 1 };
+    cumulative.tmr = Array.from((await truncatedMultiRoundShapley(run.harnessTables, opts)).values);
+    compared.tmr = Array.from(
+      (await truncatedMultiRoundShapley(run.harnessTables.slice(0, upTo), opts)).values,
+    );
+  }
+  if (trueSv) {
+    cumulative.trueSv = Array.from(trueSv);
+    compared.trueSv = Array.from(trueSv);
+  }
+  const evaluations: Record<string, number> = {};
+  const timingsMs: Record<string, number> = {};
+  for (const rd of run.rounds) {
+    for (const [k, v] of Object.entries(rd.evaluations)) evaluations[k] = (evaluations[k] ?? 0) + v;
+    for (const [k, v] of Object.entries(rd.timingsMs)) timingsMs[k] = (timingsMs[k] ?? 0) + v;
+  }
+  const participation = new Array<number>(n).fill(0);
+  for (const rd of run.rounds) for (const s of rd.selected) participation[s]!++;
+  return {
+    seed: run.seed,
+    rounds: run.rounds,
+    cumulative,
+    compared,
+    finalAccuracy: run.finalAccuracy,
+    finalLoss: run.finalLoss,
+    evaluations,
+    timingsMs,
+    participation,
+  };
+}
+
+/** Runs every seed and assembles `results.json`. */
+export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions): Promise<ExperimentResults> {
+  const t0 = performance.now();
+  const runs: RunRecord[] = [];
+  let last: SeedRun | undefined;
+  const wantTrueSv = cfg.comparison?.trueShapley ?? cfg.silos <= 6;
+  const strategy = strategyOf(cfg);
+  for (const seed of o.seeds) {
+    const run = await runSeed(cfg, seed, {
+      learner: o.learner,
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    });
+    const trueSv = wantTrueSv
+      ? await retrainingShapley(cfg, seed, o.learner, (done, total) =>
+          o.onProgress?.({ seed, phase: 'true-sv', done, total }),
+        )
+      : undefined;
+    runs.push(await summarize(cfg, run, trueSv));
+    last = run;
+  }
+  // MR-SV by default; the true SV of the retraining game when it was computed (issue 5).
+  const reference = cfg.comparison?.reference ?? (wantTrueSv ? 'trueSv' : 'mrsv');
+  if (!runs.every((r) => r.compared[reference]))
+    throw new RangeError(
+      `comparison.reference: '${reference}' was not computed (${reference === 'mrsv' ? 'add comparison.estimators.mrsv' : 'set comparison.trueShapley'})`,
+    );
+  const methods = compareMethods(
+    runs.map((r) => r.compared),
+    reference,
+  );
+  const fullVisibilityStrategy = strategy.requiresFullVisibility;
+  return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    config: cfg,
+    backend: o.learner.backend,
+    versions: { fedscore: o.fedscoreVersion, node: process.version, tfjs: o.learner.tfjsVersion },
+    createdAt: new Date().toISOString(),
+    dataSource: last?.consortium.source ?? '',
+    visibility: {
+      serverReadIndividualUpdates: fullVisibilityStrategy,
+      harnessReadIndividualUpdates: true,
+      note: fullVisibilityStrategy
+        ? `strategy '${strategy.name}' needs individual updates, so this run is not private; the private scores still use only signed reports`
+        : 'private mode: the server side saw only masked vectors, the securely aggregated sum and signed score reports; only the comparison harness read individual updates',
+    },
+    seeds: o.seeds,
+    silos: {
+      count: cfg.silos,
+      names: Array.from({ length: cfg.silos }, (_, i) => `silo-${i}`),
+      examples: last?.consortium.examples ?? [],
+      roles: last?.consortium.roles ?? [],
+    },
+    runs,
+    comparison: { reference, at: cfg.comparison?.at ?? 'cumulative', methods },
+    wallTimeMs: performance.now() - t0,
+  };
+}

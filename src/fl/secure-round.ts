@@ -1,0 +1,101 @@
+/**
+ * One round of secure aggregation in process: each selected silo quantizes x_i = (w_i·Δ_i, w_i)
+ * (protocol/weighted.ts) and the real Bonawitz et al. 2017 state machines sum them
+ * (protocol/simulate.ts). The server side learns Σ w_iΔ_i and Σ w_i over the survivors only.
+ */
+import { seededRandomFromInts } from '../../crypto/random.js';
+import type { SigningKeyPair } from '../../crypto/signature.js';
+import { type DropPoint, simulateRound } from '../../protocol/simulate.js';
+import { decodeWeightedSum, encodeWeightedInput, type WeightedEncoding } from '../../protocol/weighted.js';
+
+/** What one secure round returns to the server side. */
+export interface SecureSum {
+  /** Σ_{survivors} w_iΔ_i / Σ_{survivors} w_i (FedAvg step), decoded from Z_(2^32). */
+  average: Float64Array;
+  /** Σ_{survivors} w_iΔ_i. */
+  weightedSum: Float64Array;
+  totalWeight: number;
+  /** Global silo ids whose inputs are in the sum. */
+  survivors: number[];
+  /** Global silo ids that were selected but are not in the sum. */
+  dropped: number[];
+  bytesUp: number;
+  bytesDown: number;
+}
+
+/** A round that could not complete (fewer than t survivors at some stage). */
+export class SecureRoundAborted extends Error {
+  constructor(
+    readonly code: string,
+    readonly round: number,
+    detail: string,
+  ) {
+    super(`round ${round}: secure aggregation aborted (${code}): ${detail}`);
+    this.name = 'SecureRoundAborted';
+  }
+}
+
+export interface SecureRoundOptions {
+  session: string;
+  round: number;
+  seed: number;
+  /** Global ids of the selected silos, in order; `updates[k]` and `weights[k]` belong to `selected[k]`. */
+  selected: readonly number[];
+  updates: readonly Float32Array[];
+  /** Relative weights (any positive scale; normalized to max 1 before quantization). */
+  weights: readonly number[];
+  /** Every silo's long-term signing key, by global id. */
+  identities: readonly SigningKeyPair[];
+  /** Clipping bound of each coordinate of w·Δ after normalization. */
+  clip: number;
+  /** Threshold for this round's roster (default ⌊2k/3⌋ + 1 for k selected silos). */
+  threshold?: number;
+  /** Dropouts by global silo id. */
+  dropouts?: ReadonlyMap<number, DropPoint>;
+}
+
+/** The default threshold for k participants: a strict two-thirds majority. */
+export function defaultThreshold(k: number): number {
+  return Math.floor((2 * k) / 3) + 1;
+}
+
+/**
+ * Runs the protocol over the selected silos and decodes the weighted sum.
+ * @throws SecureRoundAborted when the protocol aborts (e.g. BELOW_THRESHOLD).
+ */
+export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum> {
+  const k = o.selected.length;
+  for (const [j, w] of o.weights.entries())
+    if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`weights[${j}]: expected a finite number ≥ 0, got ${w}`);
+  // All weights 0 (FedMS discarding its coreset) means "aggregate nothing": the sum decodes to zeros.
+  const maxWeight = Math.max(...o.weights) || 1;
+  const encoding: WeightedEncoding = { valueRange: o.clip, weightRange: 1, n: k };
+  const inputs = o.updates.map((u, j) => encodeWeightedInput(u, o.weights[j]! / maxWeight, encoding));
+  const dropouts = new Map<number, DropPoint>();
+  for (const [silo, at] of o.dropouts ?? []) {
+    const local = o.selected.indexOf(silo);
+    if (local >= 0) dropouts.set(local, at);
+  }
+  const threshold = Math.min(k, Math.max(o.threshold ?? defaultThreshold(k), Math.floor(k / 2) + 1));
+  const r = await simulateRound({
+    session: o.session,
+    round: o.round,
+    threshold,
+    inputs,
+    signingKeys: o.selected.map((s) => o.identities[s]!),
+    random: (local) => seededRandomFromInts(0x5ec, o.seed, o.round, o.selected[local]!),
+    dropouts,
+  });
+  if (!r.ok) throw new SecureRoundAborted(r.code, o.round, r.detail);
+  const sum = decodeWeightedSum(r.result.sum, encoding);
+  const survivors = r.result.survivors.map((l) => o.selected[l]!);
+  return {
+    average: sum.average,
+    weightedSum: sum.weightedSum.map((x) => x * maxWeight),
+    totalWeight: sum.totalWeight * maxWeight,
+    survivors,
+    dropped: o.selected.filter((s) => !survivors.includes(s)),
+    bytesUp: r.bytesUp,
+    bytesDown: r.bytesDown,
+  };
+}

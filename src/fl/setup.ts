@@ -1,0 +1,158 @@
+/**
+ * From an experiment configuration and a seed to the consortium's data: the common test set, a
+ * server-held validation set (FedTSV's reference update, papers/002 §4), and each silo's
+ * training set after partitioning, label noise and data-side misbehaviour.
+ */
+import { type Dataset, subset } from '../data/dataset.js';
+import { loadFashionMnist } from '../data/fashion-mnist.js';
+import { applyLabelNoise, linearNoiseRates } from '../data/label-noise.js';
+import {
+  applyDataMisbehavior,
+  isDataMisbehavior,
+  type Misbehavior,
+  type UpdateMisbehavior,
+} from '../data/misbehavior.js';
+import {
+  type Partition,
+  partitionDirichlet,
+  partitionIid,
+  partitionQuantitySkew,
+} from '../data/partition.js';
+import { gaussianMixture } from '../data/synthetic.js';
+import { balancedTestSplit } from '../data/test-set.js';
+import type { ExperimentConfig } from './config.js';
+
+/** The consortium's data for one seed. */
+export interface Consortium {
+  silos: Dataset[];
+  /** Role of each silo: 'honest', an attack kind, or 'noise=0.33'. */
+  roles: string[];
+  /** Update-side misbehaviour per silo (undefined for honest updates). */
+  updateAttacks: (UpdateMisbehavior | undefined)[];
+  test: Dataset;
+  validation: Dataset;
+  /** Where the data came from, for the results. */
+  source: string;
+  numClasses: number;
+}
+
+/** Shape of one example and the number of classes the configured data set has. */
+export function dataShapeOf(cfg: ExperimentConfig): { inputShape: [number, number, number]; numClasses: number } {
+  const data = cfg.data ?? {};
+  if ((data.dataset ?? 'fashion-mnist') === 'synthetic')
+    return { inputShape: [1, data.synthetic?.features ?? 784, 1], numClasses: data.synthetic?.classes ?? 10 };
+  return { inputShape: [28, 28, 1], numClasses: 10 };
+}
+
+/** Mixes integers into a 31-bit seed (deterministic, order-sensitive). */
+export function deriveSeed(...parts: number[]): number {
+  let h = 0x811c9dc5;
+  for (const p of parts) {
+    h = Math.imul(h ^ (p >>> 0), 0x01000193);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
+  }
+  return h >>> 1;
+}
+
+function loadPool(cfg: ExperimentConfig, seed: number): { pool: Dataset; test?: Dataset; source: string } {
+  const data = cfg.data ?? {};
+  if ((data.dataset ?? 'fashion-mnist') === 'synthetic') {
+    const s = data.synthetic ?? {};
+    const total = s.examples ?? (data.trainSize ?? 200 * cfg.silos) + (data.testSize ?? 500) + 200;
+    const pool = gaussianMixture({
+      n: total,
+      numClasses: s.classes ?? 10,
+      features: s.features ?? 784,
+      separation: s.separation ?? 0.6,
+      seed: deriveSeed(seed, 1),
+      meansSeed: deriveSeed(seed, 2),
+      name: 'synthetic',
+    });
+    return { pool, source: `synthetic Gaussian mixture (${total} examples)` };
+  }
+  const fm = loadFashionMnist({ split: { testFraction: 0.2, seed } });
+  return { pool: fm.train, test: fm.test, source: fm.note };
+}
+
+function partition(
+  cfg: ExperimentConfig,
+  labels: Dataset['y'],
+  indices: Int32Array,
+  numClasses: number,
+  seed: number,
+): Partition {
+  const p = cfg.partition ?? { kind: 'iid' };
+  const base = { numSilos: cfg.silos, seed: deriveSeed(seed, 3), indices };
+  switch (p.kind) {
+    case 'iid':
+      return partitionIid(labels, base);
+    case 'dirichlet':
+      return partitionDirichlet(labels, { ...base, alpha: p.alpha!, numClasses });
+    case 'quantity-skew':
+      return partitionQuantitySkew(labels, { ...base, ...(p.beta !== undefined ? { beta: p.beta } : {}) });
+  }
+}
+
+/** Builds the consortium's data (see the module comment). Throws RangeError naming the config field on impossible sizes. */
+export function buildConsortium(cfg: ExperimentConfig, seed: number): Consortium {
+  const { pool, test: given, source } = loadPool(cfg, seed);
+  const numClasses = pool.numClasses;
+  const testSize = cfg.data?.testSize ?? 2000;
+  const validationSize = Math.min(500, Math.floor(pool.n / 10));
+  // The common test set is class-balanced (papers/003 §5); drawn from the dedicated test split when there is one.
+  const testPool = given ?? pool;
+  const perClass = Math.floor(testSize / numClasses);
+  if (perClass < 1)
+    throw new RangeError(`data.testSize: must be at least the number of classes (${numClasses})`);
+  const testSplit = balancedTestSplit(testPool.y, { numClasses, perClass, seed: deriveSeed(seed, 4) });
+  const test = subset(testPool, testSplit.test, 'test');
+  let rest = given ? Int32Array.from({ length: pool.n }, (_, i) => i) : testSplit.rest;
+  const validation = subset(pool, rest.subarray(0, validationSize), 'validation');
+  rest = rest.subarray(validationSize);
+  const trainSize = cfg.data?.trainSize ?? rest.length;
+  if (trainSize > rest.length)
+    throw new RangeError(
+      `data.trainSize: ${trainSize} exceeds the ${rest.length} training examples available`,
+    );
+  rest = rest.subarray(0, trainSize);
+  const part = partition(cfg, pool.y, rest, numClasses, seed);
+
+  let labels = pool.y;
+  const roles = Array.from({ length: cfg.silos }, () => 'honest');
+  if (cfg.labelNoise) {
+    const rates = linearNoiseRates(cfg.silos, 0, cfg.labelNoise.maxRate);
+    labels = applyLabelNoise(pool.y, part.silos, { numClasses, rates, seed: deriveSeed(seed, 5) }).labels;
+    rates.forEach((r, i) => {
+      roles[i] = `noise=${r.toFixed(2)}`;
+    });
+  }
+  const noisy: Dataset = labels === pool.y ? pool : { ...pool, y: labels };
+  const silos = part.silos.map((idx, i) => subset(noisy, idx, `silo-${i}`));
+  const updateAttacks: (UpdateMisbehavior | undefined)[] = silos.map(() => undefined);
+  for (const [k, a] of (cfg.attacks ?? []).entries()) {
+    const attackSeed = deriveSeed(seed, 6, k);
+    const m: Misbehavior =
+      a.kind === 'label-flip' || a.kind === 'free-rider'
+        ? { kind: a.kind }
+        : a.kind === 'scale'
+          ? { kind: 'scale', factor: a.factor ?? -1 }
+          : a.kind === 'random-update'
+            ? {
+                kind: 'random-update',
+                seed: attackSeed,
+                ...(a.factor !== undefined ? { std: a.factor } : {}),
+              }
+            : { kind: a.kind, seed: attackSeed };
+    if (isDataMisbehavior(m)) silos[a.silo] = applyDataMisbehavior(silos[a.silo]!, m);
+    else updateAttacks[a.silo] = m;
+    roles[a.silo] = a.kind;
+  }
+  for (const [i, s] of silos.entries())
+    if (s.n === 0)
+      throw new RangeError(
+        `partition: silo ${i} received no training examples; use more data or fewer silos`,
+      );
+  return { silos, roles, updateAttacks, test, validation, source, numClasses };
+}

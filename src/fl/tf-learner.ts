@@ -1,0 +1,91 @@
+/**
+ * The `Learner` of the round engine on TensorFlow.js (src/ml): backend choice, model, local
+ * training, evaluation and the combined coalition evaluator.
+ */
+import type { Dataset } from '../data/dataset.js';
+import { type BackendName, initBackend, parseBackendName } from '../ml/backend.js';
+import { classwiseGame, coalitionGame, createCoalitionEvaluator } from '../ml/coalition.js';
+import { evaluate } from '../ml/evaluate.js';
+import { createModel, initParams, type ModelKind, type ModelSpec } from '../ml/models.js';
+import { trainLocal } from '../ml/train.js';
+import type { CoalitionSpec, Learner, Utilities } from './learner.js';
+
+export interface TfLearnerOptions {
+  model: { kind: ModelKind; hidden?: number[] };
+  training: {
+    optimizer?: 'adam' | 'sgd';
+    learningRate?: number;
+    weightDecay?: number;
+    epochs?: number;
+    batchSize?: number;
+  };
+  /** Input shape and classes of the data (default Fashion-MNIST: 28×28×1, 10 classes). */
+  inputShape?: readonly [number, number, number];
+  numClasses?: number;
+  /** Forces a backend (`tensorflow`, `wasm`, `cpu`); default FEDSCORE_BACKEND, then automatic. */
+  backend?: string;
+  /** Receives the one-line backend description. */
+  log?: (line: string) => void;
+}
+
+/** Paper 003's local training: Adam, learning rate 1e-3, weight decay 1e-3, one epoch, batch 64. */
+export const DEFAULT_TRAINING = {
+  optimizer: 'adam',
+  learningRate: 1e-3,
+  weightDecay: 1e-3,
+  epochs: 1,
+  batchSize: 64,
+} as const;
+
+/** Creates the TensorFlow.js learner. Throws RangeError naming `--backend` on an unknown backend. */
+export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
+  const forced: BackendName | undefined =
+    o.backend !== undefined ? parseBackendName(o.backend, '--backend') : undefined;
+  const info = await initBackend({
+    ...(forced ? { backend: forced } : {}),
+    ...(o.log ? { log: o.log } : {}),
+  });
+  const spec: ModelSpec = createModel(o.model.kind, {
+    inputShape: o.inputShape ?? [28, 28, 1],
+    numClasses: o.numClasses ?? 10,
+    ...(o.model.hidden ? { hidden: o.model.hidden } : {}),
+  });
+  const training = { ...DEFAULT_TRAINING, ...o.training };
+  const toUtilities = (e: ReturnType<typeof evaluate>): Utilities => ({
+    accuracy: e.accuracy,
+    loss: e.loss,
+    perClass: e.perClassAccuracy,
+  });
+  return {
+    backend: info.name,
+    tfjsVersion: info.tfjsVersion,
+    parameterCount: spec.paramCount,
+    spec,
+    initialParameters: (seed) => initParams(spec, seed),
+    async trainMany(params, jobs) {
+      const out: Float32Array[] = [];
+      for (const job of jobs)
+        out.push((await trainLocal(spec, params, job.data, { ...training, seed: job.seed })).delta);
+      return out;
+    },
+    async evaluate(params: Float32Array, data: Dataset) {
+      return toUtilities(evaluate(spec, params, data));
+    },
+    coalitionGames(c: CoalitionSpec) {
+      const evaluator = createCoalitionEvaluator({
+        spec,
+        m0: c.base,
+        updates: c.updates,
+        weights: c.weights,
+        convention: c.convention,
+        data: c.test,
+      });
+      return {
+        game: coalitionGame(evaluator, c.utility),
+        perClass: classwiseGame(evaluator),
+        dispose: () => evaluator.dispose(),
+      };
+    },
+    async close() {},
+  } as Learner & { spec: ModelSpec };
+}
