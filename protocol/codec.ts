@@ -7,11 +7,13 @@
  * JSON array). Byte strings carry a u32 length; id lists a u16 count and one byte per id.
  * Decoding is strict: trailing bytes, unknown types or truncation throw SecAggError MALFORMED.
  *
- * Signatures cover the domain tag "fedscore/secagg/v1/client-message" followed by the encoding
- * up to the signature (Bonawitz et al. 2017, §4: SIG.sign over the round's content, here also
- * bound to session, round, stage and sender).
+ * Signatures cover the domain tag "fedscore/secagg/v1/client-message" followed by the SHA-256 of
+ * the encoding up to the signature (Bonawitz et al. 2017, §4: SIG.sign over the round's content,
+ * here also bound to session, round, stage and sender). The pre-hash keeps signing a 4 MB masked
+ * vector cheap (crypto/digest.ts).
  */
 import { checkBytes } from '../crypto/_check.js';
+import { sha256 } from '../crypto/digest.js';
 import { ED25519_SIGNATURE_LENGTH } from '../crypto/signature.js';
 import { SECAGG_ERRORS, SecAggError, type SecAggErrorCode } from './errors.js';
 import type {
@@ -185,12 +187,15 @@ function clientBody(m: UnsignedClientMessage): Writer {
 }
 
 /**
- * The bytes a client signs: {@link CLIENT_SIGNATURE_TAG} ‖ encoding without the signature.
+ * The bytes a client signs: {@link CLIENT_SIGNATURE_TAG} ‖ SHA-256(encoding without the signature).
  *
  * @throws RangeError on a field that cannot be encoded.
  */
 export function signedPayload(message: UnsignedClientMessage): Uint8Array {
-  return new Writer().bytes(CLIENT_SIGNATURE_TAG).bytes(clientBody(message).finish()).finish();
+  return new Writer()
+    .bytes(CLIENT_SIGNATURE_TAG)
+    .bytes(sha256(clientBody(message).finish()))
+    .finish();
 }
 
 /**
