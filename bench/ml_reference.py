@@ -1,0 +1,121 @@
+"""PyTorch reference for bench/ml.ts (not a dependency of fedscore).
+
+Runs the same architectures and optimizer as src/ml on the same synthetic data and prints one
+JSON object. Debian's python3-torch: `/usr/bin/python3 bench/ml_reference.py DATA.bin [FMNIST_DIR]`.
+
+DATA.bin (written by bench/ml.ts): u32 LE n, u32 LE features, then n*features float32 LE pixels
+(HWC order, [0, 1]), then n int32 LE labels.
+
+Layouts differ from fedscore's flat vector (PyTorch uses CHW and [out, in]); only speed and
+accuracy are compared, not parameters.
+"""
+import gzip
+import json
+import struct
+import sys
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+torch.set_num_threads(2)
+torch.manual_seed(0)
+
+
+def load(path):
+    with open(path, "rb") as f:
+        n, feat = struct.unpack("<II", f.read(8))
+        x = np.frombuffer(f.read(n * feat * 4), dtype="<f4").reshape(n, feat)
+        y = np.frombuffer(f.read(n * 4), dtype="<i4")
+    return torch.from_numpy(x.copy()), torch.from_numpy(y.astype(np.int64))
+
+
+def mlp(hidden=200):
+    return nn.Sequential(nn.Flatten(), nn.Linear(784, hidden), nn.ReLU(), nn.Linear(hidden, 10))
+
+
+def cnn003():
+    # papers/003: Conv(1,16,3) -> Conv(16,32,3) -> Linear(24*24*32,128) -> Linear(128,10), ReLU.
+    return nn.Sequential(
+        nn.Unflatten(1, (1, 28, 28)),
+        nn.Conv2d(1, 16, 3), nn.ReLU(),
+        nn.Conv2d(16, 32, 3), nn.ReLU(),
+        nn.Flatten(), nn.Linear(24 * 24 * 32, 128), nn.ReLU(), nn.Linear(128, 10),
+    )
+
+
+def train(model, x, y, epochs, batch=64, seed=1):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    g = torch.Generator().manual_seed(seed)
+    n = x.shape[0]
+    for _ in range(epochs):
+        perm = torch.randperm(n, generator=g)
+        for s in range(0, n, batch):
+            idx = perm[s:s + batch]
+            opt.zero_grad()
+            loss = loss_fn(model(x[idx]), y[idx])
+            loss.backward()
+            opt.step()
+
+
+def train_rate(make, x, y, n):
+    model = make()
+    train(model, x[:128], y[:128], 1)  # warm-up
+    t = time.perf_counter()
+    train(model, x[:n], y[:n], 1)
+    return n / (time.perf_counter() - t)
+
+
+def infer_ms(make, x):
+    model = make().eval()
+    with torch.no_grad():
+        model(x[:2000])
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            model(x[:2000]).argmax(1)
+            best = min(best, time.perf_counter() - t)
+    return best * 1000
+
+
+def idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack(">I", data[:4])[0]
+    dims = [struct.unpack(">I", data[4 + 4 * i:8 + 4 * i])[0] for i in range(magic & 0xFF)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * len(dims)).reshape(dims)
+
+
+def fmnist_accuracy(d):
+    xtr = torch.from_numpy(idx(f"{d}/train-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
+    ytr = torch.from_numpy(idx(f"{d}/train-labels-idx1-ubyte.gz").astype(np.int64))
+    xte = torch.from_numpy(idx(f"{d}/t10k-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
+    yte = torch.from_numpy(idx(f"{d}/t10k-labels-idx1-ubyte.gz").astype(np.int64))
+    model = mlp()
+    t = time.perf_counter()
+    train(model, xtr, ytr, 3)
+    secs = time.perf_counter() - t
+    with torch.no_grad():
+        acc = (model(xte).argmax(1) == yte).float().mean().item()
+    return acc, secs
+
+
+def main():
+    x, y = load(sys.argv[1])
+    out = {
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "mlp_train_samples_per_s": train_rate(mlp, x, y, min(8192, x.shape[0])),
+        "cnn_train_samples_per_s": train_rate(cnn003, x, y, 1024),
+        "mlp_infer_2000_ms": infer_ms(mlp, x),
+        "cnn_infer_2000_ms": infer_ms(cnn003, x),
+    }
+    if len(sys.argv) > 2:
+        out["fmnist_mlp_acc_3ep"], out["fmnist_mlp_train_s"] = fmnist_accuracy(sys.argv[2])
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
