@@ -1,0 +1,69 @@
+/**
+ * Global models as Float32 little-endian parameter vectors: the operator sets the initial model
+ * (version 0) before the first round; version r is the model after round r.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { bodyBytes, sendBytes } from '../_http.js';
+import { Binary, ConsortiumParams, errors, VersionParams } from '../schemas.js';
+
+const MODEL_VERSION_HEADER = 'x-fedscore-model-version';
+
+const models: FastifyPluginAsyncTypebox = async (app) => {
+  app.put(
+    '/consortia/:cid/model',
+    {
+      preHandler: app.requireAdmin,
+      bodyLimit: app.settings.maxVectorBytes,
+      schema: {
+        summary: 'set the initial model (operator; Float32 LE, d parameters)',
+        tags: ['models'],
+        security: [{ admin: [] }],
+        params: ConsortiumParams,
+        consumes: ['application/octet-stream'],
+        body: Binary,
+        response: {
+          204: Type.Null({ description: 'stored' }),
+          ...errors(400, 401, 404, 409, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      await app.service.setInitialModel(request.params.cid, bodyBytes(request));
+      return reply.status(204).send(null);
+    },
+  );
+  app.get(
+    '/consortia/:cid/model',
+    {
+      schema: {
+        summary: 'the latest global model (Float32 LE); its version is in x-fedscore-model-version',
+        tags: ['models'],
+        params: ConsortiumParams,
+        produces: ['application/octet-stream'],
+        response: { 200: Binary, ...errors(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const m = await app.service.model(request.params.cid);
+      return sendBytes(reply, m.bytes, { [MODEL_VERSION_HEADER]: String(m.version) });
+    },
+  );
+  app.get(
+    '/consortia/:cid/models/:version',
+    {
+      schema: {
+        summary: 'one model version (Float32 LE)',
+        tags: ['models'],
+        params: VersionParams,
+        produces: ['application/octet-stream'],
+        response: { 200: Binary, ...errors(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const m = await app.service.model(request.params.cid, request.params.version);
+      return sendBytes(reply, m.bytes, { [MODEL_VERSION_HEADER]: String(m.version) });
+    },
+  );
+};
+export default models;

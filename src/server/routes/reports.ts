@@ -1,0 +1,48 @@
+/**
+ * Score reports: after the aggregate is published, each surviving silo posts its signed report
+ * (protocol/score-report.ts) of v(M0 + U_i) and v(M − U_i). The request is signed by the silo
+ * and the report by the same key; a silo can submit only its own report.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { bodyBytes } from '../_http.js';
+import { Binary, errors, ReportAccepted, RoundParams } from '../schemas.js';
+
+const reports: FastifyPluginAsyncTypebox = async (app) => {
+  const { settings } = app;
+  app.post(
+    '/consortia/:cid/rounds/:round/reports',
+    {
+      preHandler: app.requireSilo,
+      bodyLimit: settings.maxBodyBytes,
+      config: {
+        rateLimit: {
+          max: settings.rateLimit.max,
+          timeWindow: settings.rateLimit.windowMs,
+          keyGenerator: (request: { silo: number; params: unknown }) =>
+            `${(request.params as { cid: string }).cid}/${request.silo}`,
+        },
+      },
+      schema: {
+        summary: 'submit the silo’s signed score report',
+        tags: ['reports'],
+        security: [{ silo: [] }],
+        params: RoundParams,
+        consumes: ['application/octet-stream'],
+        body: Binary,
+        response: {
+          201: ReportAccepted,
+          200: ReportAccepted,
+          ...errors(400, 401, 403, 404, 409, 413, 415, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { cid, round } = request.params;
+      const r = await app.service.submitReport(cid, round, request.silo, bodyBytes(request));
+      return reply
+        .status(r.duplicate ? 200 : 201)
+        .send({ silo: request.silo, duplicate: r.duplicate, stage: r.round.stage });
+    },
+  );
+};
+export default reports;

@@ -1,0 +1,132 @@
+/**
+ * Rounds: the operator opens the next round, may close a stage before its deadline and, without
+ * an evaluator, posts v(M) and v(M0); anyone may read round state and the published aggregate.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sendBytes } from '../_http.js';
+import {
+  Aggregate,
+  Binary,
+  ConsortiumParams,
+  errors,
+  Round,
+  RoundList,
+  RoundParams,
+  UtilitiesInput,
+} from '../schemas.js';
+
+const rounds: FastifyPluginAsyncTypebox = async (app) => {
+  const admin = { preHandler: app.requireAdmin, bodyLimit: app.settings.maxBodyBytes };
+  app.post(
+    '/consortia/:cid/rounds',
+    {
+      ...admin,
+      schema: {
+        summary: 'open the next round from the latest model (operator)',
+        tags: ['rounds'],
+        security: [{ admin: [] }],
+        params: ConsortiumParams,
+        response: { 201: Round, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await app.service.openRound(request.params.cid)),
+  );
+  app.get(
+    '/consortia/:cid/rounds',
+    {
+      schema: {
+        summary: 'every round',
+        tags: ['rounds'],
+        params: ConsortiumParams,
+        response: { 200: RoundList, ...errors(400, 404) },
+      },
+    },
+    async (request) => ({ rounds: await app.service.rounds(request.params.cid) }),
+  );
+  app.get(
+    '/consortia/:cid/rounds/:round',
+    {
+      schema: {
+        summary: 'a round’s stage, deadline and participant sets',
+        tags: ['rounds'],
+        params: RoundParams,
+        response: { 200: Round, ...errors(400, 404) },
+      },
+    },
+    async (request) => app.service.round(request.params.cid, request.params.round),
+  );
+  app.post(
+    '/consortia/:cid/rounds/:round/advance',
+    {
+      ...admin,
+      schema: {
+        summary: 'close the current stage now (operator)',
+        tags: ['rounds'],
+        security: [{ admin: [] }],
+        params: RoundParams,
+        response: { 200: Round, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => app.service.forceAdvance(request.params.cid, request.params.round),
+  );
+  app.put(
+    '/consortia/:cid/rounds/:round/utilities',
+    {
+      ...admin,
+      schema: {
+        summary: 'set v(M) and v(M0) of a round in reporting (operator, when the service has no evaluator)',
+        tags: ['rounds'],
+        security: [{ admin: [] }],
+        params: RoundParams,
+        body: UtilitiesInput,
+        response: { 200: Round, ...errors(400, 401, 404, 409, 413, 415) },
+      },
+    },
+    async (request) =>
+      app.service.setUtilities(
+        request.params.cid,
+        request.params.round,
+        request.body.full,
+        request.body.empty,
+      ),
+  );
+  app.get(
+    '/consortia/:cid/rounds/:round/aggregate',
+    {
+      schema: {
+        summary: 'survivors, dropouts and Σ w_i of a round whose sum is known',
+        tags: ['rounds'],
+        params: RoundParams,
+        response: { 200: Aggregate, ...errors(400, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { view } = await app.service.aggregate(request.params.cid, request.params.round);
+      return {
+        round: view.round,
+        survivors: view.survivors ?? [],
+        dropped: view.dropped ?? [],
+        totalWeight: view.totalWeight ?? 0,
+        baseModel: view.baseModel,
+        resultModel: view.round,
+      };
+    },
+  );
+  app.get(
+    '/consortia/:cid/rounds/:round/aggregate/sum',
+    {
+      schema: {
+        summary: 'Σ w_iΔ_i over the survivors (Float64 LE, d values)',
+        tags: ['rounds'],
+        params: RoundParams,
+        produces: ['application/octet-stream'],
+        response: { 200: Binary, ...errors(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { weightedSum } = await app.service.aggregate(request.params.cid, request.params.round);
+      return sendBytes(reply, weightedSum);
+    },
+  );
+};
+export default rounds;

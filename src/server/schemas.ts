@@ -1,0 +1,192 @@
+/**
+ * TypeBox schemas of the service's JSON bodies and responses. Routes declare them per status;
+ * the OpenAPI document at /docs/json is generated from them. Types are derived with `Static`.
+ */
+import Type, { type Static, type TSchema } from 'typebox';
+import { PRIVATE_METHODS } from '../fl/private-scoring.js';
+import { ERRORS, type ErrorCode } from './errors.js';
+
+const Obj = <T extends Record<string, TSchema>>(props: T, description?: string) =>
+  Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
+const Hex = (bytes: number, description: string) =>
+  Type.String({ pattern: `^[0-9a-f]{${2 * bytes}}$`, description });
+const Ms = (description: string) => Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 * 1000, description });
+const NullableNumbers = Type.Array(Type.Union([Type.Number(), Type.Null()]));
+
+/** Consortium ids double as the protocol session: short, URL- and log-safe. */
+export const ConsortiumId = Type.String({
+  pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+  description: 'consortium id (lower-case letters, digits, dashes; also the secure-aggregation session)',
+});
+
+/** Path parameters. */
+export const ConsortiumParams = Obj({ cid: ConsortiumId });
+export const RoundParams = Obj({
+  cid: ConsortiumId,
+  round: Type.Integer({ minimum: 1, maximum: 0xffffffff, description: 'round number, from 1' }),
+});
+export const VersionParams = Obj({
+  cid: ConsortiumId,
+  version: Type.Integer({
+    minimum: 0,
+    maximum: 0xffffffff,
+    description: '0 = initial model, r = after round r',
+  }),
+});
+
+/** Private scoring schemes a consortium may publish (src/fl/private-scoring.ts). */
+export const Scheme = Type.Enum([...PRIVATE_METHODS], { description: 'private scoring scheme' });
+export type Scheme = Static<typeof Scheme>;
+
+/** Per-stage deadlines in milliseconds after the stage opened. */
+export const Deadlines = Obj({
+  advertise: Ms('AdvertiseKeys'),
+  share: Ms('ShareKeys'),
+  mask: Ms('MaskedInputCollection'),
+  consistency: Ms('ConsistencyCheck'),
+  unmask: Ms('Unmasking'),
+  reporting: Ms('score report submission'),
+});
+export type Deadlines = Static<typeof Deadlines>;
+
+/** What an operator posts to create a consortium. */
+export const ConsortiumInput = Obj({
+  id: ConsortiumId,
+  participants: Type.Array(Obj({ publicKey: Hex(32, "the silo's Ed25519 public key, hex") }), {
+    minItems: 2,
+    maxItems: 255,
+    description: 'silo id = index',
+  }),
+  threshold: Type.Integer({
+    minimum: 2,
+    maximum: 255,
+    description: 'secure-aggregation threshold t, n/2 < t ≤ n',
+  }),
+  model: Obj({
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    parameters: Type.Integer({
+      minimum: 1,
+      maximum: 0x7ffffffe,
+      description: 'length d of the flat parameter vector',
+    }),
+  }),
+  testSetDigest: Hex(32, 'SHA-256 of the common test set'),
+  schemes: Type.Array(Scheme, { minItems: 1, maxItems: PRIVATE_METHODS.length, uniqueItems: true }),
+  encoding: Obj({
+    clip: Type.Number({ exclusiveMinimum: 0, maximum: 1e6, description: 'clipping bound of w·Δ entries' }),
+    weightRange: Type.Number({ exclusiveMinimum: 0, maximum: 1e9, description: 'largest silo weight' }),
+  }),
+  convention: Type.Optional(Type.Enum(['fedavg', 'additive'] as const)),
+  deadlines: Type.Optional(Deadlines),
+});
+export type ConsortiumInput = Static<typeof ConsortiumInput>;
+
+/** A stored consortium. */
+export const Consortium = Obj({
+  id: ConsortiumId,
+  participants: Type.Array(Obj({ publicKey: Type.String() })),
+  threshold: Type.Integer(),
+  model: Obj({ name: Type.String(), parameters: Type.Integer() }),
+  testSetDigest: Type.String(),
+  schemes: Type.Array(Scheme),
+  encoding: Obj({ clip: Type.Number(), weightRange: Type.Number() }),
+  convention: Type.Enum(['fedavg', 'additive'] as const),
+  deadlines: Deadlines,
+  createdAt: Type.Number({ description: 'ms since the epoch' }),
+});
+export type Consortium = Static<typeof Consortium>;
+
+/** Service stages of a round: the protocol stages, then reporting and the terminal stages. */
+export const RoundStage = Type.Enum([
+  'advertise',
+  'share',
+  'mask',
+  'consistency',
+  'unmask',
+  'reporting',
+  'scored',
+  'closed',
+  'aborted',
+] as const);
+export type RoundStage = Static<typeof RoundStage>;
+
+const Ids = Type.Array(Type.Integer());
+
+/** A round as the API shows it. */
+export const Round = Obj({
+  consortium: Type.String(),
+  round: Type.Integer(),
+  stage: RoundStage,
+  deadline: Type.Number({ description: 'when the current stage closes, ms since the epoch' }),
+  baseModel: Type.Integer({ description: 'model version the round starts from' }),
+  resultModel: Type.Union([Type.Integer(), Type.Null()]),
+  sets: Type.Array(Ids, { description: 'U_1 … U_k of the closed protocol stages' }),
+  survivors: Type.Union([Ids, Type.Null()]),
+  dropped: Type.Union([Ids, Type.Null()]),
+  totalWeight: Type.Union([Type.Number(), Type.Null()]),
+  utilities: Type.Union([Obj({ full: Type.Number(), empty: Type.Number() }), Type.Null()]),
+  error: Type.Union([Obj({ code: Type.String(), detail: Type.String() }), Type.Null()]),
+  openedAt: Type.Number(),
+});
+export type Round = Static<typeof Round>;
+
+export const RoundList = Obj({ rounds: Type.Array(Round) });
+
+/** Accepted secure-aggregation message. */
+export const Accepted = Obj({ accepted: Type.Literal(true), stage: RoundStage });
+
+/** What the operator posts when the service has no evaluator: v(M) and v(M0). */
+export const UtilitiesInput = Obj({ full: Type.Number(), empty: Type.Number() });
+
+/** Result of a report submission. */
+export const ReportAccepted = Obj({
+  silo: Type.Integer(),
+  duplicate: Type.Boolean({ description: 'the same report was already stored (idempotent retry)' }),
+  stage: RoundStage,
+});
+
+/** A round's published scores (silo-indexed; null for silos without a report). */
+export const RoundScores = Obj({
+  round: Type.Integer(),
+  silos: Ids,
+  utilities: Obj({ full: Type.Number(), empty: Type.Number() }),
+  withOnly: NullableNumbers,
+  without: NullableNumbers,
+  schemes: Type.Record(Type.String(), NullableNumbers),
+});
+export type RoundScores = Static<typeof RoundScores>;
+
+/** Scores of every scored round and their per-silo sums. */
+export const CumulativeScores = Obj({
+  consortium: Type.String(),
+  rounds: Type.Array(RoundScores),
+  cumulative: Type.Record(Type.String(), Type.Array(Type.Number())),
+});
+export type CumulativeScores = Static<typeof CumulativeScores>;
+
+/** The published aggregate of a round (the sum itself is at …/aggregate/sum). */
+export const Aggregate = Obj({
+  round: Type.Integer(),
+  survivors: Ids,
+  dropped: Ids,
+  totalWeight: Type.Number({ description: 'Σ w_i over the survivors' }),
+  baseModel: Type.Integer(),
+  resultModel: Type.Integer(),
+});
+
+/** Every error body. */
+export const ErrorBody = Obj(
+  {
+    code: Type.Enum(Object.keys(ERRORS) as ErrorCode[]),
+    message: Type.String(),
+  },
+  'an error from the catalogue (docs/errors.md)',
+);
+
+/** Response schemas for the given error statuses. */
+export function errors(...statuses: number[]): Record<number, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+}
+
+/** Raw bytes (application/octet-stream), documented for OpenAPI. */
+export const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });

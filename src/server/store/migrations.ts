@@ -1,0 +1,93 @@
+/**
+ * Schema migrations, in order. Each is written once and never edited; a change is a new
+ * migration. Types differ per dialect only for blobs (`blob` / `bytea`).
+ */
+import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+
+/** The two supported dialects. */
+export type Dialect = 'sqlite' | 'postgres';
+
+function initial(dialect: Dialect): Migration {
+  const blob = dialect === 'postgres' ? sql`bytea` : sql`blob`;
+  const float = dialect === 'postgres' ? sql`double precision` : sql`real`;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('consortia')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('config', 'text', (c) => c.notNull())
+        .addColumn('created_at', float, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('models')
+        .addColumn('consortium', 'text', (c) => c.notNull().references('consortia.id'))
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('params', blob, (c) => c.notNull())
+        .addPrimaryKeyConstraint('models_pk', ['consortium', 'version'])
+        .execute();
+      await db.schema
+        .createTable('rounds')
+        .addColumn('consortium', 'text', (c) => c.notNull().references('consortia.id'))
+        .addColumn('round', 'integer', (c) => c.notNull())
+        .addColumn('stage', 'text', (c) => c.notNull())
+        .addColumn('deadline', float, (c) => c.notNull())
+        .addColumn('base_version', 'integer', (c) => c.notNull())
+        .addColumn('sets', 'text', (c) => c.notNull())
+        .addColumn('survivors', 'text')
+        .addColumn('dropped', 'text')
+        .addColumn('weighted_sum', blob)
+        .addColumn('total_weight', float)
+        .addColumn('full_utility', float)
+        .addColumn('empty_utility', float)
+        .addColumn('scores', 'text')
+        .addColumn('error', 'text')
+        .addColumn('opened_at', float, (c) => c.notNull())
+        .addPrimaryKeyConstraint('rounds_pk', ['consortium', 'round'])
+        .execute();
+      await db.schema
+        .createTable('messages')
+        .addColumn('consortium', 'text', (c) => c.notNull())
+        .addColumn('round', 'integer', (c) => c.notNull())
+        .addColumn('stage', 'text', (c) => c.notNull())
+        .addColumn('silo', 'integer', (c) => c.notNull())
+        .addColumn('body', blob, (c) => c.notNull())
+        .addPrimaryKeyConstraint('messages_pk', ['consortium', 'round', 'stage', 'silo'])
+        .execute();
+      await db.schema
+        .createTable('outbox')
+        .addColumn('consortium', 'text', (c) => c.notNull())
+        .addColumn('round', 'integer', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('silo', 'integer', (c) => c.notNull())
+        .addColumn('body', blob, (c) => c.notNull())
+        .addPrimaryKeyConstraint('outbox_pk', ['consortium', 'round', 'kind', 'silo'])
+        .execute();
+      await db.schema
+        .createTable('reports')
+        .addColumn('consortium', 'text', (c) => c.notNull())
+        .addColumn('round', 'integer', (c) => c.notNull())
+        .addColumn('silo', 'integer', (c) => c.notNull())
+        .addColumn('body', blob, (c) => c.notNull())
+        .addPrimaryKeyConstraint('reports_pk', ['consortium', 'round', 'silo'])
+        .execute();
+      await db.schema
+        .createTable('nonces')
+        .addColumn('consortium', 'text', (c) => c.notNull())
+        .addColumn('silo', 'integer', (c) => c.notNull())
+        .addColumn('nonce', 'text', (c) => c.notNull())
+        .addColumn('expires_at', float, (c) => c.notNull())
+        .addPrimaryKeyConstraint('nonces_pk', ['consortium', 'silo', 'nonce'])
+        .execute();
+      await db.schema.createIndex('nonces_expiry').on('nonces').column('expires_at').execute();
+    },
+  };
+}
+
+/** The migrations of `dialect`, keyed so that they sort in order. */
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return {
+    async getMigrations() {
+      return { '0001_initial': initial(dialect) };
+    },
+  };
+}

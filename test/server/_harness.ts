@@ -1,0 +1,230 @@
+/**
+ * Test harness for the service: an app over a fresh SQLite file (or a given store), a fake
+ * clock, simulated silo identities, signed requests, and an in-process silo that drives
+ * protocol/client.ts over the HTTP API.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seededRandomFromInts } from '../../crypto/random.js';
+import type { SigningKeyPair } from '../../crypto/signature.js';
+import { type ClientState, clientHandle, clientStart, createClient } from '../../protocol/client.js';
+import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
+import type { RoundConfig } from '../../protocol/config.js';
+import type { ClientMessage } from '../../protocol/messages.js';
+import { simulatedIdentities } from '../../protocol/simulate.js';
+import { encodeWeightedInput } from '../../protocol/weighted.js';
+import { type App, buildApp, type BuildAppOptions } from '../../src/server/app.js';
+import { signRequest } from '../../src/server/auth.js';
+import type { Evaluator } from '../../src/server/service.js';
+import { openStore, type StoreHandle, type StoreLocation } from '../../src/server/store/database.js';
+
+export const ADMIN = 'admin-token-0123456789abcdef';
+export const T0 = 1_800_000_000_000;
+
+/** A fake clock. */
+export class Clock {
+  constructor(public ms = T0) {}
+  now = () => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** A toy utility: v(p) = −mean((p − target)²), target = 0.5 everywhere. */
+export const evaluate: Evaluator = async (_c, p) => {
+  let s = 0;
+  for (const x of p) s += (x - 0.5) ** 2;
+  return -s / p.length;
+};
+
+export interface Harness {
+  app: App;
+  store: StoreHandle;
+  clock: Clock;
+  keys: SigningKeyPair[];
+  /** Closes the app and the store (and deletes the temp dir if the harness made one). */
+  close(): Promise<void>;
+  location: StoreLocation;
+}
+
+/** A temp directory with a SQLite file path inside. */
+export function tempSqlite(): { location: StoreLocation; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'fedscore-server-'));
+  return { location: { sqlite: join(dir, 'store.db') }, dir };
+}
+
+/** Builds an app over `location` (default: a fresh SQLite file). */
+export async function harness(
+  o: { location?: StoreLocation; clock?: Clock; n?: number; app?: Partial<BuildAppOptions>; keepDir?: boolean } = {},
+): Promise<Harness & { dir?: string }> {
+  const temp = o.location ? undefined : tempSqlite();
+  const location = o.location ?? temp!.location;
+  const store = await openStore(location);
+  const clock = o.clock ?? new Clock();
+  const app = await buildApp({ store, adminToken: ADMIN, now: clock.now, evaluate, ...o.app });
+  await app.ready();
+  return {
+    app,
+    store,
+    clock,
+    location,
+    keys: simulatedIdentities(o.n ?? 4, 11),
+    ...(temp ? { dir: temp.dir } : {}),
+    async close() {
+      await app.close();
+      await store.close();
+      if (temp && !o.keepDir) rmSync(temp.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let nonceCounter = 0;
+/** A fresh request nonce. */
+export function nonce(): string {
+  nonceCounter += 1;
+  return `n${process.pid}x${nonceCounter}x${Math.random().toString(36).slice(2, 10)}`.padEnd(16, '0');
+}
+
+/** Injects a request signed by `silo`. */
+export function siloInject(
+  h: Pick<Harness, 'app' | 'clock' | 'keys'>,
+  silo: number,
+  method: 'GET' | 'POST',
+  url: string,
+  body?: Uint8Array,
+  o: { timestamp?: number; nonce?: string; as?: number; headers?: Record<string, string> } = {},
+) {
+  const headers = signRequest(h.keys[o.as ?? silo]!.secretKey, {
+    method,
+    path: url,
+    silo,
+    timestamp: o.timestamp ?? h.clock.now(),
+    nonce: o.nonce ?? nonce(),
+    ...(body ? { body } : {}),
+  });
+  return h.app.inject({
+    method,
+    url,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/octet-stream' } : {}), ...o.headers },
+    ...(body ? { payload: Buffer.from(body) } : {}),
+  });
+}
+
+/** An admin request. */
+export function adminInject(h: Pick<Harness, 'app'>, method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) {
+  const binary = payload instanceof Uint8Array;
+  return h.app.inject({
+    method,
+    url,
+    headers: {
+      authorization: `Bearer ${ADMIN}`,
+      ...(binary ? { 'content-type': 'application/octet-stream' } : {}),
+    },
+    ...(payload === undefined ? {} : { payload: binary ? Buffer.from(payload) : (payload as object) }),
+  });
+}
+
+export const D = 6;
+export const ENCODING = { clip: 4, weightRange: 100 };
+
+/** A consortium body for `keys`. */
+export function consortiumBody(keys: readonly SigningKeyPair[], id = 'c1', threshold = 3) {
+  return {
+    id,
+    participants: keys.map((k) => ({ publicKey: Buffer.from(k.publicKey).toString('hex') })),
+    threshold,
+    model: { name: 'toy', parameters: D },
+    testSetDigest: 'ab'.repeat(32),
+    schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'],
+    encoding: ENCODING,
+  };
+}
+
+/** Float32 little-endian bytes of a vector. */
+export function f32bytes(values: ArrayLike<number>): Uint8Array {
+  return new Uint8Array(Float32Array.from(values as number[]).buffer);
+}
+
+/** The initial model of the tests. */
+export const INITIAL = Float32Array.from({ length: D }, (_, j) => 0.1 * j);
+
+/** Silo i's update and weight in round r. */
+export function updateOf(i: number, r: number): { update: Float32Array; weight: number } {
+  return {
+    update: Float32Array.from({ length: D }, (_, j) => Math.sin(1 + i * 7 + j * 3 + r) * 0.5),
+    weight: 10 + 5 * i,
+  };
+}
+
+/** Creates the consortium and uploads the initial model. */
+export async function createConsortium(h: Harness, id = 'c1', threshold = 3): Promise<void> {
+  const c = await adminInject(h, 'POST', '/v1/consortia', consortiumBody(h.keys, id, threshold));
+  if (c.statusCode !== 201) throw new Error(`create: ${c.statusCode} ${c.body}`);
+  const m = await adminInject(h, 'PUT', `/v1/consortia/${id}/model`, f32bytes(INITIAL));
+  if (m.statusCode !== 204) throw new Error(`model: ${m.statusCode} ${m.body}`);
+}
+
+/** The client side of one silo in one round, talking HTTP. */
+export class Silo {
+  state: ClientState;
+  readonly deps;
+  readonly input: Uint32Array;
+  constructor(
+    readonly h: Pick<Harness, 'app' | 'clock' | 'keys'>,
+    readonly cid: string,
+    readonly round: number,
+    readonly id: number,
+    threshold: number,
+  ) {
+    const config: RoundConfig = {
+      session: cid,
+      round,
+      threshold,
+      length: D + 1,
+      roster: h.keys.map((k) => k.publicKey),
+    };
+    const { update, weight } = updateOf(id, round);
+    this.input = encodeWeightedInput(update, weight, {
+      valueRange: ENCODING.clip,
+      weightRange: ENCODING.weightRange,
+      n: h.keys.length,
+    });
+    this.state = createClient(config, id, h.keys[id]!.secretKey, this.input);
+    this.deps = { random: seededRandomFromInts(0x7e57, round, id) };
+  }
+
+  private base(): string {
+    return `/v1/consortia/${this.cid}/rounds/${this.round}`;
+  }
+
+  /** Posts a client message to its stage endpoint; returns the response. */
+  post(message: ClientMessage) {
+    return siloInject(this.h, this.id, 'POST', `${this.base()}/${message.type}`, encodeClientMessage(message));
+  }
+
+  /** Round 0: advertise. */
+  async start(): Promise<ClientMessage> {
+    const step = clientStart(this.state, this.deps);
+    this.state = step.state;
+    if (step.reply.type !== 'send') throw new Error('start did not send');
+    const res = await this.post(step.reply.message);
+    if (res.statusCode !== 202) throw new Error(`advertise: ${res.statusCode} ${res.body}`);
+    return step.reply.message;
+  }
+
+  /** Reads the inbox message of `kind`, handles it and posts the reply. */
+  async step(kind: 'keys' | 'shares' | 'survivors' | 'unmask-request'): Promise<ClientMessage> {
+    const got = await siloInject(this.h, this.id, 'GET', `${this.base()}/inbox/${kind}`);
+    if (got.statusCode !== 200) throw new Error(`inbox ${kind}: ${got.statusCode} ${got.body}`);
+    const step = await clientHandle(this.state, decodeServerMessage(new Uint8Array(got.rawPayload)), this.deps);
+    this.state = step.state;
+    if (step.reply.type !== 'send') throw new Error(`${kind}: client replied ${JSON.stringify(step.reply)}`);
+    const res = await this.post(step.reply.message);
+    if (res.statusCode !== 202) throw new Error(`${step.reply.message.type}: ${res.statusCode} ${res.body}`);
+    return step.reply.message;
+  }
+}
+
+/** The stages after advertise, with the inbox kind each one answers. */
+export const STEPS = ['keys', 'shares', 'survivors', 'unmask-request'] as const;
