@@ -14,7 +14,7 @@ import type { RoundConfig } from '../../protocol/config.js';
 import type { ClientMessage } from '../../protocol/messages.js';
 import { simulatedIdentities } from '../../protocol/simulate.js';
 import { encodeWeightedInput } from '../../protocol/weighted.js';
-import { type App, buildApp, type BuildAppOptions } from '../../src/server/app.js';
+import { type App, type BuildAppOptions, buildApp } from '../../src/server/app.js';
 import { signRequest } from '../../src/server/auth.js';
 import type { Evaluator } from '../../src/server/service.js';
 import { openStore, type StoreHandle, type StoreLocation } from '../../src/server/store/database.js';
@@ -56,7 +56,13 @@ export function tempSqlite(): { location: StoreLocation; dir: string } {
 
 /** Builds an app over `location` (default: a fresh SQLite file). */
 export async function harness(
-  o: { location?: StoreLocation; clock?: Clock; n?: number; app?: Partial<BuildAppOptions>; keepDir?: boolean } = {},
+  o: {
+    location?: StoreLocation;
+    clock?: Clock;
+    n?: number;
+    app?: Partial<BuildAppOptions>;
+    keepDir?: boolean;
+  } = {},
 ): Promise<Harness & { dir?: string }> {
   const temp = o.location ? undefined : tempSqlite();
   const location = o.location ?? temp!.location;
@@ -112,7 +118,12 @@ export function siloInject(
 }
 
 /** An admin request. */
-export function adminInject(h: Pick<Harness, 'app'>, method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) {
+export function adminInject(
+  h: Pick<Harness, 'app'>,
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  payload?: unknown,
+) {
   const binary = payload instanceof Uint8Array;
   return h.app.inject({
     method,
@@ -153,7 +164,7 @@ export const INITIAL = Float32Array.from({ length: D }, (_, j) => 0.1 * j);
 export function updateOf(i: number, r: number): { update: Float32Array; weight: number } {
   return {
     update: Float32Array.from({ length: D }, (_, j) => Math.sin(1 + i * 7 + j * 3 + r) * 0.5),
-    weight: 10 + 5 * i,
+    weight: 1 + 0.5 * i, // w·Δ stays inside the clip (4)
   };
 }
 
@@ -200,7 +211,13 @@ export class Silo {
 
   /** Posts a client message to its stage endpoint; returns the response. */
   post(message: ClientMessage) {
-    return siloInject(this.h, this.id, 'POST', `${this.base()}/${message.type}`, encodeClientMessage(message));
+    return siloInject(
+      this.h,
+      this.id,
+      'POST',
+      `${this.base()}/${message.type}`,
+      encodeClientMessage(message),
+    );
   }
 
   /** Round 0: advertise. */
@@ -217,7 +234,11 @@ export class Silo {
   async step(kind: 'keys' | 'shares' | 'survivors' | 'unmask-request'): Promise<ClientMessage> {
     const got = await siloInject(this.h, this.id, 'GET', `${this.base()}/inbox/${kind}`);
     if (got.statusCode !== 200) throw new Error(`inbox ${kind}: ${got.statusCode} ${got.body}`);
-    const step = await clientHandle(this.state, decodeServerMessage(new Uint8Array(got.rawPayload)), this.deps);
+    const step = await clientHandle(
+      this.state,
+      decodeServerMessage(new Uint8Array(got.rawPayload)),
+      this.deps,
+    );
     this.state = step.state;
     if (step.reply.type !== 'send') throw new Error(`${kind}: client replied ${JSON.stringify(step.reply)}`);
     const res = await this.post(step.reply.message);
