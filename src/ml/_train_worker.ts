@@ -33,7 +33,7 @@ port.on('message', async (task: Task) => {
         steps: r.steps,
         samples: r.samples,
       },
-      [r.delta.buffer, r.epochLosses.buffer],
+      [r.delta.buffer as ArrayBuffer, r.epochLosses.buffer as ArrayBuffer],
     );
   } catch (e) {
     port.postMessage({

@@ -36,9 +36,9 @@ describe('trainParallel', () => {
     await expect(trainParallel([{ spec, m0, data, options: { seed: 1, batchSize: 0 } }])).rejects.toThrow(
       /^tasks\[0\]: RangeError: batchSize: /,
     );
-    await expect(trainParallel([{ spec, m0: new Float32Array(1), data, options: { seed: 1 } }])).rejects.toThrow(
-      /^tasks\[0\]\.m0: /,
-    );
+    await expect(
+      trainParallel([{ spec, m0: new Float32Array(1), data, options: { seed: 1 } }]),
+    ).rejects.toThrow(/^tasks\[0\]\.m0: /);
     await expect(trainParallel([], { workers: 0 })).rejects.toThrow(/^workers: /);
   });
 });
