@@ -48,8 +48,11 @@ export function perClassAccuracy(confusion: Int32Array, numClasses: number): Flo
 }
 
 /**
- * Accumulates one batch of logits into a confusion matrix and a loss sum. `logits` is
- * [b, C]; returns the summed cross-entropy of the batch (float64 accumulation of float32 terms).
+ * Accumulates one batch of logits into a confusion matrix and returns the batch's summed
+ * cross-entropy. `logits` is [b, C]. The logits are read back once and reduced in JS in float64
+ * (log-sum-exp with the max subtracted; arg-max with ties to the lower class): on wasm that is
+ * cheaper than the half-dozen small kernels of logSoftmax/argMax, and identical for every
+ * caller, so combined and naive coalition evaluation reduce the same way.
  * Internal building block shared with coalition.ts.
  */
 export function accumulate(
@@ -59,22 +62,24 @@ export function accumulate(
   confusion: Int32Array,
   numClasses: number,
 ): number {
-  const [lossTerms, preds] = tf.tidy(() => {
-    const logp = tf.logSoftmax(logits);
-    const idx = tf.tensor1d(
-      Int32Array.from({ length: logits.shape[0] }, (_, k) => labels[labelOffset + k]!),
-      'int32',
-    );
-    const picked = tf.sum(tf.mul(logp, tf.oneHot(idx, numClasses)), 1);
-    return [picked, tf.argMax(logits, 1)] as const;
-  });
-  const lt = lossTerms.dataSync();
-  const pd = preds.dataSync();
-  tf.dispose([lossTerms, preds]);
+  const z = logits.dataSync() as Float32Array;
+  const rows = logits.shape[0];
+  const C = numClasses;
   let sum = 0;
-  for (let k = 0; k < lt.length; k++) {
-    sum -= lt[k]!;
-    confusion[labels[labelOffset + k]! * numClasses + pd[k]!]!++;
+  for (let k = 0; k < rows; k++) {
+    const o = k * C;
+    let best = 0;
+    let max = z[o]!;
+    for (let c = 1; c < C; c++)
+      if (z[o + c]! > max) {
+        max = z[o + c]!;
+        best = c;
+      }
+    let e = 0;
+    for (let c = 0; c < C; c++) e += Math.exp(z[o + c]! - max);
+    const t = labels[labelOffset + k]!;
+    sum += max + Math.log(e) - z[o + t]!;
+    confusion[t * C + best]!++;
   }
   return sum;
 }
