@@ -490,7 +490,7 @@ describe('collusion', () => {
             });
             expect(c.total.value).toBeGreaterThanOrEqual(0);
             if (!c.total.unbounded) {
-              let v = { ...u, withOnly: Array.from(u.withOnly), without: Array.from(u.without) };
+              let v: PrivateUtilities = u;
               c.members.forEach((m, q) => {
                 v = withReports(v, m, c.total.reports![q]!.withOnly, c.total.reports![q]!.without);
               });

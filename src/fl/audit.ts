@@ -1,0 +1,548 @@
+/**
+ * The manipulation audit of a recorded experiment (issue 7; papers/003 §3.2, §5.3, Table 9): for
+ * every run, round and private scheme, what a silo that reports selfishly can do. Pure: takes the
+ * parsed `results.json` (`ExperimentResults`) and returns the `audit.json` document (`AuditResult`,
+ * documented in docs/audit.md — keep the two in step). The math is scoring/manipulation.ts.
+ */
+import {
+  ATTACK_KINDS,
+  type AttackKind,
+  type AttackOutcome,
+  binomial,
+  collusionBounds,
+  DEFAULT_THRESHOLD,
+  detectReports,
+  type Extremum,
+  type ExtremumMethod,
+  eeMedianDamageBound,
+  eeSelfGain,
+  fpSelfGain,
+  influenceMatrix,
+  ioiSelfGain,
+  looSelfGain,
+  type ReportBox,
+  SCHEMES,
+  type Scheme,
+  type SiloReports,
+  schemeNormalizer,
+  schemeScores,
+  sensitivityMatrix,
+  simulateAttacks,
+  singleSiloBounds,
+  type UtilityRange,
+} from '../../scoring/manipulation.js';
+import type { PrivateUtilities } from '../../scoring/private.js';
+import type { ExperimentResults, RoundRecord } from './results.js';
+
+/** Version of the audit.json schema; bump on any incompatible change. */
+export const AUDIT_SCHEMA_VERSION = 1;
+
+/** Options of `auditExperiment` (all optional; defaults in docs/audit.md). */
+export interface AuditOptions {
+  /** Range of a reported utility. Default [0, 1] (accuracy). */
+  range?: UtilityRange;
+  /** Detector threshold on |robust z|. Default 3.5 (Iglewicz & Hoaglin 1993). */
+  threshold?: number;
+  /** inflate-self multiplies each own marginal's magnitude by this. Default 2. */
+  inflateFactor?: number;
+  /** Random misreports per attacker and round. Default 20. */
+  randomTrials?: number;
+  /** Seed of the random misreports. Default 0. */
+  seed?: number;
+  /** Coalition sizes audited. Default [2, 3]. */
+  collusionSizes?: number[];
+  /** A coalition size k is audited only when C(N, k) ≤ maxCoalitions. Default 64. */
+  maxCoalitions?: number;
+  /** Largest candidate grid enumerated exactly (EE-median collusion). Default 200 000. */
+  exactBudget?: number;
+  /** Only these round numbers (1-based). Default: all. */
+  rounds?: number[];
+}
+
+/** A supremum in JSON: `value` null when unbounded. */
+export interface BoundJson {
+  /** Largest change of the score (score units); null when unbounded. */
+  value: number | null;
+  /** value / v(M): the change of the budget share; null when unbounded or v(M) = 0. */
+  share: number | null;
+  unbounded: boolean;
+  /** true: the supremum; false: a value attained by feasible reports (coordinate search). */
+  exact: boolean;
+  method: ExtremumMethod;
+  /** Reports attaining it, one per attacker; null when unbounded. */
+  reports: SiloReports[] | null;
+}
+
+/** One coalition of colluders. */
+export interface CoalitionJson {
+  /** Silo indices (global). */
+  members: number[];
+  /** Largest increase of the members' summed score. */
+  total: BoundJson;
+  /** Per member: largest increase of its own score with the coalition's help. */
+  memberGain: BoundJson[];
+  /** Per non-member: largest decrease of its score. */
+  damage: { silo: number; bound: BoundJson }[];
+}
+
+/** Collusion of size k. */
+export interface CollusionJson {
+  k: number;
+  /** Every k-subset of the round's silos, or [] when skipped. */
+  coalitions: CoalitionJson[];
+  /** Why k was not audited (C(N, k) > maxCoalitions, or k > N). */
+  skipped: string | null;
+}
+
+/** Simulated attacks of one kind under one scheme. */
+export interface AttackSummaryJson {
+  /** Misreports simulated (N for the deterministic kinds, N × randomTrials for `random`). */
+  count: number;
+  /** Per attacker (round order), mean over its misreports: Spearman of attacked vs honest scores. */
+  spearman: (number | null)[];
+  /** Per attacker: mean change of its own budget share score/v(M). */
+  attackerShareChange: (number | null)[];
+  /** Per attacker: mean of the largest share another silo loses. */
+  largestVictimShareLoss: (number | null)[];
+  meanSpearman: number | null;
+  minSpearman: number | null;
+  meanAttackerShareChange: number | null;
+  maxAttackerShareChange: number | null;
+}
+
+/** Everything about one scheme in one round. */
+export interface SchemeAudit {
+  /** Scores recomputed from the recorded utilities (round order). */
+  scores: number[];
+  /** max |recomputed − recorded `scores[scheme]`|; null when the round did not record the scheme. */
+  recordedScoresMaxAbsDiff: number | null;
+  /** D = Σ_j w_j (FP, EE, EE-median); null for LOO and IOI. */
+  normalizer: number | null;
+  /** papers/003 Table 9: rows scored silo, columns reporting silo, share of w_i; rows sum to 1. */
+  influence: number[][];
+  /** Local sensitivity shares, normalizer included; rows sum to 1 (null entries where D = 0). */
+  sensitivity: (number | null)[][];
+  /** Per silo: largest gain of its own score, reports anywhere in [lo, hi]². */
+  selfGain: BoundJson[];
+  /** Per silo: the closed form of its self-gain (LOO, IOI, FP, EE; null entry = unbounded); null for EE-median. */
+  selfGainClosedForm: (number | null)[] | null;
+  /** Per silo: largest self-gain with reports the detector does not flag. */
+  selfGainUndetected: BoundJson[];
+  /** damage[i][v]: largest decrease of silo v's score that silo i alone can cause; null = unbounded; 0 on the diagonal. */
+  damage: (number | null)[][];
+  /** Whether every damage entry is the supremum. */
+  damageExact: boolean;
+  /** EE-median only: the bound from the honest reports' neighbouring order statistics (null = none). */
+  damageBound: (number | null)[][] | null;
+  collusion: CollusionJson[];
+  attacks: Record<AttackKind, AttackSummaryJson>;
+}
+
+/** The detector on one round. */
+export interface DetectionJson {
+  threshold: number;
+  /** Robust z of the honest reported marginals v(M0+U_i) − v(M0) and v(M) − v(M−U_i). */
+  zWithOnly: number[];
+  zWithout: number[];
+  /** Silos (global indices) flagged on the honest reports. */
+  flaggedHonest: number[];
+  /** Per attack kind: fraction of the simulated misreports whose attacker is flagged (null: none simulated). */
+  rates: Record<AttackKind, number | null>;
+  /** Per attack kind: mean number of honest silos flagged alongside the attacker (null: none simulated). */
+  honestFlaggedPerAttack: Record<AttackKind, number | null>;
+}
+
+/** One round of one run. */
+export interface RoundAudit {
+  round: number;
+  /** Silos (global indices) that reported this round; every per-silo array is in this order. */
+  silos: number[];
+  /** The recorded utilities, restricted to `silos`. */
+  utilities: { full: number; empty: number; withOnly: number[]; without: number[] };
+  /** The feasible-report box the detector lets through, per silo (scheme-independent). */
+  undetectedBoxes: ReportBox[];
+  detection: DetectionJson;
+  schemes: Record<Scheme, SchemeAudit>;
+}
+
+/** Per scheme, over all audited rounds. */
+export interface SchemeSummary {
+  /** Rounds × silos in which a single silo's self-gain is unbounded. */
+  unboundedSelfGain: number;
+  /** Silo-rounds audited. */
+  siloRounds: number;
+  /** Largest finite self-gain as a share of v(M); null when none is finite. */
+  maxFiniteSelfGainShare: number | null;
+  /** Mean and max undetected self-gain share over bounded silo-rounds. */
+  meanUndetectedSelfGainShare: number | null;
+  maxUndetectedSelfGainShare: number | null;
+  /** Silo-rounds whose undetected self-gain is unbounded. */
+  unboundedUndetectedSelfGain: number;
+  /** Per attack kind: mean Spearman and mean attacker share change over all rounds. */
+  attacks: Record<AttackKind, { meanSpearman: number | null; meanAttackerShareChange: number | null }>;
+}
+
+/** The whole of `audit.json`. */
+export interface AuditResult {
+  auditSchemaVersion: typeof AUDIT_SCHEMA_VERSION;
+  /** From results.json. */
+  source: { createdAt: string; dataSource: string; silos: string[]; resultsSchemaVersion: number };
+  options: {
+    range: UtilityRange;
+    threshold: number;
+    inflateFactor: number;
+    randomTrials: number;
+    seed: number;
+    collusionSizes: number[];
+    maxCoalitions: number;
+    exactBudget: number;
+  };
+  schemes: Scheme[];
+  runs: { seed: number; rounds: (RoundAudit | { round: number; skipped: string })[] }[];
+  summary: Record<Scheme, SchemeSummary>;
+  /** Detection rate per attack kind over all audited rounds. */
+  detectionRates: Record<AttackKind, number | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const num = (x: number): number | null => (Number.isFinite(x) ? x : null);
+const mean = (xs: number[]): number | null => {
+  const f = xs.filter(Number.isFinite);
+  return f.length === 0 ? null : f.reduce((s, x) => s + x, 0) / f.length;
+};
+const max = (xs: number[]): number | null => {
+  const f = xs.filter(Number.isFinite);
+  return f.length === 0 ? null : Math.max(...f);
+};
+const min = (xs: number[]): number | null => {
+  const f = xs.filter(Number.isFinite);
+  return f.length === 0 ? null : Math.min(...f);
+};
+
+function boundJson(e: Extremum, full: number): BoundJson {
+  return {
+    value: e.unbounded ? null : e.value,
+    share: e.unbounded || full === 0 ? null : e.value / full,
+    unbounded: e.unbounded,
+    exact: e.exact,
+    method: e.method,
+    reports: e.reports,
+  };
+}
+
+function resolve(options: AuditOptions) {
+  if (options === null || typeof options !== 'object') throw new TypeError('options: expected an object');
+  const range = options.range ?? { lo: 0, hi: 1 };
+  if (
+    typeof range !== 'object' ||
+    !Number.isFinite(range.lo) ||
+    !Number.isFinite(range.hi) ||
+    !(range.lo < range.hi)
+  )
+    throw new RangeError('options.range: expected finite { lo, hi } with lo < hi');
+  const positiveInt = (name: string, x: number, allowZero = false) => {
+    if (!Number.isInteger(x) || x < (allowZero ? 0 : 1))
+      throw new RangeError(
+        `options.${name}: expected a ${allowZero ? 'non-negative' : 'positive'} integer, got ${x}`,
+      );
+    return x;
+  };
+  const collusionSizes = options.collusionSizes ?? [2, 3];
+  if (!Array.isArray(collusionSizes))
+    throw new TypeError('options.collusionSizes: expected an array of integers');
+  for (const k of collusionSizes) positiveInt('collusionSizes', k);
+  const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+  if (!Number.isFinite(threshold) || threshold <= 0)
+    throw new RangeError(`options.threshold: expected a finite number > 0, got ${threshold}`);
+  const inflateFactor = options.inflateFactor ?? 2;
+  if (!Number.isFinite(inflateFactor) || inflateFactor < 1)
+    throw new RangeError(`options.inflateFactor: expected a finite number ≥ 1, got ${inflateFactor}`);
+  const seed = options.seed ?? 0;
+  if (!Number.isFinite(seed)) throw new RangeError(`options.seed: expected a finite number, got ${seed}`);
+  if (options.rounds !== undefined && !Array.isArray(options.rounds))
+    throw new TypeError('options.rounds: expected an array of round numbers');
+  return {
+    range: { lo: range.lo, hi: range.hi },
+    threshold,
+    inflateFactor,
+    randomTrials: positiveInt('randomTrials', options.randomTrials ?? 20, true),
+    seed,
+    collusionSizes,
+    maxCoalitions: positiveInt('maxCoalitions', options.maxCoalitions ?? 64),
+    exactBudget: positiveInt('exactBudget', options.exactBudget ?? 200_000),
+    rounds: options.rounds,
+  };
+}
+
+type Resolved = ReturnType<typeof resolve>;
+
+function checkResults(results: ExperimentResults): void {
+  if (results === null || typeof results !== 'object')
+    throw new TypeError('results: expected a parsed results.json object');
+  if (!Array.isArray(results.runs)) throw new TypeError('results: expected `runs` to be an array');
+  if (results.silos === null || typeof results.silos !== 'object' || !Array.isArray(results.silos.names))
+    throw new TypeError('results: expected `silos.names` to be an array');
+}
+
+/** The participants of a round and their utilities, or a reason to skip it. */
+function roundUtilities(rec: RoundRecord): { silos: number[]; u: PrivateUtilities } | string {
+  const { utilities } = rec;
+  if (utilities === null || typeof utilities !== 'object') return 'no utilities recorded';
+  if (!Number.isFinite(utilities.full) || !Number.isFinite(utilities.empty))
+    return 'v(M) or v(M0) not finite';
+  const silos: number[] = [];
+  for (let i = 0; i < utilities.withOnly.length; i++) {
+    const a = utilities.withOnly[i];
+    const b = utilities.without[i];
+    if (typeof a === 'number' && typeof b === 'number' && Number.isFinite(a) && Number.isFinite(b))
+      silos.push(i);
+  }
+  if (silos.length < 2) return `fewer than 2 silos reported (${silos.length})`;
+  return {
+    silos,
+    u: {
+      full: utilities.full,
+      empty: utilities.empty,
+      withOnly: silos.map((i) => utilities.withOnly[i]!),
+      without: silos.map((i) => utilities.without[i]!),
+    },
+  };
+}
+
+function summarizeAttacks(
+  outcomes: AttackOutcome[],
+  scheme: Scheme,
+  kind: AttackKind,
+  n: number,
+): AttackSummaryJson {
+  const mine = outcomes.filter((o) => o.kind === kind);
+  const perAttacker = (f: (o: AttackOutcome) => number) =>
+    Array.from({ length: n }, (_, i) => mean(mine.filter((o) => o.attacker === i).map(f)));
+  const sp = (o: AttackOutcome) => o.effects[scheme]!.spearman;
+  const own = (o: AttackOutcome) => o.effects[scheme]!.shareChange[o.attacker]!;
+  const victim = (o: AttackOutcome) => {
+    let worst = 0;
+    o.effects[scheme]!.shareChange.forEach((x, j) => {
+      if (j !== o.attacker && -x > worst) worst = -x;
+    });
+    return worst;
+  };
+  return {
+    count: mine.length,
+    spearman: perAttacker(sp),
+    attackerShareChange: perAttacker(own),
+    largestVictimShareLoss: perAttacker(victim),
+    meanSpearman: mean(mine.map(sp)),
+    minSpearman: min(mine.map(sp)),
+    meanAttackerShareChange: mean(mine.map(own)),
+    maxAttackerShareChange: max(mine.map(own)),
+  };
+}
+
+const closedForms: Partial<
+  Record<Scheme, (u: PrivateUtilities, i: number, r: UtilityRange) => { value: number; unbounded: boolean }>
+> = { loo: looSelfGain, ioi: ioiSelfGain, fp: fpSelfGain, ee: eeSelfGain };
+
+function auditScheme(
+  scheme: Scheme,
+  rec: RoundRecord,
+  silos: number[],
+  u: PrivateUtilities,
+  outcomes: AttackOutcome[],
+  o: Resolved,
+): SchemeAudit {
+  const n = silos.length;
+  const scores = schemeScores(scheme, u);
+  const recorded = rec.scores?.[scheme];
+  let recordedScoresMaxAbsDiff: number | null = null;
+  if (Array.isArray(recorded) && silos.every((i) => typeof recorded[i] === 'number')) {
+    recordedScoresMaxAbsDiff = 0;
+    silos.forEach((g, q) => {
+      recordedScoresMaxAbsDiff = Math.max(recordedScoresMaxAbsDiff!, Math.abs(recorded[g]! - scores[q]!));
+    });
+  }
+  const bounds = singleSiloBounds(scheme, u, {
+    range: o.range,
+    threshold: o.threshold,
+    exactBudget: o.exactBudget,
+  });
+  const cf = closedForms[scheme];
+  const collusion: CollusionJson[] = o.collusionSizes.map((k) => {
+    if (k > n) return { k, coalitions: [], skipped: `k = ${k} exceeds the ${n} silos of the round` };
+    const count = binomial(n, k);
+    if (count > o.maxCoalitions)
+      return {
+        k,
+        coalitions: [],
+        skipped: `C(${n}, ${k}) = ${count} coalitions exceed maxCoalitions = ${o.maxCoalitions}`,
+      };
+    const coalitions = collusionBounds(scheme, u, k, { range: o.range, exactBudget: o.exactBudget }).map(
+      (c) => ({
+        members: c.members.map((q) => silos[q]!),
+        total: boundJson(c.total, u.full),
+        memberGain: c.memberGain.map((e) => boundJson(e, u.full)),
+        damage: c.damage.flatMap((e, q) =>
+          e === null ? [] : [{ silo: silos[q]!, bound: boundJson(e, u.full) }],
+        ),
+      }),
+    );
+    return { k, coalitions, skipped: null };
+  });
+  const attacks = Object.fromEntries(
+    ATTACK_KINDS.map((kind) => [kind, summarizeAttacks(outcomes, scheme, kind, n)]),
+  ) as Record<AttackKind, AttackSummaryJson>;
+  return {
+    scores: Array.from(scores),
+    recordedScoresMaxAbsDiff,
+    normalizer: scheme === 'loo' || scheme === 'ioi' ? null : schemeNormalizer(scheme, u),
+    influence: influenceMatrix(scheme, u).map((row) => Array.from(row)),
+    sensitivity: sensitivityMatrix(scheme, u).map((row) => Array.from(row, num)),
+    selfGain: bounds.map((b) => boundJson(b.gain, u.full)),
+    selfGainClosedForm: cf
+      ? Array.from({ length: n }, (_, i) => {
+          const c = cf(u, i, o.range);
+          return c.unbounded ? null : c.value;
+        })
+      : null,
+    selfGainUndetected: bounds.map((b) => boundJson(b.gainUndetected, u.full)),
+    damage: bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
+    damageExact: bounds.every((b) => b.damage.every((e) => e === null || e.exact)),
+    damageBound:
+      scheme === 'eeMedian'
+        ? Array.from({ length: n }, (_, i) =>
+            Array.from({ length: n }, (_, v) => (i === v ? 0 : num(eeMedianDamageBound(u, i, v)))),
+          )
+        : null,
+    collusion,
+    attacks,
+  };
+}
+
+function auditRound(
+  rec: RoundRecord,
+  o: Resolved,
+  seed: number,
+): RoundAudit | { round: number; skipped: string } {
+  const got = roundUtilities(rec);
+  if (typeof got === 'string') return { round: rec.round, skipped: got };
+  const { silos, u } = got;
+  const outcomes = simulateAttacks(u, {
+    range: o.range,
+    inflateFactor: o.inflateFactor,
+    randomTrials: o.randomTrials,
+    seed,
+    threshold: o.threshold,
+  });
+  const det = detectReports(u, o.threshold);
+  const rate = (kind: AttackKind, f: (x: AttackOutcome) => number) =>
+    mean(outcomes.filter((x) => x.kind === kind).map(f));
+  const schemes = Object.fromEntries(
+    SCHEMES.map((s) => [s, auditScheme(s, rec, silos, u, outcomes, o)]),
+  ) as Record<Scheme, SchemeAudit>;
+  // the undetected boxes are scheme-independent: take them from one scheme's bounds
+  const undetectedBoxes = singleSiloBounds('loo', u, {
+    range: o.range,
+    threshold: o.threshold,
+    exactBudget: o.exactBudget,
+  }).map((b) => b.undetectedBox);
+  return {
+    round: rec.round,
+    silos,
+    utilities: {
+      full: u.full,
+      empty: u.empty,
+      withOnly: Array.from(u.withOnly),
+      without: Array.from(u.without),
+    },
+    undetectedBoxes,
+    detection: {
+      threshold: o.threshold,
+      zWithOnly: Array.from(det.zWithOnly),
+      zWithout: Array.from(det.zWithout),
+      flaggedHonest: silos.filter((_, q) => det.flagged[q]),
+      rates: Object.fromEntries(ATTACK_KINDS.map((k) => [k, rate(k, (x) => (x.detected ? 1 : 0))])) as Record<
+        AttackKind,
+        number | null
+      >,
+      honestFlaggedPerAttack: Object.fromEntries(
+        ATTACK_KINDS.map((k) => [k, rate(k, (x) => x.honestFlagged)]),
+      ) as Record<AttackKind, number | null>,
+    },
+    schemes,
+  };
+}
+
+/**
+ * Audits every run and round of a recorded experiment for every private scheme (LOO, IOI, FP, EE,
+ * EE-median): influence (papers/003 Table 9) and sensitivity matrices, single-silo self-gain and
+ * damage (also under the detector), collusion for the configured sizes, simulated attacks with
+ * Spearman and budget-share changes, and detection rates. Rounds with fewer than 2 reporting silos
+ * are listed as skipped. The random misreports of run r, round t use seed
+ * `options.seed + 1000 · r + t`, so the audit is reproducible.
+ * @throws TypeError/RangeError naming the parameter on malformed results or options.
+ */
+export function auditExperiment(results: ExperimentResults, options: AuditOptions = {}): AuditResult {
+  checkResults(results);
+  const o = resolve(options);
+  const wanted = o.rounds ? new Set(o.rounds) : null;
+  const runs = results.runs.map((run, r) => ({
+    seed: run.seed,
+    rounds: run.rounds
+      .filter((rec) => wanted === null || wanted.has(rec.round))
+      .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round)),
+  }));
+  const audited = runs.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
+  const summary = Object.fromEntries(
+    SCHEMES.map((s) => {
+      const per = audited.map((a) => a.schemes[s]);
+      const gains = per.flatMap((p) => p.selfGain);
+      const undetected = per.flatMap((p) => p.selfGainUndetected);
+      const attacks = Object.fromEntries(
+        ATTACK_KINDS.map((k) => [
+          k,
+          {
+            meanSpearman: mean(per.map((p) => p.attacks[k].meanSpearman ?? Number.NaN)),
+            meanAttackerShareChange: mean(per.map((p) => p.attacks[k].meanAttackerShareChange ?? Number.NaN)),
+          },
+        ]),
+      ) as SchemeSummary['attacks'];
+      const summaryOf: SchemeSummary = {
+        unboundedSelfGain: gains.filter((g) => g.unbounded).length,
+        siloRounds: gains.length,
+        maxFiniteSelfGainShare: max(gains.map((g) => g.share ?? Number.NaN)),
+        meanUndetectedSelfGainShare: mean(undetected.map((g) => g.share ?? Number.NaN)),
+        maxUndetectedSelfGainShare: max(undetected.map((g) => g.share ?? Number.NaN)),
+        unboundedUndetectedSelfGain: undetected.filter((g) => g.unbounded).length,
+        attacks,
+      };
+      return [s, summaryOf];
+    }),
+  ) as Record<Scheme, SchemeSummary>;
+  const detectionRates = Object.fromEntries(
+    ATTACK_KINDS.map((k) => [k, mean(audited.map((a) => a.detection.rates[k] ?? Number.NaN))]),
+  ) as Record<AttackKind, number | null>;
+  return {
+    auditSchemaVersion: AUDIT_SCHEMA_VERSION,
+    source: {
+      createdAt: results.createdAt,
+      dataSource: results.dataSource,
+      silos: results.silos.names,
+      resultsSchemaVersion: results.schemaVersion,
+    },
+    options: {
+      range: o.range,
+      threshold: o.threshold,
+      inflateFactor: o.inflateFactor,
+      randomTrials: o.randomTrials,
+      seed: o.seed,
+      collusionSizes: o.collusionSizes,
+      maxCoalitions: o.maxCoalitions,
+      exactBudget: o.exactBudget,
+    },
+    schemes: [...SCHEMES],
+    runs,
+    summary,
+    detectionRates,
+  };
+}
