@@ -161,47 +161,80 @@ function sumIsZero(x: Float64Array): { sum: number; zero: boolean } {
 
 /** Scratch buffers for the median weights. */
 interface Scratch {
-  order: number[];
+  order: Int32Array;
+  pos: Int32Array;
   beta: Float64Array;
   gamma: Float64Array;
+  mb: Float64Array;
+  mg: Float64Array;
 }
 
 const makeScratch = (n: number): Scratch => ({
-  order: Array.from({ length: n }, (_, i) => i),
+  order: new Int32Array(n),
+  pos: new Int32Array(n),
   beta: new Float64Array(n),
   gamma: new Float64Array(n),
+  mb: new Float64Array(n),
+  mg: new Float64Array(n),
 });
 
+/** Sorts the indices 0..n−1 into `order` by (t value, index) — insertion sort, n is tens at most — and fills `pos`. */
+function sortIndices(t: Float64Array, order: number[] | Int32Array, pos: Int32Array): void {
+  const n = t.length;
+  for (let k = 0; k < n; k++) {
+    let q = k;
+    while (q > 0 && t[order[q - 1]!]! > t[k]!) {
+      order[q] = order[q - 1]!;
+      q--;
+    }
+    order[q] = k;
+  }
+  for (let p = 0; p < n; p++) pos[order[p]!] = p;
+}
+
 /**
- * For each silo i: which positions of `t` (sorted, ties by index) form the median of the values
- * of the other silos. Calls visit(i, owner, share) for the one or two owners (share 1 or 1/2)
- * and returns the medians. Median of N−1 values: papers/003 §5.3's robust EE.
+ * For each silo i, the median of the values of the other N−1 silos (papers/003 §5.3's robust EE):
+ * the others' q-th smallest is order[q] if q < pos[i], else order[q + 1]. (Hot path: no closures.)
  */
 function medianOfOthers(
   t: Float64Array,
-  order: number[],
+  order: number[] | Int32Array,
+  pos: Int32Array,
   out: Float64Array,
-  visit?: (i: number, owner: number, share: number) => void,
 ): void {
   const n = t.length;
-  for (let k = 0; k < n; k++) order[k] = k;
-  order.sort((x, y) => t[x]! - t[y]! || x - y);
-  const pos = new Int32Array(n);
-  for (let p = 0; p < n; p++) pos[order[p]!] = p;
-  const m = n - 1; // count of the others
+  sortIndices(t, order, pos);
+  const m = n - 1;
   for (let i = 0; i < n; i++) {
     const p = pos[i]!;
-    const at = (q: number) => order[q < p ? q : q + 1]!;
     if (m % 2 === 1) {
-      const o = at((m - 1) / 2);
-      out[i] = t[o]!;
-      visit?.(i, o, 1);
+      const q = (m - 1) / 2;
+      out[i] = t[order[q < p ? q : q + 1]!]!;
     } else {
-      const o1 = at(m / 2 - 1);
-      const o2 = at(m / 2);
-      out[i] = (t[o1]! + t[o2]!) / 2;
-      visit?.(i, o1, 0.5);
-      visit?.(i, o2, 0.5);
+      const q1 = m / 2 - 1;
+      const q2 = m / 2;
+      out[i] = (t[order[q1 < p ? q1 : q1 + 1]!]! + t[order[q2 < p ? q2 : q2 + 1]!]!) / 2;
+    }
+  }
+}
+
+/**
+ * The owners of each silo's median-of-others (ties broken by silo index): calls visit(i, owner,
+ * share) for the one (share 1) or two (share 1/2) silos whose values form the median.
+ */
+function medianOwners(t: Float64Array, visit: (i: number, owner: number, share: number) => void): void {
+  const n = t.length;
+  const order = new Int32Array(n);
+  const pos = new Int32Array(n);
+  sortIndices(t, order, pos);
+  const m = n - 1;
+  const at = (q: number, p: number) => order[q < p ? q : q + 1]!;
+  for (let i = 0; i < n; i++) {
+    const p = pos[i]!;
+    if (m % 2 === 1) visit(i, at((m - 1) / 2, p), 1);
+    else {
+      visit(i, at(m / 2 - 1, p), 0.5);
+      visit(i, at(m / 2, p), 0.5);
     }
   }
 }
@@ -238,11 +271,9 @@ function weightsInto(
         s.beta[j] = full - a[j]!;
         s.gamma[j] = b[j]! - empty;
       }
-      const mb = new Float64Array(n);
-      const mg = new Float64Array(n);
-      medianOfOthers(s.beta, s.order, mb);
-      medianOfOthers(s.gamma, s.order, mg);
-      for (let i = 0; i < n; i++) out[i] = (mb[i]! + mg[i]!) / (2 * (n - 1));
+      medianOfOthers(s.beta, s.order, s.pos, s.mb);
+      medianOfOthers(s.gamma, s.order, s.pos, s.mg);
+      for (let i = 0; i < n; i++) out[i] = (s.mb[i]! + s.mg[i]!) / (2 * (n - 1));
       break;
     }
   }
@@ -340,10 +371,9 @@ function contributions(scheme: Scheme, r: Round): { c: Float64Array[]; owners: b
   } else {
     const beta = a.map((x) => full - x);
     const gamma = b.map((x) => x - empty);
-    const order = Array.from({ length: n }, (_, k) => k);
     const scale = 2 * (n - 1);
     for (const t of [beta, gamma])
-      medianOfOthers(t, order, new Float64Array(n), (i, o, share) => {
+      medianOwners(t, (i, o, share) => {
         c[i]![o] = c[i]![o]! + (share * t[o]!) / scale;
         owners[i]![o] = true;
       });
@@ -406,12 +436,11 @@ function weightJacobian(scheme: Scheme, r: Round): Float64Array[] {
   if (scheme === 'eeMedian') {
     const beta = r.a.map((x) => r.full - x);
     const gamma = r.b.map((x) => x - r.empty);
-    const order = Array.from({ length: n }, (_, k) => k);
     const scale = 2 * (n - 1);
-    medianOfOthers(beta, order, new Float64Array(n), (i, o, share) => {
+    medianOwners(beta, (i, o, share) => {
       dw[i]![2 * o] = dw[i]![2 * o]! - share / scale;
     });
-    medianOfOthers(gamma, order, new Float64Array(n), (i, o, share) => {
+    medianOwners(gamma, (i, o, share) => {
       dw[i]![2 * o + 1] = dw[i]![2 * o + 1]! + share / scale;
     });
   }
@@ -916,6 +945,11 @@ export interface BoundOptions {
   threshold?: number;
   /** Largest candidate grid enumerated exactly (EE-median collusion); default 200 000. */
   exactBudget?: number;
+  /**
+   * The undetected boxes per silo when already computed by `undetectedBox` with the same range and
+   * threshold (they do not depend on the scheme); computed when absent.
+   */
+  undetectedBoxes?: readonly ReportBox[];
 }
 
 /** What one silo can do alone. */
@@ -970,6 +1004,10 @@ export function singleSiloBounds(
   checkScheme(scheme);
   const r = checkRound(utilities);
   const { range, threshold, exactBudget } = resolveOptions(options);
+  if (options.undetectedBoxes !== undefined && options.undetectedBoxes.length !== r.n)
+    throw new RangeError(
+      `options.undetectedBoxes: expected ${r.n} boxes, got ${options.undetectedBoxes.length}`,
+    );
   const out: SingleSiloBounds[] = [];
   for (let i = 0; i < r.n; i++) {
     const objectives: Objective[] = [{ coef: unit(r.n, i, 1) }];
@@ -977,7 +1015,7 @@ export function singleSiloBounds(
     const res = maximize(scheme, r, [i], [fullBox(range)], objectives, { exactBudget });
     const damage: (Extremum | null)[] = [];
     for (let v = 0, k = 1; v < r.n; v++) damage.push(v === i ? null : res[k++]!);
-    const box = undetectedBox(utilities, i, range, threshold);
+    const box = options.undetectedBoxes?.[i] ?? undetectedBox(utilities, i, range, threshold);
     const [gainUndetected] = maximize(scheme, r, [i], [box], [{ coef: unit(r.n, i, 1) }], { exactBudget });
     out.push({ gain: res[0]!, damage, gainUndetected: gainUndetected!, undetectedBox: box });
   }

@@ -30,6 +30,7 @@ import {
   simulateAttacks,
   singleSiloBounds,
   type UtilityRange,
+  undetectedBox,
 } from '../../scoring/manipulation.js';
 import type { PrivateUtilities } from '../../scoring/private.js';
 import type { ExperimentResults, RoundRecord } from './results.js';
@@ -350,6 +351,7 @@ function auditScheme(
   silos: number[],
   u: PrivateUtilities,
   outcomes: AttackOutcome[],
+  boxes: ReportBox[],
   o: Resolved,
 ): SchemeAudit {
   const n = silos.length;
@@ -366,6 +368,7 @@ function auditScheme(
     range: o.range,
     threshold: o.threshold,
     exactBudget: o.exactBudget,
+    undetectedBoxes: boxes,
   });
   const cf = closedForms[scheme];
   const collusion: CollusionJson[] = o.collusionSizes.map((k) => {
@@ -437,15 +440,11 @@ function auditRound(
   const det = detectReports(u, o.threshold);
   const rate = (kind: AttackKind, f: (x: AttackOutcome) => number) =>
     mean(outcomes.filter((x) => x.kind === kind).map(f));
+  // the undetected boxes do not depend on the scheme
+  const undetectedBoxes = silos.map((_, q) => undetectedBox(u, q, o.range, o.threshold));
   const schemes = Object.fromEntries(
-    SCHEMES.map((s) => [s, auditScheme(s, rec, silos, u, outcomes, o)]),
+    SCHEMES.map((s) => [s, auditScheme(s, rec, silos, u, outcomes, undetectedBoxes, o)]),
   ) as Record<Scheme, SchemeAudit>;
-  // the undetected boxes are scheme-independent: take them from one scheme's bounds
-  const undetectedBoxes = singleSiloBounds('loo', u, {
-    range: o.range,
-    threshold: o.threshold,
-    exactBudget: o.exactBudget,
-  }).map((b) => b.undetectedBox);
   return {
     round: rec.round,
     silos,
