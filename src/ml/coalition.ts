@@ -27,7 +27,8 @@ import {
   memoizeVector,
   type VectorGame,
 } from '../../scoring/game.js';
-import { accumulate, type Evaluation, evaluate, summarize } from './evaluate.js';
+import { accumulate, summarize } from './_reduce.js';
+import { type Evaluation, evaluate } from './evaluate.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /** How coalition models are formed from the updates. */

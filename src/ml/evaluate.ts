@@ -3,6 +3,7 @@
  * accuracy from the confusion matrix (the class-wise utilities of papers/000 Eq. 7).
  */
 import * as tf from '@tensorflow/tfjs';
+import { accumulate, diagonalOverRows, summarize } from './_reduce.js';
 import {
   checkExamples,
   checkParams,
@@ -38,71 +39,7 @@ export interface EvaluateOptions {
 export function perClassAccuracy(confusion: Int32Array, numClasses: number): Float64Array {
   if (!Number.isInteger(numClasses) || numClasses < 1 || confusion.length !== numClasses * numClasses)
     throw new RangeError(`confusion: expected ${numClasses}×${numClasses} entries, got ${confusion.length}`);
-  const out = new Float64Array(numClasses);
-  for (let t = 0; t < numClasses; t++) {
-    let row = 0;
-    for (let p = 0; p < numClasses; p++) row += confusion[t * numClasses + p]!;
-    out[t] = row === 0 ? Number.NaN : confusion[t * numClasses + t]! / row;
-  }
-  return out;
-}
-
-/**
- * Accumulates one batch of logits into a confusion matrix and returns the batch's summed
- * cross-entropy. `logits` is [b, C]. The logits are read back once and reduced in JS in float64
- * (log-sum-exp with the max subtracted; arg-max with ties to the lower class): on wasm that is
- * cheaper than the half-dozen small kernels of logSoftmax/argMax, and identical for every
- * caller, so combined and naive coalition evaluation reduce the same way.
- * Internal building block shared with coalition.ts.
- */
-export function accumulate(
-  logits: tf.Tensor2D,
-  labels: ArrayLike<number>,
-  labelOffset: number,
-  confusion: Int32Array,
-  numClasses: number,
-): number {
-  const z = logits.dataSync() as Float32Array;
-  const rows = logits.shape[0];
-  const C = numClasses;
-  let sum = 0;
-  for (let k = 0; k < rows; k++) {
-    const o = k * C;
-    let best = 0;
-    let max = z[o]!;
-    for (let c = 1; c < C; c++)
-      if (z[o + c]! > max) {
-        max = z[o + c]!;
-        best = c;
-      }
-    let e = 0;
-    for (let c = 0; c < C; c++) e += Math.exp(z[o + c]! - max);
-    const t = labels[labelOffset + k]!;
-    sum += max + Math.log(e) - z[o + t]!;
-    confusion[t * C + best]!++;
-  }
-  return sum;
-}
-
-/** Builds an `Evaluation` from a confusion matrix and a summed loss. */
-export function summarize(confusion: Int32Array, lossSum: number, numClasses: number): Evaluation {
-  let n = 0;
-  let correct = 0;
-  for (let t = 0; t < numClasses; t++)
-    for (let p = 0; p < numClasses; p++) {
-      const c = confusion[t * numClasses + p]!;
-      n += c;
-      if (t === p) correct += c;
-    }
-  const loss = n === 0 ? Number.NaN : lossSum / n;
-  return {
-    n,
-    accuracy: n === 0 ? Number.NaN : correct / n,
-    loss,
-    negLoss: -loss,
-    confusion,
-    perClassAccuracy: perClassAccuracy(confusion, numClasses),
-  };
+  return diagonalOverRows(confusion, numClasses);
 }
 
 /**
