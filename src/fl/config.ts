@@ -153,12 +153,12 @@ export const ExperimentConfigSchema = Obj({
   attacks: Type.Optional(Type.Array(AttackSchema)),
   model: Type.Optional(ModelSchema),
   training: Type.Optional(TrainingSchema),
-  aggregation: Type.Optional(
-    Obj({
-      convention: Type.Optional(OneOf(['fedavg', 'additive'] as const)),
-      weights: Type.Optional(OneOf(['examples', 'equal'] as const)),
-    }),
-  ),
+  /**
+   * How coalition models are formed: FedAvg M_S = M0 + Σ w_iΔ_i / Σ w_i (default) or the papers'
+   * additive M_S = M0 + Σ Δ_i / N (needs equal aggregation weights). The weights themselves are the
+   * strategy's (`strategy.weights` for FedAvg).
+   */
+  aggregation: Type.Optional(Obj({ convention: Type.Optional(OneOf(['fedavg', 'additive'] as const)) })),
   secureAggregation: Type.Optional(SecureAggregationSchema),
   /** Selection/aggregation strategy, validated by the strategy registry (default fedavg, all silos). */
   strategy: Type.Optional(Type.Object({ name: Type.String() }, { additionalProperties: true })),
@@ -274,6 +274,17 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   }
   if (cfg.model?.hidden !== undefined && cfg.model.kind !== 'mlp')
     extra.push({ path: 'model.hidden', message: "applies only to kind 'mlp'" });
+  const strategy = (cfg.strategy ?? { name: 'fedavg' }) as { name: string; weights?: unknown };
+  if (
+    cfg.aggregation?.convention === 'additive' &&
+    strategy.name === 'fedavg' &&
+    strategy.weights !== 'equal'
+  )
+    extra.push({
+      path: 'aggregation.convention',
+      message:
+        '\'additive\' coalitions need equal aggregation weights: set strategy to { "name": "fedavg", "weights": "equal" }',
+    });
   const t = cfg.secureAggregation?.threshold;
   if (t !== undefined && t > cfg.silos)
     extra.push({ path: 'secureAggregation.threshold', message: `must be ≤ silos (${cfg.silos})` });

@@ -57,7 +57,8 @@ export async function retrainingShapley(
         members.map((s) => ({ data: consortium.silos[s]!, seed: deriveSeed(seed, r, s) })),
       );
       const next = params.slice();
-      const w = members.map((s) => (cfg.aggregation?.weights === 'equal' ? 1 : consortium.silos[s]!.n));
+      const equal = (cfg.strategy as { weights?: string } | undefined)?.weights === 'equal';
+      const w = members.map((s) => (equal ? 1 : consortium.silos[s]!.n));
       const wsum = w.reduce((a, b) => a + b, 0);
       honest.forEach((u, b) => {
         const attack = consortium.updateAttacks[members[b]!];

@@ -27,7 +27,7 @@ describe('experiment configuration', () => {
         attacks: [{ silo: 8, kind: 'label-flip' }],
         model: { kind: 'mlp', hidden: [200] },
         training: { optimizer: 'adam', learningRate: 0.001, weightDecay: 0.001, epochs: 1, batchSize: 64 },
-        aggregation: { convention: 'fedavg', weights: 'examples' },
+        aggregation: { convention: 'fedavg' },
         secureAggregation: {
           enabled: true,
           threshold: 6,
@@ -73,6 +73,17 @@ describe('experiment configuration', () => {
       "comparison.at: expected 'cumulative' or a round number ≥ 1",
     ]);
     expect(issues({ rounds: 3 })).toEqual(['silos: required']);
+    expect(issues({ silos: 4, rounds: 3, aggregation: { convention: 'additive' } })[0]).toMatch(
+      /^aggregation\.convention: 'additive' coalitions need equal aggregation weights/,
+    );
+    expect(
+      issues({
+        silos: 4,
+        rounds: 3,
+        aggregation: { convention: 'additive' },
+        strategy: { name: 'fedavg', weights: 'equal' },
+      }),
+    ).toEqual([]);
     expect(issues([1, 2])).toEqual([': expected a JSON object']);
   });
 
