@@ -373,7 +373,7 @@ function onSurvivors(state: ClientState, m: SurvivorList): ClientStep {
  * Otherwise it reveals key shares of the dropped and seed shares of the survivors, once.
  */
 function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
-  const { config, id } = state;
+  const { config } = state;
   const u3 = state.u3!;
   const survivors = new Set(m.survivors);
   // A "dropped" id that is a survivor — in this request or in the set this client signed — would
