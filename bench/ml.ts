@@ -25,6 +25,7 @@ import { describeBackend, initBackend } from '../src/ml/backend.js';
 import { coalitionGame, createCoalitionEvaluator } from '../src/ml/coalition.js';
 import { evaluate } from '../src/ml/evaluate.js';
 import { cnn003, type Examples, initParams, mlp } from '../src/ml/models.js';
+import { createTrainPool } from '../src/ml/parallel.js';
 import { trainLocal } from '../src/ml/train.js';
 
 interface Row {
@@ -136,6 +137,34 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       ? `ratio ${(ref.mlp_train_samples_per_s / mlpRate).toFixed(2)}× (target ≤ 1.5×)`
       : '',
   });
+  {
+    // Several silos at once on worker threads (one wasm instance per core).
+    const per = quick ? 1024 : 4096;
+    const m0 = initParams(mlpSpec, 1);
+    const tasks = [0, 1].map((i) => ({
+      spec: mlpSpec,
+      m0,
+      data: {
+        ...data,
+        n: per,
+        x: data.x.subarray(i * per * 784, (i + 1) * per * 784),
+        y: data.y.subarray(i * per, (i + 1) * per),
+      },
+      options: { seed: i, weightDecay: 1e-3 },
+    }));
+    const pool = createTrainPool({ workers: 2 });
+    await pool.train(tasks.map((t) => ({ ...t, data: head(data, 64) }))); // start-up and warm-up
+    const t = performance.now();
+    await pool.train(tasks);
+    const rate = (2 * per) / ((performance.now() - t) / 1000);
+    await pool.close();
+    rows.push({
+      what: 'MLP training, 2 silos on 2 worker threads, aggregate samples/s',
+      fedscore: fmt(rate),
+      pytorch: '—',
+      note: `${(rate / mlpRate).toFixed(2)}× one thread (worker start-up excluded)`,
+    });
+  }
   const cnnRate = await trainRate(cnnSpec, data, quick ? 256 : 1024);
   rows.push({
     what: 'cnn003 (28×28×1) training, samples/s',

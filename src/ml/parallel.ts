@@ -53,33 +53,63 @@ function startWorker(backend: BackendName | undefined): Worker {
   return new Worker(boot, { eval: true, workerData: { backend } });
 }
 
-/**
- * Trains every task (see `trainLocal`) on a pool of worker threads; results in task order.
- *
- * @throws RangeError/TypeError naming the bad task field or option; Error when a worker fails
- *   (the message names the task).
- */
-export async function trainParallel(
-  tasks: readonly TrainTask[],
-  options: ParallelOptions = {},
-): Promise<TrainResult[]> {
+function checkTasks(tasks: readonly TrainTask[]): void {
   if (!Array.isArray(tasks)) throw new TypeError('tasks: expected an array');
-  tasks.forEach((t, i) => {
+  for (const [i, t] of tasks.entries()) {
     checkParams(t.spec, t.m0, `tasks[${i}].m0`);
     checkExamples(t.spec, t.data, `tasks[${i}].data`);
     if (!t.options || !Number.isFinite(t.options.seed))
       throw new RangeError(`tasks[${i}].options.seed: expected a finite number`);
     if (t.options.onEpoch) throw new TypeError(`tasks[${i}].options.onEpoch: callbacks cannot cross threads`);
-  });
-  const workers = options.workers ?? Math.min(availableParallelism(), tasks.length);
-  if (!Number.isInteger(workers) || workers < 1)
-    throw new RangeError(`workers: expected a positive integer, got ${workers}`);
+  }
+}
+
+/** A reusable set of training workers (start-up, ≈0.5–2 s each, is paid once). */
+export interface TrainPool {
+  readonly workers: number;
+  /** Trains every task (see `trainLocal`); results in task order. One batch at a time. */
+  train(tasks: readonly TrainTask[]): Promise<TrainResult[]>;
+  /** Stops the workers. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `workers` training threads (default: available cores).
+ * Throws RangeError naming a bad option.
+ */
+export function createTrainPool(options: ParallelOptions = {}): TrainPool {
+  const count = options.workers ?? availableParallelism();
+  if (!Number.isInteger(count) || count < 1)
+    throw new RangeError(`workers: expected a positive integer, got ${count}`);
   if (options.backend !== undefined) parseBackendName(options.backend);
-  if (tasks.length === 0) return [];
   const backend = options.backend ?? currentBackend()?.name;
+  const pool = Array.from({ length: count }, () => startWorker(backend));
+  let busy = false;
+  let closed = false;
+  return {
+    workers: count,
+    async train(tasks) {
+      checkTasks(tasks);
+      if (closed) throw new Error('train: the pool is closed');
+      if (busy) throw new Error('train: the pool is already training a batch');
+      busy = true;
+      try {
+        return await runBatch(pool, tasks);
+      } finally {
+        busy = false;
+      }
+    },
+    async close() {
+      closed = true;
+      await Promise.all(pool.map((w) => w.terminate()));
+    },
+  };
+}
+
+async function runBatch(pool: Worker[], tasks: readonly TrainTask[]): Promise<TrainResult[]> {
   const results: TrainResult[] = new Array(tasks.length);
   let next = 0;
-  const pool = Array.from({ length: Math.min(workers, tasks.length) }, () => startWorker(backend));
+  const cleanups: (() => void)[] = [];
   try {
     await Promise.all(
       pool.map(
@@ -89,21 +119,16 @@ export async function trainParallel(
               if (next >= tasks.length) return resolve();
               const id = next++;
               const t = tasks[id]!;
+              const { x, y, n, shape, numClasses } = t.data;
               w.postMessage({
                 id,
                 spec: t.spec,
                 m0: t.m0,
-                data: {
-                  x: t.data.x,
-                  y: t.data.y,
-                  n: t.data.n,
-                  shape: t.data.shape,
-                  numClasses: t.data.numClasses,
-                },
+                data: { x, y, n, shape, numClasses },
                 options: t.options,
               });
             };
-            w.on('message', (r: Reply) => {
+            const onMessage = (r: Reply) => {
               if (!r.ok) return reject(new Error(`tasks[${r.id}]: ${r.error}`));
               results[r.id] = {
                 delta: r.delta!,
@@ -112,18 +137,48 @@ export async function trainParallel(
                 samples: r.samples!,
               };
               send();
-            });
-            w.on('error', (e) => reject(new Error(`trainParallel: worker failed (${e.message})`)));
-            w.on('exit', (code) => {
-              if (next < tasks.length || code !== 0)
-                reject(new Error(`trainParallel: worker exited with code ${code}`));
+            };
+            const onError = (e: Error) => reject(new Error(`trainParallel: worker failed (${e.message})`));
+            const onExit = (code: number) =>
+              reject(new Error(`trainParallel: worker exited with code ${code}`));
+            w.on('message', onMessage);
+            w.on('error', onError);
+            w.on('exit', onExit);
+            cleanups.push(() => {
+              w.off('message', onMessage);
+              w.off('error', onError);
+              w.off('exit', onExit);
             });
             send();
           }),
       ),
     );
   } finally {
-    await Promise.all(pool.map((w) => w.terminate()));
+    for (const c of cleanups) c();
   }
   return results;
+}
+
+/**
+ * Trains every task (see `trainLocal`) on a fresh pool of worker threads (min(cores, tasks)
+ * by default), closed afterwards; results in task order.
+ *
+ * @throws RangeError/TypeError naming the bad task field or option; Error when a worker fails
+ *   (the message names the task).
+ */
+export async function trainParallel(
+  tasks: readonly TrainTask[],
+  options: ParallelOptions = {},
+): Promise<TrainResult[]> {
+  checkTasks(tasks);
+  const workers = options.workers ?? Math.min(availableParallelism(), Math.max(1, tasks.length));
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new RangeError(`workers: expected a positive integer, got ${workers}`);
+  if (tasks.length === 0) return [];
+  const pool = createTrainPool({ ...options, workers: Math.min(workers, tasks.length) });
+  try {
+    return await pool.train(tasks);
+  } finally {
+    await pool.close();
+  }
 }
