@@ -121,9 +121,31 @@ function mdTable(rows: string[][]): string {
   ].join('\n');
 }
 
+/**
+ * Rounds whose Fair-Private normalizer Σ_i α(i) was ≤ 0 (papers/003 Eq. 2): there FP(i) = α(i)/Σα·v(M)
+ * reverses the order of the α's. Happens when singleton models are worse than M0 on average.
+ */
+export function fpSignWarnings(r: ExperimentResults): string[] {
+  const out: string[] = [];
+  for (const run of r.runs) {
+    const bad = run.rounds.filter((rd) => {
+      const u = rd.utilities;
+      let sum = 0;
+      u.withOnly.forEach((w, i) => {
+        const wo = u.without[i];
+        if (w !== null && wo !== null && wo !== undefined) sum += (u.full - wo + (w - u.empty)) / 2;
+      });
+      return sum <= 0;
+    });
+    if (bad.length > 0) out.push(`seed ${run.seed}: rounds ${bad.map((rd) => rd.round).join(', ')}`);
+  }
+  return out;
+}
+
 function summaryLines(r: ExperimentResults): string[] {
   const acc = r.runs.map((run) => run.finalAccuracy);
   const mean = acc.reduce((s, x) => s + x, 0) / Math.max(1, acc.length);
+  const fpWarnings = fpSignWarnings(r);
   return [
     `- silos: ${r.silos.count}; rounds: ${r.runs[0]?.rounds.length ?? 0}; seeds: ${r.seeds.join(', ')}`,
     `- backend: ${r.backend}; data: ${r.dataSource}`,
@@ -131,6 +153,11 @@ function summaryLines(r: ExperimentResults): string[] {
     `- reference for the comparison: \`${r.comparison.reference}\` (${r.comparison.at === 'cumulative' ? 'cumulative over rounds' : `round ${r.comparison.at}`})`,
     `- visibility: ${r.visibility.note}`,
     `- wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`,
+    ...(fpWarnings.length > 0
+      ? [
+          `- warning: the Fair-Private normalizer Σα was ≤ 0 (${fpWarnings.join('; ')}); there FP reverses the ranking of α (singleton models worse than M0 on average, typical of FedAvg coalitions on non-IID data; the additive convention avoids it)`,
+        ]
+      : []),
   ];
 }
 

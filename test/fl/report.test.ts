@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCharts, renderHtml, renderMarkdown } from '../../src/fl/report.js';
+import { buildCharts, fpSignWarnings, renderHtml, renderMarkdown } from '../../src/fl/report.js';
 import type { ExperimentResults, RoundRecord } from '../../src/fl/results.js';
 
 function fakeResults(): ExperimentResults {
@@ -72,6 +72,15 @@ describe('reports', () => {
     const md = renderMarkdown(r, charts);
     expect(md).toContain('| fp | 0.866 ± 0.000 | 0.816 ± 0.000 | 0.990 ± 0.000 | 0.200 ± 0.000 |');
     expect(md).toContain('![Test accuracy of the global model by round](charts/accuracy.svg)');
+    expect(md).not.toContain('normalizer');
+    r.runs[0]!.rounds[1]!.utilities = {
+      full: 0.7,
+      empty: 0.5,
+      withOnly: [0.2, 0.3, 0.1],
+      without: [0.65, 0.7, 0.69],
+    };
+    expect(fpSignWarnings(r)).toEqual(['seed 1: rounds 2']);
+    expect(renderMarkdown(r, charts)).toContain('Fair-Private normalizer Σα was ≤ 0 (seed 1: rounds 2)');
     const html = renderHtml(r, charts);
     expect(html).toContain('unit &lt;test&gt;'); // escaped
     expect(html).not.toMatch(/<script|src="http|href="http/); // offline: no scripts, no external resources
