@@ -66,7 +66,8 @@ export function defaultThreshold(k: number): number {
 export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum> {
   const k = o.selected.length;
   for (const [j, w] of o.weights.entries())
-    if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`weights[${j}]: expected a finite number ≥ 0, got ${w}`);
+    if (!(Number.isFinite(w) && w >= 0))
+      throw new RangeError(`weights[${j}]: expected a finite number ≥ 0, got ${w}`);
   // All weights 0 (FedMS discarding its coreset) means "aggregate nothing": the sum decodes to zeros.
   const maxWeight = Math.max(...o.weights) || 1;
   const encoding: WeightedEncoding = { valueRange: o.clip, weightRange: 1, n: k };

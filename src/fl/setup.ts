@@ -37,7 +37,10 @@ export interface Consortium {
 }
 
 /** Shape of one example and the number of classes the configured data set has. */
-export function dataShapeOf(cfg: ExperimentConfig): { inputShape: [number, number, number]; numClasses: number } {
+export function dataShapeOf(cfg: ExperimentConfig): {
+  inputShape: [number, number, number];
+  numClasses: number;
+} {
   const data = cfg.data ?? {};
   if ((data.dataset ?? 'fashion-mnist') === 'synthetic')
     return { inputShape: [1, data.synthetic?.features ?? 784, 1], numClasses: data.synthetic?.classes ?? 10 };

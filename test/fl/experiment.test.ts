@@ -146,7 +146,8 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
         ee: everybodyElse(u),
         eeMedian: everybodyElse(u, { reduce: 'median' }),
       };
-      for (const [m, v] of Object.entries(expected)) expect({ m, s: rd.scores[m] }).toEqual({ m, s: Array.from(v) });
+      for (const [m, v] of Object.entries(expected))
+        expect({ m, s: rd.scores[m] }).toEqual({ m, s: Array.from(v) });
       // The free rider sends Δ = 0: its singleton model is M0, so IOI = 0. (It is not a null player under
       // FedAvg: its weight dilutes every coalition it joins, so LOO and FP need not vanish.)
       expect(rd.scores.ioi![3]).toBe(0);
