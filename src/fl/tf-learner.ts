@@ -2,11 +2,13 @@
  * The `Learner` of the round engine on TensorFlow.js (src/ml): backend choice, model, local
  * training, evaluation and the combined coalition evaluator.
  */
+import { availableParallelism } from 'node:os';
 import type { Dataset } from '../data/dataset.js';
 import { type BackendName, initBackend, parseBackendName } from '../ml/backend.js';
 import { classwiseGame, coalitionGame, createCoalitionEvaluator } from '../ml/coalition.js';
 import { evaluate } from '../ml/evaluate.js';
 import { createModel, initParams, type ModelKind, type ModelSpec } from '../ml/models.js';
+import { createTrainPool, type TrainPool } from '../ml/parallel.js';
 import { trainLocal } from '../ml/train.js';
 import type { CoalitionSpec, Learner, Utilities } from './learner.js';
 
@@ -26,6 +28,11 @@ export interface TfLearnerOptions {
   backend?: string;
   /** Receives the one-line backend description. */
   log?: (line: string) => void;
+  /**
+   * Worker threads for local training (default: the machine's cores). The wasm backend is
+   * single-threaded, so silos train in parallel on workers; 1 trains in the main thread.
+   */
+  workers?: number;
 }
 
 /** Paper 003's local training: Adam, learning rate 1e-3, weight decay 1e-3, one epoch, batch 64. */
@@ -51,6 +58,10 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
     ...(o.model.hidden ? { hidden: o.model.hidden } : {}),
   });
   const training = { ...DEFAULT_TRAINING, ...o.training };
+  const workers = o.workers ?? availableParallelism();
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new RangeError(`workers: expected a positive integer, got ${workers}`);
+  let pool: TrainPool | undefined;
   const toUtilities = (e: ReturnType<typeof evaluate>): Utilities => ({
     accuracy: e.accuracy,
     loss: e.loss,
@@ -63,6 +74,13 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
     spec,
     initialParameters: (seed) => initParams(spec, seed),
     async trainMany(params, jobs) {
+      if (workers > 1 && jobs.length > 1) {
+        pool ??= createTrainPool({ workers, backend: info.name });
+        const results = await pool.train(
+          jobs.map((j) => ({ spec, m0: params, data: j.data, options: { ...training, seed: j.seed } })),
+        );
+        return results.map((r) => r.delta);
+      }
       const out: Float32Array[] = [];
       for (const job of jobs)
         out.push((await trainLocal(spec, params, job.data, { ...training, seed: job.seed })).delta);
@@ -86,6 +104,9 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
         dispose: () => evaluator.dispose(),
       };
     },
-    async close() {},
+    async close() {
+      await pool?.close();
+      pool = undefined;
+    },
   } as Learner & { spec: ModelSpec };
 }
