@@ -125,6 +125,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     if ((route.schema as { format?: string }).format === 'binary') return (value: unknown) => ({ value });
     return TypeBoxValidatorCompiler(route as Parameters<typeof TypeBoxValidatorCompiler>[0]);
   });
+  // JSON and octet-stream only: a text/plain body is refused with 415 rather than parsed.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_req, body, done) => {
     done(null, body);
   });

@@ -182,7 +182,8 @@ export class Silo {
   readonly deps;
   readonly input: Uint32Array;
   constructor(
-    readonly h: Pick<Harness, 'app' | 'clock' | 'keys'>,
+    /** The service it talks to (tests may point it at a restarted app). */
+    public h: Pick<Harness, 'app' | 'clock' | 'keys'>,
     readonly cid: string,
     readonly round: number,
     readonly id: number,
@@ -230,8 +231,17 @@ export class Silo {
     return step.reply.message;
   }
 
-  /** Reads the inbox message of `kind`, handles it and posts the reply. */
-  async step(kind: 'keys' | 'shares' | 'survivors' | 'unmask-request'): Promise<ClientMessage> {
+  /** Round 0 again, locally, without posting (a silo restoring its state after a server crash). */
+  replayStart(): void {
+    this.state = clientStart(this.state, this.deps).state;
+  }
+
+  /** Handles the inbox message of `kind` without posting the reply (the server already has it). */
+  async replayStep(kind: InboxKind): Promise<void> {
+    await this.handle(kind);
+  }
+
+  private async handle(kind: InboxKind): Promise<ClientMessage> {
     const got = await siloInject(this.h, this.id, 'GET', `${this.base()}/inbox/${kind}`);
     if (got.statusCode !== 200) throw new Error(`inbox ${kind}: ${got.statusCode} ${got.body}`);
     const step = await clientHandle(
@@ -241,11 +251,19 @@ export class Silo {
     );
     this.state = step.state;
     if (step.reply.type !== 'send') throw new Error(`${kind}: client replied ${JSON.stringify(step.reply)}`);
-    const res = await this.post(step.reply.message);
-    if (res.statusCode !== 202) throw new Error(`${step.reply.message.type}: ${res.statusCode} ${res.body}`);
     return step.reply.message;
   }
+
+  /** Reads the inbox message of `kind`, handles it and posts the reply. */
+  async step(kind: InboxKind): Promise<ClientMessage> {
+    const message = await this.handle(kind);
+    const res = await this.post(message);
+    if (res.statusCode !== 202) throw new Error(`${message.type}: ${res.statusCode} ${res.body}`);
+    return message;
+  }
 }
+
+type InboxKind = 'keys' | 'shares' | 'survivors' | 'unmask-request';
 
 /** The stages after advertise, with the inbox kind each one answers. */
 export const STEPS = ['keys', 'shares', 'survivors', 'unmask-request'] as const;
