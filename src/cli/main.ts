@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-/** The `fedscore` command line. Subcommands grow with the issues: demo now; experiment, serve, client, audit later. */
+/** The `fedscore` command line: experiment, audit, demo (serve and client come with the service). */
 import { parseArgs } from 'node:util';
+import { auditCommand } from './audit.js';
 import { formatDemo, runDemo } from './demo.js';
 import { UsageError as ExperimentUsageError, experimentCommand } from './experiment.js';
 
@@ -9,6 +10,8 @@ const USAGE = `fedscore — contribution scoring for cross-silo federated learni
 Usage:
   fedscore experiment --config <file.json> --out <dir> [--seeds k] [--backend name] [--quiet]
                                                  run a consortium experiment (docs/results.md describes the outputs)
+  fedscore audit --from <dir> [--config <file.json>]
+                                                 manipulation audit of an experiment (docs/audit.md): audit.json + report section
   fedscore demo [--silos N] [--seed S] [--json]   private scores vs exact Shapley on a built-in consortium game
   fedscore help                                  this text
 
@@ -49,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'experiment':
       return experimentCommand(rest);
+    case 'audit':
+      return auditCommand(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

@@ -1,0 +1,68 @@
+/**
+ * `fedscore audit --from <experiment output dir>` (or `--config <file> --from <dir>` to run the
+ * experiment into <dir> first): writes <dir>/audit.json and adds the audit section to the report.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { auditExperiment } from '../fl/audit.js';
+import { auditHtml, auditMarkdown, auditSummaryRows } from '../fl/audit-report.js';
+import type { ExperimentResults } from '../fl/results.js';
+import { experimentCommand, UsageError } from './experiment.js';
+
+export async function auditCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      from: { type: 'string' },
+      config: { type: 'string' },
+      backend: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (!values.from) throw new UsageError('--from: required (an experiment output directory)');
+  const dir = values.from;
+  if (values.config) {
+    const code = await experimentCommand([
+      '--config',
+      values.config,
+      '--out',
+      dir,
+      ...(values.backend ? ['--backend', values.backend] : []),
+      ...(values.quiet ? ['--quiet'] : []),
+    ]);
+    if (code !== 0) return code;
+  }
+  let results: ExperimentResults;
+  try {
+    results = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as ExperimentResults;
+  } catch (e) {
+    throw new UsageError(`--from: cannot read ${join(dir, 'results.json')}: ${(e as Error).message}`);
+  }
+  if (results?.schemaVersion !== 1)
+    throw new UsageError(
+      `--from: ${join(dir, 'results.json')} is not a fedscore results.json (schemaVersion 1)`,
+    );
+  const t0 = performance.now();
+  const audit = auditExperiment(results);
+  await writeFile(join(dir, 'audit.json'), `${JSON.stringify(audit)}\n`);
+  for (const [file, section, before] of [
+    ['report.md', auditMarkdown(audit), null],
+    ['report.html', auditHtml(audit), '</body>'],
+  ] as const) {
+    const path = join(dir, file);
+    let text = await readFile(path, 'utf8').catch(() => '');
+    text = text.replace(/<section id="audit">[\s\S]*?<\/section>\n?|## Manipulation audit[\s\S]*$/, '');
+    text =
+      before && text.includes(before) ? text.replace(before, `${section}\n${before}`) : `${text}\n${section}`;
+    await writeFile(path, text);
+  }
+  const rows = auditSummaryRows(audit);
+  process.stdout.write(
+    `\nManipulation audit of ${dir} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n\n${rows
+      .map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(10) : c.padStart(c.length + 3))).join('')}`)
+      .join('\n')}\n\nwrote ${join(dir, 'audit.json')}; audit section added to report.html and report.md\n`,
+  );
+  return 0;
+}
