@@ -6,7 +6,7 @@ const consortia: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/consortia',
     {
-      preHandler: app.requireAdmin,
+      onRequest: app.requireAdmin,
       bodyLimit: app.settings.maxBodyBytes,
       schema: {
         summary: 'create a consortium (operator)',

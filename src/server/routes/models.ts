@@ -13,7 +13,7 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/consortia/:cid/model',
     {
-      preHandler: app.requireAdmin,
+      onRequest: app.requireAdmin,
       bodyLimit: app.settings.maxVectorBytes,
       schema: {
         summary: 'set the initial model (operator; Float32 LE, d parameters)',

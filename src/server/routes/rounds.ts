@@ -16,7 +16,7 @@ import {
 } from '../schemas.js';
 
 const rounds: FastifyPluginAsyncTypebox = async (app) => {
-  const admin = { preHandler: app.requireAdmin, bodyLimit: app.settings.maxBodyBytes };
+  const admin = { onRequest: app.requireAdmin, bodyLimit: app.settings.maxBodyBytes };
   app.post(
     '/consortia/:cid/rounds',
     {
