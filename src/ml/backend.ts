@@ -175,7 +175,7 @@ function loadNative(pkg: string): string | undefined {
 }
 
 async function activate(name: string): Promise<boolean> {
-  if (tf.findBackendFactory(name) === undefined && tf.findBackend(name) === null) return false;
+  if (tf.findBackendFactory(name) == null && tf.findBackend(name) == null) return false;
   try {
     return (await tf.setBackend(name)) && tf.getBackend() === name;
   } catch {

@@ -352,6 +352,8 @@ export type Utility = 'accuracy' | 'negLoss';
  * `evaluations` counts distinct coalitions computed).
  */
 export function coalitionGame(evaluator: CoalitionEvaluator, utility: Utility = 'accuracy'): MemoGame {
+  if (!evaluator || typeof evaluator.values !== 'function')
+    throw new TypeError('evaluator: expected a CoalitionEvaluator (createCoalitionEvaluator)');
   if (utility !== 'accuracy' && utility !== 'negLoss')
     throw new RangeError(`utility: expected accuracy or negLoss, got ${String(utility)}`);
   const game: Game = {
@@ -368,6 +370,8 @@ export function coalitionGame(evaluator: CoalitionEvaluator, utility: Utility = 
  * absent from the test set gives NaN.
  */
 export function classwiseGame(evaluator: CoalitionEvaluator): MemoVectorGame {
+  if (!evaluator || typeof evaluator.values !== 'function')
+    throw new TypeError('evaluator: expected a CoalitionEvaluator (createCoalitionEvaluator)');
   const game: VectorGame = {
     n: evaluator.n,
     dims: evaluator.numClasses,

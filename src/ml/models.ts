@@ -304,6 +304,7 @@ export function paramTensors(spec: ModelSpec, params: Float32Array): tf.Tensor[]
  *
  * With `fromLayer` = k, `x` is the output of layer k−1 and `weights` holds the tensors of
  * layers k, k+1, … only (coalition.ts evaluates the layers after the first dense one so).
+ * No input checks (hot path): `paramTensors` and the callers check shapes.
  */
 export function forward(
   spec: ModelSpec,
