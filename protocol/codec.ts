@@ -111,7 +111,10 @@ class Reader {
   }
   bytes(n: number): Uint8Array {
     this.need(n);
-    const out = this.b.slice(this.o, this.o + n);
+    // A plain Uint8Array copy: on a Node Buffer, slice() is a view into the shared pool, so
+    // `out.buffer` would not start at the copied bytes (words() below relies on it).
+    const out = new Uint8Array(n);
+    out.set(this.b.subarray(this.o, this.o + n));
     this.o += n;
     return out;
   }

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-/** The `fedscore` command line: experiment, audit, demo (serve and client come with the service). */
+/** The `fedscore` command line: experiment, audit, serve, demo. */
 import { parseArgs } from 'node:util';
 import { auditCommand } from './audit.js';
 import { formatDemo, runDemo } from './demo.js';
 import { UsageError as ExperimentUsageError, experimentCommand } from './experiment.js';
+import { serveCommand } from './serve.js';
 
 const USAGE = `fedscore — contribution scoring for cross-silo federated learning under secure aggregation
 
@@ -12,6 +13,7 @@ Usage:
                                                  run a consortium experiment (docs/results.md describes the outputs)
   fedscore audit --from <dir> [--config <file.json>]
                                                  manipulation audit of an experiment (docs/audit.md): audit.json + report section
+  fedscore serve --port N [--host H] [--db FILE]   the scoring service (FEDSCORE_ADMIN_TOKEN; DATABASE_URL for PostgreSQL)
   fedscore demo [--silos N] [--seed S] [--json]   private scores vs exact Shapley on a built-in consortium game
   fedscore help                                  this text
 
@@ -54,6 +56,8 @@ async function main(argv: string[]): Promise<number> {
       return experimentCommand(rest);
     case 'audit':
       return auditCommand(rest);
+    case 'serve':
+      return serveCommand(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

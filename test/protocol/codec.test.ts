@@ -72,6 +72,14 @@ describe('protocol/codec', () => {
     expect(back.type === 'mask' && back.masked[999_999]).toBe(0xdeadbeef);
   });
 
+  it('decodes from a Node Buffer inside the shared pool (HTTP bodies arrive that way)', () => {
+    const m = clientMessages[2]!; // the masked vector: words() must read the right bytes
+    const bytes = encodeClientMessage(m);
+    const pooled = Buffer.from(bytes); // small Buffers are views into Node's shared pool
+    expect(pooled.byteOffset).toBeGreaterThan(0);
+    expect(decodeClientMessage(pooled)).toEqual(m);
+  });
+
   it('rejects truncated, extended, unknown, mis-typed and wrong-version encodings with codes', () => {
     const good = encodeClientMessage(clientMessages[2]!);
     expect(codeOf(() => decodeClientMessage(good.subarray(0, good.length - 1)))).toBe('MALFORMED');
