@@ -43,11 +43,17 @@ export const DataSchema = Obj({
 
 /** How the training pool is shared out; parameters are checked against the kind in `parseConfig`. */
 export const PartitionSchema = Obj({
-  kind: OneOf(['iid', 'dirichlet', 'quantity-skew'] as const),
+  kind: OneOf(['iid', 'dirichlet', 'quantity-skew', 'mavericks'] as const),
   /** Dirichlet concentration μ over labels (kind = dirichlet). */
   alpha: Type.Optional(Num({ exclusiveMinimum: 0 })),
   /** Dirichlet concentration of the silo sizes (kind = quantity-skew). */
   beta: Type.Optional(Num({ exclusiveMinimum: 0 })),
+  /** Mavericks (papers/000 Fig. 1, papers/001 Def. 3.1): how many silos (the last ones) own rare classes. */
+  mavericks: Type.Optional(Int({ minimum: 1 })),
+  /** 'exclusive' (each Maverick alone owns its classes, default) or 'shared' (Mavericks share them). */
+  mode: Type.Optional(OneOf(['exclusive', 'shared'] as const)),
+  /** Classes each Maverick owns (default 1). */
+  classesPerMaverick: Type.Optional(Int({ minimum: 1 })),
 });
 
 export const AttackSchema = Obj({
@@ -262,15 +268,25 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
         message: `must be ≤ rounds (${cfg.rounds})`,
       });
   }
-  const needs: [string, string, boolean][] = [
-    ['partition.alpha', 'dirichlet', cfg.partition?.alpha !== undefined],
-    ['partition.beta', 'quantity-skew', cfg.partition?.beta !== undefined],
-  ];
-  for (const [path, kind, present] of needs) {
-    if (cfg.partition?.kind === kind && !present && kind === 'dirichlet')
-      extra.push({ path, message: `required for kind '${kind}'` });
-    if (cfg.partition && cfg.partition.kind !== kind && present)
-      extra.push({ path, message: `applies only to kind '${kind}'` });
+  const p = cfg.partition;
+  const allowed: Record<string, string[]> = {
+    alpha: ['dirichlet', 'mavericks'],
+    beta: ['quantity-skew'],
+    mavericks: ['mavericks'],
+    mode: ['mavericks'],
+    classesPerMaverick: ['mavericks'],
+  };
+  if (p) {
+    if (p.kind === 'dirichlet' && p.alpha === undefined)
+      extra.push({ path: 'partition.alpha', message: "required for kind 'dirichlet'" });
+    for (const [key, kinds] of Object.entries(allowed))
+      if ((p as Record<string, unknown>)[key] !== undefined && !kinds.includes(p.kind))
+        extra.push({
+          path: `partition.${key}`,
+          message: `applies only to kind ${kinds.map((k) => `'${k}'`).join(' or ')}`,
+        });
+    if (p.kind === 'mavericks' && (p.mavericks ?? 1) >= cfg.silos)
+      extra.push({ path: 'partition.mavericks', message: `must be < silos (${cfg.silos})` });
   }
   if (cfg.model?.hidden !== undefined && cfg.model.kind !== 'mlp')
     extra.push({ path: 'model.hidden', message: "applies only to kind 'mlp'" });

@@ -6,6 +6,7 @@
 import { type Dataset, subset } from '../data/dataset.js';
 import { loadFashionMnist } from '../data/fashion-mnist.js';
 import { applyLabelNoise, linearNoiseRates } from '../data/label-noise.js';
+import { partitionMavericks } from '../data/mavericks.js';
 import {
   applyDataMisbehavior,
   isDataMisbehavior,
@@ -93,6 +94,15 @@ function partition(
       return partitionIid(labels, base);
     case 'dirichlet':
       return partitionDirichlet(labels, { ...base, alpha: p.alpha!, numClasses });
+    case 'mavericks':
+      return partitionMavericks(labels, {
+        ...base,
+        numClasses,
+        numMavericks: p.mavericks ?? 1,
+        mode: p.mode ?? 'exclusive',
+        ...(p.classesPerMaverick !== undefined ? { classesPerMaverick: p.classesPerMaverick } : {}),
+        ...(p.alpha !== undefined ? { alpha: p.alpha } : {}),
+      });
     case 'quantity-skew':
       return partitionQuantitySkew(labels, { ...base, ...(p.beta !== undefined ? { beta: p.beta } : {}) });
   }

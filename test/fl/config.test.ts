@@ -61,8 +61,14 @@ describe('experiment configuration', () => {
 
   it('names the allowed values and the cross-field rules', () => {
     expect(issues({ silos: 4, rounds: 3, partition: { kind: 'weird' } })).toEqual([
-      'partition.kind: expected one of "iid", "dirichlet", "quantity-skew"',
+      'partition.kind: expected one of "iid", "dirichlet", "quantity-skew", "mavericks"',
     ]);
+    expect(issues({ silos: 4, rounds: 3, partition: { kind: 'iid', mavericks: 1 } })).toEqual([
+      "partition.mavericks: applies only to kind 'mavericks'",
+    ]);
+    expect(
+      issues({ silos: 5, rounds: 3, partition: { kind: 'mavericks', mavericks: 1, alpha: 10 } }),
+    ).toEqual([]);
     expect(issues({ silos: 4, rounds: 3, partition: { kind: 'dirichlet' } })).toEqual([
       "partition.alpha: required for kind 'dirichlet'",
     ]);
