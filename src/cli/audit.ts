@@ -59,10 +59,15 @@ export async function auditCommand(args: string[]): Promise<number> {
     await writeFile(path, text);
   }
   const rows = auditSummaryRows(audit);
+  const widths = rows[0]!.map((_, k) => Math.max(...rows.map((r) => r[k]!.length)));
+  const table = rows
+    .map(
+      (r) =>
+        `  ${r.map((cell, k) => (k === 0 ? cell.padEnd(widths[k]!) : cell.padStart(widths[k]! + 2))).join('')}`,
+    )
+    .join('\n');
   process.stdout.write(
-    `\nManipulation audit of ${dir} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n\n${rows
-      .map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(10) : c.padStart(c.length + 3))).join('')}`)
-      .join('\n')}\n\nwrote ${join(dir, 'audit.json')}; audit section added to report.html and report.md\n`,
+    `\nManipulation audit of ${dir} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n\n${table}\n\nwrote ${join(dir, 'audit.json')}; audit section added to report.html and report.md\n`,
   );
   return 0;
 }
