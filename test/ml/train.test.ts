@@ -3,7 +3,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadFashionMnist } from '../../src/data/fashion-mnist.js';
 import { initBackend } from '../../src/ml/backend.js';
 import { evaluate } from '../../src/ml/evaluate.js';
-import { cnn003, forward, initParams, type ModelSpec, mlp, paramTensors } from '../../src/ml/models.js';
+import {
+  cnn003,
+  forward,
+  initParams,
+  lenet5,
+  type ModelSpec,
+  mlp,
+  paramTensors,
+} from '../../src/ml/models.js';
 import { trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, maxAbs, maxAbsDiff, sameBits } from './_synthetic.js';
 
@@ -110,6 +118,18 @@ describe('trainLocal', () => {
       learningRate: 3e-3,
     });
     expect(r.epochLosses[3]!).toBeLessThan(0.7 * r.epochLosses[0]!);
+  });
+
+  it('trains LeNet-5 (padded 5×5 convolutions, average pooling) on the wasm backend', async () => {
+    const net = lenet5();
+    const small = gaussianMixture(256, [28, 28, 1], 10, 1);
+    const r = await trainLocal(net, initParams(net, 1), small, {
+      seed: 1,
+      epochs: 4,
+      batchSize: 32,
+      learningRate: 3e-3,
+    });
+    expect(r.epochLosses[3]!).toBeLessThan(0.9 * r.epochLosses[0]!);
   });
 
   it('learns a Fashion-MNIST slice (src/data loader: Debian set, or the bundled 10k split)', async () => {
