@@ -22,3 +22,22 @@ export function checkNonNegative(name: string, x: number): void {
   if (typeof x !== 'number' || !Number.isFinite(x) || x < 0)
     throw new RangeError(`${name}: expected a finite number ≥ 0, got ${x}`);
 }
+
+/** A finite number; TypeError for a non-number, RangeError otherwise. Messages start with `name`. */
+export function checkFiniteNumber(name: string, x: unknown): number {
+  if (typeof x !== 'number') throw new TypeError(`${name}: expected a number, got ${typeof x}`);
+  if (!Number.isFinite(x)) throw new RangeError(`${name}: expected a finite number, got ${x}`);
+  return x;
+}
+
+/** An array of finite numbers (of length n when given, one per silo), copied to a Float64Array. */
+export function checkFiniteVector(name: string, v: unknown, n: number | undefined): Float64Array {
+  if (v === null || typeof v !== 'object' || typeof (v as ArrayLike<number>).length !== 'number')
+    throw new TypeError(`${name}: expected an array of numbers`);
+  const a = v as ArrayLike<number>;
+  if (n !== undefined && a.length !== n)
+    throw new RangeError(`${name}: expected ${n} values (one per silo), got ${a.length}`);
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = checkFiniteNumber(`${name}[${i}]`, a[i]);
+  return out;
+}

@@ -24,6 +24,7 @@
  *
  * Everything here is pure: plain numbers and typed arrays in and out, randomness from a seeded Rng.
  */
+import { checkFiniteNumber, checkFiniteVector } from './_checks.js';
 import { spearman } from './metrics.js';
 import type { PrivateUtilities } from './private.js';
 import { createRng } from './random.js';
@@ -90,30 +91,13 @@ interface Round {
   n: number;
 }
 
-function checkFinite(name: string, x: unknown): number {
-  if (typeof x !== 'number') throw new TypeError(`${name}: expected a number, got ${typeof x}`);
-  if (!Number.isFinite(x)) throw new RangeError(`${name}: expected a finite number, got ${x}`);
-  return x;
-}
-
-function checkArray(name: string, v: unknown, n: number | undefined): Float64Array {
-  if (v === null || typeof v !== 'object' || typeof (v as ArrayLike<number>).length !== 'number')
-    throw new TypeError(`${name}: expected an array of numbers`);
-  const a = v as ArrayLike<number>;
-  if (n !== undefined && a.length !== n)
-    throw new RangeError(`${name}: expected ${n} values (one per silo), got ${a.length}`);
-  const out = new Float64Array(a.length);
-  for (let i = 0; i < a.length; i++) out[i] = checkFinite(`${name}[${i}]`, a[i]);
-  return out;
-}
-
 function checkRound(u: PrivateUtilities): Round {
   if (u === null || typeof u !== 'object') throw new TypeError('utilities: expected an object');
-  const full = checkFinite('utilities.full', u.full);
-  const empty = checkFinite('utilities.empty', u.empty);
-  const a = checkArray('utilities.withOnly', u.withOnly, undefined);
+  const full = checkFiniteNumber('utilities.full', u.full);
+  const empty = checkFiniteNumber('utilities.empty', u.empty);
+  const a = checkFiniteVector('utilities.withOnly', u.withOnly, undefined);
   if (a.length < 2) throw new RangeError(`utilities.withOnly: expected at least 2 silos, got ${a.length}`);
-  const b = checkArray('utilities.without', u.without, a.length);
+  const b = checkFiniteVector('utilities.without', u.without, a.length);
   return { full, empty, a, b, n: a.length };
 }
 
@@ -125,8 +109,8 @@ function checkScheme(scheme: unknown): Scheme {
 
 function checkRange(range: UtilityRange): UtilityRange {
   if (range === null || typeof range !== 'object') throw new TypeError('range: expected { lo, hi }');
-  const lo = checkFinite('range.lo', range.lo);
-  const hi = checkFinite('range.hi', range.hi);
+  const lo = checkFiniteNumber('range.lo', range.lo);
+  const hi = checkFiniteNumber('range.hi', range.hi);
   if (!(lo < hi)) throw new RangeError(`range: expected lo < hi, got [${lo}, ${hi}]`);
   return { lo, hi };
 }
@@ -835,7 +819,7 @@ function median(x: ArrayLike<number>): number {
  * @throws RangeError/TypeError naming `x` on an empty or non-finite input.
  */
 export function robustZ(x: ArrayLike<number>): Float64Array {
-  const v = checkArray('x', x, undefined);
+  const v = checkFiniteVector('x', x, undefined);
   if (v.length === 0) throw new RangeError('x: expected at least one value');
   const med = median(v);
   const dev = v.map((y) => Math.abs(y - med));
@@ -1179,7 +1163,7 @@ export function simulateAttacks(utilities: PrivateUtilities, options: AttackOpti
     throw new RangeError(`options.randomTrials: expected a non-negative integer, got ${trials}`);
   const threshold = checkThreshold(options.threshold ?? DEFAULT_THRESHOLD);
   const schemes = (options.schemes ?? SCHEMES).map(checkScheme);
-  const rng = createRng(checkFinite('options.seed', options.seed ?? 0));
+  const rng = createRng(checkFiniteNumber('options.seed', options.seed ?? 0));
   const s = makeScratch(r.n);
   const honest = new Map(
     schemes.map((sc) => [

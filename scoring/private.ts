@@ -7,6 +7,7 @@
  *   full     = v(M)            empty   = v(M0)
  *   withOnly = v(M0 + U_i)     without = v(M − U_i)    (one per silo, in silo order)
  */
+import { checkFiniteNumber, checkFiniteVector } from './_checks.js';
 
 /** The utilities a round of private scoring needs (see the module comment). */
 export interface PrivateUtilities {
@@ -30,32 +31,15 @@ export interface EverybodyElseOptions {
   reduce?: 'mean' | 'median';
 }
 
-function checkFinite(name: string, x: unknown): number {
-  if (typeof x !== 'number') throw new TypeError(`${name}: expected a number, got ${typeof x}`);
-  if (!Number.isFinite(x)) throw new RangeError(`${name}: expected a finite number, got ${x}`);
-  return x;
-}
-
-function checkVector(name: string, v: unknown, n: number | undefined): Float64Array {
-  if (v === null || typeof v !== 'object' || typeof (v as ArrayLike<number>).length !== 'number')
-    throw new TypeError(`${name}: expected an array of numbers`);
-  const a = v as ArrayLike<number>;
-  if (n !== undefined && a.length !== n)
-    throw new RangeError(`${name}: expected ${n} values (one per silo), got ${a.length}`);
-  const out = new Float64Array(a.length);
-  for (let i = 0; i < a.length; i++) out[i] = checkFinite(`${name}[${i}]`, a[i]);
-  return out;
-}
-
 /** Validates the utilities; returns them as Float64Arrays. Throws RangeError/TypeError naming the field. */
 function checkUtilities(u: PrivateUtilities) {
   if (u === null || typeof u !== 'object') throw new TypeError('utilities: expected an object');
-  const full = checkFinite('full', u.full);
-  const empty = checkFinite('empty', u.empty);
-  const withOnly = checkVector('withOnly', u.withOnly, undefined);
+  const full = checkFiniteNumber('full', u.full);
+  const empty = checkFiniteNumber('empty', u.empty);
+  const withOnly = checkFiniteVector('withOnly', u.withOnly, undefined);
   if (withOnly.length < 2)
     throw new RangeError(`withOnly: expected at least 2 silos, got ${withOnly.length}`);
-  const without = checkVector('without', u.without, withOnly.length);
+  const without = checkFiniteVector('without', u.without, withOnly.length);
   return { full, empty, withOnly, without, n: withOnly.length };
 }
 

@@ -11,6 +11,7 @@ import { seededRandomFromInts } from '../../crypto/random.js';
 import { combineShares } from '../../crypto/shamir.js';
 import type { MaskedInput, UnmaskResponse } from '../../protocol/messages.js';
 import { simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
+import { pearson } from '../../scoring/metrics.js';
 
 const D = 1 << 16;
 /** χ²(255) quantile at 1 − 10^−6 (Wilson–Hilferty): ≈ 377. */
@@ -37,28 +38,10 @@ function worstBitZ(y: Uint32Array): number {
   return worst;
 }
 
-/** Pearson correlation of two word vectors read as numbers in [0, 2^32). */
+/** Pearson correlation of two word vectors read as numbers in [0, 2^32) (0 when one is constant). */
 function corr(a: Uint32Array, b: Uint32Array): number {
-  const n = a.length;
-  let ma = 0;
-  let mb = 0;
-  for (let i = 0; i < n; i++) {
-    ma += a[i]!;
-    mb += b[i]!;
-  }
-  ma /= n;
-  mb /= n;
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < n; i++) {
-    const x = a[i]! - ma;
-    const y = b[i]! - mb;
-    sab += x * y;
-    saa += x * x;
-    sbb += y * y;
-  }
-  return saa === 0 || sbb === 0 ? 0 : sab / Math.sqrt(saa * sbb);
+  const r = pearson(a, b);
+  return Number.isNaN(r) ? 0 : r;
 }
 /** 6 standard errors of a correlation of independent vectors: the test fails with prob. ≈ 2·10^−9. */
 const CORR_CRIT = 6 / Math.sqrt(D);
