@@ -9,11 +9,11 @@
  * On wasm this module also registers fedscore's convolution gradient kernels (`_wasm_kernels.ts`):
  * tfjs-backend-wasm 4.22 has no `Conv2DBackpropFilter`, so CNNs could not train there otherwise.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { loadNativeAt } from './_native.js';
 import { registerWasmKernels } from './_wasm_kernels.js';
 
 /** The tfjs backends fedscore knows how to pick. */
@@ -152,26 +152,15 @@ async function tryBackend(name: BackendName): Promise<Attempt> {
   return (await activate('cpu')) ? { ok: true, provider: '@tensorflow/tfjs' } : { ok: false, why: 'failed' };
 }
 
-/**
- * Loads a native tfjs package, or says why not. Its module registers its kernels before it
- * requires the napi binding, so a package whose install script never ran (no `lib/` folder)
- * would half-register and then throw: check for the binding folder first.
- */
+/** Loads a native tfjs package by name, or says why not (see _native.ts). */
 function loadNative(pkg: string): string | undefined {
-  let root: string;
+  let root: string | undefined;
   try {
     root = dirname(require.resolve(`${pkg}/package.json`));
   } catch {
-    return 'not installed';
+    root = undefined;
   }
-  if (!existsSync(join(root, 'lib')))
-    return 'installed without its native binding (install script did not run)';
-  try {
-    require(pkg);
-    return undefined;
-  } catch (e) {
-    return `failed to load (${(e as Error).message.split('\n')[0]})`;
-  }
+  return loadNativeAt(root);
 }
 
 async function activate(name: string): Promise<boolean> {
