@@ -545,3 +545,50 @@ export function auditExperiment(results: ExperimentResults, options: AuditOption
     detectionRates,
   };
 }
+
+/** One round as a live consortium records it (the service's scored rounds). */
+export interface RecordedRound {
+  round: number;
+  utilities: { full: number; empty: number };
+  withOnly: readonly (number | null)[];
+  without: readonly (number | null)[];
+  schemes: Readonly<Record<string, readonly (number | null)[]>>;
+}
+
+/**
+ * The same audit for a live consortium (issue 7: "the service exposes the same audit"): its
+ * scored rounds in place of an experiment's `runs`. Throws like `auditExperiment`.
+ */
+export function auditRecordedRounds(
+  rounds: readonly RecordedRound[],
+  silos: readonly string[],
+  source: string,
+  options: AuditOptions = {},
+): AuditResult {
+  const n = silos.length;
+  const records: RoundRecord[] = rounds.map((r) => ({
+    round: r.round,
+    selected: [...Array(n).keys()],
+    dropped: [],
+    aggregationWeights: [],
+    testAccuracy: Number.NaN,
+    testLoss: Number.NaN,
+    utilities: {
+      full: r.utilities.full,
+      empty: r.utilities.empty,
+      withOnly: [...r.withOnly],
+      without: [...r.without],
+    },
+    scores: Object.fromEntries(Object.entries(r.schemes).map(([k, v]) => [k, [...v]])),
+    evaluations: {},
+    timingsMs: {},
+  }));
+  const results = {
+    schemaVersion: 1,
+    createdAt: new Date(0).toISOString(),
+    dataSource: source,
+    silos: { count: n, names: [...silos], examples: [], roles: [] },
+    runs: [{ seed: 0, rounds: records }],
+  } as unknown as ExperimentResults;
+  return auditExperiment(results, options);
+}

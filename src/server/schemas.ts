@@ -164,6 +164,23 @@ export const CumulativeScores = Obj({
 });
 export type CumulativeScores = Static<typeof CumulativeScores>;
 
+/**
+ * The manipulation audit (`audit.json`, docs/audit.md): a large nested document whose schema is
+ * documented there and typed in src/fl/audit.ts; only its top-level keys are fixed here.
+ */
+export const AuditBody = Type.Object(
+  {
+    auditSchemaVersion: Type.Integer(),
+    source: Type.Object({}, { additionalProperties: true }),
+    options: Type.Object({}, { additionalProperties: true }),
+    schemes: Type.Array(Type.String()),
+    runs: Type.Array(Type.Object({}, { additionalProperties: true })),
+    summary: Type.Object({}, { additionalProperties: true }),
+    detectionRates: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: false },
+);
+
 /** The published aggregate of a round (the sum itself is at …/aggregate/sum). */
 export const Aggregate = Obj({
   round: Type.Integer(),

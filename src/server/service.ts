@@ -14,6 +14,7 @@
  * deadline is a dropout, which the protocol handles (or the round aborts below threshold).
  * Errors are {@link ServiceError}s with catalogue codes; no HTTP here.
  */
+
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { quantizer } from '../../crypto/quantize.js';
 import { decodeClientMessage, encodeServerMessage } from '../../protocol/codec.js';
@@ -36,6 +37,7 @@ import {
   serverHandle,
 } from '../../protocol/server.js';
 import { decodeWeightedSum, type WeightedEncoding } from '../../protocol/weighted.js';
+import { type AuditResult, auditRecordedRounds } from '../fl/audit.js';
 import { scoreReports } from '../fl/private-scoring.js';
 import { asBuffer, floatBytes, fromHex, readFloat32, readFloat64 } from './_bytes.js';
 import { type ErrorCode, ServiceError, secAggCode } from './errors.js';
@@ -788,6 +790,17 @@ export class ScoringService {
       cumulative[m] = acc;
     }
     return { consortium: id, rounds, cumulative };
+  }
+
+  /**
+   * The manipulation audit of the consortium's scored rounds (docs/audit.md), for its operator.
+   * @throws ServiceError NOT_FOUND for an unknown consortium.
+   */
+  async audit(id: string): Promise<AuditResult> {
+    const { consortium } = await this.load(id);
+    const { rounds } = await this.cumulativeScores(id);
+    const names = consortium.participants.map((_, i) => `silo-${i}`);
+    return auditRecordedRounds(rounds, names, `fedscore service, consortium ${id}`);
   }
 
   // ── request nonces ──────────────────────────────────────────────────────────────────────

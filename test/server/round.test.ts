@@ -175,6 +175,19 @@ describe('a whole round over HTTP', () => {
     const cumulative = (await get(h, '/v1/consortia/c1/scores')).json;
     expect(cumulative.rounds).toEqual([scores]);
     expect(cumulative.cumulative.loo).toEqual(scores.schemes.loo);
+
+    // The operator's manipulation audit of the scored rounds (issue 7).
+    expect((await get(h, '/v1/consortia/c1/audit')).status).toBe(401);
+    const audited = await adminInject(h, 'GET', '/v1/consortia/c1/audit');
+    expect(audited.statusCode).toBe(200);
+    const audit = audited.json();
+    expect(audit.schemes).toEqual(['loo', 'ioi', 'fp', 'ee', 'eeMedian']);
+    const ra = audit.runs[0].rounds[0];
+    expect(ra.silos).toEqual([0, 1, 2, 3]);
+    expect(ra.schemes.loo.scores).toEqual(scores.schemes.loo); // recomputed from the stored reports
+    ra.schemes.ee.influence.forEach((row: number[], i: number) => {
+      expect(row[i]).toBe(0); // EE: a silo's own reports do not enter its weight
+    });
   });
 
   test('a silo that vanishes after ShareKeys is a dropout: the sum covers the other three exactly', async () => {

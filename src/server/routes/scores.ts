@@ -1,6 +1,16 @@
-/** Published scores: per round and cumulative over the scored rounds, for every configured scheme. */
+/**
+ * Published scores: per round and cumulative over the scored rounds, for every configured scheme;
+ * and, for the operator, the manipulation audit of those rounds.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ConsortiumParams, CumulativeScores, errors, RoundParams, RoundScores } from '../schemas.js';
+import {
+  AuditBody,
+  ConsortiumParams,
+  CumulativeScores,
+  errors,
+  RoundParams,
+  RoundScores,
+} from '../schemas.js';
 
 const scores: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -26,6 +36,20 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => app.service.cumulativeScores(request.params.cid),
+  );
+  app.get(
+    '/consortia/:cid/audit',
+    {
+      onRequest: app.requireAdmin,
+      schema: {
+        summary: 'manipulation audit of the scored rounds (operator; schema in docs/audit.md)',
+        tags: ['scores'],
+        security: [{ admin: [] }],
+        params: ConsortiumParams,
+        response: { 200: AuditBody, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => app.service.audit(request.params.cid),
   );
 };
 export default scores;
