@@ -136,6 +136,31 @@ async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Ar
   };
 }
 
+/**
+ * Misbehaviour detection (papers/003 Fig. 3): per method, the fraction of seeds in which the
+ * lowest compared score belongs to a misbehaving silo.
+ */
+export function lowestScoreRates(
+  runs: readonly RunRecord[],
+  attackers: readonly number[],
+): Record<string, number> {
+  const methods = new Set(runs.flatMap((r) => Object.keys(r.compared)));
+  const out: Record<string, number> = {};
+  for (const m of methods) {
+    let hits = 0;
+    let seen = 0;
+    for (const run of runs) {
+      const v = run.compared[m];
+      if (!v || v.length === 0) continue;
+      seen++;
+      const lowest = v.indexOf(Math.min(...v));
+      if (attackers.includes(lowest)) hits++;
+    }
+    if (seen > 0) out[m] = hits / seen;
+  }
+  return out;
+}
+
 /** Runs every seed and assembles `results.json`. */
 export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions): Promise<ExperimentResults> {
   const t0 = performance.now();
@@ -167,6 +192,8 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
     reference,
   );
   const fullVisibilityStrategy = strategy.requiresFullVisibility;
+  const attackers = (cfg.attacks ?? []).map((a) => a.silo);
+  const detection = attackers.length > 0 ? lowestScoreRates(runs, attackers) : undefined;
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     config: cfg,
@@ -189,7 +216,12 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
       roles: last?.consortium.roles ?? [],
     },
     runs,
-    comparison: { reference, at: cfg.comparison?.at ?? 'cumulative', methods },
+    comparison: {
+      reference,
+      at: cfg.comparison?.at ?? 'cumulative',
+      methods,
+      ...(detection ? { detection } : {}),
+    },
     wallTimeMs: performance.now() - t0,
   };
 }

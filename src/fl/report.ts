@@ -173,6 +173,16 @@ export function renderMarkdown(r: ExperimentResults, charts: Chart[], chartDir =
     '',
     mdTable(comparisonRows(r)),
     '',
+    ...(r.comparison.detection
+      ? [
+          `Misbehaviour detection — fraction of seeds whose lowest score is a misbehaving silo's: ${Object.entries(
+            r.comparison.detection,
+          )
+            .map(([m, v]) => `${m} ${v.toFixed(2)}`)
+            .join(', ')}`,
+          '',
+        ]
+      : []),
     ...charts.flatMap((c) => [`## ${c.title}`, '', `![${c.title}](${chartDir}/${c.id}.svg)`, '']),
   ].join('\n');
 }

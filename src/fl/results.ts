@@ -98,6 +98,8 @@ export interface ExperimentResults {
     /** `cumulative`, or the round number whose scores are compared. */
     at: 'cumulative' | number;
     methods: Record<string, MethodComparison>;
+    /** With attacks configured: per method, the fraction of seeds whose lowest score is an attacker's. */
+    detection?: Record<string, number>;
   };
   /** Total wall time in ms. */
   wallTimeMs: number;
