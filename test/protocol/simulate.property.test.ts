@@ -54,5 +54,5 @@ describe('protocol/simulate (property)', () => {
       // 5 runs here (each n = 30 round costs seconds of pure-JS Ed25519/X25519); the slow suite runs 40.
       { numRuns: 5, seed: 42 },
     );
-  });
+  }, 240_000); // ~17 s alone; several times that on a loaded machine
 });
