@@ -10,18 +10,27 @@
 export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length)
     throw new RangeError(`b: expected ${a.length} values to match a, got ${b.length}`);
+  // Scale each vector by its largest magnitude first (as hypot does): tiny or huge entries would
+  // otherwise underflow or overflow when squared.
+  let sa = 0;
+  let sb = 0;
+  for (let k = 0; k < a.length; k++) {
+    sa = Math.max(sa, Math.abs(a[k]!));
+    sb = Math.max(sb, Math.abs(b[k]!));
+  }
+  if (!Number.isFinite(sa + sb)) throw new RangeError('a: vectors must be finite');
+  if (sa === 0 || sb === 0) return 0;
   let dot = 0;
   let na = 0;
   let nb = 0;
   for (let k = 0; k < a.length; k++) {
-    const x = a[k]!;
-    const y = b[k]!;
+    const x = a[k]! / sa;
+    const y = b[k]! / sb;
     dot += x * y;
     na += x * x;
     nb += y * y;
   }
-  if (!Number.isFinite(dot + na + nb)) throw new RangeError('a: vectors must be finite');
-  return na === 0 || nb === 0 ? 0 : dot / (Math.sqrt(na) * Math.sqrt(nb));
+  return Math.max(-1, Math.min(1, dot / (Math.sqrt(na) * Math.sqrt(nb))));
 }
 
 /**

@@ -36,6 +36,18 @@ describe('COS', () => {
     );
   });
 
+  it('does not underflow on tiny vectors (a fast-check counterexample)', () => {
+    const a = [0, 0, 0, 1.5717277847026288e-162, 0];
+    expect(cosineSimilarity(a, a)).toBe(1);
+    expect(
+      cosineSimilarity(
+        a.map((x) => x * 0.01),
+        a,
+      ),
+    ).toBe(1);
+    expect(cosineSimilarity([1e200, 1e200], [1e200, 1e200])).toBeCloseTo(1, 15);
+  });
+
   it('names the bad argument', () => {
     expect(() => cosineScores([[1, 2, 3]], [1, 2])).toThrow(/^updates\[0\]: expected 2 values/);
     expect(() => cosineScores([], [1])).toThrow(/^updates: /);

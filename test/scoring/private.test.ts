@@ -23,6 +23,12 @@ function utilitiesOfTable(n: number, table: ArrayLike<number>): PrivateUtilities
 }
 
 const sum = (x: Float64Array) => x.reduce((s, v) => s + v, 0);
+/**
+ * |Σ scores − v(M)| allowed by rounding: summing n scores that cancel loses up to n·ε·Σ|score_i|
+ * (plus the same again inside the normalization), so the bound scales with Σ|score_i|.
+ */
+const efficiencyTolerance = (x: Float64Array) =>
+  4 * (x.length + 2) * Number.EPSILON * x.reduce((s, v) => s + Math.abs(v), 0) + 1e-12;
 const finite = fc.double({ min: -10, max: 10, noNaN: true, noDefaultInfinity: true });
 
 /** Random private utilities for 2..12 silos. */
@@ -73,7 +79,7 @@ describe('Fair-Private (papers/003 Def. 3)', () => {
     fc.assert(
       fc.property(utilitiesArb, (u) => {
         const fp = fairPrivate(u);
-        expect(sum(fp)).toBeCloseTo(u.full, 6);
+        expect(Math.abs(sum(fp) - u.full)).toBeLessThanOrEqual(efficiencyTolerance(fp));
       }),
     );
   });
@@ -125,9 +131,9 @@ describe('Everybody-Else (papers/003 Def. 4)', () => {
     fc.assert(
       fc.property(utilitiesArb, (u) => {
         const ee = everybodyElse(u);
-        expect(sum(ee)).toBeCloseTo(u.full, 6);
+        expect(Math.abs(sum(ee) - u.full)).toBeLessThanOrEqual(efficiencyTolerance(ee));
         const eeMedian = everybodyElse(u, { reduce: 'median' });
-        expect(sum(eeMedian)).toBeCloseTo(u.full, 6);
+        expect(Math.abs(sum(eeMedian) - u.full)).toBeLessThanOrEqual(efficiencyTolerance(eeMedian));
       }),
     );
   });
