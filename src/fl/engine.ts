@@ -132,7 +132,8 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
     // 3. Aggregation weights: private strategies read public history only; full-visibility ones
     //    (FedTSV, FedMS, FedOwen, S-FedAvg, GreedyFed) also get the updates and the coalition game.
     let referenceUpdate: Float32Array | undefined;
-    if (estimators.tsv || strategy.requiresFullVisibility)
+    // The validation reference update (papers/002 Eq. 10) is needed by Trajectory Shapley only.
+    if (estimators.tsv || strategy.name === 'fedtsv')
       [referenceUpdate] = await learner.trainMany(params, [
         { data: validation, seed: deriveSeed(seed, r, 0x7e5) },
       ]);
@@ -239,19 +240,17 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
     if (survivors.length >= 2) {
       const localUpdates = survivors.map((s) => updates[selected.indexOf(s)]!);
       const localWeights = survivors.map((s) => weights[selected.indexOf(s)]!);
+      // A zero aggregation weight (FedTSV's max(0, φ), FedMS outside its coreset) leaves M_S undefined
+      // for coalitions of such silos alone; the harness game gives them a vanishing weight instead.
+      const maxW = Math.max(...localWeights);
       const games = learner.coalitionGames({
         base,
         updates: localUpdates,
-        weights: localWeights,
+        weights: localWeights.map((w) => (maxW > 0 ? Math.max(w, 1e-9 * maxW) : 1)),
         convention,
         test,
         utility,
       });
-      let referenceUpdate: Float32Array | undefined;
-      if (estimators.tsv)
-        [referenceUpdate] = await learner.trainMany(base, [
-          { data: validation, seed: deriveSeed(seed, r, 0x7e5) },
-        ]);
       const h = await harnessRound(
         harness,
         {
