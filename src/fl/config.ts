@@ -161,7 +161,7 @@ export const ExperimentConfigSchema = Obj({
   training: Type.Optional(TrainingSchema),
   /**
    * How coalition models are formed: FedAvg M_S = M0 + Σ w_iΔ_i / Σ w_i (default) or the papers'
-   * additive M_S = M0 + Σ Δ_i / N (needs equal aggregation weights). The weights themselves are the
+   * additive M_S = M0 + Σ_{i∈S} w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the
    * strategy's (`strategy.weights` for FedAvg).
    */
   aggregation: Type.Optional(Obj({ convention: Type.Optional(OneOf(['fedavg', 'additive'] as const)) })),
@@ -290,17 +290,6 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   }
   if (cfg.model?.hidden !== undefined && cfg.model.kind !== 'mlp')
     extra.push({ path: 'model.hidden', message: "applies only to kind 'mlp'" });
-  const strategy = (cfg.strategy ?? { name: 'fedavg' }) as { name: string; weights?: unknown };
-  if (
-    cfg.aggregation?.convention === 'additive' &&
-    strategy.name === 'fedavg' &&
-    strategy.weights !== 'equal'
-  )
-    extra.push({
-      path: 'aggregation.convention',
-      message:
-        '\'additive\' coalitions need equal aggregation weights: set strategy to { "name": "fedavg", "weights": "equal" }',
-    });
   const t = cfg.secureAggregation?.threshold;
   if (t !== undefined && t > cfg.silos)
     extra.push({ path: 'secureAggregation.threshold', message: `must be ≤ silos (${cfg.silos})` });

@@ -223,7 +223,6 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
         totalWeight,
         { update: updates[b]!, weight: weights[b]! },
         convention,
-        survivors.length,
       );
       const single = utilityValue(await learner.evaluate(models.singleton, test), utility);
       const complement = utilityValue(await learner.evaluate(models.complement, test), utility);

@@ -17,7 +17,8 @@ export type PrivateMethod = (typeof PRIVATE_METHODS)[number];
 /**
  * Silo i's two coalition models (FedAvg convention by default):
  *   M0 + U_i = M0 + Δ_i,   M − U_i = M0 + (Σ w_jΔ_j − w_iΔ_i) / (Σ w_j − w_i).
- * Additive convention (papers' literal form, N survivors): M0 + Δ_i/N and M0 + (ΣΔ_j − Δ_i)/N.
+ * Additive convention (papers' literal form): U_i = w_iΔ_i / Σ w_j, so M0 + w_iΔ_i/Σw and
+ * M0 + (Σ w_jΔ_j − w_iΔ_i)/Σw (equal weights: M0 + Δ_i/N and M0 + (ΣΔ_j − Δ_i)/N).
  * When i is the only survivor, M − U_i = M0.
  */
 export function siloCoalitionModels(
@@ -26,7 +27,6 @@ export function siloCoalitionModels(
   totalWeight: number,
   own: { update: Float32Array; weight: number },
   convention: 'fedavg' | 'additive',
-  survivors: number,
 ): { singleton: Float32Array; complement: Float32Array } {
   const d = base.length;
   if (own.update.length !== d || weightedSum.length !== d)
@@ -41,11 +41,11 @@ export function siloCoalitionModels(
       complement[k] = base[k]! + (weightedSum[k]! - own.weight * own.update[k]!) * scale;
     }
   } else {
-    // The additive convention uses equal weights w, so Σ w_jΔ_j = w·ΣΔ_j.
-    const w = totalWeight / survivors;
+    // Additive: U_j = w_jΔ_j / Σw, so M0 + U_i and M − U_i = M0 + (Σ w_jΔ_j − w_iΔ_i) / Σw.
+    const scale = totalWeight > 0 ? 1 / totalWeight : 0;
     for (let k = 0; k < d; k++) {
-      singleton[k] = base[k]! + own.update[k]! / survivors;
-      complement[k] = base[k]! + (weightedSum[k]! / w - own.update[k]!) / survivors;
+      singleton[k] = base[k]! + own.weight * own.update[k]! * scale;
+      complement[k] = base[k]! + (weightedSum[k]! - own.weight * own.update[k]!) * scale;
     }
   }
   return { singleton, complement };

@@ -102,9 +102,20 @@ function checkSetup(setup: CoalitionSetup): Coefficients {
   const convention = setup.convention ?? 'fedavg';
   if (convention !== 'fedavg' && convention !== 'additive')
     throw new RangeError(`convention: expected fedavg or additive, got ${String(convention)}`);
-  if (convention === 'additive') return { a: new Float64Array(n).fill(1), scale: () => 1 / n };
   const w = setup.weights ?? new Float64Array(n).fill(1);
   if (w.length !== n) throw new RangeError(`weights: expected ${n} weights, got ${w.length}`);
+  if (convention === 'additive') {
+    // Zero weights are fine here: a silo of weight 0 contributes U_i = 0 to every coalition.
+    const a = Float64Array.from(w);
+    let total = 0;
+    a.forEach((x, i) => {
+      if (!(Number.isFinite(x) && x >= 0))
+        throw new RangeError(`weights[${i}]: expected a number ≥ 0, got ${x}`);
+      total += x;
+    });
+    if (!(total > 0)) throw new RangeError('weights: at least one weight must be positive');
+    return { a, scale: () => 1 / total };
+  }
   const a = Float64Array.from(w);
   a.forEach((x, i) => {
     if (!(Number.isFinite(x) && x > 0))

@@ -99,7 +99,7 @@ describe('combined coalition evaluation agrees with evaluating each coalition mo
 });
 
 describe('coalitionParams', () => {
-  it('is M0 + Σ wᵢΔᵢ / Σ wᵢ (FedAvg), M0 + ΣΔᵢ/N (additive), M0 for ∅', () => {
+  it('is M0 + Σ_S wᵢΔᵢ / Σ_S wᵢ (FedAvg), M0 + Σ_S wᵢΔᵢ / Σ_all w (additive; ΣΔᵢ/N for equal weights), M0 for ∅', () => {
     const spec = mlp({ inputShape: [2, 2, 1], hidden: [3], numClasses: 2 });
     const base = setupFor(spec, 3, { weights: [1, 2, 3] });
     const [d0, d1, d2] = base.updates as [Float32Array, Float32Array, Float32Array];
@@ -110,6 +110,13 @@ describe('coalitionParams', () => {
     expect(
       maxAbsDiff(
         add,
+        base.m0.map((m, k) => m + (2 * d1[k]! + 3 * d2[k]!) / 6),
+      ),
+    ).toBeLessThan(1e-6);
+    const equal = coalitionParams({ ...base, weights: [1, 1, 1], convention: 'additive' }, [1, 2]);
+    expect(
+      maxAbsDiff(
+        equal,
         base.m0.map((m, k) => m + (d1[k]! + d2[k]!) / 3),
       ),
     ).toBeLessThan(1e-6);

@@ -67,14 +67,7 @@ async function reportsOf(h: Harness, round: number, survivors: number[], base: F
   const weightedSum = new Float64Array(new Uint8Array(sum.raw).buffer);
   return survivors.map((i) => {
     const own = updateOf(i, round);
-    const models = siloCoalitionModels(
-      base,
-      weightedSum,
-      agg.json.totalWeight,
-      own,
-      'fedavg',
-      survivors.length,
-    );
+    const models = siloCoalitionModels(base, weightedSum, agg.json.totalWeight, own, 'fedavg');
     return { silo: i, models };
   });
 }
