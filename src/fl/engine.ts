@@ -12,6 +12,7 @@
 
 import type { DropPoint } from '../../protocol/simulate.js';
 import { simulatedIdentities } from '../../protocol/simulate.js';
+import type { RoundTable } from '../../scoring/multi-round.js';
 import { createRng } from '../../scoring/random.js';
 import { classCounts } from '../data/dataset.js';
 import { applyUpdateMisbehavior } from '../data/misbehavior.js';
@@ -47,7 +48,7 @@ export interface SeedRun {
   consortium: Pick<Consortium, 'roles' | 'source' | 'numClasses'> & { examples: number[] };
   rounds: RoundRecord[];
   /** Every round's exact table (for MR-SV/TMR folding). */
-  harnessTables: import('../../scoring/multi-round.js').RoundTable[];
+  harnessTables: RoundTable[];
   /** Accumulated values of the cumulative-by-construction methods after each round. */
   cumulativeByRound: Record<string, Float64Array>[];
   finalParameters: Float32Array;
