@@ -11,10 +11,14 @@ export interface Rng {
   next(): number;
 }
 
-/** A seeded xoshiro128** generator. Throws RangeError when seed is not a finite number. */
-export function createRng(seed: number): Rng {
+/**
+ * The raw xoshiro128** stream of 32-bit words (Blackman & Vigna 2018), its state seeded by
+ * splitmix32 from `seed ^ salt`. `salt` lets two users of one seed draw independent streams.
+ * Throws RangeError when seed is not a finite number.
+ */
+export function xoshiro128ss(seed: number, salt: number): () => number {
   if (!Number.isFinite(seed)) throw new RangeError(`seed: expected a finite number, got ${seed}`);
-  let x = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0;
+  let x = (Math.trunc(seed) ^ salt) >>> 0;
   const splitmix32 = () => {
     x = (x + 0x9e3779b9) >>> 0;
     let z = x;
@@ -27,19 +31,23 @@ export function createRng(seed: number): Rng {
   let c = splitmix32();
   let d = splitmix32();
   if ((a | b | c | d) === 0) a = 1;
-  return {
-    next() {
-      const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
-      const t = b << 9;
-      c ^= a;
-      d ^= b;
-      b ^= c;
-      a ^= d;
-      c ^= t;
-      d = rotl(d, 11);
-      return result / 4294967296;
-    },
+  return () => {
+    const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+    const t = b << 9;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
+    d = rotl(d, 11);
+    return result;
   };
+}
+
+/** A seeded xoshiro128** generator. Throws RangeError when seed is not a finite number. */
+export function createRng(seed: number): Rng {
+  const uint32 = xoshiro128ss(seed, 0x9e3779b9);
+  return { next: () => uint32() / 4294967296 };
 }
 
 function rotl(x: number, k: number): number {

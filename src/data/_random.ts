@@ -9,6 +9,7 @@
  * boost G(a) = G(a+1)·U^(1/a) for a < 1, carried in log space so tiny Dirichlet concentrations
  * (papers/004 uses α = 0.01) do not underflow to 0/0.
  */
+import { xoshiro128ss } from '../../scoring/random.js';
 
 /** A seeded stream of random numbers. Not safe to share between independent consumers. */
 export interface Random {
@@ -32,10 +33,6 @@ export interface Random {
   permutation(n: number): Int32Array;
 }
 
-function rotl(x: number, k: number): number {
-  return (x << k) | (x >>> (32 - k));
-}
-
 /** Mixes a list of 32-bit words into one seed (for independent sub-streams: seed, silo, …). */
 export function mixSeed(...words: number[]): number {
   let h = 0x9e3779b9;
@@ -50,33 +47,8 @@ export function mixSeed(...words: number[]): number {
 
 /** A seeded xoshiro128** stream. Throws RangeError when seed is not a finite number. */
 export function createRandom(seed: number): Random {
-  if (!Number.isFinite(seed)) throw new RangeError(`seed: expected a finite number, got ${seed}`);
-  let x = (Math.trunc(seed) ^ 0x5bd1e995) >>> 0;
-  const splitmix32 = (): number => {
-    x = (x + 0x9e3779b9) >>> 0;
-    let z = x;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-  let a = splitmix32();
-  let b = splitmix32();
-  let c = splitmix32();
-  let d = splitmix32();
-  if ((a | b | c | d) === 0) a = 1;
+  const uint32 = xoshiro128ss(seed, 0x5bd1e995);
   let spare = Number.NaN;
-
-  const uint32 = (): number => {
-    const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
-    const t = b << 9;
-    c ^= a;
-    d ^= b;
-    b ^= c;
-    a ^= d;
-    c ^= t;
-    d = rotl(d, 11);
-    return result;
-  };
   const uniform = (): number => uint32() / 4294967296;
   const normal = (): number => {
     if (!Number.isNaN(spare)) {
