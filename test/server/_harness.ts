@@ -3,6 +3,7 @@
  * clock, simulated silo identities, signed requests, and an in-process silo that drives
  * protocol/client.ts over the HTTP API.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -267,3 +268,44 @@ type InboxKind = 'keys' | 'shares' | 'survivors' | 'unmask-request';
 
 /** The stages after advertise, with the inbox kind each one answers. */
 export const STEPS = ['keys', 'shares', 'survivors', 'unmask-request'] as const;
+
+/**
+ * Starts the service in a child process (`_child.ts`) over `kind` storage at `target`, lets it
+ * acknowledge messages, and kills it with SIGKILL as soon as the first ShareKeys message is
+ * acknowledged (mid-stage). Returns the acknowledgement lines it printed.
+ */
+export async function runChildUntilMidShare(
+  kind: 'sqlite' | 'postgres',
+  target: string,
+  clock: Clock,
+): Promise<string[]> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./_child.ts', import.meta.url).pathname, kind, target],
+    {
+      env: { ...process.env, FEDSCORE_TEST_CLOCK: String(clock.ms), FEDSCORE_TEST_ADMIN: ADMIN },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const acked: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      for (const l of lines) {
+        if (l.startsWith('acked')) acked.push(l);
+        if (l === 'acked share 1' || l === 'ready') {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      }
+    });
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited ${code}`)),
+    );
+  });
+  if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+  return acked;
+}

@@ -3,10 +3,18 @@
  * after the first app is dropped without closing, and after its process is killed with SIGKILL
  * mid-round (every acknowledged message must be there).
  */
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ADMIN, adminInject, Clock, createConsortium, harness, Silo, STEPS, tempSqlite } from './_harness.js';
+import {
+  adminInject,
+  Clock,
+  createConsortium,
+  harness,
+  runChildUntilMidShare,
+  Silo,
+  STEPS,
+  tempSqlite,
+} from './_harness.js';
 
 describe('durability over SQLite', () => {
   const dirs: string[] = [];
@@ -43,41 +51,7 @@ describe('durability over SQLite', () => {
     const { location, dir } = tempSqlite();
     dirs.push(dir);
     const clock = new Clock();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        new URL('./_child.ts', import.meta.url).pathname,
-        'sqlite',
-        (location as { sqlite: string }).sqlite,
-      ],
-      {
-        env: { ...process.env, FEDSCORE_TEST_CLOCK: String(clock.ms), FEDSCORE_TEST_ADMIN: ADMIN },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const acked: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      let buf = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        buf += d.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        for (const l of lines) {
-          if (l.startsWith('acked')) acked.push(l);
-          // Kill as soon as the first ShareKeys message is acknowledged: mid-stage.
-          if (l === 'acked share 1' || l === 'ready') {
-            child.kill('SIGKILL');
-            resolve();
-          }
-        }
-      });
-      child.on('exit', (code, signal) =>
-        signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited ${code}`)),
-      );
-    });
-    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    const acked = await runChildUntilMidShare('sqlite', (location as { sqlite: string }).sqlite, clock);
     expect(acked.slice(0, 6)).toEqual([
       'acked advertise 0',
       'acked advertise 1',

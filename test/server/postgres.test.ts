@@ -6,18 +6,18 @@
  * PostgreSQL binaries are installed, starts a private server through that script. Without either
  * the suite is skipped (and says so). Each test gets a fresh database.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signedReport } from '../../src/fl/private-scoring.js';
 import {
-  ADMIN,
   adminInject,
   Clock,
   createConsortium,
   evaluate,
   harness,
+  runChildUntilMidShare,
   Silo,
   STEPS,
   siloInject,
@@ -90,34 +90,7 @@ describe.skipIf(!url)('the service over PostgreSQL', () => {
   test('kill -9 mid-round: a restarted service continues from PostgreSQL', async () => {
     const location = await freshDatabase();
     const clock = new Clock();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', new URL('./_child.ts', import.meta.url).pathname, 'postgres', location.postgres],
-      {
-        env: { ...process.env, FEDSCORE_TEST_CLOCK: String(clock.ms), FEDSCORE_TEST_ADMIN: ADMIN },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const acked: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      let buf = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        buf += d.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        for (const l of lines) {
-          if (l.startsWith('acked')) acked.push(l);
-          if (l === 'acked share 1' || l === 'ready') {
-            child.kill('SIGKILL');
-            resolve();
-          }
-        }
-      });
-      child.on('exit', (code, signal) =>
-        signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited ${code}`)),
-      );
-    });
-    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    const acked = await runChildUntilMidShare('postgres', location.postgres, clock);
     expect(acked.slice(0, 6)).toContain('acked share 1');
     const b = await harness({ location, clock });
     try {
