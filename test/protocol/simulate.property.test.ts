@@ -7,20 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandomFromInts } from '../../crypto/random.js';
 import { simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
-
-function randomInputs(n: number, d: number, seed: number): Uint32Array[] {
-  const r = seededRandomFromInts(0xabc, seed);
-  return Array.from({ length: n }, () => {
-    const b = r(4 * d);
-    return new Uint32Array(b.buffer, b.byteOffset, d);
-  });
-}
-
-function plainSum(inputs: Uint32Array[], members: readonly number[], d: number): Uint32Array {
-  const s = new Uint32Array(d);
-  for (const v of members) for (let j = 0; j < d; j++) s[j]! += inputs[v]![j]!;
-  return s;
-}
+import { plainSum, randomInputs } from './_inputs.js';
 
 describe('protocol/simulate (property)', () => {
   it('recovers the exact sum for random n ∈ [3, 30], random d and t (fast-check)', async () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandomFromInts } from '../../crypto/random.js';
 import { type DropPoint, simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
+import { plainSum } from './_inputs.js';
 
 const POINTS: DropPoint[] = [
   'before-advertise',
@@ -74,9 +75,7 @@ describe('protocol/simulate (slow sweep)', () => {
           if (!r.ok) return;
           const survivors = [...Array(n).keys()].filter((i) => last(i) >= 2);
           expect(r.result.survivors).toEqual(survivors);
-          const s = new Uint32Array(d);
-          for (const v of survivors) for (let j = 0; j < d; j++) s[j]! += inputs[v]![j]!;
-          expect(r.result.sum).toEqual(s);
+          expect(r.result.sum).toEqual(plainSum(inputs, survivors, d));
         },
       ),
       { numRuns: 40, seed: 7 },

@@ -9,20 +9,7 @@ import {
   type WireEvent,
 } from '../../protocol/simulate.js';
 import { decodeWeightedSum, encodeWeightedInput } from '../../protocol/weighted.js';
-
-function randomInputs(n: number, d: number, seed: number): Uint32Array[] {
-  const r = seededRandomFromInts(0xabc, seed);
-  return Array.from({ length: n }, () => {
-    const b = r(4 * d);
-    return new Uint32Array(b.buffer, b.byteOffset, d);
-  });
-}
-
-function plainSum(inputs: Uint32Array[], members: readonly number[], d: number): Uint32Array {
-  const s = new Uint32Array(d);
-  for (const v of members) for (let j = 0; j < d; j++) s[j]! += inputs[v]![j]!;
-  return s;
-}
+import { plainSum, randomInputs } from './_inputs.js';
 
 const POINTS: DropPoint[] = [
   'before-advertise',

@@ -1,0 +1,18 @@
+/** Shared fixtures of the secure-aggregation tests: seeded random inputs and their plaintext sum. */
+import { seededRandomFromInts } from '../../crypto/random.js';
+
+/** n seeded random vectors of d uint32 words. */
+export function randomInputs(n: number, d: number, seed: number): Uint32Array[] {
+  const r = seededRandomFromInts(0xabc, seed);
+  return Array.from({ length: n }, () => {
+    const b = r(4 * d);
+    return new Uint32Array(b.buffer, b.byteOffset, d);
+  });
+}
+
+/** Σ_{v ∈ members} inputs[v] over Z_(2^32). */
+export function plainSum(inputs: Uint32Array[], members: readonly number[], d: number): Uint32Array {
+  const s = new Uint32Array(d);
+  for (const v of members) for (let j = 0; j < d; j++) s[j]! += inputs[v]![j]!;
+  return s;
+}
