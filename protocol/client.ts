@@ -367,10 +367,29 @@ function onSurvivors(state: ClientState, m: SurvivorList): ClientStep {
 }
 
 /**
+ * Σ_{u ∈ dropped} Δ_{id,u}·PRG(s_{id,u}): the pairwise masks with the dropped silos that this
+ * client's y carries (round 2), which the server would otherwise rebuild from s_u^SK. It is a
+ * function of the key shares of `dropped` this very response reveals, so it tells the server
+ * nothing it could not compute once it holds t of them; with fewer than t responses, x_id stays
+ * hidden behind the self mask PRG(b_id) in any case.
+ */
+function droppedMasks(state: ClientState, dropped: readonly number[]): Uint32Array {
+  const { config, id } = state;
+  const acc = new Uint32Array(config.length);
+  for (const u of dropped) {
+    const seed = agree(state.sKeys!.secretKey, state.peers!.get(u)!.sPK);
+    applyMask(acc, seed, pairLabel(config.session, config.round, id, u), pairSign(id, u));
+    seed.fill(0);
+  }
+  return acc;
+}
+
+/**
  * Round 4 (Unmasking). An honest client refuses — and aborts — when the request asks for both
  * shares of one peer, when its survivor set differs from the set this client signed, when fewer
  * than t consistency signatures on that set verify, or when a "dropped" id is not in U_2 ∖ U_3.
- * Otherwise it reveals key shares of the dropped and seed shares of the survivors, once.
+ * Otherwise it reveals key shares of the dropped and seed shares of the survivors, once, and
+ * (unless `config.corrections` is false) its summed pairwise masks with the dropped.
  */
 function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
   const { config } = state;
@@ -416,7 +435,17 @@ function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
   const held = state.held!;
   const keyShares = m.dropped.map((v) => ({ owner: v, share: held.get(v)!.keyShare.slice() }));
   const seedShares = m.survivors.map((v) => ({ owner: v, share: held.get(v)!.seedShare.slice() }));
-  const message = signed<UnmaskResponse>(state, { ...header(state), type: 'unmask', keyShares, seedShares });
+  const correction =
+    m.dropped.length > 0 && config.corrections !== false
+      ? { correction: droppedMasks(state, m.dropped) }
+      : {};
+  const message = signed<UnmaskResponse>(state, {
+    ...header(state),
+    type: 'unmask',
+    keyShares,
+    seedShares,
+    ...correction,
+  });
   wipeState(state);
   const { cKeys: _c, sKeys: _s, selfSeed: _b, held: _h, boxKeys: _k, ...rest } = state;
   return { state: { ...rest, stage: 'done' }, reply: { type: 'send', message } };

@@ -185,7 +185,10 @@ function clientBody(m: UnsignedClientMessage): Writer {
       for (const s of m.keyShares) w.u8(s.owner).varBytes(s.share);
       w.u16(m.seedShares.length);
       for (const s of m.seedShares) w.u8(s.owner).varBytes(s.share);
-      return w;
+      // A presence byte (0 or 1), then the correction vector when present.
+      if (m.correction === undefined) return w.u8(0);
+      if (!(m.correction instanceof Uint32Array)) throw new TypeError('correction: expected Uint32Array');
+      return w.u8(1).words(m.correction);
   }
 }
 
@@ -279,11 +282,15 @@ export function decodeClientMessage(bytes: Uint8Array): ClientMessage {
       const keyShares = Array.from({ length: kn }, () => ({ owner: r.u8(), share: r.varBytes() }));
       const sn = r.u16();
       const seedShares = Array.from({ length: sn }, () => ({ owner: r.u8(), share: r.varBytes() }));
+      const present = r.u8();
+      if (present > 1) throw new SecAggError('MALFORMED', `correction flag ${present} is not 0 or 1`);
+      const correction = present === 1 ? { correction: r.words() } : {};
       m = {
         ...base,
         type: 'unmask',
         keyShares,
         seedShares,
+        ...correction,
         signature: r.bytes(ED25519_SIGNATURE_LENGTH),
       } satisfies UnmaskResponse;
       break;

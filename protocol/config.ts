@@ -27,6 +27,13 @@ export interface RoundConfig {
    * invited; those that do not advertise keys are simply absent from the round.
    */
   readonly roster: readonly Uint8Array[];
+  /**
+   * Whether surviving clients send, with their Unmasking response, their summed pairwise masks
+   * with the dropped silos (UnmaskResponse.correction), so that the server's Unmasking costs
+   * O(|U_3|) vector operations instead of O(|U_3| + |D|·|U_3|) mask expansions. Default true;
+   * false trades server time for upload (one d-word vector per survivor when D is non-empty).
+   */
+  readonly corrections?: boolean;
 }
 
 /**
@@ -50,5 +57,7 @@ export function checkRoundConfig(config: RoundConfig): RoundConfig {
       `config.threshold: ${config.threshold} must exceed n/2 = ${n / 2} (active security)`,
     );
   checkInt('config.length', config.length, 1, 0x7fffffff);
+  if (config.corrections !== undefined && typeof config.corrections !== 'boolean')
+    throw new TypeError('config.corrections: expected a boolean');
   return config;
 }

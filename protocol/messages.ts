@@ -68,6 +68,14 @@ export interface UnmaskResponse extends Signed {
   readonly type: 'unmask';
   readonly keyShares: readonly OwnedShare[];
   readonly seedShares: readonly OwnedShare[];
+  /**
+   * The sender v's pairwise masks with the dropped silos D = U_2 ∖ U_3, as its masked input
+   * carries them: Σ_{u ∈ D} Δ_{v,u}·PRG(s_{v,u}) over Z_(2^32). Present when D is non-empty and
+   * the round's `config.corrections` is not false; the server subtracts it instead of
+   * regenerating those |D| masks itself from the reconstructed s_u^SK (fedscore's extension of
+   * Bonawitz et al. 2017, round 4; see protocol/server.ts for why it reveals nothing new).
+   */
+  readonly correction?: Uint32Array;
 }
 
 /** Any client → server message. */

@@ -210,6 +210,13 @@ function checkContent(state: ServerState, m: ClientMessage): [SecAggErrorCode, s
       for (const s of [...m.keyShares, ...m.seedShares])
         if (s.share.length !== SHARE_LENGTH || shareIndex(s.share) !== m.sender + 1)
           return ['MALFORMED', `share of ${s.owner} is not at x = ${m.sender + 1}`];
+      if (m.correction !== undefined) {
+        if (config.corrections === false)
+          return ['MALFORMED', 'correction sent although config.corrections is false'];
+        if (dropped.length === 0) return ['MALFORMED', 'correction sent although no silo dropped'];
+        if (m.correction.length !== config.length)
+          return ['WRONG_LENGTH', `correction has ${m.correction.length} words, expected ${config.length}`];
+      }
       return null;
     }
   }
@@ -230,7 +237,8 @@ function abortAll(state: ServerState, code: SecAggErrorCode, detail: string, to:
  * Closes the current stage (its deadline has come) and produces the next stage's messages.
  * Aborts with BELOW_THRESHOLD when fewer than t silos completed the stage. After Unmasking it
  * reconstructs s_u^SK of each dropped u and b_v of each survivor v from t shares and returns
- * Σ_{v ∈ U_3} x_v = Σ y_v − Σ PRG(b_v) − Σ_{u dropped, v ∈ U_3} Δ_{v,u}·PRG(s_{u,v}).
+ * Σ_{v ∈ U_3} x_v = Σ y_v − Σ PRG(b_v) − Σ_{u dropped, v ∈ U_3} Δ_{v,u}·PRG(s_{u,v}), the last
+ * term taken from the survivors' corrections where they sent one (UnmaskResponse.correction).
  */
 export async function serverAdvance(
   state: ServerState,
@@ -305,18 +313,26 @@ async function unmask(state: ServerState, sets: (readonly number[])[]) {
     responders.map((r) => state.unmasks.get(r)![kind].find((s) => s.owner === owner)!.share);
 
   const sum = new Uint32Array(config.length);
-  for (const v of u3) {
-    const y = state.masked.get(v)!.masked;
-    for (let i = 0; i < sum.length; i++) sum[i]! += y[i]!;
-  }
+  for (const v of u3) addInto(sum, state.masked.get(v)!.masked, 1);
   // Self masks of survivors: b_v from t seed shares, subtract PRG(b_v).
   for (const v of u3) {
     const b = await combineShares(sharesOf(v, 'seedShares'));
     applyMask(sum, b, selfLabel(config.session, config.round, v), -1);
     b.fill(0);
   }
-  // Pairwise masks between dropped u and surviving v: s_u^SK from t key shares, checked against
-  // the advertised s_u^PK, then remove Δ_{v,u}·PRG(s_{u,v}) that y_v carries.
+  // Pairwise masks between dropped u and surviving v, which y_v carries as Δ_{v,u}·PRG(s_{u,v}).
+  // A survivor that answered round 4 with a correction (Σ_{u ∈ D} of those masks) has them
+  // subtracted in one pass; for the others the server rebuilds them from s_u^SK (Bonawitz et al.
+  // 2017, round 4). Either way s_u^SK is reconstructed from t key shares and checked against the
+  // advertised s_u^PK, so a dropped silo's key is verified even when no mask must be rebuilt.
+  // The corrections add no leakage: each is a function of s_u^SK (u ∈ D), which the server
+  // reconstructs anyway, and of the sender's own s^SK.
+  const rebuild: number[] = [];
+  for (const v of u3) {
+    const correction = state.unmasks.get(v)?.correction;
+    if (correction !== undefined && dropped.length > 0) addInto(sum, correction, -1);
+    else rebuild.push(v);
+  }
   for (const u of dropped) {
     const sk = await combineShares(sharesOf(u, 'keyShares'));
     const spk = state.adverts.get(u)!.sPK;
@@ -325,7 +341,7 @@ async function unmask(state: ServerState, sets: (readonly number[])[]) {
       sk.fill(0);
       return abortAll(state, 'RECONSTRUCTION_FAILED', `s^SK of ${u} does not match its s^PK`, sets[0]!);
     }
-    for (const v of u3) {
+    for (const v of rebuild) {
       const seed = agree(sk, state.adverts.get(v)!.sPK);
       applyMask(sum, seed, pairLabel(config.session, config.round, u, v), pairSign(v, u) === 1 ? -1 : 1);
       seed.fill(0);
@@ -337,4 +353,10 @@ async function unmask(state: ServerState, sets: (readonly number[])[]) {
     state: { ...state, stage: 'done' as const, sets, result },
     output: { type: 'result' as const, result },
   };
+}
+
+/** acc ← acc + sign·x over Z_(2^32), element-wise. */
+function addInto(acc: Uint32Array, x: Uint32Array, sign: 1 | -1): void {
+  if (sign === 1) for (let i = 0; i < acc.length; i++) acc[i] = (acc[i]! + x[i]!) >>> 0;
+  else for (let i = 0; i < acc.length; i++) acc[i] = (acc[i]! - x[i]!) >>> 0;
 }

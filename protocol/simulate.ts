@@ -92,6 +92,8 @@ export interface SimulationOptions {
   readonly seed?: number;
   /** Silos that drop out, and where. */
   readonly dropouts?: ReadonlyMap<number, DropPoint>;
+  /** RoundConfig.corrections: survivors send their masks with the dropped (default true). */
+  readonly corrections?: boolean;
   /** Send messages through the binary codec (default true). */
   readonly wire?: boolean;
   /** Called for every message on the wire. */
@@ -162,6 +164,7 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
     threshold: o.threshold,
     length,
     roster: o.signingKeys.map((k) => k.publicKey),
+    ...(o.corrections === undefined ? {} : { corrections: o.corrections }),
   };
   const wire = o.wire ?? true;
   /** Index of the last stage silo i takes part in (4 = Unmasking, i.e. it never drops). */

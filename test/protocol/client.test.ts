@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { agree } from '../../crypto/key-agreement.js';
+import { applyMask } from '../../crypto/prg.js';
 import { sign } from '../../crypto/signature.js';
 import { clientHandle, clientStart, createClient } from '../../protocol/client.js';
 import { signedPayload } from '../../protocol/codec.js';
@@ -252,5 +254,45 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
     expect(() => createClient(h.config, 0, new Uint8Array(3), h.inputs[0]!)).toThrow(/^signingKey/);
     const s = clientStart(h.clients[0]!, h.deps[0]!);
     expect(codeOf(clientStart(s.state, h.deps[0]!))).toBe('OUT_OF_ORDER');
+  });
+});
+
+describe('protocol/client: the Unmasking correction (Σ of its pairwise masks with the dropped)', () => {
+  it('sends exactly the masks with the dropped that its masked input carries', async () => {
+    const h = await upTo('unmask-request', [3, 4]);
+    const req = h.inbox.get(0) as UnmaskRequest;
+    expect(req.dropped).toEqual([3, 4]);
+    // the client's secret key is wiped once it answers: take the expected masks first
+    const sk = h.clients[0]!.sKeys!.secretKey.slice();
+    const peers = h.clients[0]!.peers!;
+    const expected = new Uint32Array(h.config.length);
+    for (const u of [3, 4]) {
+      const label = {
+        kind: 'pair',
+        session: h.config.session,
+        round: h.config.round,
+        a: 0,
+        b: u,
+        vector: 0,
+      } as const;
+      applyMask(expected, agree(sk, peers.get(u)!.sPK), label, 1); // 0 < u: added (Bonawitz et al. round 2)
+    }
+    const r = await feed(h, 0, req);
+    if (r.reply.type !== 'send' || r.reply.message.type !== 'unmask') throw new Error('expected unmask');
+    expect(r.reply.message.correction).toEqual(expected);
+    expect(expected.some((x) => x !== 0)).toBe(true);
+  });
+
+  it('sends none when nobody dropped, or when the round configuration turns corrections off', async () => {
+    const h = await upTo('unmask-request');
+    const r = await feed(h, 0, h.inbox.get(0)!);
+    if (r.reply.type !== 'send' || r.reply.message.type !== 'unmask') throw new Error('expected unmask');
+    expect(r.reply.message.correction).toBeUndefined();
+    const off = await upTo('unmask-request', [4]);
+    off.clients[0] = { ...off.clients[0]!, config: { ...off.config, corrections: false } };
+    const r2 = await feed(off, 0, off.inbox.get(0)!);
+    if (r2.reply.type !== 'send' || r2.reply.message.type !== 'unmask') throw new Error('expected unmask');
+    expect(r2.reply.message.keyShares.map((s) => s.owner)).toEqual([4]);
+    expect(r2.reply.message.correction).toBeUndefined();
   });
 });

@@ -37,6 +37,15 @@ const clientMessages: ClientMessage[] = [
     ],
     signature: sig,
   },
+  {
+    ...h,
+    sender: 3,
+    type: 'unmask',
+    keyShares: [{ owner: 1, share: b(33, 5) }],
+    seedShares: [{ owner: 3, share: b(33, 7) }],
+    correction: Uint32Array.from([7, 0xffffffff, 0]),
+    signature: sig,
+  },
 ];
 const serverMessages: ServerMessage[] = [
   { ...h, type: 'keys', entries: [{ id: 2, cPK: b(32, 1), sPK: b(32, 2), signature: sig }] },
@@ -96,6 +105,16 @@ describe('protocol/codec', () => {
     expect(codeOf(() => decodeClientMessage(encodeServerMessage(serverMessages[2]!)))).toBe('MALFORMED');
     expect(codeOf(() => decodeServerMessage(good))).toBe('MALFORMED');
     expect(codeOf(() => decodeClientMessage(new Uint8Array(0)))).toBe('MALFORMED');
+  });
+
+  it('rejects an unmasking response whose correction flag is neither 0 nor 1', () => {
+    const good = encodeClientMessage(clientMessages[5]!);
+    // flag byte sits before the correction's u32 count, 3 words and the 64-byte signature
+    const flagAt = good.length - 64 - 4 * 3 - 4 - 1;
+    expect(good[flagAt]).toBe(1);
+    const bad = good.slice();
+    bad[flagAt] = 2;
+    expect(codeOf(() => decodeClientMessage(bad))).toBe('MALFORMED');
   });
 
   it('refuses to encode malformed fields', () => {

@@ -6,6 +6,7 @@ import type {
   ConsistencyCheck,
   MaskedInput,
   ShareKeys,
+  UnmaskResponse,
   UnsignedClientMessage,
 } from '../../protocol/messages.js';
 import { createServer, serverAdvance, serverHandle } from '../../protocol/server.js';
@@ -122,8 +123,59 @@ describe('protocol/server: every client message is checked, rejects carry codes 
     expect(codeOf(serverHandle(r.state, h.sent.get(0)!))).toBe('OUT_OF_ORDER');
   });
 
+  it('checks Unmasking corrections: length, a dropped set to correct for, and the configuration', async () => {
+    const { clientHandle } = await import('../../protocol/client.js');
+    /** 5 silos (t = 3) up to the unmasking request; `drop` never send their masked input. */
+    const unmaskOf = async (drop: number[], corrections?: boolean) => {
+      const h = makeHarness(5, 3, 8);
+      if (corrections !== undefined) {
+        h.config = { ...h.config, corrections };
+        h.server = createServer(h.config);
+        h.clients = h.clients.map((c) => ({ ...c, config: h.config }));
+      }
+      advertise(h);
+      for (const who of [all(h), all(h).filter((i) => !drop.includes(i))]) {
+        await close(h);
+        await respond(h, who);
+      }
+      await close(h);
+      await respond(
+        h,
+        all(h).filter((i) => !drop.includes(i)),
+      );
+      await close(h);
+      const s = await clientHandle(h.clients[0]!, h.inbox.get(0)!, h.deps[0]!);
+      if (s.reply.type !== 'send' || s.reply.message.type !== 'unmask') throw new Error('expected unmask');
+      return { h, m: s.reply.message };
+    };
+    const { h, m } = await unmaskOf([4]);
+    expect(m.correction?.length).toBe(8);
+    expect(codeOf(serverHandle(h.server, m))).toBe('accepted');
+    const { correction: _c, signature: _s, ...rest } = m;
+    const short = resign<UnmaskResponse>(h, 0, { ...rest, correction: new Uint32Array(7) });
+    expect(codeOf(serverHandle(h.server, short))).toBe('WRONG_LENGTH');
+    // without it the message is still acceptable: the server rebuilds the masks itself
+    expect(codeOf(serverHandle(h.server, resign<UnmaskResponse>(h, 0, rest)))).toBe('accepted');
+
+    const none = await unmaskOf([]);
+    expect(none.m.correction).toBeUndefined();
+    const { signature: _n, ...noneRest } = none.m;
+    const spurious = resign<UnmaskResponse>(none.h, 0, { ...noneRest, correction: new Uint32Array(8) });
+    expect(codeOf(serverHandle(none.h.server, spurious))).toBe('MALFORMED');
+
+    const off = await unmaskOf([4], false);
+    expect(off.m.correction).toBeUndefined();
+    const { signature: _o, ...offRest } = off.m;
+    const unasked = resign<UnmaskResponse>(off.h, 0, { ...offRest, correction: new Uint32Array(8) });
+    expect(codeOf(serverHandle(off.h.server, unasked))).toBe('MALFORMED');
+    expect(codeOf(serverHandle(off.h.server, off.m))).toBe('accepted');
+  });
+
   it('checks its configuration', () => {
     const h = makeHarness(4, 3, 8);
+    expect(() => createServer({ ...h.config, corrections: 1 as unknown as boolean })).toThrow(
+      /^config\.corrections/,
+    );
     expect(() => createServer({ ...h.config, threshold: 2 })).toThrow(/^config\.threshold/);
     expect(() => createServer({ ...h.config, length: 0 })).toThrow(/^config\.length/);
     expect(() => createServer({ ...h.config, session: '' })).toThrow(/^config\.session/);

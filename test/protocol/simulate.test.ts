@@ -19,6 +19,51 @@ const POINTS: DropPoint[] = [
   'after-consistency',
 ];
 
+describe('protocol/simulate: Unmasking corrections', () => {
+  const n = 9;
+  const t = 5;
+  const d = 257;
+  const inputs = randomInputs(n, d, 11);
+  const keys = simulatedIdentities(n, 11);
+  // 2 silos drop before sending their input (their masks must be removed), 2 survivors vanish
+  // after the consistency check (they send no correction: the server rebuilds their masks).
+  const dropouts = new Map<number, DropPoint>([
+    [1, 'after-share'],
+    [6, 'after-share'],
+    [2, 'after-consistency'],
+    [8, 'after-consistency'],
+  ]);
+  const survivors = [0, 2, 3, 4, 5, 7, 8];
+
+  it.each([
+    [true, 'corrections from the responders, rebuilt masks for the rest'],
+    [false, 'every mask rebuilt by the server'],
+  ])('corrections %s: %s — the sum is exact', async (corrections) => {
+    let unmaskBytes = 0;
+    const r = await simulateRound({
+      session: 'corr',
+      round: 3,
+      threshold: t,
+      inputs,
+      signingKeys: keys,
+      random: (i) => seededRandomFromInts(78, i),
+      dropouts,
+      corrections,
+      observe: (e) => {
+        if (e.direction === 'up' && e.message.type === 'unmask') unmaskBytes += e.bytes;
+      },
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.result.survivors).toEqual(survivors);
+    expect(r.result.dropped).toEqual([1, 6]);
+    expect(r.result.sum).toEqual(plainSum(inputs, survivors, d));
+    // 5 responders; with corrections each carries d more words
+    if (corrections) expect(unmaskBytes).toBeGreaterThan(5 * 4 * d);
+    else expect(unmaskBytes).toBeLessThan(5 * 4 * d);
+  });
+});
+
 describe('protocol/simulate: one secure-aggregation round in process', () => {
   describe.each(POINTS)('dropouts %s', (point) => {
     const n = 7;

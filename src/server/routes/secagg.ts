@@ -44,7 +44,8 @@ const secagg: FastifyPluginAsyncTypebox = async (app) => {
       `/consortia/:cid/rounds/:round/${stage}`,
       {
         preHandler: app.requireSilo,
-        bodyLimit: stage === 'mask' ? settings.maxVectorBytes : settings.maxBodyBytes,
+        // Masked inputs and unmasking responses (which may carry a correction vector) hold d words.
+        bodyLimit: stage === 'mask' || stage === 'unmask' ? settings.maxVectorBytes : settings.maxBodyBytes,
         config: { rateLimit },
         schema: {
           summary: `${summary}: a signed client message (binary codec)`,
