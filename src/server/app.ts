@@ -25,6 +25,7 @@ import Fastify, {
 import { checkAdminToken, parseAuthHeaders, verifyRequest } from './auth.js';
 import { ERRORS, type ErrorBody, errorBody, ServiceError } from './errors.js';
 import consortiaRoutes from './routes/consortia.js';
+import dashboardRoutes from './routes/dashboard.js';
 import healthRoutes from './routes/health.js';
 import modelRoutes from './routes/models.js';
 import reportRoutes from './routes/reports.js';
@@ -193,6 +194,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await app.register(secaggRoutes, { prefix: '/v1' });
   await app.register(reportRoutes, { prefix: '/v1' });
   await app.register(scoreRoutes, { prefix: '/v1' });
+  await app.register(dashboardRoutes);
 
   if (o.closeStore) app.addHook('onClose', async () => o.store.close());
   return app;
