@@ -3,6 +3,9 @@
 Runs the same architectures and optimizer as src/ml on the same synthetic data and prints one
 JSON object. Debian's python3-torch: `/usr/bin/python3 bench/ml_reference.py DATA.bin [FMNIST_DIR]`.
 
+bench/ml.ts runs it once per BLAS found on the machine (LD_LIBRARY_PATH picks Debian's reference
+BLAS or OpenBLAS); the JSON says which library was mapped.
+
 DATA.bin (written by bench/ml.ts): u32 LE n, u32 LE features, then n*features float32 LE pixels
 (HWC order, [0, 1]), then n int32 LE labels.
 
@@ -102,10 +105,19 @@ def fmnist_accuracy(d):
     return acc, secs
 
 
+def loaded_blas():
+    """The BLAS library this process actually mapped (Debian switches it with alternatives or
+    LD_LIBRARY_PATH: reference BLAS from libblas3 by default, OpenBLAS when installed)."""
+    with open("/proc/self/maps") as f:
+        libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
+    return ", ".join(sorted(libs)) or "unknown"
+
+
 def main():
     x, y = load(sys.argv[1])
     out = {
         "torch": torch.__version__,
+        "blas": loaded_blas(),
         "threads": torch.get_num_threads(),
         "mlp_train_samples_per_s": train_rate(mlp, x, y, min(8192, x.shape[0])),
         "cnn_train_samples_per_s": train_rate(cnn003, x, y, 1024),
