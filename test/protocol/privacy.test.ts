@@ -1,8 +1,8 @@
 /**
  * The server's transcript holds no individual input: every masked vector y_u it receives — and
  * even y_u − PRG(b_u) after it reconstructs the self-mask seeds — looks uniform over Z_(2^32) and
- * is uncorrelated with the inputs (Bonawitz et al. 2017, §6: the server's view is
- * simulatable from the sum). Statistical tests with fixed seeds, so they are deterministic; each
+ * is uncorrelated with the inputs, and so are the survivors' Unmasking corrections (Bonawitz et
+ * al. 2017, §6: the server's view is simulatable from the sum). Statistical tests with fixed seeds, so they are deterministic; each
  * is run on the raw inputs too, as a negative control showing the statistic does detect structure.
  */
 import { describe, expect, it } from 'vitest';
@@ -110,6 +110,28 @@ describe('protocol: the server transcript reveals no individual input (statistic
       expect(Math.abs(corr(view, inputs[1]!))).toBeLessThan(CORR_CRIT);
       // and it is not the input itself
       expect(view).not.toEqual(inputs[v]);
+    }
+  });
+
+  it('Unmasking corrections look uniform, and y_v − PRG(b_v) − correction_v is still masked', async () => {
+    expect(unmasks.length).toBe(4);
+    for (const m of unmasks) {
+      const c = m.correction!;
+      expect(c.length).toBe(D);
+      expect(chi2TopByte(c)).toBeLessThan(CHI2_CRIT);
+      expect(worstBitZ(c)).toBeLessThan(6);
+      for (const x of [inputs[1]!, inputs[3]!, inputs[4]!])
+        expect(Math.abs(corr(c, x))).toBeLessThan(CORR_CRIT);
+      const v = m.sender;
+      const shares = unmasks.slice(0, 3).map((u) => u.seedShares.find((s) => s.owner === v)!.share);
+      const b = await combineShares(shares);
+      const view = masked.get(v)!.slice();
+      applyMask(view, b, { kind: 'self', session, round, owner: v, vector: 0 }, -1);
+      for (let j = 0; j < D; j++) view[j] = (view[j]! - c[j]!) >>> 0;
+      // what is left is x_v plus the pairwise masks with the other three survivors
+      expect(chi2TopByte(view)).toBeLessThan(CHI2_CRIT);
+      expect(worstBitZ(view)).toBeLessThan(6);
+      expect(Math.abs(corr(view, inputs[1]!))).toBeLessThan(CORR_CRIT);
     }
   });
 });
