@@ -43,8 +43,8 @@ export const DataSchema = Obj({
 
 /** How the training pool is shared out; parameters are checked against the kind in `parseConfig`. */
 export const PartitionSchema = Obj({
-  kind: OneOf(['iid', 'dirichlet', 'quantity-skew', 'mavericks'] as const),
-  /** Dirichlet concentration μ over labels (kind = dirichlet). */
+  kind: OneOf(['iid', 'dirichlet', 'quantity-skew', 'mavericks', 'mixed'] as const),
+  /** Dirichlet concentration μ over labels (kind = dirichlet, and the non-IID silos of kind = mixed). */
   alpha: Type.Optional(Num({ exclusiveMinimum: 0 })),
   /** Dirichlet concentration of the silo sizes (kind = quantity-skew). */
   beta: Type.Optional(Num({ exclusiveMinimum: 0 })),
@@ -54,6 +54,12 @@ export const PartitionSchema = Obj({
   mode: Type.Optional(OneOf(['exclusive', 'shared'] as const)),
   /** Classes each Maverick owns (default 1). */
   classesPerMaverick: Type.Optional(Int({ minimum: 1 })),
+  /**
+   * kind = mixed (papers/002 §IV.A: IID and Dirichlet(alpha) silos together): how many silos, the
+   * last ones, hold Dirichlet(alpha) data; the others are IID. Each group gets a share of the pool
+   * proportional to its number of silos.
+   */
+  nonIid: Type.Optional(Int({ minimum: 1 })),
 });
 
 export const AttackSchema = Obj({
@@ -270,15 +276,22 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   }
   const p = cfg.partition;
   const allowed: Record<string, string[]> = {
-    alpha: ['dirichlet', 'mavericks'],
+    alpha: ['dirichlet', 'mavericks', 'mixed'],
     beta: ['quantity-skew'],
     mavericks: ['mavericks'],
     mode: ['mavericks'],
     classesPerMaverick: ['mavericks'],
+    nonIid: ['mixed'],
   };
   if (p) {
-    if (p.kind === 'dirichlet' && p.alpha === undefined)
-      extra.push({ path: 'partition.alpha', message: "required for kind 'dirichlet'" });
+    if ((p.kind === 'dirichlet' || p.kind === 'mixed') && p.alpha === undefined)
+      extra.push({ path: 'partition.alpha', message: `required for kind '${p.kind}'` });
+    if (p.kind === 'mixed') {
+      if (p.nonIid === undefined)
+        extra.push({ path: 'partition.nonIid', message: "required for kind 'mixed'" });
+      else if (p.nonIid >= cfg.silos)
+        extra.push({ path: 'partition.nonIid', message: `must be < silos (${cfg.silos})` });
+    }
     for (const [key, kinds] of Object.entries(allowed))
       if ((p as Record<string, unknown>)[key] !== undefined && !kinds.includes(p.kind))
         extra.push({

@@ -80,6 +80,15 @@ function loadPool(cfg: ExperimentConfig, seed: number): { pool: Dataset; test?: 
   return { pool: fm.train, test: fm.test, source: fm.note };
 }
 
+/** Redraws of a partition that leaves a silo without examples, before giving up. */
+const MAX_PARTITION_DRAWS = 1000;
+
+/**
+ * The configured partition, redrawn (draw k > 1 with seed deriveSeed(seed, 3, k)) while a silo gets
+ * no examples: an empty silo cannot train, and Dirichlet(0.1) over 48 silos (papers/000) leaves one
+ * empty in most draws. A split without an empty silo is the first draw, as before redraws existed.
+ * Throws RangeError naming `partition` when no draw works.
+ */
 function partition(
   cfg: ExperimentConfig,
   labels: Dataset['y'],
@@ -87,13 +96,36 @@ function partition(
   numClasses: number,
   seed: number,
 ): Partition {
+  for (let draw = 1; draw <= MAX_PARTITION_DRAWS; draw++) {
+    const p = partitionOnce(cfg, labels, indices, numClasses, seed, draw);
+    if (p.silos.every((s) => s.length > 0)) return p;
+  }
+  throw new RangeError(
+    `partition: every one of ${MAX_PARTITION_DRAWS} draws left a silo with no training examples; use more data, fewer silos or a larger alpha`,
+  );
+}
+
+function partitionOnce(
+  cfg: ExperimentConfig,
+  labels: Dataset['y'],
+  indices: Int32Array,
+  numClasses: number,
+  seed: number,
+  draw: number,
+): Partition {
   const p = cfg.partition ?? { kind: 'iid' };
-  const base = { numSilos: cfg.silos, seed: deriveSeed(seed, 3), indices };
+  const base = {
+    numSilos: cfg.silos,
+    seed: draw === 1 ? deriveSeed(seed, 3) : deriveSeed(seed, 3, draw),
+    indices,
+  };
   switch (p.kind) {
     case 'iid':
       return partitionIid(labels, base);
     case 'dirichlet':
       return partitionDirichlet(labels, { ...base, alpha: p.alpha!, numClasses });
+    case 'mixed':
+      return partitionMixed(labels, base, p.nonIid!, p.alpha!, numClasses);
     case 'mavericks':
       return partitionMavericks(labels, {
         ...base,
@@ -106,6 +138,44 @@ function partition(
     case 'quantity-skew':
       return partitionQuantitySkew(labels, { ...base, ...(p.beta !== undefined ? { beta: p.beta } : {}) });
   }
+}
+
+/**
+ * papers/002 §IV.A's mix: the pool is dealt IID into `numSilos` parts; the first numSilos − nonIid
+ * silos keep theirs, and the union of the last `nonIid` parts is split among those silos by
+ * Dirichlet(alpha) over labels (so each group holds a share of the pool proportional to its size).
+ */
+export function partitionMixed(
+  labels: Dataset['y'],
+  base: { numSilos: number; seed: number; indices: Int32Array },
+  nonIid: number,
+  alpha: number,
+  numClasses: number,
+): Partition {
+  if (!Number.isInteger(nonIid) || nonIid < 1 || nonIid >= base.numSilos)
+    throw new RangeError(`partition.nonIid: expected an integer in [1, ${base.numSilos - 1}], got ${nonIid}`);
+  const iid = partitionIid(labels, base);
+  const iidSilos = base.numSilos - nonIid;
+  const rest = iid.silos.slice(iidSilos);
+  const pool = new Int32Array(rest.reduce((s, a) => s + a.length, 0));
+  let at = 0;
+  for (const a of rest) {
+    pool.set(a, at);
+    at += a.length;
+  }
+  const skewed = partitionDirichlet(labels, {
+    numSilos: nonIid,
+    seed: deriveSeed(base.seed, 0x4d1),
+    indices: pool,
+    alpha,
+    numClasses,
+    minSize: 1,
+  });
+  return {
+    silos: [...iid.silos.slice(0, iidSilos), ...skewed.silos],
+    kind: 'mixed',
+    params: { numSilos: base.numSilos, nonIid, alpha, seed: base.seed, pool: base.indices.length },
+  };
 }
 
 /** Builds the consortium's data (see the module comment). Throws RangeError naming the config field on impossible sizes. */
@@ -134,6 +204,11 @@ export function buildConsortium(cfg: ExperimentConfig, seed: number): Consortium
 
   let labels = pool.y;
   const roles = Array.from({ length: cfg.silos }, () => 'honest');
+  // Data roles first (Mavericks and non-IID silos are the last ones); noise and attacks override them.
+  const p = cfg.partition;
+  if (p?.kind === 'mavericks')
+    for (let i = cfg.silos - (p.mavericks ?? 1); i < cfg.silos; i++) roles[i] = 'maverick';
+  if (p?.kind === 'mixed') for (let i = cfg.silos - p.nonIid!; i < cfg.silos; i++) roles[i] = 'non-iid';
   if (cfg.labelNoise) {
     const rates = linearNoiseRates(cfg.silos, 0, cfg.labelNoise.maxRate);
     labels = applyLabelNoise(pool.y, part.silos, { numClasses, rates, seed: deriveSeed(seed, 5) }).labels;

@@ -61,7 +61,18 @@ describe('experiment configuration', () => {
 
   it('names the allowed values and the cross-field rules', () => {
     expect(issues({ silos: 4, rounds: 3, partition: { kind: 'weird' } })).toEqual([
-      'partition.kind: expected one of "iid", "dirichlet", "quantity-skew", "mavericks"',
+      'partition.kind: expected one of "iid", "dirichlet", "quantity-skew", "mavericks", "mixed"',
+    ]);
+    expect(issues({ silos: 10, rounds: 3, partition: { kind: 'mixed', nonIid: 2, alpha: 0.1 } })).toEqual([]);
+    expect(issues({ silos: 4, rounds: 3, partition: { kind: 'mixed' } })).toEqual([
+      "partition.alpha: required for kind 'mixed'",
+      "partition.nonIid: required for kind 'mixed'",
+    ]);
+    expect(issues({ silos: 4, rounds: 3, partition: { kind: 'mixed', nonIid: 4, alpha: 1 } })).toEqual([
+      'partition.nonIid: must be < silos (4)',
+    ]);
+    expect(issues({ silos: 4, rounds: 3, partition: { kind: 'dirichlet', alpha: 1, nonIid: 1 } })).toEqual([
+      "partition.nonIid: applies only to kind 'mixed'",
     ]);
     expect(issues({ silos: 4, rounds: 3, partition: { kind: 'iid', mavericks: 1 } })).toEqual([
       "partition.mavericks: applies only to kind 'mavericks'",
