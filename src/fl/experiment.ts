@@ -13,6 +13,7 @@ import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.
 import { DEFAULT_ESTIMATORS } from './harness.js';
 import type { Learner } from './learner.js';
 import { utilityValue } from './learner.js';
+import { outcomesOf } from './outcomes.js';
 import { PRIVATE_METHODS } from './private-scoring.js';
 import { type ExperimentResults, RESULTS_SCHEMA_VERSION, type RunRecord } from './results.js';
 import { buildConsortium, deriveSeed } from './setup.js';
@@ -222,6 +223,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
       methods,
       ...(detection ? { detection } : {}),
     },
+    outcomes: outcomesOf(runs, last?.consortium.roles ?? []),
     wallTimeMs: performance.now() - t0,
   };
 }

@@ -27,6 +27,18 @@ export async function renderVegaLite(spec: TopLevelSpec): Promise<string> {
 const fmt = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const pm = (m: { mean: number; std: number }) => `${fmt(m.mean)} ± ${fmt(m.std)}`;
 
+/**
+ * Outcomes by silo role (papers/000 Table 2, papers/002 Fig. 2) as rows of cells (header first);
+ * empty when the results carry no outcomes (written before they existed).
+ */
+export function outcomeRows(r: ExperimentResults): string[][] {
+  if (!r.outcomes) return [];
+  const rows = [['role', 'silos', 'participation rate', 'aggregation share (1 = equal)']];
+  for (const [role, o] of Object.entries(r.outcomes.byRole))
+    rows.push([role, String(o.silos.length), pm(o.participation), pm(o.aggregationShare)]);
+  return rows;
+}
+
 /** The comparison table as rows of cells (header first). */
 export function comparisonRows(r: ExperimentResults): string[][] {
   const rows = [['method', 'Spearman', 'Kendall', 'Pearson', 'normalized L2']];
@@ -173,6 +185,16 @@ export function renderMarkdown(r: ExperimentResults, charts: Chart[], chartDir =
     '',
     mdTable(comparisonRows(r)),
     '',
+    ...(r.outcomes
+      ? [
+          '## Outcomes by silo role (mean ± std over seeds)',
+          '',
+          `Final test accuracy: ${pm(r.outcomes.finalAccuracy)}. Participation rate: fraction of rounds a silo of the role was selected in; aggregation share: its weight over the round's mean weight when aggregated.`,
+          '',
+          mdTable(outcomeRows(r)),
+          '',
+        ]
+      : []),
     ...(r.comparison.detection
       ? [
           `Misbehaviour detection — fraction of seeds whose lowest score is a misbehaving silo's: ${Object.entries(
@@ -196,10 +218,18 @@ const escapeHtml = (s: string) =>
 /** report.html: one self-contained file (inline CSS and SVG; no scripts, no external resources). */
 export function renderHtml(r: ExperimentResults, charts: Chart[]): string {
   const title = escapeHtml((r.config as { name?: string }).name ?? 'experiment');
-  const [head, ...body] = comparisonRows(r);
-  const table = `<table><thead><tr>${head!.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body
-    .map((row) => `<tr>${row.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table>`;
+  const htmlTable = (rows: string[][]) => {
+    const [head, ...body] = rows;
+    return `<table><thead><tr>${head!.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body
+      .map((row) => `<tr>${row.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
+      .join('')}</tbody></table>`;
+  };
+  const table = htmlTable(comparisonRows(r));
+  const outcomes = r.outcomes
+    ? `<h2>Outcomes by silo role (mean ± std over seeds)</h2>
+<p>Final test accuracy: ${escapeHtml(pm(r.outcomes.finalAccuracy))}. Participation rate: fraction of rounds a silo of the role was selected in; aggregation share: its weight over the round's mean weight when aggregated.</p>
+${htmlTable(outcomeRows(r))}`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>fedscore report: ${title}</title>
 <style>
@@ -214,6 +244,7 @@ svg{max-width:100%;height:auto}
     .join('')}</ul>
 <h2>Agreement with ${escapeHtml(r.comparison.reference)} (mean ± std over seeds)</h2>
 ${table}
+${outcomes}
 ${charts.map((c) => `<figure id="${c.id}"><figcaption>${escapeHtml(c.title)}</figcaption>${c.svg}</figure>`).join('\n')}
 </body></html>
 `;

@@ -73,6 +73,27 @@ export interface RunRecord {
   participation: number[];
 }
 
+/** One silo role's outcome (see `src/fl/outcomes.ts`). */
+export interface RoleOutcome {
+  /** The silos with this role. */
+  silos: number[];
+  /** Fraction of rounds a silo of this role was selected in (mean over the role's silos). */
+  participation: MeanStd;
+  /**
+   * Mean over the rounds a silo was aggregated in of its weight / the round's mean weight (1 =
+   * equal FedAvg weights; 0 = always left out of the aggregate), averaged over the role's silos.
+   * NaN (written as null) when no silo of the role was ever aggregated.
+   */
+  aggregationShare: MeanStd;
+}
+
+/** What a selection/aggregation strategy achieved, `{ mean, std }` over seeds. */
+export interface Outcomes {
+  finalAccuracy: MeanStd;
+  /** Keyed by role (`honest`, `maverick`, `non-iid`, an attack kind, `noise=0.33`, …). */
+  byRole: Record<string, RoleOutcome>;
+}
+
 /** The whole of `results.json`. */
 export interface ExperimentResults {
   schemaVersion: typeof RESULTS_SCHEMA_VERSION;
@@ -101,6 +122,8 @@ export interface ExperimentResults {
     /** With attacks configured: per method, the fraction of seeds whose lowest score is an attacker's. */
     detection?: Record<string, number>;
   };
+  /** Final accuracy and per-role participation and aggregation share (papers/000 Table 2, papers/002 Fig. 2). */
+  outcomes?: Outcomes;
   /** Total wall time in ms. */
   wallTimeMs: number;
 }

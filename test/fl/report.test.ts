@@ -73,6 +73,28 @@ describe('reports', () => {
     expect(md).toContain('| fp | 0.866 ± 0.000 | 0.816 ± 0.000 | 0.990 ± 0.000 | 0.200 ± 0.000 |');
     expect(md).toContain('![Test accuracy of the global model by round](charts/accuracy.svg)');
     expect(md).not.toContain('normalizer');
+    expect(md).not.toContain('Outcomes by silo role');
+    r.outcomes = {
+      finalAccuracy: { mean: 0.7, std: 0.01 },
+      byRole: {
+        honest: {
+          silos: [0, 1],
+          participation: { mean: 1, std: 0 },
+          aggregationShare: { mean: 1.2, std: 0 },
+        },
+        'free rider': {
+          silos: [2],
+          participation: { mean: 0.5, std: 0 },
+          aggregationShare: { mean: Number.NaN, std: Number.NaN },
+        },
+      },
+    };
+    const withOutcomes = renderMarkdown(r, charts);
+    expect(withOutcomes).toContain('Final test accuracy: 0.700 ± 0.010');
+    expect(withOutcomes).toContain('| honest | 2 | 1.000 ± 0.000 | 1.200 ± 0.000 |');
+    expect(withOutcomes).toContain('| free rider | 1 | 0.500 ± 0.000 | n/a ± n/a |');
+    expect(renderHtml(r, charts)).toContain('<td>free rider</td><td>1</td><td>0.500 ± 0.000</td>');
+    delete r.outcomes;
     r.runs[0]!.rounds[1]!.utilities = {
       full: 0.7,
       empty: 0.5,
