@@ -1,37 +1,17 @@
 /**
  * `fedscore experiment --config <file.json> --out <dir> [--seeds k] [--backend name]`.
  */
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { ConfigError, type ExperimentConfig, parseConfig } from '../fl/config.js';
 import type { ProgressEvent } from '../fl/engine.js';
 import { runExperiment } from '../fl/experiment.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { comparisonRows } from '../fl/report.js';
 import { dataShapeOf } from '../fl/setup.js';
 import { createTfLearner } from '../fl/tf-learner.js';
+import { loadConfig, UsageError } from './_config.js';
 
-export class UsageError extends Error {}
-
-/** Reads and validates a configuration file; errors name the file and the field. */
-export async function loadConfig(path: string): Promise<ExperimentConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(
-      `--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError([{ path: '', message: `not valid JSON (${(e as Error).message})` }], path);
-  }
-  return parseConfig(json, path);
-}
+export { loadConfig, UsageError } from './_config.js';
 
 function version(): string {
   const req = createRequire(import.meta.url);

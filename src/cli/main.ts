@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-/** The `fedscore` command line: experiment, audit, serve, demo. */
+/** The `fedscore` command line: experiment, audit, serve, client, keygen, demo. */
 import { parseArgs } from 'node:util';
-import { auditCommand } from './audit.js';
-import { formatDemo, runDemo } from './demo.js';
-import { UsageError as ExperimentUsageError, experimentCommand } from './experiment.js';
-import { serveCommand } from './serve.js';
+import { UsageError as CommandUsageError } from './_config.js';
+
+// Commands are imported when run, so that each loads only its own modules (the silo client does
+// not load the report renderer or the service).
 
 const USAGE = `fedscore — contribution scoring for cross-silo federated learning under secure aggregation
 
@@ -14,6 +14,10 @@ Usage:
   fedscore audit --from <dir> [--config <file.json>]
                                                  manipulation audit of an experiment (docs/audit.md): audit.json + report section
   fedscore serve --port N [--host H] [--db FILE]   the scoring service (FEDSCORE_ADMIN_TOKEN; DATABASE_URL for PostgreSQL)
+  fedscore client --server URL --consortium ID --silo N --key FILE --config FILE [--seed S]
+                 [--first-round R] [--last-round R] [--backend name] [--timeout s] [--quiet]
+                                                 one silo of a networked consortium: trains, runs secure aggregation, reports
+  fedscore keygen --out FILE                     a silo's Ed25519 secret key (64 hex digits); prints the public key
   fedscore demo [--silos N] [--seed S] [--json]   private scores vs exact Shapley on a built-in consortium game
   fedscore help                                  this text
 
@@ -48,16 +52,21 @@ async function main(argv: string[]): Promise<number> {
         options: { silos: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } },
         strict: true,
       });
+      const { formatDemo, runDemo } = await import('./demo.js');
       const result = await runDemo(intOption('silos', values.silos, 8), intOption('seed', values.seed, 1));
       process.stdout.write(`${values.json ? JSON.stringify(result, null, 2) : formatDemo(result)}\n`);
       return 0;
     }
     case 'experiment':
-      return experimentCommand(rest);
+      return (await import('./experiment.js')).experimentCommand(rest);
     case 'audit':
-      return auditCommand(rest);
+      return (await import('./audit.js')).auditCommand(rest);
     case 'serve':
-      return serveCommand(rest);
+      return (await import('./serve.js')).serveCommand(rest);
+    case 'client':
+      return (await import('./client.js')).clientCommand(rest);
+    case 'keygen':
+      return (await import('./keygen.js')).keygenCommand(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
@@ -70,7 +79,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const usage =
       err instanceof UsageError ||
-      err instanceof ExperimentUsageError ||
+      err instanceof CommandUsageError ||
       (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     const known =
       usage ||

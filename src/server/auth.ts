@@ -14,68 +14,34 @@
  *
  * The operator authenticates with `authorization: Bearer <admin token>`.
  *
- * The signing helpers here are pure so that the silo client can share them; the layering rule
- * (src/client may not import src/server) means they should move to protocol/ when the client is
- * written.
+ * The signing side lives in src/client/signing.ts (the silo client signs with it; src/client may
+ * not import src/server, while the server may import src/client); this file parses and verifies.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { sign, verify } from '../../crypto/signature.js';
+import { verify } from '../../crypto/signature.js';
+import {
+  NONCE_HEADER,
+  NONCE_PATTERN,
+  type RequestToSign,
+  requestSigningPayload,
+  SIGNATURE_HEADER,
+  SILO_HEADER,
+  TIMESTAMP_HEADER,
+} from '../client/signing.js';
 
-/** Header names. */
-export const SILO_HEADER = 'x-fedscore-silo';
-export const TIMESTAMP_HEADER = 'x-fedscore-timestamp';
-export const NONCE_HEADER = 'x-fedscore-nonce';
-export const SIGNATURE_HEADER = 'x-fedscore-signature';
+export {
+  NONCE_HEADER,
+  type RequestToSign,
+  requestSigningPayload,
+  SIGNATURE_HEADER,
+  SILO_HEADER,
+  signRequest,
+  TIMESTAMP_HEADER,
+} from '../client/signing.js';
 
-const TAG = 'fedscore/http-request/v1';
-const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+const NONCE = NONCE_PATTERN;
 const SIGNATURE = /^[0-9a-f]{128}$/;
 const INTEGER = /^(0|[1-9][0-9]{0,15})$/;
-
-/** What a silo signs. */
-export interface RequestToSign {
-  readonly method: string;
-  /** Path and query exactly as sent (e.g. `/v1/consortia/c1/rounds/1/mask`). */
-  readonly path: string;
-  readonly silo: number;
-  readonly timestamp: number;
-  readonly nonce: string;
-  /** The body bytes (none for GET). */
-  readonly body?: Uint8Array;
-}
-
-/** The bytes a silo signs for `r`. */
-export function requestSigningPayload(r: RequestToSign): Uint8Array {
-  const digest = createHash('sha256')
-    .update(r.body ?? new Uint8Array(0))
-    .digest('hex');
-  const text = [
-    TAG,
-    r.method.toUpperCase(),
-    r.path,
-    String(r.silo),
-    String(r.timestamp),
-    r.nonce,
-    digest,
-  ].join('\n');
-  return new TextEncoder().encode(text);
-}
-
-/**
- * The authentication headers of a silo request.
- *
- * @throws RangeError on a nonce outside [A-Za-z0-9_-]{16,64}; signature errors for a bad key.
- */
-export function signRequest(secretKey: Uint8Array, r: RequestToSign): Record<string, string> {
-  if (!NONCE.test(r.nonce)) throw new RangeError('nonce: expected 16–64 characters of [A-Za-z0-9_-]');
-  const signature = sign(secretKey, requestSigningPayload(r));
-  return {
-    [SILO_HEADER]: String(r.silo),
-    [TIMESTAMP_HEADER]: String(r.timestamp),
-    [NONCE_HEADER]: r.nonce,
-    [SIGNATURE_HEADER]: Buffer.from(signature).toString('hex'),
-  };
-}
 
 /** Parsed authentication headers, or the reason they are unusable. */
 export type ParsedAuth =

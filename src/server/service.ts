@@ -539,7 +539,10 @@ export class ScoringService {
   }
 
   /**
-   * Accepts one secure-aggregation message posted by `silo` to the `stage` endpoint.
+   * Accepts one secure-aggregation message posted by `silo` to the `stage` endpoint. Posting a
+   * message identical to one already accepted is an idempotent success (a silo retrying after a
+   * lost answer), except for a masked input after the round's sum was computed (masked inputs are
+   * deleted then).
    * @throws ServiceError WRONG_MESSAGE_TYPE, FORBIDDEN (sender ≠ silo), ROUND_CLOSED, or
    *   FEDSCORE_ERR_SECAGG_* for the protocol's rejections (the stored state is then unchanged).
    */
@@ -568,6 +571,17 @@ export class ScoringService {
         `silo ${silo} sent a message as silo ${message.sender}`,
       );
     const row = await this.locked(id, round, async (trx, row) => {
+      // A retry of an accepted message (its answer was lost) is accepted again, whatever the
+      // stage now is; a different message from the same silo and stage is the protocol's DUPLICATE.
+      const stored = await trx
+        .selectFrom('messages')
+        .select('body')
+        .where('consortium', '=', id)
+        .where('round', '=', round)
+        .where('stage', '=', stage)
+        .where('silo', '=', silo)
+        .executeTakeFirst();
+      if (stored && Buffer.compare(Buffer.from(stored.body), Buffer.from(bytes)) === 0) return row;
       if (!isProtocolStage(row.stage))
         throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
       const state = await this.serverState(trx, loaded, row);
@@ -644,10 +658,8 @@ export class ScoringService {
         `silo ${silo} submitted the report of silo ${report.silo}`,
       );
     return this.locked(id, round, async (trx, row) => {
-      if (row.stage !== 'reporting')
-        throw new ServiceError('FEDSCORE_ERR_NOT_REPORTING', `round ${round} is ${row.stage}`);
-      const survivors = JSON.parse(row.survivors ?? '[]') as number[];
-      if (!survivors.includes(silo)) throw new ServiceError('FEDSCORE_ERR_NOT_A_SURVIVOR', `silo ${silo}`);
+      // A stored report first: its retry is accepted even after the round was scored (the last
+      // report scores the round, and its answer may be the one that was lost).
       const existing = await trx
         .selectFrom('reports')
         .select('body')
@@ -660,6 +672,10 @@ export class ScoringService {
           throw new ServiceError('FEDSCORE_ERR_REPORT_CONFLICT', `silo ${silo}`);
         return { duplicate: true, round: view(row) };
       }
+      if (row.stage !== 'reporting')
+        throw new ServiceError('FEDSCORE_ERR_NOT_REPORTING', `round ${round} is ${row.stage}`);
+      const survivors = JSON.parse(row.survivors ?? '[]') as number[];
+      if (!survivors.includes(silo)) throw new ServiceError('FEDSCORE_ERR_NOT_A_SURVIVOR', `silo ${silo}`);
       await trx
         .insertInto('reports')
         .values({ consortium: id, round, silo, body: Buffer.from(bytes) })

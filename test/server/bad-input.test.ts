@@ -3,6 +3,7 @@
  * (every table but the request nonces) unchanged.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { seededRandomFromInts } from '../../crypto/random.js';
 import { sign } from '../../crypto/signature.js';
 import { clientStart } from '../../protocol/client.js';
 import { encodeClientMessage, signedPayload } from '../../protocol/codec.js';
@@ -407,9 +408,10 @@ describe('secure-aggregation endpoints', () => {
         'no such consortium: c7',
       );
     });
-    // Silo 0 already advertised: a second advertisement is a duplicate.
+    // Silo 0 already advertised: a second, different advertisement (other keys) is a duplicate.
+    // (Re-posting the identical advertisement is an idempotent retry: test/client/retry.test.ts.)
     const fresh = new Silo(h, 'c1', 1, 0, 3);
-    const again = clientStart(fresh.state, fresh.deps);
+    const again = clientStart(fresh.state, { random: seededRandomFromInts(0xbad, 1, 0) });
     if (again.reply.type !== 'send') throw new Error('no advert');
     const againBytes = encodeClientMessage(again.reply.message);
     await unchanged(h, async () => {
@@ -568,7 +570,10 @@ describe('reports and scores', () => {
         'FEDSCORE_ERR_NOT_READY',
         'not available yet at this stage of the round: round 1 is reporting',
       );
-      const late = clientStart(new Silo(h, 'c1', 1, 0, 3).state, new Silo(h, 'c1', 1, 0, 3).deps);
+      // A new advertisement (other keys; re-posting the accepted one would be an idempotent retry).
+      const late = clientStart(new Silo(h, 'c1', 1, 0, 3).state, {
+        random: seededRandomFromInts(0xbad, 1, 0),
+      });
       if (late.reply.type !== 'send') throw new Error('no advert');
       expectError(
         await siloInject(h, 0, 'POST', `${R1}/advertise`, encodeClientMessage(late.reply.message)),

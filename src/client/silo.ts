@@ -1,0 +1,315 @@
+/**
+ * The silo runtime: one silo of a consortium taking part in rounds over HTTP
+ * (ARCHITECTURE.md, "One round, private mode", the silo's side of steps 1–5).
+ *
+ * Per round: wait until the operator opens it, fetch the base model, train locally, drive the
+ * client state machine of protocol/client.ts through AdvertiseKeys → ShareKeys →
+ * MaskedInputCollection → ConsistencyCheck → Unmasking over the stage endpoints and the inbox
+ * (polling with backoff while the server's stage is not ready), then read the published
+ * aggregate, evaluate the silo's two coalitions on the common test set and submit the signed
+ * score report. The data, training and coalition arithmetic are src/fl/networked.ts's, the same
+ * as the in-process engine's.
+ *
+ * Before any round the runtime checks the consortium against its own setup: its public key is
+ * the registered one for its id, the model size matches, and the common test set's digest is the
+ * consortium's `testSetDigest` — otherwise it refuses to take part ({@link SiloSetupError}).
+ */
+import { type RandomSource, systemRandom } from '../../crypto/random.js';
+import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { type ClientState, clientHandle, clientStart, createClient } from '../../protocol/client.js';
+import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
+import type { ClientMessage } from '../../protocol/messages.js';
+import { signScoreReport } from '../../protocol/score-report.js';
+import type { Learner } from '../fl/learner.js';
+import { localUpdate, type NetworkedRun, siloInput, siloUtilities } from '../fl/networked.js';
+import { ServiceResponseError, type SiloHttp } from './http.js';
+
+/** The consortium as GET /v1/consortia/:cid returns it (the fields the silo reads). */
+export interface ConsortiumView {
+  readonly id: string;
+  readonly participants: readonly { readonly publicKey: string }[];
+  readonly threshold: number;
+  readonly model: { readonly name: string; readonly parameters: number };
+  readonly testSetDigest: string;
+  readonly encoding: { readonly clip: number; readonly weightRange: number };
+  readonly convention: 'fedavg' | 'additive';
+}
+
+interface RoundView {
+  readonly round: number;
+  readonly stage: string;
+  readonly baseModel: number;
+  readonly error: { code: string; detail: string } | null;
+}
+
+interface AggregateView {
+  readonly survivors: number[];
+  readonly dropped: number[];
+  readonly totalWeight: number;
+}
+
+/** The silo cannot take part in this consortium (wrong key, model, test set or encoding). */
+export class SiloSetupError extends Error {
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${field}: ${detail}`);
+    this.name = 'SiloSetupError';
+  }
+}
+
+/** How one round ended for this silo. */
+export type RoundOutcome =
+  | {
+      readonly round: number;
+      readonly status: 'reported';
+      readonly singleton: number;
+      readonly complement: number;
+    }
+  | { readonly round: number; readonly status: 'missed' | 'dropped' | 'aborted'; readonly detail: string };
+
+/** Options of {@link runSilo}. */
+export interface SiloOptions {
+  readonly http: SiloHttp;
+  readonly run: NetworkedRun;
+  readonly learner: Learner;
+  /** The silo's Ed25519 secret key (32 bytes; owned by the caller). */
+  readonly secretKey: Uint8Array;
+  /** First and last round to take part in. */
+  readonly firstRound: number;
+  readonly lastRound: number;
+  /** Progress lines. */
+  readonly log?: (line: string) => void;
+  /** Source of the protocol's key seeds, self-mask seed and share randomness (default: the OS CSPRNG). */
+  readonly random?: RandomSource;
+  /** Polling backoff (default 20 ms growing ×1.5 to 500 ms). */
+  readonly poll?: { readonly initialMs: number; readonly maxMs: number };
+  /** Give up waiting for the server after this long (default 1 h). */
+  readonly waitTimeoutMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const PROTOCOL_STAGES = ['advertise', 'share', 'mask', 'consistency', 'unmask'];
+const INBOX = ['keys', 'shares', 'survivors', 'unmask-request'] as const;
+
+/**
+ * Checks that this silo can take part in `c`.
+ * @throws SiloSetupError naming the mismatching field.
+ */
+export function checkConsortium(
+  c: ConsortiumView,
+  run: NetworkedRun,
+  silo: number,
+  secretKey: Uint8Array,
+  parameters: number,
+): void {
+  const mine = hex(signingKeyPairFromSeed(secretKey).publicKey);
+  const registered = c.participants[silo]?.publicKey;
+  if (registered === undefined)
+    throw new SiloSetupError(
+      'silo',
+      `consortium ${c.id} has ${c.participants.length} participants; there is no silo ${silo}`,
+    );
+  if (registered !== mine)
+    throw new SiloSetupError(
+      'key',
+      `this key's public key ${mine} is not the one registered for silo ${silo} (${registered})`,
+    );
+  if (c.testSetDigest !== run.testSetDigest)
+    throw new SiloSetupError(
+      'testSetDigest',
+      `the consortium's test set is ${c.testSetDigest}, the local one is ${run.testSetDigest}; refusing to report utilities on another test set`,
+    );
+  if (c.model.parameters !== parameters)
+    throw new SiloSetupError(
+      'model.parameters',
+      `the consortium's model has ${c.model.parameters} parameters, the local one ${parameters}`,
+    );
+  if (c.participants.length !== run.config.silos)
+    throw new SiloSetupError(
+      'participants',
+      `${c.participants.length} participants, the configuration has ${run.config.silos} silos`,
+    );
+  if (c.convention !== run.convention)
+    throw new SiloSetupError(
+      'convention',
+      `the consortium uses '${c.convention}' coalitions, the configuration '${run.convention}'`,
+    );
+  const w = run.weights[silo]! / run.weightScale;
+  if (w > c.encoding.weightRange)
+    throw new SiloSetupError(
+      'encoding.weightRange',
+      `the silo's weight ${w} exceeds ${c.encoding.weightRange}`,
+    );
+}
+
+/**
+ * Takes part in rounds `firstRound` … `lastRound`.
+ *
+ * @returns each round's outcome.
+ * @throws SiloSetupError before the first round when the consortium does not match; UnreachableError
+ *   when the service stays unreachable; ServiceResponseError for an answer the silo cannot go on from.
+ */
+export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
+  const { http, run, learner } = o;
+  const silo = http.silo;
+  const log = o.log ?? (() => {});
+  const consortium = await http.getJson<ConsortiumView>(http.path());
+  checkConsortium(consortium, run, silo, o.secretKey, learner.parameterCount);
+  log(
+    `silo ${silo}: consortium ${consortium.id} checked (test set ${consortium.testSetDigest.slice(0, 12)}…, ${consortium.participants.length} silos, t = ${consortium.threshold})`,
+  );
+  const out: RoundOutcome[] = [];
+  for (let r = o.firstRound; r <= o.lastRound; r++) {
+    const outcome = await oneRound(o, consortium, r);
+    log(
+      outcome.status === 'reported'
+        ? `silo ${silo} round ${r}: report accepted (v(M0+U_i) = ${outcome.singleton}, v(M−U_i) = ${outcome.complement})`
+        : `silo ${silo} round ${r}: ${outcome.status} (${outcome.detail})`,
+    );
+    out.push(outcome);
+  }
+  return out;
+}
+
+async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<RoundOutcome> {
+  const { http, run, learner } = o;
+  const silo = http.silo;
+  const log = o.log ?? (() => {});
+  const waiter = poller(o);
+  const roundPath = http.path(`/rounds/${r}`);
+
+  // 1. The round is open and still collecting advertisements.
+  const round = await waiter(`round ${r} to open`, async () => {
+    const a = await http.send('GET', roundPath, { signed: false });
+    if (a.status === 404) return undefined;
+    if (a.status !== 200) throw responseError(a, `GET ${roundPath}`);
+    return JSON.parse(new TextDecoder().decode(a.bytes)) as RoundView;
+  });
+  if (round.stage !== 'advertise')
+    return { round: r, status: 'missed', detail: `joined when the round was in stage ${round.stage}` };
+
+  // 2. Local training from the round's base model.
+  const model = await http.expect('GET', http.path(`/models/${round.baseModel}`), [200], { signed: false });
+  const base = new Float32Array(Uint8Array.from(model.bytes).buffer);
+  if (base.length !== c.model.parameters)
+    throw new SiloSetupError(
+      'model',
+      `base model has ${base.length} parameters, expected ${c.model.parameters}`,
+    );
+  const t0 = performance.now();
+  const update = await localUpdate(run, learner, silo, r, base);
+  log(
+    `silo ${silo} round ${r}: trained on ${run.data.silos[silo]!.n} examples in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+
+  // 3. Secure aggregation (Bonawitz et al. 2017, rounds 0–4).
+  const input = siloInput(run, silo, update, { ...c.encoding, n: c.participants.length });
+  const roster = c.participants.map((p) => Uint8Array.from(Buffer.from(p.publicKey, 'hex')));
+  const config = { session: c.id, round: r, threshold: c.threshold, length: c.model.parameters + 1, roster };
+  const deps = { random: o.random ?? systemRandom() };
+  let state: ClientState = createClient(config, silo, o.secretKey, input);
+  const post = async (m: ClientMessage) => {
+    await http.expect('POST', `${roundPath}/${m.type}`, [202], { body: encodeClientMessage(m) });
+    log(`silo ${silo} round ${r}: ${m.type} accepted`);
+  };
+  const first = clientStart(state, deps);
+  state = first.state;
+  if (first.reply.type !== 'send') throw new Error('protocol: the client did not advertise keys');
+  try {
+    await post(first.reply.message);
+    for (const kind of INBOX) {
+      const got = await waiter(`${kind} of round ${r}`, async () => {
+        const a = await http.send('GET', `${roundPath}/inbox/${kind}`);
+        if (a.status === 200) return a.bytes;
+        const e = responseError(a, `GET inbox/${kind}`);
+        if (e.code === 'FEDSCORE_ERR_SECAGG_ABORTED') return e;
+        if (e.code !== 'FEDSCORE_ERR_NOT_READY') throw e;
+        const now = await http.getJson<RoundView>(roundPath);
+        return PROTOCOL_STAGES.includes(now.stage) ? undefined : now;
+      });
+      if (got instanceof ServiceResponseError)
+        return { round: r, status: 'aborted', detail: got.detail || got.code };
+      if (!(got instanceof Uint8Array))
+        return {
+          round: r,
+          status: 'dropped',
+          detail: `no ${kind} message for this silo; the round is ${got.stage}`,
+        };
+      const step = await clientHandle(state, decodeServerMessage(Uint8Array.from(got)), deps);
+      state = step.state;
+      if (step.reply.type === 'abort')
+        return {
+          round: r,
+          status: 'aborted',
+          detail: `this silo aborted: ${step.reply.code} (${step.reply.detail})`,
+        };
+      if (step.reply.type === 'send') await post(step.reply.message);
+    }
+  } catch (e) {
+    // The service refused a message because the stage had moved on without this silo.
+    if (e instanceof ServiceResponseError && e.status === 409)
+      return { round: r, status: 'dropped', detail: e.message };
+    throw e;
+  }
+
+  // 4. The published aggregate.
+  const done = await waiter(`the sum of round ${r}`, async () => {
+    const now = await http.getJson<RoundView>(roundPath);
+    return PROTOCOL_STAGES.includes(now.stage) ? undefined : now;
+  });
+  if (done.stage === 'aborted' || done.stage === 'closed')
+    return { round: r, status: 'aborted', detail: `round ${done.stage}: ${done.error?.code ?? ''}` };
+  const aggregate = await http.getJson<AggregateView>(`${roundPath}/aggregate`);
+  if (!aggregate.survivors.includes(silo))
+    return { round: r, status: 'dropped', detail: 'not in the aggregate' };
+  const sumBytes = await http.expect('GET', `${roundPath}/aggregate/sum`, [200], { signed: false });
+  const weightedSum = new Float64Array(Uint8Array.from(sumBytes.bytes).buffer);
+
+  // 5. The two private utilities and the signed report.
+  const u = await siloUtilities(run, learner, silo, base, update, {
+    weightedSum,
+    totalWeight: aggregate.totalWeight,
+  });
+  const report = signScoreReport({ session: c.id, round: r, silo, ...u }, o.secretKey);
+  try {
+    await http.expect('POST', `${roundPath}/reports`, [200, 201], { body: report });
+  } catch (e) {
+    if (e instanceof ServiceResponseError && e.status === 409)
+      return { round: r, status: 'dropped', detail: e.message };
+    throw e;
+  }
+  return { round: r, status: 'reported', ...u };
+}
+
+function responseError(a: { status: number; bytes: Uint8Array }, request: string): ServiceResponseError {
+  let code = 'UNKNOWN';
+  let message = '';
+  try {
+    const v = JSON.parse(new TextDecoder().decode(a.bytes)) as { code?: string; message?: string };
+    code = v.code ?? code;
+    message = v.message ?? '';
+  } catch {}
+  return new ServiceResponseError(a.status, code, message, request);
+}
+
+/** Polls `probe` with backoff until it returns something other than undefined. */
+function poller(o: SiloOptions) {
+  const initial = o.poll?.initialMs ?? 20;
+  const max = o.poll?.maxMs ?? 500;
+  const timeout = o.waitTimeoutMs ?? 3_600_000;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  return async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+    const start = Date.now();
+    let delay = initial;
+    for (;;) {
+      const v = await probe();
+      if (v !== undefined) return v;
+      if (Date.now() - start > timeout) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+      await sleep(delay);
+      delay = Math.min(max, delay * 1.5);
+    }
+  };
+}

@@ -1,0 +1,314 @@
+/**
+ * Issue 6, Acceptance (first bullet): on loopback, `fedscore serve` and five `fedscore client`
+ * processes complete 3 rounds with one silo killed (SIGKILL) mid-round, and the scores equal
+ * those of the in-process experiment engine (src/fl/experiment.ts → engine.ts) for the same
+ * configuration and seed, with the killed silo configured there as a dropout at the same point.
+ *
+ * The kill point is made exact by a loopback proxy between the silos and the server: silo 3's
+ * round-2 MaskedInput request is held (never forwarded) and the process is SIGKILLed while it
+ * waits — so silo 3 sent AdvertiseKeys and ShareKeys and nothing after them, which is the
+ * engine's `'after-share'` dropout. Once the four other masked inputs are accepted the test,
+ * as the operator, closes the stage (POST …/advance) instead of waiting for the deadline, so no
+ * timing decides who survives. Silo 3 is restarted for round 3 (`--first-round 3`), as it takes
+ * part in round 3 in the engine.
+ *
+ * Equality is exact (toEqual on the numbers), not within a tolerance: both sides quantize the
+ * same (ŵ_iΔ_i, ŵ_i) with the same clip, weight range and n, and a sum mod 2^32 of the same
+ * integer vectors is the same whatever the masks, so M, every coalition model and every utility
+ * are the same floats (src/fl/networked.ts lists the operations that must agree).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import type { ExperimentConfig } from '../../src/fl/config.js';
+import { runExperiment } from '../../src/fl/experiment.js';
+import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
+import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
+import { createTfLearner } from '../../src/fl/tf-learner.js';
+
+const ADMIN = 'e2e-admin-token-0123456789';
+const ROOT = new URL('../..', import.meta.url).pathname;
+const CLI = join(ROOT, 'src/cli/main.ts');
+const VICTIM = 3;
+const CID = 'e2e';
+const T0 = Date.now();
+
+const config: ExperimentConfig = {
+  name: 'e2e-networked',
+  seed: 1,
+  silos: 5,
+  rounds: 3,
+  data: {
+    dataset: 'synthetic',
+    trainSize: 400,
+    testSize: 150,
+    synthetic: { features: 16, classes: 3, separation: 0.8, examples: 800 },
+  },
+  // Unequal silo sizes, so the FedAvg weights (and their normalization) matter.
+  partition: { kind: 'quantity-skew', beta: 2 },
+  model: { kind: 'mlp', hidden: [16] },
+  training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
+  secureAggregation: { dropouts: [{ round: 2, silo: VICTIM, at: 'after-share' }] },
+  comparison: { estimators: { mrsv: {} }, trueShapley: false },
+};
+
+const children: ChildProcess[] = [];
+let proxy: Server | undefined;
+const dir = mkdtempSync(join(tmpdir(), 'fedscore-e2e-'));
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(args: string[], name: string): { child: ChildProcess; lines: string[] } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, FEDSCORE_ADMIN_TOKEN: ADMIN, FEDSCORE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: string[] = [];
+  let buf = '';
+  const onData = (d: Buffer) => {
+    buf += d.toString();
+    const parts = buf.split('\n');
+    buf = parts.pop()!;
+    for (const l of parts) lines.push(`${((Date.now() - T0) / 1000).toFixed(1)}s [${name}] ${l}`);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  return { child, lines };
+}
+
+const exited = (c: ChildProcess) =>
+  c.exitCode !== null || c.signalCode !== null
+    ? Promise.resolve(c.exitCode)
+    : new Promise<number | null>((r) => c.once('exit', (code) => r(code)));
+
+async function until<T>(
+  what: () => string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 90_000,
+): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('networked consortium (server + 5 silo processes on loopback)', () => {
+  it('completes 3 rounds with a silo SIGKILLed mid-round and scores exactly like the engine', async () => {
+    const run = networkedRun(config, 1);
+    const learner = await networkedLearner(config, { backend: 'cpu' });
+    const m0 = initialModel(run, learner);
+    const parameters = learner.parameterCount;
+    await learner.close();
+
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+    const keys = Array.from({ length: 5 }, (_, i) => signingKeyPairFromSeed(new Uint8Array(32).fill(i + 1)));
+    keys.forEach((k, i) => {
+      writeFileSync(join(dir, `silo-${i}.key`), `${Buffer.from(k.secretKey).toString('hex')}\n`);
+    });
+
+    // The server, with the evaluator built from the configuration.
+    const server = start(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--db',
+        join(dir, 'store.db'),
+        '--config',
+        join(dir, 'config.json'),
+        '--backend',
+        'cpu',
+      ],
+      'server',
+    );
+    const serverUrl = await until(
+      () => 'the server to listen',
+      () => {
+        if (server.child.exitCode !== null) throw new Error(`server exited:\n${server.lines.join('\n')}`);
+        const l = server.lines.find((x) => x.includes('listening on '));
+        return l?.slice(l.indexOf('listening on ') + 13).trim();
+      },
+    );
+
+    // The proxy: forwards every request, except silo 3's round-2 masked input, which it holds.
+    const accepted: { silo: string; method: string; url: string; status: number }[] = [];
+    let held: ServerResponse | undefined;
+    proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const silo = String(req.headers['x-fedscore-silo'] ?? '');
+      if (
+        req.method === 'POST' &&
+        silo === String(VICTIM) &&
+        req.url === `/v1/consortia/${CID}/rounds/2/mask`
+      ) {
+        held = res;
+        victim.child.kill('SIGKILL');
+        return;
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers))
+          if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
+        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+        fetch(`${serverUrl}${req.url}`, { method: req.method!, headers, ...(body ? { body } : {}) })
+          .then(async (r) => {
+            const bytes = Buffer.from(await r.arrayBuffer());
+            accepted.push({ silo, method: req.method!, url: req.url!, status: r.status });
+            const out: Record<string, string> = {};
+            r.headers.forEach((v, k) => {
+              if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
+            });
+            res.writeHead(r.status, out).end(bytes);
+          })
+          .catch(() => res.destroy());
+      });
+    });
+    await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', () => r()));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+    const admin = async (method: string, path: string, body?: unknown) => {
+      const binary = body instanceof Uint8Array;
+      const r = await fetch(`${serverUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${ADMIN}`,
+          ...(body === undefined
+            ? {}
+            : { 'content-type': binary ? 'application/octet-stream' : 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: binary ? body : JSON.stringify(body) }),
+      });
+      const text = await r.text();
+      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${text}`);
+      return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    };
+    const long = 120_000; // no stage closes by deadline in this test; the operator closes round 2's mask stage
+    await admin(
+      'POST',
+      '/v1/consortia',
+      consortiumInput(
+        run,
+        CID,
+        keys.map((k) => Buffer.from(k.publicKey).toString('hex')),
+        parameters,
+        { advertise: long, share: long, mask: long, consistency: long, unmask: long, reporting: long },
+      ),
+    );
+    await admin('PUT', `/v1/consortia/${CID}/model`, new Uint8Array(m0.buffer));
+
+    const clientArgs = (i: number, extra: string[] = []) => [
+      'client',
+      '--server',
+      proxyUrl,
+      '--consortium',
+      CID,
+      '--silo',
+      String(i),
+      '--key',
+      join(dir, `silo-${i}.key`),
+      '--config',
+      join(dir, 'config.json'),
+      '--backend',
+      'cpu',
+      ...extra,
+    ];
+    const silos = [0, 1, 2, 3, 4].map((i) => start(clientArgs(i), `silo-${i}`));
+    const victim = silos[VICTIM]!;
+    const logs = () => [server, ...silos].flatMap((p) => p.lines).join('\n');
+    const scored = (round: number) =>
+      until(
+        () => `round ${round} to be scored\n${logs()}`,
+        async () => {
+          const r = (await (await fetch(`${serverUrl}/v1/consortia/${CID}/rounds/${round}`)).json()) as {
+            stage: string;
+          };
+          if (r.stage === 'aborted' || r.stage === 'closed')
+            throw new Error(`round ${round} ${r.stage}\n${logs()}`);
+          return r.stage === 'scored' ? r : undefined;
+        },
+      );
+
+    await admin('POST', `/v1/consortia/${CID}/rounds`);
+    await scored(1);
+
+    await admin('POST', `/v1/consortia/${CID}/rounds`);
+    const masks = () =>
+      accepted
+        .filter((a) => a.url === `/v1/consortia/${CID}/rounds/2/mask` && a.status === 202)
+        .map((a) => a.silo);
+    await until(
+      () => `silo ${VICTIM} held and killed, four masked inputs accepted\n${logs()}`,
+      () => (held && victim.child.signalCode === 'SIGKILL' && masks().length === 4 ? true : undefined),
+    );
+    expect(masks().sort()).toEqual(['0', '1', '2', '4']);
+    const closed = await admin('POST', `/v1/consortia/${CID}/rounds/2/advance`);
+    expect(closed.stage).toBe('consistency');
+    const round2 = await scored(2);
+    expect(round2).toMatchObject({ survivors: [0, 1, 2, 4], dropped: [VICTIM] });
+    held!.destroy();
+
+    // Silo 3 comes back for round 3.
+    silos[VICTIM] = start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
+    await admin('POST', `/v1/consortia/${CID}/rounds`);
+    await scored(3);
+    const codes = await Promise.all(silos.map((s) => exited(s.child)));
+    expect(codes, logs()).toEqual([0, 0, 0, 0, 0]);
+
+    if (process.env.FEDSCORE_E2E_LOG) console.log(logs());
+    const served = (await (await fetch(`${serverUrl}/v1/consortia/${CID}/scores`)).json()) as {
+      rounds: {
+        round: number;
+        utilities: { full: number; empty: number };
+        withOnly: (number | null)[];
+        without: (number | null)[];
+        schemes: Record<string, (number | null)[]>;
+      }[];
+      cumulative: Record<string, number[]>;
+    };
+
+    // The in-process engine, as `fedscore experiment` runs it (worker-thread training included).
+    const engineLearner = await createTfLearner({
+      inputShape: [1, 16, 1],
+      numClasses: 3,
+      model: config.model!,
+      training: config.training!,
+      backend: 'cpu',
+    });
+    const results = await runExperiment(config, {
+      learner: engineLearner,
+      seeds: [1],
+      fedscoreVersion: 'test',
+    });
+    await engineLearner.close();
+    const engine = results.runs[0]!;
+    const finite = (xs: (number | null)[]) => xs.map((v) => (v !== null && Number.isFinite(v) ? v : null));
+
+    expect(served.rounds.map((r) => r.round)).toEqual([1, 2, 3]);
+    for (const [k, rd] of engine.rounds.entries()) {
+      const s = served.rounds[k]!;
+      expect(s.utilities).toEqual({ full: rd.utilities.full, empty: rd.utilities.empty });
+      expect(s.withOnly).toEqual(rd.utilities.withOnly);
+      expect(s.without).toEqual(rd.utilities.without);
+      for (const m of PRIVATE_METHODS)
+        expect(s.schemes[m], `round ${rd.round} ${m}`).toEqual(finite(rd.scores[m]!));
+    }
+    expect(engine.rounds[1]!.dropped).toEqual([VICTIM]);
+    for (const m of PRIVATE_METHODS)
+      expect(served.cumulative[m], `cumulative ${m}`).toEqual(engine.cumulative[m]);
+  }, 240_000);
+});

@@ -1,0 +1,78 @@
+/**
+ * src/client/silo.ts before any round: a silo refuses a consortium whose test set digest is not
+ * its own test set's (it would report utilities on other data), whose registered key for its id
+ * is not its key, or whose model size differs — and sends nothing signed before refusing.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { SiloHttp } from '../../src/client/http.js';
+import { runSilo, SiloSetupError } from '../../src/client/silo.js';
+import type { ExperimentConfig } from '../../src/fl/config.js';
+import type { Learner } from '../../src/fl/learner.js';
+import { networkedRun } from '../../src/fl/networked.js';
+import { adminInject, consortiumBody, D, type Harness, harness } from '../server/_harness.js';
+import { injectFetch } from './_inject.js';
+
+const cfg: ExperimentConfig = {
+  silos: 4,
+  rounds: 1,
+  data: {
+    dataset: 'synthetic',
+    trainSize: 80,
+    testSize: 30,
+    synthetic: { features: 4, classes: 3, examples: 200 },
+  },
+};
+const run = networkedRun(cfg, 1);
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function attempt(digest: string, o: { key?: number; parameters?: number } = {}) {
+  h = await harness({ n: 4 });
+  const body = { ...consortiumBody(h.keys), testSetDigest: digest };
+  expect((await adminInject(h, 'POST', '/v1/consortia', body)).statusCode).toBe(201);
+  const adapter = injectFetch(h.app);
+  const secretKey = h.keys[o.key ?? 1]!.secretKey;
+  const http = new SiloHttp({
+    server: 'http://service.test',
+    consortium: 'c1',
+    silo: 1,
+    secretKey,
+    fetch: adapter.fetch,
+  });
+  const learner = { parameterCount: o.parameters ?? D } as Learner;
+  const result = runSilo({ http, run, learner, secretKey, firstRound: 1, lastRound: 1, waitTimeoutMs: 1000 });
+  return { result, log: adapter.log };
+}
+
+describe('runSilo checks the consortium first', () => {
+  it('refuses a test set digest that is not its own, naming testSetDigest, and posts nothing', async () => {
+    const { result, log } = await attempt('cd'.repeat(32));
+    await expect(result).rejects.toThrow(SiloSetupError);
+    await expect(result).rejects.toMatchObject({ field: 'testSetDigest' });
+    await expect(result).rejects.toThrow(
+      `testSetDigest: the consortium's test set is ${'cd'.repeat(32)}, the local one is ${run.testSetDigest}; refusing to report utilities on another test set`,
+    );
+    expect(log).toEqual([{ method: 'GET', path: '/v1/consortia/c1', status: 200 }]);
+  });
+
+  it('refuses a key that is not the registered one for its silo id', async () => {
+    const { result } = await attempt(run.testSetDigest, { key: 2 });
+    await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'key' });
+  });
+
+  it('refuses a model of another size', async () => {
+    const { result } = await attempt(run.testSetDigest, { parameters: D + 1 });
+    await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'model.parameters' });
+  });
+
+  it('with a matching consortium it goes on to wait for the first round', async () => {
+    const { result, log } = await attempt(run.testSetDigest);
+    await expect(result).rejects.toThrow('timed out after 1000 ms waiting for round 1 to open');
+    expect(log[0]).toEqual({ method: 'GET', path: '/v1/consortia/c1', status: 200 });
+    expect(log.slice(1).every((l) => l.path === '/v1/consortia/c1/rounds/1' && l.status === 404)).toBe(true);
+  });
+});
