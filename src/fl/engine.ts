@@ -12,6 +12,7 @@
 
 import type { DropPoint } from '../../protocol/simulate.js';
 import { simulatedIdentities } from '../../protocol/simulate.js';
+import { type MemoGame, type MemoVectorGame, memoize, memoizeVector } from '../../scoring/game.js';
 import type { RoundTable } from '../../scoring/multi-round.js';
 import { createRng } from '../../scoring/random.js';
 import { classCounts } from '../data/dataset.js';
@@ -140,6 +141,8 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
       ]);
     let visibility: FullVisibility | undefined;
     let fullGames: ReturnType<Learner['coalitionGames']> | undefined;
+    // The strategy's own valuation cost (papers/004's budget parity): distinct coalitions it evaluated.
+    let strategyGames: { game: MemoGame; perClass: MemoVectorGame } | undefined;
     if (strategy.requiresFullVisibility) {
       fullGames = learner.coalitionGames({
         base: params,
@@ -149,10 +152,11 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
         test,
         utility,
       });
+      strategyGames = { game: memoize(fullGames.game), perClass: memoizeVector(fullGames.perClass) };
       visibility = {
         updates,
-        game: fullGames.game,
-        perClass: fullGames.perClass,
+        game: strategyGames.game,
+        perClass: strategyGames.perClass,
         ...(referenceUpdate ? { referenceUpdate } : {}),
       };
     }
@@ -236,6 +240,8 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
     // 6. Comparison harness (full visibility), on the coalition game of the survivors.
     progress(r, 'harness');
     const evaluations: Record<string, number> = {};
+    if (strategyGames)
+      evaluations.strategy = strategyGames.game.evaluations + strategyGames.perClass.evaluations;
     const cumulativeNow: Record<string, Float64Array> = {};
     if (survivors.length >= 2) {
       const localUpdates = survivors.map((s) => updates[selected.indexOf(s)]!);

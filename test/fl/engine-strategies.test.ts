@@ -42,5 +42,16 @@ describe('strategies in the round engine', () => {
     }
     const full = ['fedowen', 'fedtsv', 'fedms', 's-fedavg', 'greedyfed'].includes(name);
     expect(r.visibility.serverReadIndividualUpdates).toBe(full);
+    // The strategy's own valuation cost is recorded for full-visibility strategies only: distinct
+    // coalitions of the round's k silos (scalar and per-class games), at most 2 · 2^k.
+    for (const rd of rounds) {
+      const spent = rd.evaluations.strategy;
+      if (!full) expect(spent).toBeUndefined();
+      else if (name === 'fedtsv') expect(spent).toBe(0); // geometric utility, no model evaluations
+      else {
+        expect(spent).toBeGreaterThan(0);
+        expect(spent).toBeLessThanOrEqual(2 * 2 ** rd.selected.length);
+      }
+    }
   });
 });
