@@ -156,7 +156,13 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   const { http, run, learner } = o;
   const silo = http.silo;
   const log = o.log ?? (() => {});
-  const consortium = await http.getJson<ConsortiumView>(http.path());
+  // A silo may start before the operator has created the consortium: wait for it.
+  const consortium = await poller(o)(`consortium ${http.consortium} to exist`, async () => {
+    const a = await http.send('GET', http.path(), { signed: false });
+    if (a.status === 404) return undefined;
+    if (a.status !== 200) throw responseError(a, `GET ${http.path()}`);
+    return JSON.parse(new TextDecoder().decode(a.bytes)) as ConsortiumView;
+  });
   checkConsortium(consortium, run, silo, o.secretKey, learner.parameterCount);
   log(
     `silo ${silo}: consortium ${consortium.id} checked (test set ${consortium.testSetDigest.slice(0, 12)}…, ${consortium.participants.length} silos, t = ${consortium.threshold})`,

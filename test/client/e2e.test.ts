@@ -16,6 +16,8 @@
  * same (ŵ_iΔ_i, ŵ_i) with the same clip, weight range and n, and a sum mod 2^32 of the same
  * integer vectors is the same whatever the masks, so M, every coalition model and every utility
  * are the same floats (src/fl/networked.ts lists the operations that must agree).
+ *
+ * FEDSCORE_E2E_LOG=1 prints every process's progress lines with timestamps.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -108,45 +110,26 @@ async function until<T>(
 
 describe('networked consortium (server + 5 silo processes on loopback)', () => {
   it('completes 3 rounds with a silo SIGKILLed mid-round and scores exactly like the engine', async () => {
-    const run = networkedRun(config, 1);
-    const learner = await networkedLearner(config, { backend: 'cpu' });
-    const m0 = initialModel(run, learner);
-    const parameters = learner.parameterCount;
-    await learner.close();
-
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
     const keys = Array.from({ length: 5 }, (_, i) => signingKeyPairFromSeed(new Uint8Array(32).fill(i + 1)));
     keys.forEach((k, i) => {
       writeFileSync(join(dir, `silo-${i}.key`), `${Buffer.from(k.secretKey).toString('hex')}\n`);
     });
 
-    // The server, with the evaluator built from the configuration.
-    const server = start(
-      [
-        'serve',
-        '--port',
-        '0',
-        '--db',
-        join(dir, 'store.db'),
-        '--config',
-        join(dir, 'config.json'),
-        '--backend',
-        'cpu',
-      ],
-      'server',
-    );
-    const serverUrl = await until(
-      () => 'the server to listen',
-      () => {
-        if (server.child.exitCode !== null) throw new Error(`server exited:\n${server.lines.join('\n')}`);
-        const l = server.lines.find((x) => x.includes('listening on '));
-        return l?.slice(l.indexOf('listening on ') + 13).trim();
-      },
-    );
-
-    // The proxy: forwards every request, except silo 3's round-2 masked input, which it holds.
+    // The proxy: forwards every request (once the server listens), except silo 3's round-2
+    // masked input, which it holds while the test SIGKILLs silo 3.
+    let serverUrl = '';
+    const listening = new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (serverUrl) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
     const accepted: { silo: string; method: string; url: string; status: number }[] = [];
     let held: ServerResponse | undefined;
+    let victim: ChildProcess | undefined;
     proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
       const silo = String(req.headers['x-fedscore-silo'] ?? '');
       if (
@@ -155,12 +138,13 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
         req.url === `/v1/consortia/${CID}/rounds/2/mask`
       ) {
         held = res;
-        victim.child.kill('SIGKILL');
+        victim!.kill('SIGKILL');
         return;
       }
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
+      req.on('end', async () => {
+        await listening;
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers))
           if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
@@ -180,6 +164,75 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     });
     await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', () => r()));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+    // The server (its evaluator built from the configuration) and the five silos start together;
+    // the silos wait for the consortium to exist.
+    const server = start(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--db',
+        join(dir, 'store.db'),
+        '--config',
+        join(dir, 'config.json'),
+        '--backend',
+        'cpu',
+      ],
+      'server',
+    );
+    const clientArgs = (i: number, extra: string[] = []) => [
+      'client',
+      '--server',
+      proxyUrl,
+      '--consortium',
+      CID,
+      '--silo',
+      String(i),
+      '--key',
+      join(dir, `silo-${i}.key`),
+      '--config',
+      join(dir, 'config.json'),
+      '--backend',
+      'cpu',
+      ...extra,
+    ];
+    const silos = [0, 1, 2, 3, 4].map((i) => start(clientArgs(i), `silo-${i}`));
+    victim = silos[VICTIM]!.child;
+    const logs = () => [server, ...silos].flatMap((p) => p.lines).join('\n');
+
+    // The in-process engine, as `fedscore experiment` runs it (worker-thread training included),
+    // runs meanwhile in this process.
+    const engineRun = (async () => {
+      const engineLearner = await createTfLearner({
+        inputShape: [1, 16, 1],
+        numClasses: 3,
+        model: config.model!,
+        training: config.training!,
+        backend: 'cpu',
+      });
+      try {
+        return await runExperiment(config, { learner: engineLearner, seeds: [1], fedscoreVersion: 'test' });
+      } finally {
+        await engineLearner.close();
+      }
+    })();
+    engineRun.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+
+    const run = networkedRun(config, 1);
+    const learner = await networkedLearner(config, { backend: 'cpu' });
+    const m0 = initialModel(run, learner);
+    const parameters = learner.parameterCount;
+    await learner.close();
+
+    serverUrl = await until(
+      () => `the server to listen\n${logs()}`,
+      () => {
+        if (server.child.exitCode !== null) throw new Error(`server exited:\n${server.lines.join('\n')}`);
+        const l = server.lines.find((x) => x.includes('listening on '));
+        return l?.slice(l.indexOf('listening on ') + 13).trim();
+      },
+    );
 
     const admin = async (method: string, path: string, body?: unknown) => {
       const binary = body instanceof Uint8Array;
@@ -211,25 +264,6 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     );
     await admin('PUT', `/v1/consortia/${CID}/model`, new Uint8Array(m0.buffer));
 
-    const clientArgs = (i: number, extra: string[] = []) => [
-      'client',
-      '--server',
-      proxyUrl,
-      '--consortium',
-      CID,
-      '--silo',
-      String(i),
-      '--key',
-      join(dir, `silo-${i}.key`),
-      '--config',
-      join(dir, 'config.json'),
-      '--backend',
-      'cpu',
-      ...extra,
-    ];
-    const silos = [0, 1, 2, 3, 4].map((i) => start(clientArgs(i), `silo-${i}`));
-    const victim = silos[VICTIM]!;
-    const logs = () => [server, ...silos].flatMap((p) => p.lines).join('\n');
     const scored = (round: number) =>
       until(
         () => `round ${round} to be scored\n${logs()}`,
@@ -253,17 +287,17 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
         .map((a) => a.silo);
     await until(
       () => `silo ${VICTIM} held and killed, four masked inputs accepted\n${logs()}`,
-      () => (held && victim.child.signalCode === 'SIGKILL' && masks().length === 4 ? true : undefined),
+      () => (held && victim.signalCode === 'SIGKILL' && masks().length === 4 ? true : undefined),
     );
     expect(masks().sort()).toEqual(['0', '1', '2', '4']);
+    // Silo 3 comes back for round 3 (started now; it waits for round 3 to open).
+    silos[VICTIM] = start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
     const closed = await admin('POST', `/v1/consortia/${CID}/rounds/2/advance`);
     expect(closed.stage).toBe('consistency');
     const round2 = await scored(2);
     expect(round2).toMatchObject({ survivors: [0, 1, 2, 4], dropped: [VICTIM] });
     held!.destroy();
 
-    // Silo 3 comes back for round 3.
-    silos[VICTIM] = start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
     await admin('POST', `/v1/consortia/${CID}/rounds`);
     await scored(3);
     const codes = await Promise.all(silos.map((s) => exited(s.child)));
@@ -281,20 +315,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
       cumulative: Record<string, number[]>;
     };
 
-    // The in-process engine, as `fedscore experiment` runs it (worker-thread training included).
-    const engineLearner = await createTfLearner({
-      inputShape: [1, 16, 1],
-      numClasses: 3,
-      model: config.model!,
-      training: config.training!,
-      backend: 'cpu',
-    });
-    const results = await runExperiment(config, {
-      learner: engineLearner,
-      seeds: [1],
-      fedscoreVersion: 'test',
-    });
-    await engineLearner.close();
+    const results = await engineRun;
     const engine = results.runs[0]!;
     const finite = (xs: (number | null)[]) => xs.map((v) => (v !== null && Number.isFinite(v) ? v : null));
 

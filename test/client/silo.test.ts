@@ -59,6 +59,37 @@ describe('runSilo checks the consortium first', () => {
     expect(log).toEqual([{ method: 'GET', path: '/v1/consortia/c1', status: 200 }]);
   });
 
+  it('started before the consortium exists, it waits for it, then checks it', async () => {
+    h = await harness({ n: 4 });
+    const x = h;
+    const adapter = injectFetch(x.app);
+    const secretKey = x.keys[1]!.secretKey;
+    const http = new SiloHttp({
+      server: 'http://service.test',
+      consortium: 'c1',
+      silo: 1,
+      secretKey,
+      fetch: adapter.fetch,
+    });
+    const learner = { parameterCount: D } as Learner;
+    const result = runSilo({
+      http,
+      run,
+      learner,
+      secretKey,
+      firstRound: 1,
+      lastRound: 1,
+      poll: { initialMs: 5, maxMs: 20 },
+    });
+    while (adapter.log.length < 3) await new Promise((r) => setTimeout(r, 5));
+    expect(adapter.log.every((l) => l.path === '/v1/consortia/c1' && l.status === 404)).toBe(true);
+    await adminInject(x, 'POST', '/v1/consortia', {
+      ...consortiumBody(x.keys),
+      testSetDigest: 'ef'.repeat(32),
+    });
+    await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'testSetDigest' });
+  });
+
   it('refuses a key that is not the registered one for its silo id', async () => {
     const { result } = await attempt(run.testSetDigest, { key: 2 });
     await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'key' });
