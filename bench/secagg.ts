@@ -188,7 +188,10 @@ export async function main(): Promise<void> {
           unmask = Math.min(unmask, await best(1, () => serverAdvance(state)));
           if (k > 0) rebuild = Math.min(rebuild, await best(1, () => serverAdvance(plain)));
         }
-        if (k === 0) rebuild = unmask;
+        if (k === 0) {
+          unmask = base; // the same state: the ratio is 1 by definition
+          rebuild = base;
+        }
         // the same step had no survivor sent a correction (Bonawitz et al.'s original round 4)
         const check = await serverAdvance(plain);
         const rebuildOk =

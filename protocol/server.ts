@@ -355,8 +355,8 @@ async function unmask(state: ServerState, sets: (readonly number[])[]) {
   };
 }
 
-/** acc ← acc + sign·x over Z_(2^32), element-wise. */
+/** acc ← acc + sign·x over Z_(2^32), element-wise (a Uint32Array store wraps mod 2^32). */
 function addInto(acc: Uint32Array, x: Uint32Array, sign: 1 | -1): void {
-  if (sign === 1) for (let i = 0; i < acc.length; i++) acc[i] = (acc[i]! + x[i]!) >>> 0;
-  else for (let i = 0; i < acc.length; i++) acc[i] = (acc[i]! - x[i]!) >>> 0;
+  if (sign === 1) for (let i = 0; i < acc.length; i++) acc[i]! += x[i]!;
+  else for (let i = 0; i < acc.length; i++) acc[i]! -= x[i]!;
 }
