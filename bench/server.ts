@@ -76,10 +76,18 @@ const INBOX = ['keys', 'shares', 'survivors', 'unmask-request'] as const;
  * Kysely's `log` hook so that every query's duration is added to `timing.storageMs`. The SQLite
  * pragmas are those of store/database.ts.
  */
-async function timedStore(location: StoreLocation, timing: { storageMs: number }): Promise<StoreHandle> {
+async function timedStore(
+  location: StoreLocation,
+  timing: { storageMs: number; statements: Map<string, { ms: number; count: number }> },
+): Promise<StoreHandle> {
   await (await openStore(location)).close();
-  const log = (event: { queryDurationMillis: number }) => {
+  const log = (event: { queryDurationMillis: number; query: { sql: string } }) => {
     timing.storageMs += event.queryDurationMillis;
+    const key = event.query.sql.replace(/\s+/g, ' ').slice(0, 90);
+    const entry = timing.statements.get(key) ?? { ms: 0, count: 0 };
+    entry.ms += event.queryDurationMillis;
+    entry.count += 1;
+    timing.statements.set(key, entry);
   };
   let db: Kysely<Database>;
   if ('sqlite' in location) {
@@ -98,6 +106,8 @@ async function timedStore(location: StoreLocation, timing: { storageMs: number }
 
 interface Timing {
   storageMs: number;
+  /** Storage time per SQL statement (its first 90 characters). */
+  statements: Map<string, { ms: number; count: number }>;
   /** Σ preValidation → onSend over requests. */
   serverMs: number;
   requests: number;
@@ -105,7 +115,7 @@ interface Timing {
 
 /** The app over `location`, listening on 127.0.0.1, with the server-side timing hooks. */
 async function serve(location: StoreLocation) {
-  const timing: Timing = { storageMs: 0, serverMs: 0, requests: 0 };
+  const timing: Timing = { storageMs: 0, statements: new Map(), serverMs: 0, requests: 0 };
   const store = await timedStore(location, timing);
   const app = await buildApp({
     store,
@@ -333,6 +343,7 @@ async function runRound(
     }),
   );
   const server0 = { ...s.timing };
+  s.timing.statements.clear();
   const wall0 = performance.now();
 
   expectStatus(await adminCall('POST', `/v1/consortia/${cid}/rounds`), 201, 'open round');
@@ -495,6 +506,7 @@ export async function main(): Promise<void> {
   const d = quick ? 100_000 : 1_000_000;
   const loadRows: string[][] = [];
   const roundRows: string[][] = [];
+  const statementRows: string[][] = [];
   try {
     for (const { label, location } of targets) {
       const s = await serve(location);
@@ -513,6 +525,14 @@ export async function main(): Promise<void> {
           keys.map((_, i) => i),
         );
         agent.destroy();
+        const top = [...s.timing.statements].sort((x, y) => y[1].ms - x[1].ms).slice(0, 4);
+        for (const [sql, { ms, count }] of top)
+          statementRows.push([
+            label,
+            `\`${sql.replaceAll('|', '/')}\``,
+            String(count),
+            (ms / 1000).toFixed(2),
+          ]);
         const serverCrypto = t.serverMs - t.storageMs - t.serverCodecMs;
         const transport = t.requestMs - t.serverMs + t.clientCodecMs + t.serverCodecMs;
         const other = t.wallMs - transport - t.clientCryptoMs - serverCrypto - t.storageMs;
@@ -559,7 +579,8 @@ export async function main(): Promise<void> {
   console.log(
     '\nserver ms/request: fastify preValidation→onSend (authentication, report verification, store); ' +
       'storage: Σ Kysely per-query durations (SQLite commits are fsynced: synchronous = FULL). ' +
-      'p50/p99 are client-side, over the 200 responses.',
+      'With concurrent requests these per-request times overlap (they include waiting for row locks, ' +
+      'the connection pool and the event loop). p50/p99 are client-side, over the 200 responses.',
   );
   console.log(
     `\n## One ${N}-silo secure-aggregation round over HTTP, d = ${d.toLocaleString('en')} (t = ${THRESHOLD}, no dropouts)\n`,
@@ -587,6 +608,8 @@ export async function main(): Promise<void> {
       'client crypto = Σ time in protocol/client.ts, request and report signing over the 20 silos ' +
       '(on separate machines it would run in parallel, ~1/20 of it on the critical path).',
   );
+  console.log("\nWhere the round's storage time goes (the 4 costliest statements per store):\n");
+  console.log(table(['store', 'statement', 'executions', 'total s'], statementRows));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
