@@ -17,6 +17,8 @@ Usage:
   fedscore client --server URL --consortium ID --silo N --key FILE --config FILE [--seed S]
                  [--first-round R] [--last-round R] [--backend name] [--timeout s] [--quiet]
                                                  one silo of a networked consortium: trains, runs secure aggregation, reports
+  fedscore consortium --server URL --id ID --config FILE --keys FILE [--seed S] [--backend name]
+                                                 create a networked run's consortium and upload its initial model (FEDSCORE_ADMIN_TOKEN)
   fedscore keygen --out FILE                     a silo's Ed25519 secret key (64 hex digits); prints the public key
   fedscore demo [--silos N] [--seed S] [--json]   private scores vs exact Shapley on a built-in consortium game
   fedscore help                                  this text
@@ -65,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./serve.js')).serveCommand(rest);
     case 'client':
       return (await import('./client.js')).clientCommand(rest);
+    case 'consortium':
+      return (await import('./consortium.js')).consortiumCommand(rest);
     case 'keygen':
       return (await import('./keygen.js')).keygenCommand(rest);
     default:

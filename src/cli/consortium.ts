@@ -1,0 +1,131 @@
+/**
+ * `fedscore consortium --server URL --id ID --config FILE --keys FILE [--seed S] [--backend B]`:
+ * the operator's set-up of a networked run of an experiment configuration (src/fl/networked.ts).
+ * Creates the consortium with the engine's settings (threshold, model size, the test set's
+ * digest, clip, weight range, convention; default deadlines) and uploads the engine's initial
+ * model. `--keys` lists the silos' Ed25519 public keys, one hex key per line, silo id = line.
+ * The admin token comes from FEDSCORE_ADMIN_TOKEN. Rounds are then opened with
+ * `POST /v1/consortia/:cid/rounds`.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
+import { loadConfig, UsageError } from './_config.js';
+
+/** Parsed options of `fedscore consortium`. */
+export interface ConsortiumArgs {
+  server: string;
+  id: string;
+  config: string;
+  keys: string;
+  seed?: number;
+  backend?: string;
+  adminToken: string;
+}
+
+/** Parses the arguments. @throws UsageError naming the bad flag or variable. */
+export function parseConsortiumArgs(args: string[], env: Record<string, string | undefined>): ConsortiumArgs {
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        server: { type: 'string' },
+        id: { type: 'string' },
+        config: { type: 'string' },
+        keys: { type: 'string' },
+        seed: { type: 'string' },
+        backend: { type: 'string' },
+      },
+      strict: true,
+    }) as { values: Record<string, string | undefined> });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  for (const k of ['server', 'id', 'config', 'keys'])
+    if (values[k] === undefined) throw new UsageError(`--${k}: required`);
+  let url: URL | undefined;
+  try {
+    url = new URL(values.server!);
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new UsageError(`--server: expected an http(s) URL, got '${values.server}'`);
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(values.id!))
+    throw new UsageError(`--id: expected lower-case letters, digits and dashes, got '${values.id}'`);
+  if (values.seed !== undefined && (!/^\d+$/.test(values.seed) || Number(values.seed) > 2 ** 31 - 1))
+    throw new UsageError(`--seed: expected an integer in [0, 2^31 − 1], got '${values.seed}'`);
+  const adminToken = env.FEDSCORE_ADMIN_TOKEN;
+  if (adminToken === undefined || adminToken.length < 16)
+    throw new UsageError('FEDSCORE_ADMIN_TOKEN: set it to the service’s admin token');
+  return {
+    server: url.href.replace(/\/+$/, ''),
+    id: values.id!,
+    config: values.config!,
+    keys: values.keys!,
+    ...(values.seed !== undefined ? { seed: Number(values.seed) } : {}),
+    ...(values.backend !== undefined ? { backend: values.backend } : {}),
+    adminToken,
+  };
+}
+
+/** Reads a public-key list: one 64-hex-digit key per non-empty line. @throws UsageError naming --keys. */
+export async function readPublicKeys(path: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `--keys: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  const keys = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
+  keys.forEach((k, i) => {
+    if (!/^[0-9a-fA-F]{64}$/.test(k))
+      throw new UsageError(`--keys: line ${i + 1} of ${path} is not a 64-hex-digit Ed25519 public key`);
+  });
+  return keys.map((k) => k.toLowerCase());
+}
+
+export async function consortiumCommand(args: string[]): Promise<number> {
+  const o = parseConsortiumArgs(args, process.env);
+  const cfg = await loadConfig(o.config);
+  const keys = await readPublicKeys(o.keys);
+  if (keys.length !== cfg.silos)
+    throw new UsageError(`--keys: ${keys.length} public keys, the configuration has ${cfg.silos} silos`);
+  const run = networkedRun(cfg, o.seed ?? cfg.seed ?? 1);
+  const learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
+  try {
+    const body = consortiumInput(run, o.id, keys, learner.parameterCount);
+    const headers = { authorization: `Bearer ${o.adminToken}` };
+    const created = await fetch(`${o.server}/v1/consortia`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (created.status !== 201) {
+      process.stderr.write(
+        `fedscore consortium: POST /v1/consortia: HTTP ${created.status} ${await created.text()}\n`,
+      );
+      return 1;
+    }
+    const m0 = initialModel(run, learner);
+    const model = await fetch(`${o.server}/v1/consortia/${o.id}/model`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(m0.buffer, m0.byteOffset, m0.byteLength),
+    });
+    if (model.status !== 204) {
+      process.stderr.write(`fedscore consortium: PUT model: HTTP ${model.status} ${await model.text()}\n`);
+      return 1;
+    }
+    process.stdout.write(
+      `consortium ${o.id}: ${keys.length} silos, threshold ${body.threshold}, ${learner.parameterCount} parameters, test set ${run.testSetDigest}; initial model uploaded\n`,
+    );
+    return 0;
+  } finally {
+    await learner.close();
+  }
+}

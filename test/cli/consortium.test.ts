@@ -1,0 +1,117 @@
+/**
+ * `fedscore consortium`: creates a networked run's consortium with the engine's settings and
+ * uploads the engine's initial model, against a real listening service; bad flags are named.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { consortiumCommand, parseConsortiumArgs, readPublicKeys } from '../../src/cli/consortium.js';
+import type { ExperimentConfig } from '../../src/fl/config.js';
+import { initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
+import { buildApp } from '../../src/server/app.js';
+import { openStore } from '../../src/server/store/database.js';
+
+const TOKEN = 'consortium-cli-token-0123';
+const dir = mkdtempSync(join(tmpdir(), 'fedscore-consortium-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const cfg: ExperimentConfig = {
+  silos: 3,
+  rounds: 1,
+  data: {
+    dataset: 'synthetic',
+    trainSize: 60,
+    testSize: 30,
+    synthetic: { features: 4, classes: 3, examples: 200 },
+  },
+  model: { kind: 'mlp', hidden: [5] },
+};
+
+describe('fedscore consortium', () => {
+  it('creates the consortium and uploads the initial model of the run', async () => {
+    const store = await openStore({ sqlite: join(dir, 's.db') });
+    const app = await buildApp({ store, adminToken: TOKEN, closeStore: true });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const keys = [1, 2, 3].map((i) =>
+      Buffer.from(signingKeyPairFromSeed(new Uint8Array(32).fill(i)).publicKey).toString('hex'),
+    );
+    writeFileSync(join(dir, 'keys.txt'), `${keys.join('\n')}\n`);
+    writeFileSync(join(dir, 'cfg.json'), JSON.stringify(cfg));
+    const saved = process.env.FEDSCORE_ADMIN_TOKEN;
+    process.env.FEDSCORE_ADMIN_TOKEN = TOKEN;
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+      printed.push(String(s));
+      return true;
+    });
+    try {
+      const args = [
+        '--server',
+        url,
+        '--id',
+        'net1',
+        '--config',
+        join(dir, 'cfg.json'),
+        '--keys',
+        join(dir, 'keys.txt'),
+        '--backend',
+        'cpu',
+      ];
+      expect(await consortiumCommand(args)).toBe(0);
+      const run = networkedRun(cfg, 1);
+      const learner = await networkedLearner(cfg, { backend: 'cpu' });
+      const m0 = initialModel(run, learner);
+      await learner.close();
+      const c = await (await fetch(`${url}/v1/consortia/net1`)).json();
+      expect(c).toMatchObject({
+        participants: keys.map((publicKey) => ({ publicKey })),
+        threshold: run.threshold,
+        model: { parameters: m0.length },
+        testSetDigest: run.testSetDigest,
+        encoding: { clip: 1, weightRange: 1 },
+        convention: 'fedavg',
+        schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'],
+      });
+      const model = new Float32Array(await (await fetch(`${url}/v1/consortia/net1/model`)).arrayBuffer());
+      expect(model).toEqual(m0);
+      expect(printed.join('')).toContain(`consortium net1: 3 silos, threshold ${run.threshold}`);
+      // A second creation is refused by the service and reported with exit code 1.
+      const errors: string[] = [];
+      const err = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
+        errors.push(String(s));
+        return true;
+      });
+      try {
+        expect(await consortiumCommand(args)).toBe(1);
+      } finally {
+        err.mockRestore();
+      }
+      expect(errors.join('')).toContain('HTTP 409');
+    } finally {
+      spy.mockRestore();
+      if (saved === undefined) delete process.env.FEDSCORE_ADMIN_TOKEN;
+      else process.env.FEDSCORE_ADMIN_TOKEN = saved;
+      await app.close();
+    }
+  });
+
+  it('names bad flags, a missing token and bad key lists', async () => {
+    const env = { FEDSCORE_ADMIN_TOKEN: TOKEN };
+    const ok = ['--server', 'http://h:1', '--id', 'c1', '--config', 'c.json', '--keys', 'k.txt'];
+    expect(parseConsortiumArgs(ok, env)).toMatchObject({ server: 'http://h:1', id: 'c1' });
+    expect(() => parseConsortiumArgs(ok.slice(2), env)).toThrow('--server: required');
+    expect(() => parseConsortiumArgs(['--server', 'h:1', ...ok.slice(2)], env)).toThrow(/^--server: /);
+    expect(() => parseConsortiumArgs([...ok.slice(0, 2), '--id', 'C!', ...ok.slice(4)], env)).toThrow(
+      /^--id: /,
+    );
+    expect(() => parseConsortiumArgs([...ok, '--seed', 'x'], env)).toThrow(/^--seed: /);
+    expect(() => parseConsortiumArgs(ok, {})).toThrow(/^FEDSCORE_ADMIN_TOKEN: /);
+    writeFileSync(join(dir, 'bad.txt'), `${'ab'.repeat(32)}\nnot-a-key\n`);
+    await expect(readPublicKeys(join(dir, 'bad.txt'))).rejects.toThrow(
+      /^--keys: line 2 of .* is not a 64-hex-digit/,
+    );
+    await expect(readPublicKeys(join(dir, 'none.txt'))).rejects.toThrow(/^--keys: cannot read .*ENOENT/);
+  });
+});
