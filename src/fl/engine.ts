@@ -23,7 +23,7 @@ import type { Learner } from './learner.js';
 import { utilityValue } from './learner.js';
 import { PRIVATE_METHODS, scoreReports, signedReport, siloCoalitionModels } from './private-scoring.js';
 import type { RoundRecord } from './results.js';
-import { secureAggregate } from './secure-round.js';
+import { plaintextAggregate, secureAggregate } from './secure-round.js';
 import { buildConsortium, type Consortium, deriveSeed } from './setup.js';
 import { createStrategy } from './strategies/registry.js';
 import {
@@ -198,15 +198,13 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
     } else {
       survivors = selected.filter((s) => !dropouts.has(s));
       dropped = selected.filter((s) => dropouts.has(s));
-      weightedSum = new Float64Array(params.length);
-      totalWeight = 0;
-      selected.forEach((s, b) => {
-        if (!survivors.includes(s)) return;
-        totalWeight += weights[b]!;
-        const u = updates[b]!;
-        for (let j = 0; j < u.length; j++) weightedSum[j]! += weights[b]! * u[j]!;
-      });
-      average = weightedSum.map((x) => x / totalWeight);
+      ({ weightedSum, totalWeight, average } = plaintextAggregate(
+        selected,
+        survivors,
+        updates,
+        weights,
+        params.length,
+      ));
     }
     timings.secureAggregation = tick() - t0;
     const base = params;

@@ -100,3 +100,31 @@ export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum>
     bytesDown: r.bytesDown,
   };
 }
+
+/**
+ * The same sum without the protocol (`secureAggregation.enabled: false`): Σ w_iΔ_i over the
+ * survivors, Σ w_i, and the average, which is all zeros when every weight is 0 (FedMS discarding its
+ * coreset: "aggregate nothing"), as in the secure path.
+ * @throws RangeError when a weight is negative or not finite.
+ */
+export function plaintextAggregate(
+  selected: readonly number[],
+  survivors: readonly number[],
+  updates: readonly Float32Array[],
+  weights: readonly number[],
+  dim: number,
+): { weightedSum: Float64Array; totalWeight: number; average: Float64Array } {
+  for (const [j, w] of weights.entries())
+    if (!(Number.isFinite(w) && w >= 0))
+      throw new RangeError(`weights[${j}]: expected a finite number ≥ 0, got ${w}`);
+  const weightedSum = new Float64Array(dim);
+  let totalWeight = 0;
+  selected.forEach((s, b) => {
+    if (!survivors.includes(s)) return;
+    totalWeight += weights[b]!;
+    const u = updates[b]!;
+    for (let j = 0; j < u.length; j++) weightedSum[j]! += weights[b]! * u[j]!;
+  });
+  const average = totalWeight > 0 ? weightedSum.map((x) => x / totalWeight) : new Float64Array(dim);
+  return { weightedSum, totalWeight, average };
+}
