@@ -47,7 +47,8 @@ describe('strategies in the round engine', () => {
     for (const rd of rounds) {
       const spent = rd.evaluations.strategy;
       if (!full) expect(spent).toBeUndefined();
-      else if (name === 'fedtsv') expect(spent).toBe(0); // geometric utility, no model evaluations
+      else if (name === 'fedtsv')
+        expect(spent).toBe(0); // geometric utility, no model evaluations
       else {
         expect(spent).toBeGreaterThan(0);
         expect(spent).toBeLessThanOrEqual(2 * 2 ** rd.selected.length);
