@@ -115,9 +115,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // loader is pointed at each explicitly, so the table does not depend on the machine's default.
   const refs: { label: string; ref: Record<string, number | string> }[] = [];
   const fmnistDir = '/usr/share/datasets/fashion-mnist';
+  const lib = '/usr/lib/x86_64-linux-gnu';
   const blasDirs = [
-    { label: 'reference BLAS', dir: '/usr/lib/x86_64-linux-gnu/blas' },
-    { label: 'OpenBLAS', dir: '/usr/lib/x86_64-linux-gnu/openblas-pthread' },
+    // reference BLAS and LAPACK (libblas3, liblapack3): what python3-torch alone installs
+    { label: 'reference BLAS', dir: `${lib}/blas`, path: `${lib}/blas:${lib}/lapack` },
+    { label: 'OpenBLAS', dir: `${lib}/openblas-pthread`, path: `${lib}/openblas-pthread` },
   ].filter((b) => existsSync(join(b.dir, 'libblas.so.3')));
   if (!argv.includes('--no-reference') && existsSync('/usr/bin/python3')) {
     const dir = mkdtempSync(join(os.tmpdir(), 'fedscore-bench-'));
@@ -126,7 +128,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       const args = [join(import.meta.dirname, 'ml_reference.py'), join(dir, 'data.bin')];
       if (k === 0 && !quick && existsSync(join(fmnistDir, 'train-images-idx3-ubyte.gz')))
         args.push(fmnistDir);
-      const env = { ...process.env, LD_LIBRARY_PATH: blas.dir };
+      const env = { ...process.env, LD_LIBRARY_PATH: blas.path };
       const r = spawnSync('/usr/bin/python3', args, { encoding: 'utf8', timeout: 900_000, env });
       if (r.status === 0)
         refs.push({ label: blas.label, ref: JSON.parse(r.stdout.trim().split('\n').at(-1)!) });
