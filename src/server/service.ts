@@ -85,6 +85,18 @@ const TERMINAL: readonly RoundStage[] = ['scored', 'closed', 'aborted'];
 const MESSAGE_STAGES = ['advertise', 'share', 'mask', 'consistency', 'unmask'] as const;
 /** A stage endpoint: the client message type it takes. */
 export type MessageStage = (typeof MESSAGE_STAGES)[number];
+/**
+ * The stored messages protocol/server.ts's serverAdvance reads when it closes each stage: the
+ * stage's own (its participant set, relayed keys, boxes and signatures) and, for Unmasking, the
+ * advertised keys and masked inputs it unmasks.
+ */
+const READ_ON_CLOSE: Record<MessageStage, readonly MessageStage[]> = {
+  advertise: ['advertise'],
+  share: ['share'],
+  mask: ['mask'],
+  consistency: ['consistency'],
+  unmask: ['advertise', 'mask', 'unmask'],
+};
 /** The server messages a silo can fetch from its inbox. */
 export const INBOX_KINDS = ['keys', 'shares', 'survivors', 'unmask-request'] as const;
 export type InboxKind = (typeof INBOX_KINDS)[number];
@@ -396,14 +408,27 @@ export class ScoringService {
     });
   }
 
-  /** Rebuilds the protocol server's state from the stored messages and sets. */
-  private async serverState(trx: Executor, loaded: Loaded, row: RoundRow): Promise<ServerState> {
-    const rows = await trx
-      .selectFrom('messages')
-      .select(['stage', 'silo', 'body'])
-      .where('consortium', '=', row.consortium)
-      .where('round', '=', row.round)
-      .execute();
+  /**
+   * Rebuilds the protocol server's state from the stored messages of `stages` and the sets.
+   * Only the stages a step reads are loaded: a 4 MB masked vector per silo must not be read back
+   * for every later message of the round (which made storage O(n²·d) per round).
+   */
+  private async serverState(
+    trx: Executor,
+    loaded: Loaded,
+    row: RoundRow,
+    stages: readonly MessageStage[],
+  ): Promise<ServerState> {
+    const rows =
+      stages.length === 0
+        ? []
+        : await trx
+            .selectFrom('messages')
+            .select(['stage', 'silo', 'body'])
+            .where('consortium', '=', row.consortium)
+            .where('round', '=', row.round)
+            .where('stage', 'in', [...stages])
+            .execute();
     const maps = {
       advertise: new Map<number, AdvertiseKeys>(),
       share: new Map<number, ShareKeys>(),
@@ -437,7 +462,12 @@ export class ScoringService {
     const { consortium } = loaded;
     const now = this.now();
     if (row.stage === 'reporting') return this.closeReporting(trx, loaded, row, forced);
-    const state = await this.serverState(trx, loaded, row);
+    const state = await this.serverState(
+      trx,
+      loaded,
+      row,
+      READ_ON_CLOSE[row.stage as MessageStage] ?? MESSAGE_STAGES,
+    );
     const { state: next, output } = await serverAdvance(state);
     const key = { consortium: row.consortium, round: row.round };
     let patch: Partial<RoundRow>;
@@ -584,7 +614,8 @@ export class ScoringService {
       if (stored && Buffer.compare(Buffer.from(stored.body), Buffer.from(bytes)) === 0) return row;
       if (!isProtocolStage(row.stage))
         throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
-      const state = await this.serverState(trx, loaded, row);
+      // serverHandle reads the current stage's messages only (duplicates); the rest is in the sets.
+      const state = await this.serverState(trx, loaded, row, [row.stage as MessageStage]);
       const step = serverHandle(state, message);
       if (step.reply.type === 'rejected')
         throw new ServiceError(secAggCode(step.reply.code), step.reply.detail);
