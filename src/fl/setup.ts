@@ -197,7 +197,10 @@ export function buildConsortium(cfg: ExperimentConfig, seed: number): Consortium
   const trainSize = cfg.data?.trainSize ?? rest.length;
   if (trainSize > rest.length)
     throw new RangeError(
-      `data.trainSize: ${trainSize} exceeds the ${rest.length} training examples available`,
+      `data.trainSize: ${trainSize} exceeds the ${rest.length} training examples available (data: ${source})` +
+        (source.startsWith('Fashion-MNIST from bundled')
+          ? '; the full set: apt-get install dataset-fashion-mnist, or FEDSCORE_DATA_DIR=<dir with the IDX files>'
+          : ''),
     );
   rest = rest.subarray(0, trainSize);
   const part = partition(cfg, pool.y, rest, numClasses, seed);
