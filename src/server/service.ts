@@ -102,7 +102,27 @@ export const INBOX_KINDS = ['keys', 'shares', 'survivors', 'unmask-request'] as 
 export type InboxKind = (typeof INBOX_KINDS)[number];
 
 type Executor = Kysely<Database> | Transaction<Database>;
-type RoundRow = Selectable<RoundsTable>;
+/**
+ * A round row without its aggregate: Σ w_iΔ_i (8·d bytes) is read only where it is published
+ * (`aggregate`), not on each of the hundreds of row reads of a round.
+ */
+type RoundRow = Omit<Selectable<RoundsTable>, 'weighted_sum'>;
+const ROUND_COLUMNS = [
+  'consortium',
+  'round',
+  'stage',
+  'deadline',
+  'base_version',
+  'sets',
+  'survivors',
+  'dropped',
+  'total_weight',
+  'full_utility',
+  'empty_utility',
+  'scores',
+  'error',
+  'opened_at',
+] as const satisfies readonly (keyof RoundRow)[];
 
 interface Loaded {
   readonly consortium: Consortium;
@@ -315,7 +335,6 @@ export class ScoringService {
       sets: '[]',
       survivors: null,
       dropped: null,
-      weighted_sum: null,
       total_weight: null,
       full_utility: null,
       empty_utility: null,
@@ -324,7 +343,10 @@ export class ScoringService {
       opened_at: now,
     };
     try {
-      await this.db.insertInto('rounds').values(row).execute();
+      await this.db
+        .insertInto('rounds')
+        .values({ ...row, weighted_sum: null })
+        .execute();
     } catch (e) {
       if (isUniqueViolation(e))
         throw new ServiceError('FEDSCORE_ERR_ROUND_OPEN', `round ${row.round} was just opened`);
@@ -338,7 +360,7 @@ export class ScoringService {
     await this.load(id);
     const rows = await this.db
       .selectFrom('rounds')
-      .selectAll()
+      .select(ROUND_COLUMNS)
       .where('consortium', '=', id)
       .orderBy('round')
       .execute();
@@ -386,7 +408,7 @@ export class ScoringService {
   private async roundRow(db: Executor, id: string, round: number): Promise<RoundRow> {
     const row = await db
       .selectFrom('rounds')
-      .selectAll()
+      .select(ROUND_COLUMNS)
       .where('consortium', '=', id)
       .where('round', '=', round)
       .executeTakeFirst();
@@ -400,7 +422,11 @@ export class ScoringService {
     fn: (trx: Transaction<Database>, row: RoundRow) => Promise<T>,
   ) {
     return this.db.transaction().execute(async (trx) => {
-      let q = trx.selectFrom('rounds').selectAll().where('consortium', '=', id).where('round', '=', round);
+      let q = trx
+        .selectFrom('rounds')
+        .select(ROUND_COLUMNS)
+        .where('consortium', '=', id)
+        .where('round', '=', round);
       if (this.dialect === 'postgres') q = q.forUpdate();
       const row = await q.executeTakeFirst();
       if (!row) throw new ServiceError('FEDSCORE_ERR_ROUND_NOT_FOUND', `round ${round} of ${id}`);
@@ -470,7 +496,7 @@ export class ScoringService {
     );
     const { state: next, output } = await serverAdvance(state);
     const key = { consortium: row.consortium, round: row.round };
-    let patch: Partial<RoundRow>;
+    let patch: Partial<Selectable<RoundsTable>>;
     if (output.type === 'send') {
       if (output.messages.length > 0)
         await trx
@@ -511,7 +537,7 @@ export class ScoringService {
   private async update(
     trx: Transaction<Database>,
     row: RoundRow,
-    patch: Partial<RoundRow>,
+    patch: Partial<Selectable<RoundsTable>>,
   ): Promise<RoundRow> {
     await trx
       .updateTable('rounds')
@@ -519,7 +545,8 @@ export class ScoringService {
       .where('consortium', '=', row.consortium)
       .where('round', '=', row.round)
       .execute();
-    return { ...row, ...patch };
+    const { weighted_sum: _stored, ...rest } = patch;
+    return { ...row, ...rest };
   }
 
   /** The sum is known: decode it, store M = M0 + Σ w_iΔ_i / Σ w_i and the utilities. */
@@ -528,7 +555,7 @@ export class ScoringService {
     loaded: Loaded,
     row: RoundRow,
     result: AggregationResult,
-  ): Promise<Partial<RoundRow>> {
+  ): Promise<Partial<Selectable<RoundsTable>>> {
     const { consortium } = loaded;
     const sum = decodeWeightedSum(result.sum, this.encoding(consortium));
     const baseRow = await trx
@@ -656,9 +683,15 @@ export class ScoringService {
   /** The published aggregate of a round. @throws ServiceError NOT_READY before the sum is known. */
   async aggregate(id: string, round: number): Promise<{ view: Round; weightedSum: Buffer }> {
     const row = await this.tickRow(id, round);
-    if (row.weighted_sum === null)
+    const stored = await this.db
+      .selectFrom('rounds')
+      .select('weighted_sum')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .executeTakeFirst();
+    if (!stored?.weighted_sum)
       throw new ServiceError('FEDSCORE_ERR_NOT_READY', `round ${round} is ${row.stage}`);
-    return { view: view(row), weightedSum: Buffer.from(row.weighted_sum) };
+    return { view: view(row), weightedSum: Buffer.from(stored.weighted_sum) };
   }
 
   // ── reports and scores ──────────────────────────────────────────────────────────────────
@@ -820,7 +853,7 @@ export class ScoringService {
     const { consortium } = await this.load(id);
     const rows = await this.db
       .selectFrom('rounds')
-      .selectAll()
+      .select(ROUND_COLUMNS)
       .where('consortium', '=', id)
       .where('stage', '=', 'scored')
       .orderBy('round')
@@ -911,7 +944,8 @@ function view(row: RoundRow): Round {
     stage: row.stage as RoundStage,
     deadline: row.deadline,
     baseModel: row.base_version,
-    resultModel: row.weighted_sum === null ? null : row.round,
+    // total_weight is stored with the aggregate (finishAggregation)
+    resultModel: row.total_weight === null ? null : row.round,
     sets: JSON.parse(row.sets) as number[][],
     survivors: row.survivors === null ? null : (JSON.parse(row.survivors) as number[]),
     dropped: row.dropped === null ? null : (JSON.parse(row.dropped) as number[]),

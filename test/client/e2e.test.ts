@@ -69,10 +69,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+function processEnvWithout(name: string): NodeJS.ProcessEnv {
+  const { [name]: _dropped, ...rest } = process.env;
+  return rest;
+}
+
 function start(args: string[], name: string): { child: ChildProcess; lines: string[] } {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, FEDSCORE_ADMIN_TOKEN: ADMIN, FEDSCORE_LOG_LEVEL: 'warn' },
+    // The server stores in its own SQLite file (--db): a DATABASE_URL inherited from CI (the
+    // PostgreSQL tests') would put it in a shared database that outlives the test.
+    env: { ...processEnvWithout('DATABASE_URL'), FEDSCORE_ADMIN_TOKEN: ADMIN, FEDSCORE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
