@@ -5,12 +5,11 @@
  * 2 on a usage error, 1 when the silo could not take part (wrong key or test set, service
  * unreachable, a refused request).
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { SiloHttp } from '../client/http.js';
 import { runSilo } from '../client/silo.js';
 import { networkedLearner, networkedRun } from '../fl/networked.js';
-import { loadConfig, UsageError } from './_config.js';
+import { integerFlag, loadConfig, readFlagFile, UsageError } from './_config.js';
 
 export const CLIENT_USAGE = `Usage: fedscore client --server URL --consortium ID --silo N --key FILE --config FILE [options]
   --server URL        the scoring service, e.g. http://127.0.0.1:8080
@@ -39,13 +38,6 @@ export interface ClientArgs {
   backend?: string;
   timeoutMs: number;
   quiet: boolean;
-}
-
-function integer(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
-    throw new UsageError(`--${flag}: expected an integer in [${min}, ${max}], got '${raw}'`);
-  return Number(raw);
 }
 
 /** Parses the arguments of `fedscore client`. @throws UsageError naming the bad flag. */
@@ -86,17 +78,17 @@ export function parseClientArgs(args: string[]): ClientArgs {
   const consortium = str('consortium')!;
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(consortium))
     throw new UsageError(`--consortium: expected lower-case letters, digits and dashes, got '${consortium}'`);
-  const firstRound = integer('first-round', str('first-round'), 1, 0xffffffff) ?? 1;
-  const lastRound = integer('last-round', str('last-round'), 1, 0xffffffff);
+  const firstRound = integerFlag('first-round', str('first-round'), 1, 0xffffffff) ?? 1;
+  const lastRound = integerFlag('last-round', str('last-round'), 1, 0xffffffff);
   if (lastRound !== undefined && lastRound < firstRound)
     throw new UsageError(`--last-round: ${lastRound} is before --first-round ${firstRound}`);
-  const seed = integer('seed', str('seed'), 0, 2 ** 31 - 1);
-  const timeout = integer('timeout', str('timeout'), 1, 7 * 24 * 3600) ?? 3600;
+  const seed = integerFlag('seed', str('seed'), 0, 2 ** 31 - 1);
+  const timeout = integerFlag('timeout', str('timeout'), 1, 7 * 24 * 3600) ?? 3600;
   const backend = str('backend');
   return {
     server,
     consortium,
-    silo: integer('silo', str('silo'), 0, 254)!,
+    silo: integerFlag('silo', str('silo'), 0, 254)!,
     key: str('key')!,
     config: str('config')!,
     ...(seed !== undefined ? { seed } : {}),
@@ -113,14 +105,7 @@ export function parseClientArgs(args: string[]): ClientArgs {
  * @throws UsageError naming --key.
  */
 export async function readKeyFile(path: string): Promise<Uint8Array> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(
-      `--key: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
+  const text = await readFlagFile('key', path);
   const hex = text.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(hex))
     throw new UsageError(`--key: ${path} must hold a 32-byte Ed25519 secret key as 64 hex digits`);

@@ -7,10 +7,9 @@
  * The admin token comes from FEDSCORE_ADMIN_TOKEN. Rounds are then opened with
  * `POST /v1/consortia/:cid/rounds`.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
-import { loadConfig, UsageError } from './_config.js';
+import { integerFlag, loadConfig, readFlagFile, UsageError } from './_config.js';
 
 /** Parsed options of `fedscore consortium`. */
 export interface ConsortiumArgs {
@@ -52,8 +51,7 @@ export function parseConsortiumArgs(args: string[], env: Record<string, string |
     throw new UsageError(`--server: expected an http(s) URL, got '${values.server}'`);
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(values.id!))
     throw new UsageError(`--id: expected lower-case letters, digits and dashes, got '${values.id}'`);
-  if (values.seed !== undefined && (!/^\d+$/.test(values.seed) || Number(values.seed) > 2 ** 31 - 1))
-    throw new UsageError(`--seed: expected an integer in [0, 2^31 − 1], got '${values.seed}'`);
+  const seed = integerFlag('seed', values.seed, 0, 2 ** 31 - 1);
   const adminToken = env.FEDSCORE_ADMIN_TOKEN;
   if (adminToken === undefined || adminToken.length < 16)
     throw new UsageError('FEDSCORE_ADMIN_TOKEN: set it to the service’s admin token');
@@ -62,7 +60,7 @@ export function parseConsortiumArgs(args: string[], env: Record<string, string |
     id: values.id!,
     config: values.config!,
     keys: values.keys!,
-    ...(values.seed !== undefined ? { seed: Number(values.seed) } : {}),
+    ...(seed !== undefined ? { seed } : {}),
     ...(values.backend !== undefined ? { backend: values.backend } : {}),
     adminToken,
   };
@@ -70,14 +68,7 @@ export function parseConsortiumArgs(args: string[], env: Record<string, string |
 
 /** Reads a public-key list: one 64-hex-digit key per non-empty line. @throws UsageError naming --keys. */
 export async function readPublicKeys(path: string): Promise<string[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(
-      `--keys: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
+  const text = await readFlagFile('keys', path);
   const keys = text
     .split('\n')
     .map((l) => l.trim())

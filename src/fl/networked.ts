@@ -26,7 +26,7 @@ import { applyUpdateMisbehavior } from '../data/misbehavior.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
 import { PRIVATE_METHODS, siloCoalitionModels } from './private-scoring.js';
-import { defaultThreshold } from './secure-round.js';
+import { roundThreshold } from './secure-round.js';
 import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
 import { createTfLearner } from './tf-learner.js';
 
@@ -90,8 +90,7 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
     data,
     weights,
     weightScale: Math.max(...weights) || 1,
-    // secure-round.ts: min(k, max(t ?? ⌊2k/3⌋ + 1, ⌊k/2⌋ + 1)).
-    threshold: Math.min(k, Math.max(t ?? defaultThreshold(k), Math.floor(k / 2) + 1)),
+    threshold: roundThreshold(k, t),
     clip: config.secureAggregation?.clip ?? 1,
     convention: config.aggregation?.convention ?? 'fedavg',
     utility: config.scoring?.utility ?? 'accuracy',

@@ -60,14 +60,27 @@ export function defaultThreshold(k: number): number {
 }
 
 /**
+ * The threshold a round of k participants runs with: the configured one (default
+ * {@link defaultThreshold}), raised to a strict majority and capped at k (protocol/config.ts).
+ */
+export function roundThreshold(k: number, configured?: number): number {
+  return Math.min(k, Math.max(configured ?? defaultThreshold(k), Math.floor(k / 2) + 1));
+}
+
+/** Aggregation weights must be finite and ≥ 0. @throws RangeError naming the weight. */
+function checkWeights(weights: readonly number[]): void {
+  for (const [j, w] of weights.entries())
+    if (!(Number.isFinite(w) && w >= 0))
+      throw new RangeError(`weights[${j}]: expected a finite number ≥ 0, got ${w}`);
+}
+
+/**
  * Runs the protocol over the selected silos and decodes the weighted sum.
  * @throws SecureRoundAborted when the protocol aborts (e.g. BELOW_THRESHOLD).
  */
 export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum> {
   const k = o.selected.length;
-  for (const [j, w] of o.weights.entries())
-    if (!(Number.isFinite(w) && w >= 0))
-      throw new RangeError(`weights[${j}]: expected a finite number ≥ 0, got ${w}`);
+  checkWeights(o.weights);
   // All weights 0 (FedMS discarding its coreset) means "aggregate nothing": the sum decodes to zeros.
   const maxWeight = Math.max(...o.weights) || 1;
   const encoding: WeightedEncoding = { valueRange: o.clip, weightRange: 1, n: k };
@@ -77,7 +90,7 @@ export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum>
     const local = o.selected.indexOf(silo);
     if (local >= 0) dropouts.set(local, at);
   }
-  const threshold = Math.min(k, Math.max(o.threshold ?? defaultThreshold(k), Math.floor(k / 2) + 1));
+  const threshold = roundThreshold(k, o.threshold);
   const r = await simulateRound({
     session: o.session,
     round: o.round,
@@ -114,9 +127,7 @@ export function plaintextAggregate(
   weights: readonly number[],
   dim: number,
 ): { weightedSum: Float64Array; totalWeight: number; average: Float64Array } {
-  for (const [j, w] of weights.entries())
-    if (!(Number.isFinite(w) && w >= 0))
-      throw new RangeError(`weights[${j}]: expected a finite number ≥ 0, got ${w}`);
+  checkWeights(weights);
   const weightedSum = new Float64Array(dim);
   let totalWeight = 0;
   selected.forEach((s, b) => {

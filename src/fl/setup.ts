@@ -60,7 +60,10 @@ export function deriveSeed(...parts: number[]): number {
   return h >>> 1;
 }
 
-function loadPool(cfg: ExperimentConfig, seed: number): { pool: Dataset; test?: Dataset; source: string } {
+function loadPool(
+  cfg: ExperimentConfig,
+  seed: number,
+): { pool: Dataset; test?: Dataset; source: string; partial?: boolean } {
   const data = cfg.data ?? {};
   if ((data.dataset ?? 'fashion-mnist') === 'synthetic') {
     const s = data.synthetic ?? {};
@@ -77,7 +80,8 @@ function loadPool(cfg: ExperimentConfig, seed: number): { pool: Dataset; test?: 
     return { pool, source: `synthetic Gaussian mixture (${total} examples)` };
   }
   const fm = loadFashionMnist({ split: { testFraction: 0.2, seed } });
-  return { pool: fm.train, test: fm.test, source: fm.note };
+  // partial: the bundled copy, which carries the 10k test split only
+  return { pool: fm.train, test: fm.test, source: fm.note, partial: fm.splitFromTest };
 }
 
 /** Redraws of a partition that leaves a silo without examples, before giving up. */
@@ -180,7 +184,7 @@ export function partitionMixed(
 
 /** Builds the consortium's data (see the module comment). Throws RangeError naming the config field on impossible sizes. */
 export function buildConsortium(cfg: ExperimentConfig, seed: number): Consortium {
-  const { pool, test: given, source } = loadPool(cfg, seed);
+  const { pool, test: given, source, partial } = loadPool(cfg, seed);
   const numClasses = pool.numClasses;
   const testSize = cfg.data?.testSize ?? 2000;
   const validationSize = Math.min(500, Math.floor(pool.n / 10));
@@ -198,7 +202,7 @@ export function buildConsortium(cfg: ExperimentConfig, seed: number): Consortium
   if (trainSize > rest.length)
     throw new RangeError(
       `data.trainSize: ${trainSize} exceeds the ${rest.length} training examples available (data: ${source})` +
-        (source.startsWith('Fashion-MNIST from bundled')
+        (partial
           ? '; the full set: apt-get install dataset-fashion-mnist, or FEDSCORE_DATA_DIR=<dir with the IDX files>'
           : ''),
     );

@@ -312,18 +312,23 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The dashboard of consortium `cid` (any string; it is escaped). */
-export function dashboardPage(cid: string): string {
-  const id = escapeHtml(cid);
+/** The document start of both pages, up to `<body>`; `title` must already be escaped. */
+function pageHead(title: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>${id} — fedscore dashboard</title>
+<title>${title}</title>
 <style>${STYLE}</style>
-</head>
+</head>`;
+}
+
+/** The dashboard of consortium `cid` (any string; it is escaped). */
+export function dashboardPage(cid: string): string {
+  const id = escapeHtml(cid);
+  return `${pageHead(`${id} — fedscore dashboard`)}
 <body data-cid="${id}">
 <header><span class="brand">fedscore</span><h1 id="cid">${id}</h1><span id="status">loading…</span></header>
 <main>
@@ -343,15 +348,7 @@ export function dashboardPage(cid: string): string {
 
 /** The index: a form that opens a consortium's dashboard (no script). */
 export function dashboardIndex(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>fedscore dashboard</title>
-<style>${STYLE}</style>
-</head>
+  return `${pageHead('fedscore dashboard')}
 <body>
 <header><span class="brand">fedscore</span><h1>dashboard</h1></header>
 <main><section><h2>Open a consortium</h2>
