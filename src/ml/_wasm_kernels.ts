@@ -29,7 +29,7 @@ type KernelFn = (args: {
   attrs?: Record<string, unknown>;
 }) => Info;
 
-interface ConvAttrs {
+export interface ConvAttrs {
   strides: number | [number, number];
   pad: 'valid' | 'same' | number | unknown;
   dataFormat: 'NHWC' | 'NCHW';
@@ -56,7 +56,11 @@ function isOne(v: number | [number, number] | undefined): boolean {
 }
 
 /** Explicit [top, bottom, left, right] padding of a stride-1 conv, or undefined if unsupported. */
-function padding(attrs: ConvAttrs, kh: number, kw: number): [number, number, number, number] | undefined {
+export function convPadding(
+  attrs: ConvAttrs,
+  kh: number,
+  kw: number,
+): [number, number, number, number] | undefined {
   if (!isOne(attrs.strides) || !isOne(attrs.dilations) || attrs.dataFormat === 'NCHW') return undefined;
   if (attrs.dimRoundingMode !== undefined && attrs.dimRoundingMode !== null) return undefined;
   if (attrs.pad === 'valid') return [0, 0, 0, 0];
@@ -77,7 +81,7 @@ function filterGradient(args: { inputs: Record<string, Info>; backend: unknown; 
   const attrs = args.attrs as ConvAttrs & { filterShape: [number, number, number, number] };
   const { x, dy } = args.inputs as { x: Info; dy: Info };
   const [kh, kw] = attrs.filterShape;
-  const pads = padding(attrs, kh, kw);
+  const pads = convPadding(attrs, kh, kw);
   if (!pads)
     throw new Error(
       'Conv2DBackpropFilter on wasm: fedscore supports stride 1, dilation 1, NHWC, valid/same/numeric padding',
@@ -117,7 +121,7 @@ function inputGradient(args: { inputs: Record<string, Info>; backend: unknown; a
   const attrs = args.attrs as ConvAttrs;
   const { dy, filter } = args.inputs as { dy: Info; filter: Info };
   const [kh, kw] = filter.shape as [number, number, number, number];
-  const pads = padding(attrs, kh, kw);
+  const pads = convPadding(attrs, kh, kw);
   if (!pads) return (originalInput!.kernelFunc as unknown as KernelFn)(args as Parameters<KernelFn>[0]);
   const temps: Info[] = [];
   const dyP = kernel('PadV2')({

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { registerBlasKernels } from './_blas_kernels.js';
 import { loadNativeAt } from './_native.js';
 import { registerWasmKernels } from './_wasm_kernels.js';
 
@@ -34,6 +35,12 @@ export interface BackendInfo {
   readonly skipped: readonly { name: string; why: string }[];
   /** The tfjs version. */
   readonly tfjsVersion: string;
+  /**
+   * Who runs the products and convolutions: `OpenBLAS 0.3.21 (2 threads)` when fedscore's
+   * native kernels are active on wasm (`_blas_kernels.ts`), else the backend's own kernels with
+   * the reason the native ones are not used.
+   */
+  readonly kernels: string;
 }
 
 /** Options for `initBackend`. */
@@ -94,7 +101,7 @@ export function describeBackend(info: BackendInfo): string {
   const skipped = info.skipped.length
     ? `; skipped ${info.skipped.map((s) => `${s.name}: ${s.why}`).join('; ')}`
     : '';
-  return `backend: ${info.name}${provider} (${info.reason}${skipped}), tfjs ${info.tfjsVersion}`;
+  return `backend: ${info.name}${provider} (${info.reason}${skipped}), tfjs ${info.tfjsVersion}, ${info.kernels}`;
 }
 
 async function choose(forced: BackendName | undefined, reason: BackendInfo['reason']): Promise<BackendInfo> {
@@ -104,7 +111,14 @@ async function choose(forced: BackendName | undefined, reason: BackendInfo['reas
   for (const name of order) {
     const attempt = await tryBackend(name);
     if (attempt.ok) {
-      return { name, provider: attempt.provider, reason, skipped, tfjsVersion: tf.version.tfjs };
+      return {
+        name,
+        provider: attempt.provider,
+        reason,
+        skipped,
+        tfjsVersion: tf.version.tfjs,
+        kernels: attempt.kernels,
+      };
     }
     skipped.push({ name, why: attempt.why });
   }
@@ -113,14 +127,15 @@ async function choose(forced: BackendName | undefined, reason: BackendInfo['reas
   );
 }
 
-type Attempt = { ok: true; provider: string } | { ok: false; why: string };
+type Attempt = { ok: true; provider: string; kernels: string } | { ok: false; why: string };
 
 async function tryBackend(name: BackendName): Promise<Attempt> {
   if (name === 'tensorflow') {
     const whyNot: string[] = [];
     for (const pkg of ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']) {
       const why = loadNative(pkg);
-      if (why === undefined && (await activate('tensorflow'))) return { ok: true, provider: pkg };
+      if (why === undefined && (await activate('tensorflow')))
+        return { ok: true, provider: pkg, kernels: 'libtensorflow kernels' };
       whyNot.push(`${pkg} ${why ?? 'loaded but the backend did not initialize'}`);
     }
     return { ok: false, why: whyNot.join(', ') };
@@ -147,9 +162,12 @@ async function tryBackend(name: BackendName): Promise<Attempt> {
       if (!before.unhandledRejection.has(l)) process.removeListener('unhandledRejection', l);
     if (!ok) return { ok: false, why: 'the wasm backend did not initialize' };
     registerWasmKernels();
-    return { ok: true, provider: '@tensorflow/tfjs-backend-wasm' };
+    const blas = registerBlasKernels();
+    return { ok: true, provider: '@tensorflow/tfjs-backend-wasm', kernels: blas.description };
   }
-  return (await activate('cpu')) ? { ok: true, provider: '@tensorflow/tfjs' } : { ok: false, why: 'failed' };
+  return (await activate('cpu'))
+    ? { ok: true, provider: '@tensorflow/tfjs', kernels: 'JavaScript kernels' }
+    : { ok: false, why: 'failed' };
 }
 
 /** Loads a native tfjs package by name, or says why not (see _native.ts). */

@@ -1,0 +1,385 @@
+/*
+ * fedscore's native kernels (optional): matrix products and stride-1 NHWC convolutions with
+ * their gradients, on OpenBLAS's sgemm (Debian libopenblas-dev). src/ml/_blas_kernels.ts
+ * registers them on the tfjs wasm backend, so they read and write the wasm heap in place;
+ * when this addon is not built, fedscore runs on the wasm backend's own kernels.
+ *
+ * Every function takes Float32Arrays and integer dimensions, checks that each array holds the
+ * elements the dimensions imply, and throws a RangeError/TypeError naming the argument otherwise.
+ * Convolutions go through im2col in chunks of images, so the column buffer stays under
+ * CHUNK_FLOATS floats whatever the batch (2000-image evaluations included).
+ */
+#define NAPI_VERSION 8
+#include <cblas.h>
+#include <math.h>
+#include <node_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void openblas_set_num_threads(int);
+extern int openblas_get_num_threads(void);
+extern char *openblas_get_config(void);
+
+#define CHUNK_FLOATS ((size_t)8 << 20) /* 32 MB of im2col columns at most */
+
+/* Per-environment (main thread or worker) scratch buffer, freed when the environment ends. */
+typedef struct {
+  float *buf;
+  size_t cap;
+} Scratch;
+
+static void free_scratch(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  Scratch *s = (Scratch *)data;
+  free(s->buf);
+  free(s);
+}
+
+static float *scratch(napi_env env, size_t floats) {
+  Scratch *s = NULL;
+  if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) return NULL;
+  if (s->cap < floats) {
+    free(s->buf);
+    s->buf = (float *)malloc(floats * sizeof(float));
+    s->cap = s->buf ? floats : 0;
+  }
+  return s->buf;
+}
+
+static napi_value fail(napi_env env, const char *kind, const char *msg) {
+  if (kind[0] == 'T')
+    napi_throw_type_error(env, NULL, msg);
+  else if (kind[0] == 'R')
+    napi_throw_range_error(env, NULL, msg);
+  else
+    napi_throw_error(env, NULL, msg);
+  return NULL;
+}
+
+/* A Float32Array argument with at least `need` elements. */
+static int f32(napi_env env, napi_value v, const char *name, size_t need, float **out) {
+  bool is_ta = false;
+  char msg[160];
+  napi_typedarray_type type;
+  size_t len;
+  void *data;
+  if (napi_is_typedarray(env, v, &is_ta) != napi_ok || !is_ta ||
+      napi_get_typedarray_info(env, v, &type, &len, &data, NULL, NULL) != napi_ok ||
+      type != napi_float32_array) {
+    snprintf(msg, sizeof msg, "%s: expected a Float32Array", name);
+    fail(env, "TypeError", msg);
+    return 0;
+  }
+  if (len < need) {
+    snprintf(msg, sizeof msg, "%s: expected at least %zu elements, got %zu", name, need, len);
+    fail(env, "RangeError", msg);
+    return 0;
+  }
+  *out = (float *)data;
+  return 1;
+}
+
+/* A non-negative integer argument. */
+static int dim(napi_env env, napi_value v, const char *name, int64_t *out) {
+  double d;
+  char msg[160];
+  if (napi_get_value_double(env, v, &d) != napi_ok || !(d >= 0) || d > 2147483647.0 || d != (double)(int64_t)d) {
+    snprintf(msg, sizeof msg, "%s: expected a non-negative integer", name);
+    fail(env, "RangeError", msg);
+    return 0;
+  }
+  *out = (int64_t)d;
+  return 1;
+}
+
+#define ARGS(n)                                                                 \
+  size_t argc = (n);                                                            \
+  napi_value argv[(n)];                                                         \
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL; \
+  if (argc < (n)) return fail(env, "TypeError", "expected " #n " arguments");
+
+/*
+ * gemm(batch, transA, transB, m, n, k, a, strideA, b, strideB, c, strideC):
+ * for each i < batch, C_i[m,n] = op(A_i)·op(B_i), row-major, where op transposes when the flag
+ * is 1 (A_i stored [k,m], B_i stored [n,k]). Strides are in elements; a stride of 0 broadcasts.
+ */
+static napi_value gemm(napi_env env, napi_callback_info info) {
+  ARGS(12)
+  int64_t batch, ta, tb, m, n, k, sa, sb, sc;
+  float *a, *b, *c;
+  if (!dim(env, argv[0], "batch", &batch) || !dim(env, argv[1], "transA", &ta) ||
+      !dim(env, argv[2], "transB", &tb) || !dim(env, argv[3], "m", &m) || !dim(env, argv[4], "n", &n) ||
+      !dim(env, argv[5], "k", &k) || !dim(env, argv[7], "strideA", &sa) ||
+      !dim(env, argv[9], "strideB", &sb) || !dim(env, argv[11], "strideC", &sc))
+    return NULL;
+  if (ta > 1 || tb > 1) return fail(env, "RangeError", "transA, transB: expected 0 or 1");
+  size_t last = batch > 0 ? (size_t)(batch - 1) : 0;
+  if (!f32(env, argv[6], "a", batch ? last * sa + (size_t)(m * k) : 0, &a) ||
+      !f32(env, argv[8], "b", batch ? last * sb + (size_t)(k * n) : 0, &b) ||
+      !f32(env, argv[10], "c", batch ? last * sc + (size_t)(m * n) : 0, &c))
+    return NULL;
+  if (m == 0 || n == 0) return NULL;
+  for (int64_t i = 0; i < batch; i++) {
+    float *ci = c + i * sc;
+    if (k == 0) {
+      memset(ci, 0, (size_t)(m * n) * sizeof(float));
+      continue;
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)m,
+                (blasint)n, (blasint)k, 1.0f, a + i * sa, ta ? (blasint)m : (blasint)k, b + i * sb,
+                tb ? (blasint)k : (blasint)n, 0.0f, ci, (blasint)n);
+  }
+  return NULL;
+}
+
+/* Convolution geometry shared by the three convolution functions. */
+typedef struct {
+  int64_t n, h, w, c, kh, kw, o, pt, pl, oh, ow;
+} Conv;
+
+static int conv_args(napi_env env, napi_value *argv, Conv *g) {
+  static const char *names[] = {"n", "h", "w", "c", "kh", "kw", "o", "padTop", "padLeft", "outH", "outW"};
+  int64_t *f[] = {&g->n, &g->h, &g->w, &g->c, &g->kh, &g->kw, &g->o, &g->pt, &g->pl, &g->oh, &g->ow};
+  for (int i = 0; i < 11; i++)
+    if (!dim(env, argv[i], names[i], f[i])) return 0;
+  if (g->kh == 0 || g->kw == 0 || g->c == 0 || g->o == 0) {
+    fail(env, "RangeError", "kh, kw, c, o: expected positive sizes");
+    return 0;
+  }
+  if (g->oh + g->kh - 1 > g->h + 2 * g->pt + g->kh || g->ow + g->kw - 1 > g->w + 2 * g->pl + g->kw) {
+    fail(env, "RangeError", "outH, outW: larger than the padded input allows");
+    return 0;
+  }
+  return 1;
+}
+
+/* Images per im2col chunk so that the columns fit CHUNK_FLOATS (at least one image). */
+static int64_t chunk_images(const Conv *g) {
+  size_t per = (size_t)(g->oh * g->ow * g->kh * g->kw * g->c);
+  int64_t k = per ? (int64_t)(CHUNK_FLOATS / per) : g->n;
+  return k < 1 ? 1 : (k > g->n ? g->n : k);
+}
+
+/* cols[(i·OH + y)·OW + x][(ky·KW + kx)·C + ch] = x[n0+i][y+ky−pt][x+kx−pl][ch], 0 outside. */
+static void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols) {
+  const int64_t row = g->kh * g->kw * g->c;
+  for (int64_t i = 0; i < count; i++) {
+    const float *img = x + (n0 + i) * g->h * g->w * g->c;
+    for (int64_t oy = 0; oy < g->oh; oy++)
+      for (int64_t ox = 0; ox < g->ow; ox++) {
+        float *dst = cols + ((i * g->oh + oy) * g->ow + ox) * row;
+        for (int64_t ky = 0; ky < g->kh; ky++) {
+          const int64_t iy = oy + ky - g->pt;
+          float *d = dst + ky * g->kw * g->c;
+          if (iy < 0 || iy >= g->h) {
+            memset(d, 0, (size_t)(g->kw * g->c) * sizeof(float));
+            continue;
+          }
+          const int64_t x0 = ox - g->pl;
+          if (x0 >= 0 && x0 + g->kw <= g->w) {
+            memcpy(d, img + (iy * g->w + x0) * g->c, (size_t)(g->kw * g->c) * sizeof(float));
+            continue;
+          }
+          for (int64_t kx = 0; kx < g->kw; kx++) {
+            const int64_t ix = x0 + kx;
+            if (ix < 0 || ix >= g->w)
+              memset(d + kx * g->c, 0, (size_t)g->c * sizeof(float));
+            else
+              memcpy(d + kx * g->c, img + (iy * g->w + ix) * g->c, (size_t)g->c * sizeof(float));
+          }
+        }
+      }
+  }
+}
+
+/* The adjoint of im2col: dx[n0+i][…] += cols[…] (dx zeroed by the caller). */
+static void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx) {
+  const int64_t row = g->kh * g->kw * g->c;
+  for (int64_t i = 0; i < count; i++) {
+    float *img = dx + (n0 + i) * g->h * g->w * g->c;
+    for (int64_t oy = 0; oy < g->oh; oy++)
+      for (int64_t ox = 0; ox < g->ow; ox++) {
+        const float *src = cols + ((i * g->oh + oy) * g->ow + ox) * row;
+        for (int64_t ky = 0; ky < g->kh; ky++) {
+          const int64_t iy = oy + ky - g->pt;
+          if (iy < 0 || iy >= g->h) continue;
+          for (int64_t kx = 0; kx < g->kw; kx++) {
+            const int64_t ix = ox + kx - g->pl;
+            if (ix < 0 || ix >= g->w) continue;
+            const float *s = src + (ky * g->kw + kx) * g->c;
+            float *d = img + (iy * g->w + ix) * g->c;
+            for (int64_t ch = 0; ch < g->c; ch++) d[ch] += s[ch];
+          }
+        }
+      }
+  }
+}
+
+#define CONV_SIZES(g)                                                       \
+  const size_t xs = (size_t)((g).n * (g).h * (g).w * (g).c);                \
+  const size_t ws = (size_t)((g).kh * (g).kw * (g).c * (g).o);              \
+  const size_t ys = (size_t)((g).n * (g).oh * (g).ow * (g).o);              \
+  const int64_t kk = (g).kh * (g).kw * (g).c;                               \
+  const int64_t chunk = chunk_images(&(g));                                 \
+  float *cols = scratch(env, (size_t)(chunk * (g).oh * (g).ow * kk));       \
+  if (cols == NULL) return fail(env, "Error", "out of memory for im2col columns");
+
+/* conv2dForward(n,h,w,c,kh,kw,o,padTop,padLeft,outH,outW, x[n,h,w,c], w[kh,kw,c,o], y[n,outH,outW,o]). */
+static napi_value conv_forward(napi_env env, napi_callback_info info) {
+  ARGS(14)
+  Conv g;
+  if (!conv_args(env, argv, &g)) return NULL;
+  float *x, *wt, *y;
+  CONV_SIZES(g)
+  if (!f32(env, argv[11], "x", xs, &x) || !f32(env, argv[12], "filter", ws, &wt) ||
+      !f32(env, argv[13], "y", ys, &y))
+    return NULL;
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
+    const int64_t rows = cnt * g.oh * g.ow;
+    im2col(&g, x, n0, cnt, cols);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)rows, (blasint)g.o, (blasint)kk, 1.0f,
+                cols, (blasint)kk, wt, (blasint)g.o, 0.0f, y + n0 * g.oh * g.ow * g.o, (blasint)g.o);
+  }
+  return NULL;
+}
+
+/* conv2dFilterGrad(…, x[n,h,w,c], dy[n,outH,outW,o], dw[kh,kw,c,o]): dw = Σ colsᵀ·dy. */
+static napi_value conv_filter_grad(napi_env env, napi_callback_info info) {
+  ARGS(14)
+  Conv g;
+  if (!conv_args(env, argv, &g)) return NULL;
+  float *x, *dy, *dw;
+  CONV_SIZES(g)
+  if (!f32(env, argv[11], "x", xs, &x) || !f32(env, argv[12], "dy", ys, &dy) ||
+      !f32(env, argv[13], "dw", ws, &dw))
+    return NULL;
+  if (g.n == 0 || g.oh == 0 || g.ow == 0) memset(dw, 0, ws * sizeof(float));
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
+    const int64_t rows = cnt * g.oh * g.ow;
+    im2col(&g, x, n0, cnt, cols);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)kk, (blasint)g.o, (blasint)rows, 1.0f, cols,
+                (blasint)kk, dy + n0 * g.oh * g.ow * g.o, (blasint)g.o, n0 == 0 ? 0.0f : 1.0f, dw,
+                (blasint)g.o);
+  }
+  return NULL;
+}
+
+/* conv2dInputGrad(…, dy[n,outH,outW,o], w[kh,kw,c,o], dx[n,h,w,c]): dx = col2im(dy·Wᵀ). */
+static napi_value conv_input_grad(napi_env env, napi_callback_info info) {
+  ARGS(14)
+  Conv g;
+  if (!conv_args(env, argv, &g)) return NULL;
+  float *dy, *wt, *dx;
+  CONV_SIZES(g)
+  if (!f32(env, argv[11], "dy", ys, &dy) || !f32(env, argv[12], "filter", ws, &wt) ||
+      !f32(env, argv[13], "dx", xs, &dx))
+    return NULL;
+  memset(dx, 0, xs * sizeof(float));
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
+    const int64_t rows = cnt * g.oh * g.ow;
+    if (rows == 0) continue;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)rows, (blasint)kk, (blasint)g.o, 1.0f,
+                dy + n0 * g.oh * g.ow * g.o, (blasint)g.o, wt, (blasint)g.o, 0.0f, cols, (blasint)kk);
+    col2im(&g, cols, n0, cnt, dx);
+  }
+  return NULL;
+}
+
+/* A number argument (any finite double). */
+static int num(napi_env env, napi_value v, const char *name, double *out) {
+  char msg[160];
+  if (napi_get_value_double(env, v, out) != napi_ok || !(*out == *out) || *out - *out != 0) {
+    snprintf(msg, sizeof msg, "%s: expected a finite number", name);
+    fail(env, "RangeError", msg);
+    return 0;
+  }
+  return 1;
+}
+
+/*
+ * adamStep(theta, grad, m, v, count, wd, beta1, beta2, stepSize, sqrtBc2, eps): one step of
+ * PyTorch's Adam with L2 weight decay over `count` parameters, in double precision and in the
+ * order of train.ts's JavaScript loop, so both give the same float32 bits (built with
+ * -ffp-contract=off: no fused multiply-adds).
+ */
+static void adam_loop(float *theta, const float *grad, float *m, float *v, int64_t count, double wd, double b1,
+                      double b2, double step, double sq, double eps) __attribute__((target_clones("avx512f", "avx2", "default")));
+static void adam_loop(float *restrict theta, const float *restrict grad, float *restrict m, float *restrict v,
+                      int64_t count, double wd, double b1, double b2, double step, double sq, double eps) {
+  const double c1 = 1 - b1, c2 = 1 - b2;
+  for (int64_t i = 0; i < count; i++) {
+    const double p = theta[i];
+    const double g = grad[i] + wd * p;
+    const double mi = b1 * m[i] + c1 * g;
+    const double vi = b2 * v[i] + c2 * g * g;
+    m[i] = (float)mi;
+    v[i] = (float)vi;
+    theta[i] = (float)(p - (step * mi) / (sqrt(vi) / sq + eps));
+  }
+}
+
+static napi_value adam_step(napi_env env, napi_callback_info info) {
+  ARGS(11)
+  int64_t count;
+  double wd, b1, b2, step, sq, eps;
+  float *theta, *grad, *m, *v;
+  if (!dim(env, argv[4], "count", &count) || !num(env, argv[5], "weightDecay", &wd) ||
+      !num(env, argv[6], "beta1", &b1) || !num(env, argv[7], "beta2", &b2) ||
+      !num(env, argv[8], "stepSize", &step) || !num(env, argv[9], "sqrtBc2", &sq) ||
+      !num(env, argv[10], "epsilon", &eps))
+    return NULL;
+  if (!f32(env, argv[0], "theta", (size_t)count, &theta) || !f32(env, argv[1], "grad", (size_t)count, &grad) ||
+      !f32(env, argv[2], "m", (size_t)count, &m) || !f32(env, argv[3], "v", (size_t)count, &v))
+    return NULL;
+  adam_loop(theta, grad, m, v, count, wd, b1, b2, step, sq, eps);
+  return NULL;
+}
+
+/* setThreads(k): OpenBLAS threads for this process (k ≥ 1). */
+static napi_value set_threads(napi_env env, napi_callback_info info) {
+  ARGS(1)
+  int64_t k;
+  if (!dim(env, argv[0], "threads", &k)) return NULL;
+  if (k < 1 || k > 256) return fail(env, "RangeError", "threads: expected an integer in [1, 256]");
+  openblas_set_num_threads((int)k);
+  return NULL;
+}
+
+/* info(): { library, config, threads }. */
+static napi_value blas_info(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out, v;
+  napi_create_object(env, &out);
+  napi_create_string_utf8(env, "OpenBLAS", NAPI_AUTO_LENGTH, &v);
+  napi_set_named_property(env, out, "library", v);
+  napi_create_string_utf8(env, openblas_get_config(), NAPI_AUTO_LENGTH, &v);
+  napi_set_named_property(env, out, "config", v);
+  napi_create_int32(env, openblas_get_num_threads(), &v);
+  napi_set_named_property(env, out, "threads", v);
+  return out;
+}
+
+NAPI_MODULE_INIT() {
+  Scratch *s = (Scratch *)calloc(1, sizeof(Scratch));
+  if (s == NULL || napi_set_instance_data(env, s, free_scratch, NULL) != napi_ok) {
+    free(s);
+    return NULL;
+  }
+  napi_property_descriptor props[] = {
+      {"gemm", NULL, gemm, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"conv2dForward", NULL, conv_forward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"conv2dFilterGrad", NULL, conv_filter_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"conv2dInputGrad", NULL, conv_input_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"info", NULL, blas_info, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  return exports;
+}

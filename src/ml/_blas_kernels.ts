@@ -1,0 +1,286 @@
+/**
+ * OpenBLAS kernels on the wasm backend (internal; registered by backend.ts).
+ *
+ * The wasm backend runs single-threaded in Node on 128-bit SIMD, which caps dense and
+ * convolution layers at a fraction of what a native BLAS gets from the same core (AVX2/AVX-512
+ * FMA) and leaves the second core idle. When fedscore's optional addon (`native/`, built at
+ * install by scripts/build-native.mjs against Debian's libopenblas-dev) is present, the
+ * heavy kernels — BatchMatMul, Conv2D and both convolution gradients — are replaced by
+ * OpenBLAS sgemm calls that read and write the wasm heap in place; everything else (ReLU,
+ * softmax, reductions, the optimizer's elementwise work) stays on wasm. PyTorch's CPU path is
+ * the same: im2col + sgemm on the BLAS it was linked with.
+ *
+ * Only stride-1, dilation-1, NHWC convolutions (the models of models.ts) and float32 products
+ * with equal or broadcast-of-one batch dimensions go native; anything else falls through to
+ * the kernel that was registered before (tfjs's, or fedscore's wasm kernels).
+ *
+ * `FEDSCORE_NATIVE_KERNELS=0` keeps the wasm kernels; `FEDSCORE_BLAS_THREADS` sets OpenBLAS's
+ * thread count (default: its own, one per core).
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs';
+import { convPadding } from './_wasm_kernels.js';
+
+type Info = tf.TensorInfo;
+interface KernelArgs {
+  inputs: Record<string, Info>;
+  backend: unknown;
+  attrs?: Record<string, unknown>;
+}
+type KernelFn = (args: KernelArgs) => Info;
+
+interface WasmBackend {
+  makeOutput(shape: number[], dtype: tf.DataType): Info;
+  typedArrayFromHeap(info: Info): tf.TypedArray;
+}
+
+/** The addon's functions (native/fedscore_kernels.c documents each). */
+interface Addon {
+  gemm(
+    batch: number,
+    transA: number,
+    transB: number,
+    m: number,
+    n: number,
+    k: number,
+    a: Float32Array,
+    strideA: number,
+    b: Float32Array,
+    strideB: number,
+    c: Float32Array,
+    strideC: number,
+  ): void;
+  conv2dForward(...args: [...number[], Float32Array, Float32Array, Float32Array]): void;
+  conv2dFilterGrad(...args: [...number[], Float32Array, Float32Array, Float32Array]): void;
+  conv2dInputGrad(...args: [...number[], Float32Array, Float32Array, Float32Array]): void;
+  adamStep(
+    theta: Float32Array,
+    grad: Float32Array,
+    m: Float32Array,
+    v: Float32Array,
+    count: number,
+    weightDecay: number,
+    beta1: number,
+    beta2: number,
+    stepSize: number,
+    sqrtBc2: number,
+    epsilon: number,
+  ): void;
+  setThreads(threads: number): void;
+  info(): { library: string; config: string; threads: number };
+}
+
+/** What `loadBlasKernels` found: the addon, or why it is not used. */
+export type BlasLoad = { ok: true; addon: Addon; description: string } | { ok: false; why: string };
+
+/** Candidate locations of the built addon: from src/ml (tsx) and from dist/src/ml (compiled). */
+function addonPaths(): string[] {
+  return ['../../native/build/fedscore_kernels.node', '../../../native/build/fedscore_kernels.node'].map(
+    (p) => fileURLToPath(new URL(p, import.meta.url)),
+  );
+}
+
+let loaded: BlasLoad | undefined;
+
+/**
+ * Loads the addon once (see the module comment for the environment variables).
+ * @throws RangeError when FEDSCORE_BLAS_THREADS is set but not an integer in [1, 256].
+ */
+export function loadBlasKernels(env: Record<string, string | undefined> = process.env): BlasLoad {
+  if (env.FEDSCORE_NATIVE_KERNELS === '0') return { ok: false, why: 'disabled by FEDSCORE_NATIVE_KERNELS=0' };
+  const threads = env.FEDSCORE_BLAS_THREADS;
+  const k = threads === undefined || threads === '' ? undefined : Number(threads);
+  if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > 256))
+    throw new RangeError(`FEDSCORE_BLAS_THREADS: expected an integer in [1, 256], got '${threads}'`);
+  if (!loaded) {
+    const path = addonPaths().find((p) => existsSync(p));
+    if (!path) loaded = { ok: false, why: 'not built (install libopenblas-dev, then npm run build:native)' };
+    else
+      try {
+        loaded = { ok: true, addon: createRequire(import.meta.url)(path) as Addon, description: '' };
+      } catch (e) {
+        loaded = { ok: false, why: `failed to load ${path} (${(e as Error).message.split('\n')[0]})` };
+      }
+  }
+  if (!loaded.ok) return loaded;
+  if (k !== undefined) loaded.addon.setThreads(k);
+  const i = loaded.addon.info();
+  const version = /OpenBLAS [\d.]+/.exec(i.config)?.[0] ?? i.library;
+  loaded = { ...loaded, description: `${version} (${i.threads} thread${i.threads === 1 ? '' : 's'})` };
+  return loaded;
+}
+
+/**
+ * The addon's Adam step (same float32 bits as train.ts's JavaScript loop, ≈10× faster), or
+ * undefined when the addon is not loaded.
+ */
+export function nativeAdamStep(): Addon['adamStep'] | undefined {
+  const load = loadBlasKernels();
+  return load.ok ? load.addon.adamStep : undefined;
+}
+
+const f32 = (backend: WasmBackend, t: Info) => backend.typedArrayFromHeap(t) as Float32Array;
+const size = (shape: readonly number[]) => shape.reduce((p, d) => p * d, 1);
+
+function matMulKernel(addon: Addon, fallback: KernelFn): KernelFn {
+  return (args) => {
+    const { a, b } = args.inputs as { a: Info; b: Info };
+    const { transposeA, transposeB } = args.attrs as { transposeA: boolean; transposeB: boolean };
+    if (a.dtype !== 'float32' || b.dtype !== 'float32') return fallback(args);
+    const ra = a.shape.length;
+    const rb = b.shape.length;
+    const m = transposeA ? a.shape[ra - 1]! : a.shape[ra - 2]!;
+    const k = transposeA ? a.shape[ra - 2]! : a.shape[ra - 1]!;
+    const kb = transposeB ? b.shape[rb - 1]! : b.shape[rb - 2]!;
+    const n = transposeB ? b.shape[rb - 2]! : b.shape[rb - 1]!;
+    const outerA = a.shape.slice(0, -2);
+    const outerB = b.shape.slice(0, -2);
+    const batchA = size(outerA);
+    const batchB = size(outerB);
+    // Same batch, or one operand shared by every batch; other broadcasts go to the fallback.
+    if (k !== kb || (batchA !== batchB && batchA !== 1 && batchB !== 1)) return fallback(args);
+    const outer = tf.backend_util.assertAndGetBroadcastShape(outerA, outerB);
+    const batch = Math.max(batchA, batchB);
+    if (size(outer) !== batch) return fallback(args);
+    const backend = args.backend as WasmBackend;
+    const out = backend.makeOutput([...outer, m, n], 'float32');
+    // Views after makeOutput: a heap growth there would detach earlier ones.
+    addon.gemm(
+      batch,
+      transposeA ? 1 : 0,
+      transposeB ? 1 : 0,
+      m,
+      n,
+      k,
+      f32(backend, a),
+      batchA === 1 ? 0 : m * k,
+      f32(backend, b),
+      batchB === 1 ? 0 : k * n,
+      f32(backend, out),
+      m * n,
+    );
+    return out;
+  };
+}
+
+interface ConvAttrs {
+  strides: number | [number, number];
+  pad: unknown;
+  dataFormat: 'NHWC' | 'NCHW';
+  dimRoundingMode?: string;
+  dilations?: number | [number, number];
+}
+
+/** The addon's 11 geometry arguments, or undefined when the convolution is not supported. */
+function geometry(
+  attrs: ConvAttrs,
+  xShape: readonly number[],
+  filterShape: readonly number[],
+): number[] | undefined {
+  const [n, h, w, c] = xShape as [number, number, number, number];
+  const [kh, kw, fc, o] = filterShape as [number, number, number, number];
+  const pads = convPadding(attrs, kh, kw);
+  if (!pads || fc !== c || xShape.length !== 4) return undefined;
+  const oh = h + pads[0] + pads[1] - kh + 1;
+  const ow = w + pads[2] + pads[3] - kw + 1;
+  if (oh < 0 || ow < 0) return undefined;
+  return [n, h, w, c, kh, kw, o, pads[0], pads[2], oh, ow];
+}
+
+function convKernel(addon: Addon, fallback: KernelFn): KernelFn {
+  return (args) => {
+    const { x, filter } = args.inputs as { x: Info; filter: Info };
+    const g = geometry(args.attrs as unknown as ConvAttrs, x.shape, filter.shape);
+    if (!g || x.dtype !== 'float32' || filter.dtype !== 'float32') return fallback(args);
+    const backend = args.backend as WasmBackend;
+    const out = backend.makeOutput([g[0]!, g[9]!, g[10]!, g[6]!], 'float32');
+    addon.conv2dForward(...g, f32(backend, x), f32(backend, filter), f32(backend, out));
+    return out;
+  };
+}
+
+function filterGradKernel(addon: Addon, fallback: KernelFn): KernelFn {
+  return (args) => {
+    const { x, dy } = args.inputs as { x: Info; dy: Info };
+    const attrs = args.attrs as unknown as ConvAttrs & { filterShape: number[] };
+    const g = geometry(attrs, x.shape, attrs.filterShape);
+    if (!g || g[9] !== dy.shape[1] || g[10] !== dy.shape[2]) return fallback(args);
+    const backend = args.backend as WasmBackend;
+    const out = backend.makeOutput([...attrs.filterShape], 'float32');
+    addon.conv2dFilterGrad(...g, f32(backend, x), f32(backend, dy), f32(backend, out));
+    return out;
+  };
+}
+
+function inputGradKernel(addon: Addon, fallback: KernelFn): KernelFn {
+  return (args) => {
+    const { dy, filter } = args.inputs as { dy: Info; filter: Info };
+    const attrs = args.attrs as unknown as ConvAttrs & { inputShape: number[] };
+    const g = geometry(attrs, attrs.inputShape, filter.shape);
+    if (!g || g[9] !== dy.shape[1] || g[10] !== dy.shape[2]) return fallback(args);
+    const backend = args.backend as WasmBackend;
+    const out = backend.makeOutput([...attrs.inputShape], 'float32');
+    addon.conv2dInputGrad(...g, f32(backend, dy), f32(backend, filter), f32(backend, out));
+    return out;
+  };
+}
+
+const NATIVE_KERNELS: [string, (addon: Addon, fallback: KernelFn) => KernelFn][] = [
+  ['BatchMatMul', matMulKernel],
+  ['Conv2D', convKernel],
+  ['Conv2DBackpropFilter', filterGradKernel],
+  ['Conv2DBackpropInput', inputGradKernel],
+];
+
+/** The wasm kernels and the native ones that replace them, once registered. */
+let swapped: { wasm: tf.KernelConfig[]; native: tf.KernelConfig[]; description: string } | undefined;
+let active = false;
+
+function install(configs: readonly tf.KernelConfig[]): void {
+  for (const c of configs) {
+    if (tf.getKernel(c.kernelName, 'wasm')) tf.unregisterKernel(c.kernelName, 'wasm');
+    tf.registerKernel(c);
+  }
+}
+
+/**
+ * Replaces the wasm backend's product and convolution kernels by the addon's (idempotent).
+ * Call after `registerWasmKernels`, whose kernels become the fallbacks. Returns a description
+ * of the kernels in use (`OpenBLAS 0.3.21 (2 threads)`), or why the wasm kernels stay.
+ */
+export function registerBlasKernels(env: Record<string, string | undefined> = process.env): {
+  native: boolean;
+  description: string;
+} {
+  if (swapped) return { native: active, description: active ? swapped.description : 'wasm kernels' };
+  const load = loadBlasKernels(env);
+  if (!load.ok) return { native: false, description: `wasm kernels (OpenBLAS ${load.why})` };
+  const wasm = NATIVE_KERNELS.map(([name]) => {
+    const k = tf.getKernel(name, 'wasm');
+    if (!k) throw new Error(`wasm kernel ${name} is not registered`);
+    return k;
+  });
+  const native = NATIVE_KERNELS.map(([name, make], i) => ({
+    kernelName: name,
+    backendName: 'wasm',
+    kernelFunc: make(load.addon, wasm[i]!.kernelFunc as unknown as KernelFn) as unknown as tf.KernelFunc,
+  }));
+  swapped = { wasm, native, description: load.description };
+  install(native);
+  active = true;
+  return { native: true, description: load.description };
+}
+
+/**
+ * Switches between the native kernels and the wasm ones they replaced (for tests and
+ * benchmarks that compare both in one process). Returns whether the native kernels are active
+ * afterwards: false when they were never registered.
+ */
+export function useBlasKernels(on: boolean): boolean {
+  if (!swapped) return false;
+  if (on !== active) install(on ? swapped.native : swapped.wasm);
+  active = on;
+  return active;
+}

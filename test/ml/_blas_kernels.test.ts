@@ -1,0 +1,161 @@
+/**
+ * fedscore's native OpenBLAS kernels (native/fedscore_kernels.c, src/ml/_blas_kernels.ts).
+ * CI installs libopenblas-dev before `npm ci`, so there the addon must be built and in use;
+ * elsewhere these tests run when it is. Products and gradients against the cpu backend are in
+ * _wasm_kernels.test.ts (run once per kernel set); here: the addon's own checks, convolutions
+ * large enough to be split into im2col chunks, the Adam step's bits, and determinism.
+ */
+import * as tf from '@tensorflow/tfjs';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadBlasKernels, nativeAdamStep, useBlasKernels } from '../../src/ml/_blas_kernels.js';
+import { describeBackend, initBackend } from '../../src/ml/backend.js';
+import { cnn003, initParams } from '../../src/ml/models.js';
+import { trainLocal } from '../../src/ml/train.js';
+import { gaussianMixture, maxAbs, maxAbsDiff, randomVector } from './_synthetic.js';
+
+const load = loadBlasKernels();
+
+describe('native kernels: presence', () => {
+  it.runIf(process.env.CI)('are built and chosen in CI', async () => {
+    expect(load.ok, load.ok ? '' : load.why).toBe(true);
+    const info = await initBackend({ backend: 'wasm' });
+    expect(info.kernels).toMatch(/^OpenBLAS \d+\.\d+\.\d+ \(\d+ threads?\)$/);
+    expect(describeBackend(info)).toContain(info.kernels);
+  });
+
+  it('FEDSCORE_NATIVE_KERNELS=0 turns them off and a bad FEDSCORE_BLAS_THREADS is named', () => {
+    expect(loadBlasKernels({ FEDSCORE_NATIVE_KERNELS: '0' })).toEqual({
+      ok: false,
+      why: 'disabled by FEDSCORE_NATIVE_KERNELS=0',
+    });
+    for (const bad of ['0', 'two', '1.5', '999'])
+      expect(() => loadBlasKernels({ FEDSCORE_BLAS_THREADS: bad })).toThrow(
+        /FEDSCORE_BLAS_THREADS: expected/,
+      );
+  });
+});
+
+describe.runIf(load.ok)('native kernels', () => {
+  const addon = load.ok ? load.addon : undefined!;
+
+  beforeAll(async () => {
+    await initBackend({ backend: 'wasm' });
+    useBlasKernels(true);
+  });
+
+  it('reject arrays too short for the dimensions, non-float arrays and bad sizes, naming the argument', () => {
+    const a = new Float32Array(4);
+    expect(() => addon.gemm(1, 0, 0, 3, 3, 3, a, 0, a, 0, a, 0)).toThrow(
+      /^a: expected at least 9 elements, got 4$/,
+    );
+    expect(() =>
+      addon.gemm(1, 0, 0, 2, 2, 2, new Float64Array(4) as unknown as Float32Array, 0, a, 0, a, 0),
+    ).toThrow(/^a: expected a Float32Array$/);
+    expect(() => addon.gemm(1, 2, 0, 2, 2, 2, a, 0, a, 0, a, 0)).toThrow(/transA, transB: expected 0 or 1/);
+    expect(() => addon.gemm(1, 0, 0, -1, 2, 2, a, 0, a, 0, a, 0)).toThrow(
+      /^m: expected a non-negative integer$/,
+    );
+    const x = new Float32Array(16);
+    expect(() => addon.conv2dForward(1, 4, 4, 1, 3, 3, 1, 0, 0, 9, 9, x, x, x)).toThrow(
+      /outH, outW: larger than the padded input allows/,
+    );
+    expect(() => addon.conv2dForward(1, 4, 4, 1, 3, 3, 1, 0, 0, 2, 2, x, new Float32Array(8), x)).toThrow(
+      /^filter: expected at least 9 elements, got 8$/,
+    );
+    expect(() => addon.setThreads(0)).toThrow(/threads: expected an integer in \[1, 256\]/);
+  });
+
+  it('a convolution split into several im2col chunks matches the cpu backend, gradients included', async () => {
+    // 62·62·(3·3·32) ≈ 1.1M column floats per image: 8 images per 8M-float chunk, so 9 images
+    // take two chunks (and the filter gradient accumulates across them).
+    const shape: [number, number, number, number] = [9, 64, 64, 32];
+    const x = randomVector(
+      shape.reduce((p, d) => p * d, 1),
+      1,
+      1,
+    );
+    const w = randomVector(3 * 3 * 32 * 4, 2, 0.2);
+    const run = async (backend: 'wasm' | 'cpu') => {
+      await initBackend({ backend });
+      return tf.tidy(() => {
+        const f = (a: tf.Tensor, b: tf.Tensor) =>
+          tf.sum(tf.square(tf.conv2d(a as tf.Tensor4D, b as tf.Tensor4D, 1, 'same')));
+        const y = tf.conv2d(tf.tensor4d(x, shape), tf.tensor4d(w, [3, 3, 32, 4]), 1, 'same');
+        const g = tf.grads(f)([tf.tensor4d(x, shape), tf.tensor4d(w, [3, 3, 32, 4])]);
+        return [y, ...g].map((t) => t.dataSync() as Float32Array);
+      });
+    };
+    const native = await run('wasm');
+    const cpu = await run('cpu');
+    await initBackend({ backend: 'wasm' });
+    for (let k = 0; k < 3; k++)
+      expect(maxAbsDiff(native[k]!, cpu[k]!) / maxAbs(cpu[k]!), `tensor ${k}`).toBeLessThan(1e-4);
+  }, 60_000);
+
+  it("the Adam step gives the same float32 bits as train.ts's JavaScript loop", () => {
+    const step = nativeAdamStep()!;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.double({ min: 0, max: 0.1, noNaN: true }),
+        fc.double({ min: 0.5, max: 0.99, noNaN: true }),
+        fc.double({ min: 0.9, max: 0.9999, noNaN: true }),
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        (count, t, wd, beta1, beta2, seed) => {
+          const theta = randomVector(count, seed, 1);
+          const grad = randomVector(count, seed + 1, 0.1);
+          const m = randomVector(count, seed + 2, 0.01);
+          const v = Float32Array.from(randomVector(count, seed + 3, 0.01), Math.abs);
+          const mine = [theta, m, v].map((a) => Float32Array.from(a));
+          const stepSize = 1e-3 / (1 - beta1 ** t);
+          const sqrtBc2 = Math.sqrt(1 - beta2 ** t);
+          step(mine[0]!, grad, mine[1]!, mine[2]!, count, wd, beta1, beta2, stepSize, sqrtBc2, 1e-8);
+          // The loop of train.ts, verbatim.
+          const c1 = 1 - beta1;
+          const c2 = 1 - beta2;
+          for (let i = 0; i < count; i++) {
+            const p = theta[i]!;
+            const g = grad[i]! + wd * p;
+            const mi = beta1 * m[i]! + c1 * g;
+            const vi = beta2 * v[i]! + c2 * g * g;
+            m[i] = mi;
+            v[i] = vi;
+            theta[i] = p - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + 1e-8);
+          }
+          expect(mine[0]).toEqual(theta);
+          expect(mine[1]).toEqual(m);
+          expect(mine[2]).toEqual(v);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('training is deterministic with threaded OpenBLAS, and close to training on the wasm kernels', async () => {
+    const spec = cnn003({ inputShape: [12, 12, 1], hidden: 16 });
+    const data = gaussianMixture(96, spec.inputShape, 10, 4);
+    const m0 = initParams(spec, 2);
+    const opts = { seed: 5, epochs: 2, batchSize: 32, weightDecay: 1e-3 };
+    const a = await trainLocal(spec, m0, data, opts);
+    const b = await trainLocal(spec, m0, data, opts);
+    expect(b.delta).toEqual(a.delta);
+    useBlasKernels(false);
+    try {
+      const c = await trainLocal(spec, m0, data, opts);
+      // Same steps, sums in another order: Adam normalizes each coordinate, so compare the
+      // updates in relative L2 and the losses closely.
+      let num = 0;
+      let den = 0;
+      for (let i = 0; i < a.delta.length; i++) {
+        num += (a.delta[i]! - c.delta[i]!) ** 2;
+        den += c.delta[i]! ** 2;
+      }
+      expect(Math.sqrt(num / den)).toBeLessThan(1e-2);
+      for (let e = 0; e < 2; e++) expect(a.epochLosses[e]).toBeCloseTo(c.epochLosses[e]!, 4);
+    } finally {
+      useBlasKernels(true);
+    }
+  });
+});
