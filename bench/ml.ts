@@ -1,11 +1,13 @@
 /**
  * `npx tsx bench/ml.ts [--quick] [--no-reference] [--full-naive]` (or `npm run bench -- ml`):
  * the learning-runtime table of issue 4, next to the PyTorch reference (bench/ml_reference.py,
- * Debian python3-torch, run with /usr/bin/python3 and 2 threads) on the same synthetic data
- * and architectures:
- *   - MLP (784-200-10) and cnn003 training samples/s (Adam lr 1e-3, wd 1e-3, batch 64);
+ * Debian python3-torch, run with /usr/bin/python3 and 2 threads, once per BLAS the machine has)
+ * on the same synthetic data and architectures:
+ *   - MLP (784-200-10), cnn003 and LeNet-5 training samples/s (Adam lr 1e-3, wd 1e-3, batch 64),
+ *     by fedscore with its native OpenBLAS kernels and with the wasm kernels alone;
  *   - inference time for 2000 samples;
- *   - Fashion-MNIST test accuracy of the MLP after 3 epochs (src/data's loader);
+ *   - Fashion-MNIST test accuracy of the MLP after 3 epochs (src/data's loader; the same
+ *     examples are handed to PyTorch);
  *   - exact-Shapley wall time for n = 8, 10, 12 silos on 2000 test samples (MLP), with the
  *     combined coalition evaluation against the naive one. Naive timings for n = 12 (and
  *     n = 10 with --quick) are extrapolated from a measured sample of coalitions unless
@@ -21,17 +23,22 @@ import { maskToCoalition } from '../scoring/coalition.js';
 import { createRng } from '../scoring/random.js';
 import { exactShapley } from '../scoring/shapley.js';
 import { loadFashionMnist } from '../src/data/fashion-mnist.js';
+import { useBlasKernels } from '../src/ml/_blas_kernels.js';
 import { describeBackend, initBackend } from '../src/ml/backend.js';
 import { coalitionGame, createCoalitionEvaluator } from '../src/ml/coalition.js';
 import { evaluate } from '../src/ml/evaluate.js';
-import { cnn003, type Examples, initParams, mlp } from '../src/ml/models.js';
+import { cnn003, type Examples, initParams, lenet5, mlp } from '../src/ml/models.js';
 import { createTrainPool } from '../src/ml/parallel.js';
 import { trainLocal } from '../src/ml/train.js';
 
 interface Row {
   what: string;
+  /** fedscore with the native OpenBLAS kernels when built, else the wasm kernels. */
   fedscore: string;
-  pytorch: string;
+  /** fedscore on the wasm kernels alone (the addon switched off), when the addon is built. */
+  wasmOnly: string;
+  /** One cell per PyTorch reference (its BLAS). */
+  pytorch: string[];
   note: string;
 }
 
@@ -51,11 +58,15 @@ function synthetic(n: number, seed: number): Examples & { y: Int32Array } {
   return { x, y, n, shape: [28, 28, 1], numClasses: 10 };
 }
 
-function writeForPython(path: string, d: Examples & { y: Int32Array }): void {
-  const head = new Uint32Array([d.n, 784]);
+function writeForPython(path: string, d: Examples): void {
+  const head = new Uint32Array([d.n, d.x.length / Math.max(1, d.n)]);
   writeFileSync(
     path,
-    Buffer.concat([Buffer.from(head.buffer), Buffer.from(d.x.buffer), Buffer.from(d.y.buffer)]),
+    Buffer.concat([
+      Buffer.from(head.buffer),
+      Buffer.from(d.x.buffer, d.x.byteOffset, d.x.byteLength),
+      Buffer.from(Int32Array.from(d.y).buffer),
+    ]),
   );
 }
 
@@ -108,13 +119,15 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   );
   const rows: Row[] = [];
   const data = synthetic(8192, 1);
+  const fm = loadFashionMnist(quick ? { trainLimit: 6000 } : {});
+  const native = useBlasKernels(true);
+  console.log(`kernels: ${backend.kernels}`);
 
   // PyTorch reference on the same data (optional: skipped when python3-torch is missing), once per
   // BLAS Debian can give it: `apt-get install python3-torch` alone maps the reference BLAS of
   // libblas3; with libopenblas0-pthread installed the alternatives switch to OpenBLAS. The
   // loader is pointed at each explicitly, so the table does not depend on the machine's default.
   const refs: { label: string; ref: Record<string, number | string> }[] = [];
-  const fmnistDir = '/usr/share/datasets/fashion-mnist';
   const lib = '/usr/lib/x86_64-linux-gnu';
   const blasDirs = [
     // reference BLAS and LAPACK (libblas3, liblapack3): what python3-torch alone installs
@@ -124,11 +137,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (!argv.includes('--no-reference') && existsSync('/usr/bin/python3')) {
     const dir = mkdtempSync(join(os.tmpdir(), 'fedscore-bench-'));
     writeForPython(join(dir, 'data.bin'), data);
-    for (const [k, blas] of blasDirs.entries()) {
+    writeForPython(join(dir, 'fm-train.bin'), fm.train);
+    writeForPython(join(dir, 'fm-test.bin'), fm.test);
+    for (const blas of blasDirs) {
       const args = [join(import.meta.dirname, 'ml_reference.py'), join(dir, 'data.bin')];
-      if (k === 0 && !quick && existsSync(join(fmnistDir, 'train-images-idx3-ubyte.gz')))
-        args.push(fmnistDir);
+      if (!quick) args.push(join(dir, 'fm-train.bin'), join(dir, 'fm-test.bin'));
       const env = { ...process.env, LD_LIBRARY_PATH: blas.path };
+      console.log(`running the PyTorch reference with ${blas.label}…`);
       const r = spawnSync('/usr/bin/python3', args, { encoding: 'utf8', timeout: 900_000, env });
       if (r.status === 0)
         refs.push({ label: blas.label, ref: JSON.parse(r.stdout.trim().split('\n').at(-1)!) });
@@ -142,34 +157,48 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     console.log(`PyTorch ${ref.torch}, ${ref.threads} threads, ${label}: ${ref.blas}`);
   const num = (ref: Record<string, number | string>, key: string) =>
     typeof ref[key] === 'number' ? (ref[key] as number) : undefined;
-  /** "label: value (1 thread: value)" for every reference. */
+  /** One cell per reference: "2-thread rate (1 thread: rate)". */
   const refRates = (key: string) =>
-    refs.length === 0
-      ? '—'
-      : refs
-          .map(
-            ({ label, ref }) => `${label}: ${fmt(num(ref, key))} (1 thread: ${fmt(num(ref, `${key}_1t`))})`,
-          )
-          .join('; ');
-  /** fedscore's share of each reference's 2-thread rate (target ≥ 67 %). */
+    refs.map(({ ref }) => `${fmt(num(ref, key))} (1 thread: ${fmt(num(ref, `${key}_1t`))})`);
+  const refMs = (key: string) => refs.map(({ ref }) => fmt(num(ref, key), 1));
+  /** fedscore's share of each reference's 2-thread rate (target ≥ 67 %: within 1.5×). */
   const shares = (rate: number, key: string) =>
     refs
       .filter(({ ref }) => num(ref, key) !== undefined)
       .map(({ label, ref }) => `${((100 * rate) / num(ref, key)!).toFixed(0)} % of ${label}`)
       .join(', ');
-  const ref0 = refs[0]?.ref ?? {};
+  /** Runs `measure` with the native kernels (when built), then with the wasm kernels alone. */
+  const both = async <T>(measure: () => Promise<T> | T): Promise<[T, T | undefined]> => {
+    const a = await measure();
+    if (!native) return [a, undefined];
+    useBlasKernels(false);
+    try {
+      return [a, await measure()];
+    } finally {
+      useBlasKernels(true);
+    }
+  };
 
   const mlpSpec = mlp();
   const cnnSpec = cnn003();
-  const mlpRate = await trainRate(mlpSpec, data, quick ? 2048 : 8192);
-  rows.push({
-    what: 'MLP 784-200-10 training, samples/s',
-    fedscore: fmt(mlpRate),
-    pytorch: refRates('mlp_train_samples_per_s'),
-    note: `one thread: ${shares(mlpRate, 'mlp_train_samples_per_s')} (PyTorch 2 threads; target ≥ 67 %)`,
-  });
+  const lenetSpec = lenet5();
+  const training: [ReturnType<typeof mlp>, string, string, number][] = [
+    [mlpSpec, 'MLP 784-200-10', 'mlp', quick ? 2048 : 8192],
+    [cnnSpec, 'cnn003 (28×28×1)', 'cnn', quick ? 256 : 1024],
+    [lenetSpec, 'LeNet-5 (28×28×1)', 'lenet', quick ? 1024 : 4096],
+  ];
+  for (const [spec, label, key, n] of training) {
+    const [rate, wasmRate] = await both(() => trainRate(spec, data, n));
+    rows.push({
+      what: `${label} training, samples/s`,
+      fedscore: fmt(rate),
+      wasmOnly: fmt(wasmRate),
+      pytorch: refRates(`${key}_train_samples_per_s`),
+      note: `${shares(rate, `${key}_train_samples_per_s`)} (PyTorch 2 threads; target ≥ 67 %)`,
+    });
+  }
   {
-    // Several silos at once on worker threads (one wasm instance per core).
+    // Several silos at once on worker threads (one wasm instance each; OpenBLAS shared).
     const per = quick ? 1024 : 4096;
     const m0 = initParams(mlpSpec, 1);
     const tasks = [0, 1].map((i) => ({
@@ -192,34 +221,23 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     rows.push({
       what: 'MLP training, 2 silos on 2 worker threads, aggregate samples/s',
       fedscore: fmt(rate),
-      pytorch: '—',
-      note: `${(rate / mlpRate).toFixed(2)}× one thread (worker start-up excluded); ${shares(rate, 'mlp_train_samples_per_s')}`,
+      wasmOnly: '',
+      pytorch: refs.map(() => ''),
+      note: `worker start-up excluded; ${shares(rate, 'mlp_train_samples_per_s')}`,
     });
   }
-  const cnnRate = await trainRate(cnnSpec, data, quick ? 256 : 1024);
-  rows.push({
-    what: 'cnn003 (28×28×1) training, samples/s',
-    fedscore: fmt(cnnRate),
-    pytorch: refRates('cnn_train_samples_per_s'),
-    note: `one thread: ${shares(cnnRate, 'cnn_train_samples_per_s')} (PyTorch 2 threads; target ≥ 67 %)`,
-  });
-  rows.push({
-    what: 'MLP inference, 2000 samples, ms',
-    fedscore: fmt(inferMs(mlpSpec, data), 1),
-    pytorch:
-      refs.map(({ label, ref }) => `${label}: ${fmt(num(ref, 'mlp_infer_2000_ms'), 1)}`).join('; ') || '—',
-    note: 'fedscore: forward + loss + confusion matrix',
-  });
-  rows.push({
-    what: 'cnn003 inference, 2000 samples, ms',
-    fedscore: fmt(inferMs(cnnSpec, data), 1),
-    pytorch:
-      refs.map(({ label, ref }) => `${label}: ${fmt(num(ref, 'cnn_infer_2000_ms'), 1)}`).join('; ') || '—',
-    note: '',
-  });
+  for (const [spec, label, key] of training) {
+    const [ms, wasmMs] = await both(() => inferMs(spec, data));
+    rows.push({
+      what: `${label} inference, 2000 samples, ms`,
+      fedscore: fmt(ms, 1),
+      wasmOnly: fmt(wasmMs, 1),
+      pytorch: refMs(`${key}_infer_2000_ms`),
+      note: 'fedscore: forward + loss + confusion matrix; PyTorch: forward + arg-max',
+    });
+  }
 
-  // Fashion-MNIST, 3 epochs of the MLP.
-  const fm = loadFashionMnist(quick ? { trainLimit: 6000 } : {});
+  // Fashion-MNIST, 3 epochs of the MLP; PyTorch trains and tests on the same examples.
   {
     const m0 = initParams(mlpSpec, 1);
     const t = performance.now();
@@ -232,11 +250,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     ).accuracy;
     rows.push({
       what: `Fashion-MNIST MLP test accuracy, 3 epochs (${fm.train.n} train / ${fm.test.n} test)`,
-      fedscore: `${(100 * acc).toFixed(2)} % (${secs.toFixed(0)} s)`,
-      pytorch:
-        num(ref0, 'fmnist_mlp_acc_3ep') !== undefined
-          ? `${(100 * num(ref0, 'fmnist_mlp_acc_3ep')!).toFixed(2)} % (${(num(ref0, 'fmnist_mlp_train_s') ?? 0).toFixed(0)} s, ${refs[0]!.label})`
+      fedscore: `${(100 * acc).toFixed(2)} % (${secs.toFixed(1)} s)`,
+      wasmOnly: '',
+      pytorch: refs.map(({ ref }) =>
+        num(ref, 'fmnist_mlp_acc_3ep') !== undefined
+          ? `${(100 * num(ref, 'fmnist_mlp_acc_3ep')!).toFixed(2)} % (${(num(ref, 'fmnist_mlp_train_s') ?? 0).toFixed(1)} s)`
           : '—',
+      ),
       note: fm.note,
     });
   }
@@ -280,15 +300,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     rows.push({
       what: `exact Shapley n=${n} (${total} coalitions, 2000 test samples, MLP), s`,
       fedscore: `combined ${combinedS.toFixed(1)}`,
-      pytorch: '—',
+      wasmOnly: '',
+      pytorch: refs.map(() => '—'),
       note: `naive ${naiveS.toFixed(1)} s${sample < total ? ` (extrapolated from ${sample})` : ''}: ${(naiveS / combinedS).toFixed(1)}× faster; accuracies ${same ? 'identical' : 'DIFFER'} on ${sample}; Σφ = ${phi.reduce((a, b) => a + b, 0).toFixed(4)}`,
     });
   }
 
-  const torchNote = refs.length > 0 ? `torch ${ref0.torch}, ${ref0.threads} threads` : 'no reference';
-  console.log(`\n| measure | fedscore (${backend.name}) | PyTorch (${torchNote}) | note |`);
-  console.log('|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.what} | ${r.fedscore} | ${r.pytorch} | ${r.note} |`);
+  const wasmCol = native ? ' fedscore (wasm kernels only) |' : '';
+  const refCols = refs.map(({ label, ref }) => ` PyTorch ${ref.torch}, ${label}, 2 threads |`).join('');
+  console.log(`\n| measure | fedscore (${backend.name}, ${backend.kernels}) |${wasmCol}${refCols} note |`);
+  console.log(`|---|---|${native ? '---|' : ''}${refs.map(() => '---|').join('')}---|`);
+  for (const r of rows)
+    console.log(
+      `| ${r.what} | ${r.fedscore} |${native ? ` ${r.wasmOnly} |` : ''}${r.pytorch.map((c) => ` ${c} |`).join('')} ${r.note} |`,
+    );
   console.log(
     `load average at end: ${os
       .loadavg()

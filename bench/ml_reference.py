@@ -1,18 +1,19 @@
 """PyTorch reference for bench/ml.ts (not a dependency of fedscore).
 
 Runs the same architectures and optimizer as src/ml on the same synthetic data and prints one
-JSON object. Debian's python3-torch: `/usr/bin/python3 bench/ml_reference.py DATA.bin [FMNIST_DIR]`.
+JSON object. Debian's python3-torch:
+`/usr/bin/python3 bench/ml_reference.py DATA.bin [FMNIST_TRAIN.bin FMNIST_TEST.bin]`.
 
 bench/ml.ts runs it once per BLAS found on the machine (LD_LIBRARY_PATH picks Debian's reference
 BLAS or OpenBLAS); the JSON says which library was mapped.
 
-DATA.bin (written by bench/ml.ts): u32 LE n, u32 LE features, then n*features float32 LE pixels
-(HWC order, [0, 1]), then n int32 LE labels.
+DATA.bin and the Fashion-MNIST files (written by bench/ml.ts, so both sides train and test on
+the same examples, whichever source fedscore's loader used): u32 LE n, u32 LE features, then
+n*features float32 LE pixels (HWC order, [0, 1]), then n int32 LE labels.
 
 Layouts differ from fedscore's flat vector (PyTorch uses CHW and [out, in]); only speed and
 accuracy are compared, not parameters.
 """
-import gzip
 import json
 import struct
 import sys
@@ -45,6 +46,16 @@ def cnn003():
         nn.Conv2d(1, 16, 3), nn.ReLU(),
         nn.Conv2d(16, 32, 3), nn.ReLU(),
         nn.Flatten(), nn.Linear(24 * 24 * 32, 128), nn.ReLU(), nn.Linear(128, 10),
+    )
+
+
+def lenet5():
+    # src/ml/models.ts lenet5 for 28x28x1: zero padding 2, ReLU, average pooling.
+    return nn.Sequential(
+        nn.Unflatten(1, (1, 28, 28)),
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.AvgPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.AvgPool2d(2),
+        nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
     )
 
 
@@ -83,19 +94,9 @@ def infer_ms(make, x):
     return best * 1000
 
 
-def idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    magic = struct.unpack(">I", data[:4])[0]
-    dims = [struct.unpack(">I", data[4 + 4 * i:8 + 4 * i])[0] for i in range(magic & 0xFF)]
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * len(dims)).reshape(dims)
-
-
-def fmnist_accuracy(d):
-    xtr = torch.from_numpy(idx(f"{d}/train-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
-    ytr = torch.from_numpy(idx(f"{d}/train-labels-idx1-ubyte.gz").astype(np.int64))
-    xte = torch.from_numpy(idx(f"{d}/t10k-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
-    yte = torch.from_numpy(idx(f"{d}/t10k-labels-idx1-ubyte.gz").astype(np.int64))
+def fmnist_accuracy(train_path, test_path):
+    xtr, ytr = load(train_path)
+    xte, yte = load(test_path)
     model = mlp()
     t = time.perf_counter()
     train(model, xtr, ytr, 3)
@@ -121,16 +122,19 @@ def main():
         "threads": torch.get_num_threads(),
         "mlp_train_samples_per_s": train_rate(mlp, x, y, min(8192, x.shape[0])),
         "cnn_train_samples_per_s": train_rate(cnn003, x, y, 1024),
+        "lenet_train_samples_per_s": train_rate(lenet5, x, y, 4096),
         "mlp_infer_2000_ms": infer_ms(mlp, x),
         "cnn_infer_2000_ms": infer_ms(cnn003, x),
+        "lenet_infer_2000_ms": infer_ms(lenet5, x),
     }
     # One thread as well: OpenMP's two threads degrade badly when the shared machine is loaded.
     torch.set_num_threads(1)
     out["mlp_train_samples_per_s_1t"] = train_rate(mlp, x, y, min(8192, x.shape[0]))
     out["cnn_train_samples_per_s_1t"] = train_rate(cnn003, x, y, 1024)
+    out["lenet_train_samples_per_s_1t"] = train_rate(lenet5, x, y, 4096)
     torch.set_num_threads(2)
-    if len(sys.argv) > 2:
-        out["fmnist_mlp_acc_3ep"], out["fmnist_mlp_train_s"] = fmnist_accuracy(sys.argv[2])
+    if len(sys.argv) > 3:
+        out["fmnist_mlp_acc_3ep"], out["fmnist_mlp_train_s"] = fmnist_accuracy(sys.argv[2], sys.argv[3])
     print(json.dumps(out))
 
 

@@ -68,6 +68,22 @@ interface Addon {
     sqrtBc2: number,
     epsilon: number,
   ): void;
+  affineRelu(
+    count: number,
+    p0: Float32Array,
+    u: Float32Array,
+    s: number,
+    relu: number,
+    out: Float32Array,
+  ): void;
+  reduceLogits(
+    rows: number,
+    classes: number,
+    logits: Float32Array,
+    labels: Int32Array,
+    labelOffset: number,
+    confusion: Int32Array,
+  ): number;
   setThreads(threads: number): void;
   info(): { library: string; config: string; threads: number };
 }
@@ -117,8 +133,50 @@ export function loadBlasKernels(env: Record<string, string | undefined> = proces
  * undefined when the addon is not loaded.
  */
 export function nativeAdamStep(): Addon['adamStep'] | undefined {
+  if (switchedOff) return undefined;
   const load = loadBlasKernels();
   return load.ok ? load.addon.adamStep : undefined;
+}
+
+/**
+ * A float32 tensor's values as a view of the wasm heap (no copy), or undefined on other
+ * backends. Valid until the next tfjs allocation (a heap growth detaches it): use at once.
+ */
+export function heapView(t: tf.Tensor): Float32Array | undefined {
+  if (t.dtype !== 'float32' || tf.getBackend() !== 'wasm') return undefined;
+  const backend = tf.backend() as unknown as Partial<WasmBackend>;
+  return typeof backend.typedArrayFromHeap === 'function'
+    ? (backend.typedArrayFromHeap(t) as Float32Array)
+    : undefined;
+}
+
+/**
+ * relu?(p0 + s·u) computed natively on the wasm heap (one pass instead of tfjs's mul, add and
+ * relu kernels; the same float32 operations, so the same bits), or undefined when the native
+ * kernels are not active. Tracked like any tensor (dispose it, or call inside tf.tidy).
+ */
+export function nativeAffineRelu(
+  p0: tf.Tensor,
+  u: tf.Tensor,
+  s: number,
+  relu: boolean,
+): tf.Tensor | undefined {
+  if (!active || switchedOff || !loaded?.ok || tf.getBackend() !== 'wasm') return undefined;
+  if (p0.dtype !== 'float32' || u.dtype !== 'float32' || p0.size !== u.size) return undefined;
+  const backend = tf.backend() as unknown as WasmBackend;
+  const out = backend.makeOutput([...p0.shape], 'float32');
+  loaded.addon.affineRelu(p0.size, f32(backend, p0), f32(backend, u), s, relu ? 1 : 0, f32(backend, out));
+  return tf.engine().makeTensorFromTensorInfo(out);
+}
+
+/**
+ * The addon's version of _reduce.ts's logits reduction (arg-max into the confusion matrix,
+ * summed cross-entropy in double), or undefined when the addon is not in use.
+ */
+export function nativeReduceLogits(): Addon['reduceLogits'] | undefined {
+  if (switchedOff) return undefined;
+  const load = loadBlasKernels();
+  return load.ok ? load.addon.reduceLogits : undefined;
 }
 
 const f32 = (backend: WasmBackend, t: Info) => backend.typedArrayFromHeap(t) as Float32Array;
@@ -237,6 +295,8 @@ const NATIVE_KERNELS: [string, (addon: Addon, fallback: KernelFn) => KernelFn][]
 /** The wasm kernels and the native ones that replace them, once registered. */
 let swapped: { wasm: tf.KernelConfig[]; native: tf.KernelConfig[]; description: string } | undefined;
 let active = false;
+/** Set by `useBlasKernels(false)`: the Adam step goes back to JavaScript as well. */
+let switchedOff = false;
 
 function install(configs: readonly tf.KernelConfig[]): void {
   for (const c of configs) {
@@ -274,11 +334,13 @@ export function registerBlasKernels(env: Record<string, string | undefined> = pr
 }
 
 /**
- * Switches between the native kernels and the wasm ones they replaced (for tests and
- * benchmarks that compare both in one process). Returns whether the native kernels are active
- * afterwards: false when they were never registered.
+ * Switches between the native kernels and the wasm ones they replaced, and between the native
+ * and the JavaScript Adam step (for tests and benchmarks that compare both in one process).
+ * Returns whether the native kernels are active afterwards: false when they were never
+ * registered.
  */
 export function useBlasKernels(on: boolean): boolean {
+  switchedOff = !on;
   if (!swapped) return false;
   if (on !== active) install(on ? swapped.native : swapped.wasm);
   active = on;

@@ -3,6 +3,7 @@
  * confusion matrix → `Evaluation`.
  */
 import type * as tf from '@tensorflow/tfjs';
+import { heapView, nativeReduceLogits } from './_blas_kernels.js';
 import type { Evaluation } from './evaluate.js';
 
 /**
@@ -10,7 +11,9 @@ import type { Evaluation } from './evaluate.js';
  * cross-entropy. `logits` is [b, C]. The logits are read back once and reduced in JS in float64
  * (log-sum-exp with the max subtracted; arg-max with ties to the lower class): on wasm that is
  * cheaper than the half-dozen small kernels of logSoftmax/argMax, and identical for every
- * caller, so combined and naive coalition evaluation reduce the same way.
+ * caller, so combined and naive coalition evaluation reduce the same way. With the native
+ * addon the same loop runs in C on the logits in place (glibc's exp and log instead of V8's: the
+ * loss may differ in the last bits, arg-maxes and counts do not).
  */
 export function accumulate(
   logits: tf.Tensor2D,
@@ -19,9 +22,14 @@ export function accumulate(
   confusion: Int32Array,
   numClasses: number,
 ): number {
-  const z = logits.dataSync() as Float32Array;
   const rows = logits.shape[0];
   const C = numClasses;
+  const native = labels instanceof Int32Array ? nativeReduceLogits() : undefined;
+  if (native) {
+    const view = heapView(logits) ?? (logits.dataSync() as Float32Array);
+    return native(rows, C, view, labels as Int32Array, labelOffset, confusion);
+  }
+  const z = logits.dataSync() as Float32Array;
   let sum = 0;
   for (let k = 0; k < rows; k++) {
     const o = k * C;

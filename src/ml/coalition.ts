@@ -27,6 +27,7 @@ import {
   memoizeVector,
   type VectorGame,
 } from '../../scoring/game.js';
+import { nativeAffineRelu } from './_blas_kernels.js';
 import { accumulate, summarize } from './_reduce.js';
 import { type Evaluation, evaluate } from './evaluate.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
@@ -327,8 +328,12 @@ function combinedEvaluator(setup: CoalitionSetup, coef: Coefficients, first: num
     const s = coef.scale(ms);
     const restParams = combine(m0, updates, coef, ms, restStart, m0.length);
     const logits = tf.tidy(() => {
-      let z: tf.Tensor2D = u === undefined ? p0 : tf.add(p0, tf.mul(u, s));
-      if (relu) z = tf.relu(z);
+      // relu?(P₀ + s·U): one native pass when the OpenBLAS addon is active, else tfjs kernels.
+      let z = u === undefined ? undefined : nativeAffineRelu(p0, u, s, relu);
+      if (z === undefined) {
+        z = u === undefined ? p0 : tf.add(p0, tf.mul(u, s));
+        if (relu) z = tf.relu(z);
+      }
       const ws = rest.map((e) =>
         tf.tensor(restParams.subarray(e.offset - restStart, e.offset - restStart + e.size), [...e.shape]),
       );

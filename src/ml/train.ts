@@ -9,7 +9,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../../scoring/random.js';
-import { nativeAdamStep } from './_blas_kernels.js';
+import { heapView, nativeAdamStep } from './_blas_kernels.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /**
@@ -19,10 +19,7 @@ import { checkExamples, checkParams, type Examples, forward, type ModelSpec, par
  * ≈0.6 ms to copy it into a buffer already in use).
  */
 function copyOut(t: tf.Tensor, out: Float32Array, offset: number): void {
-  const backend = tf.backend() as unknown as { typedArrayFromHeap?: (info: tf.TensorInfo) => tf.TypedArray };
-  if (tf.getBackend() === 'wasm' && typeof backend.typedArrayFromHeap === 'function')
-    out.set(backend.typedArrayFromHeap(t) as Float32Array, offset);
-  else out.set(t.dataSync() as Float32Array, offset);
+  out.set(heapView(t) ?? (t.dataSync() as Float32Array), offset);
 }
 
 /** Options for `trainLocal`. */

@@ -8,7 +8,14 @@
 import * as tf from '@tensorflow/tfjs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadBlasKernels, nativeAdamStep, useBlasKernels } from '../../src/ml/_blas_kernels.js';
+import {
+  loadBlasKernels,
+  nativeAdamStep,
+  nativeAffineRelu,
+  nativeReduceLogits,
+  useBlasKernels,
+} from '../../src/ml/_blas_kernels.js';
+import { accumulate } from '../../src/ml/_reduce.js';
 import { describeBackend, initBackend } from '../../src/ml/backend.js';
 import { cnn003, initParams } from '../../src/ml/models.js';
 import { trainLocal } from '../../src/ml/train.js';
@@ -157,5 +164,58 @@ describe.runIf(load.ok)('native kernels', () => {
     } finally {
       useBlasKernels(true);
     }
+  });
+
+  it("affineRelu gives the bits of tfjs's mul, add and relu kernels, and leaks no tensor", () => {
+    for (const [count, scale, relu] of [
+      [1, 0.5, true],
+      [4000, 1 / 3, true],
+      [777, 2.5e-4, false],
+    ] as const) {
+      const p0 = randomVector(count, count, 1);
+      const u = randomVector(count, count + 1, 10);
+      const before = tf.memory().numTensors;
+      const [mine, theirs] = tf.tidy(() => {
+        const a = tf.tensor1d(p0);
+        const b = tf.tensor1d(u);
+        const native = nativeAffineRelu(a, b, scale, relu)!;
+        let ref = tf.add(a, tf.mul(b, scale));
+        if (relu) ref = tf.relu(ref);
+        return [native.dataSync() as Float32Array, ref.dataSync() as Float32Array];
+      });
+      expect(tf.memory().numTensors).toBe(before);
+      expect(mine).toEqual(theirs);
+    }
+  });
+
+  it('reduceLogits counts the same confusion matrix as the JavaScript loop, the same loss to 1e-12, and names a bad label', () => {
+    const reduce = nativeReduceLogits()!;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 2, max: 12 }),
+        fc.nat(),
+        (rows, C, seed) => {
+          // Rounded logits make ties common: both loops must send a tie to the lower class.
+          const z = Float32Array.from(randomVector(rows * C, seed, 4), (v) => Math.round(v));
+          const labels = Int32Array.from({ length: rows + 3 }, (_, k) => (k * 7 + seed) % C);
+          const mine = new Int32Array(C * C);
+          const loss = reduce(rows, C, z, labels, 3, mine);
+          const ref = new Int32Array(C * C);
+          useBlasKernels(false);
+          try {
+            const refLoss = tf.tidy(() => accumulate(tf.tensor2d(z, [rows, C]), labels, 3, ref, C));
+            expect(mine).toEqual(ref);
+            expect(Math.abs(loss - refLoss)).toBeLessThanOrEqual(1e-12 * Math.abs(refLoss) + 1e-12);
+          } finally {
+            useBlasKernels(true);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(() => reduce(2, 3, new Float32Array(6), Int32Array.from([0, 5]), 0, new Int32Array(9))).toThrow(
+      /^labels\[1\]: expected a class in \[0, 3\), got 5$/,
+    );
   });
 });
