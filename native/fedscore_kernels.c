@@ -198,15 +198,16 @@ static void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, flo
           }
           const int64_t x0 = ox - g->pl;
           if (x0 >= 0 && x0 + g->kw <= g->w) {
-            memcpy(d, img + (iy * g->w + x0) * g->c, (size_t)(g->kw * g->c) * sizeof(float));
+            const float *src = img + (iy * g->w + x0) * g->c;
+            for (int64_t q = 0; q < g->kw * g->c; q++) d[q] = src[q];
             continue;
           }
           for (int64_t kx = 0; kx < g->kw; kx++) {
             const int64_t ix = x0 + kx;
-            if (ix < 0 || ix >= g->w)
-              memset(d + kx * g->c, 0, (size_t)g->c * sizeof(float));
-            else
-              memcpy(d + kx * g->c, img + (iy * g->w + ix) * g->c, (size_t)g->c * sizeof(float));
+            float *dd = d + kx * g->c;
+            const float *src = img + (iy * g->w + ix) * g->c;
+            const int inside = ix >= 0 && ix < g->w;
+            for (int64_t ch = 0; ch < g->c; ch++) dd[ch] = inside ? src[ch] : 0.0f;
           }
         }
       }
@@ -442,6 +443,55 @@ static napi_value reduce_logits(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/*
+ * poolGrad(max, n, h, w, c, f, s, oh, ow, dy, x, dx): gradient of a valid f×f pooling with
+ * stride s (NHWC). Average: each window spreads dy/f² over its cells. Max: dy goes to the first
+ * largest cell of the window in row-major order, as tfjs's cpu backend does.
+ */
+static napi_value pool_grad(napi_env env, napi_callback_info info) {
+  ARGS(12)
+  static const char *names[] = {"max", "n", "h", "w", "c", "filterSize", "stride", "outH", "outW"};
+  int64_t v[9];
+  for (int i = 0; i < 9; i++)
+    if (!dim(env, argv[i], names[i], &v[i])) return NULL;
+  const int64_t mx = v[0], n = v[1], h = v[2], w = v[3], c = v[4], f = v[5], st = v[6], oh = v[7], ow = v[8];
+  if (f < 1 || st < 1) return fail(env, "RangeError", "filterSize, stride: expected positive sizes");
+  if ((oh > 0 && (oh - 1) * st + f > h) || (ow > 0 && (ow - 1) * st + f > w))
+    return fail(env, "RangeError", "outH, outW: windows reach outside the input");
+  float *dy, *x, *dx;
+  const size_t xs = (size_t)(n * h * w * c);
+  if (!f32(env, argv[9], "dy", (size_t)(n * oh * ow * c), &dy) || !f32(env, argv[10], "x", mx ? xs : 0, &x) ||
+      !f32(env, argv[11], "dx", xs, &dx))
+    return NULL;
+  memset(dx, 0, xs * sizeof(float));
+  const float inv = 1.0f / (float)(f * f);
+  for (int64_t b = 0; b < n; b++)
+    for (int64_t oy = 0; oy < oh; oy++)
+      for (int64_t ox = 0; ox < ow; ox++) {
+        const float *g = dy + ((b * oh + oy) * ow + ox) * c;
+        for (int64_t ch = 0; ch < c; ch++) {
+          if (mx) {
+            int64_t best = -1;
+            float bv = 0;
+            for (int64_t a = 0; a < f; a++)
+              for (int64_t e = 0; e < f; e++) {
+                const int64_t at = ((b * h + oy * st + a) * w + ox * st + e) * c + ch;
+                if (best < 0 || x[at] > bv) {
+                  best = at;
+                  bv = x[at];
+                }
+              }
+            dx[best] += g[ch];
+          } else {
+            const float d = g[ch] * inv;
+            for (int64_t a = 0; a < f; a++)
+              for (int64_t e = 0; e < f; e++) dx[((b * h + oy * st + a) * w + ox * st + e) * c + ch] += d;
+          }
+        }
+      }
+  return NULL;
+}
+
 /* setThreads(k): OpenBLAS threads for this process (k ≥ 1). */
 static napi_value set_threads(napi_env env, napi_callback_info info) {
   ARGS(1)
@@ -481,6 +531,7 @@ NAPI_MODULE_INIT() {
       {"conv2dInputGrad", NULL, conv_input_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"affineRelu", NULL, affine_relu, NULL, NULL, NULL, napi_enumerable, NULL},
       {"reduceLogits", NULL, reduce_logits, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"poolGrad", NULL, pool_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"info", NULL, blas_info, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -6,7 +6,9 @@
  * FMA) and leaves the second core idle. When fedscore's optional addon (`native/`, built at
  * install by scripts/build-native.mjs against Debian's libopenblas-dev) is present, the
  * heavy kernels — BatchMatMul, Conv2D and both convolution gradients — are replaced by
- * OpenBLAS sgemm calls that read and write the wasm heap in place; everything else (ReLU,
+ * OpenBLAS sgemm calls that read and write the wasm heap in place, and the pooling gradients
+ * (naive loops in tfjs-backend-wasm 4.22: 18 ms for a max-pool gradient at batch 64) by direct
+ * C loops; everything else (ReLU,
  * softmax, reductions, the optimizer's elementwise work) stays on wasm. PyTorch's CPU path is
  * the same: im2col + sgemm on the BLAS it was linked with.
  *
@@ -84,6 +86,20 @@ interface Addon {
     labelOffset: number,
     confusion: Int32Array,
   ): number;
+  poolGrad(
+    max: number,
+    n: number,
+    h: number,
+    w: number,
+    c: number,
+    filterSize: number,
+    stride: number,
+    outH: number,
+    outW: number,
+    dy: Float32Array,
+    x: Float32Array,
+    dx: Float32Array,
+  ): void;
   setThreads(threads: number): void;
   info(): { library: string; config: string; threads: number };
 }
@@ -182,45 +198,48 @@ export function nativeReduceLogits(): Addon['reduceLogits'] | undefined {
 const f32 = (backend: WasmBackend, t: Info) => backend.typedArrayFromHeap(t) as Float32Array;
 const size = (shape: readonly number[]) => shape.reduce((p, d) => p * d, 1);
 
+/** a·b natively, or undefined when the operands are not supported (see the module comment). */
+function nativeMatMul(addon: Addon, args: KernelArgs): Info | undefined {
+  const { a, b } = args.inputs as { a: Info; b: Info };
+  const { transposeA, transposeB } = args.attrs as { transposeA: boolean; transposeB: boolean };
+  if (a.dtype !== 'float32' || b.dtype !== 'float32') return undefined;
+  const ra = a.shape.length;
+  const rb = b.shape.length;
+  const m = transposeA ? a.shape[ra - 1]! : a.shape[ra - 2]!;
+  const k = transposeA ? a.shape[ra - 2]! : a.shape[ra - 1]!;
+  const kb = transposeB ? b.shape[rb - 1]! : b.shape[rb - 2]!;
+  const n = transposeB ? b.shape[rb - 2]! : b.shape[rb - 1]!;
+  const outerA = a.shape.slice(0, -2);
+  const outerB = b.shape.slice(0, -2);
+  const batchA = size(outerA);
+  const batchB = size(outerB);
+  // Same batch, or one operand shared by every batch; other broadcasts go to the fallback.
+  if (k !== kb || (batchA !== batchB && batchA !== 1 && batchB !== 1)) return undefined;
+  const outer = tf.backend_util.assertAndGetBroadcastShape(outerA, outerB);
+  const batch = Math.max(batchA, batchB);
+  if (size(outer) !== batch) return undefined;
+  const backend = args.backend as WasmBackend;
+  const out = backend.makeOutput([...outer, m, n], 'float32');
+  // Views after makeOutput: a heap growth there would detach earlier ones.
+  addon.gemm(
+    batch,
+    transposeA ? 1 : 0,
+    transposeB ? 1 : 0,
+    m,
+    n,
+    k,
+    f32(backend, a),
+    batchA === 1 ? 0 : m * k,
+    f32(backend, b),
+    batchB === 1 ? 0 : k * n,
+    f32(backend, out),
+    m * n,
+  );
+  return out;
+}
+
 function matMulKernel(addon: Addon, fallback: KernelFn): KernelFn {
-  return (args) => {
-    const { a, b } = args.inputs as { a: Info; b: Info };
-    const { transposeA, transposeB } = args.attrs as { transposeA: boolean; transposeB: boolean };
-    if (a.dtype !== 'float32' || b.dtype !== 'float32') return fallback(args);
-    const ra = a.shape.length;
-    const rb = b.shape.length;
-    const m = transposeA ? a.shape[ra - 1]! : a.shape[ra - 2]!;
-    const k = transposeA ? a.shape[ra - 2]! : a.shape[ra - 1]!;
-    const kb = transposeB ? b.shape[rb - 1]! : b.shape[rb - 2]!;
-    const n = transposeB ? b.shape[rb - 2]! : b.shape[rb - 1]!;
-    const outerA = a.shape.slice(0, -2);
-    const outerB = b.shape.slice(0, -2);
-    const batchA = size(outerA);
-    const batchB = size(outerB);
-    // Same batch, or one operand shared by every batch; other broadcasts go to the fallback.
-    if (k !== kb || (batchA !== batchB && batchA !== 1 && batchB !== 1)) return fallback(args);
-    const outer = tf.backend_util.assertAndGetBroadcastShape(outerA, outerB);
-    const batch = Math.max(batchA, batchB);
-    if (size(outer) !== batch) return fallback(args);
-    const backend = args.backend as WasmBackend;
-    const out = backend.makeOutput([...outer, m, n], 'float32');
-    // Views after makeOutput: a heap growth there would detach earlier ones.
-    addon.gemm(
-      batch,
-      transposeA ? 1 : 0,
-      transposeB ? 1 : 0,
-      m,
-      n,
-      k,
-      f32(backend, a),
-      batchA === 1 ? 0 : m * k,
-      f32(backend, b),
-      batchB === 1 ? 0 : k * n,
-      f32(backend, out),
-      m * n,
-    );
-    return out;
-  };
+  return (args) => nativeMatMul(addon, args) ?? fallback(args);
 }
 
 interface ConvAttrs {
@@ -247,16 +266,18 @@ function geometry(
   return [n, h, w, c, kh, kw, o, pads[0], pads[2], oh, ow];
 }
 
+function nativeConv(addon: Addon, args: KernelArgs): Info | undefined {
+  const { x, filter } = args.inputs as { x: Info; filter: Info };
+  const g = geometry(args.attrs as unknown as ConvAttrs, x.shape, filter.shape);
+  if (!g || x.dtype !== 'float32' || filter.dtype !== 'float32') return undefined;
+  const backend = args.backend as WasmBackend;
+  const out = backend.makeOutput([g[0]!, g[9]!, g[10]!, g[6]!], 'float32');
+  addon.conv2dForward(...g, f32(backend, x), f32(backend, filter), f32(backend, out));
+  return out;
+}
+
 function convKernel(addon: Addon, fallback: KernelFn): KernelFn {
-  return (args) => {
-    const { x, filter } = args.inputs as { x: Info; filter: Info };
-    const g = geometry(args.attrs as unknown as ConvAttrs, x.shape, filter.shape);
-    if (!g || x.dtype !== 'float32' || filter.dtype !== 'float32') return fallback(args);
-    const backend = args.backend as WasmBackend;
-    const out = backend.makeOutput([g[0]!, g[9]!, g[10]!, g[6]!], 'float32');
-    addon.conv2dForward(...g, f32(backend, x), f32(backend, filter), f32(backend, out));
-    return out;
-  };
+  return (args) => nativeConv(addon, args) ?? fallback(args);
 }
 
 function filterGradKernel(addon: Addon, fallback: KernelFn): KernelFn {
@@ -285,11 +306,62 @@ function inputGradKernel(addon: Addon, fallback: KernelFn): KernelFn {
   };
 }
 
+/** One size from a tfjs `n | [n, n]` attribute, or undefined when the two differ. */
+const square = (v: unknown): number | undefined =>
+  typeof v === 'number'
+    ? v
+    : Array.isArray(v) && v.length === 2 && v[0] === v[1]
+      ? (v[0] as number)
+      : undefined;
+
+/** AvgPoolGrad / MaxPoolGrad of a valid pooling with a square window (the pools of models.ts). */
+function poolGradKernel(max: boolean) {
+  return (addon: Addon, fallback: KernelFn): KernelFn =>
+    (args) => {
+      const { dy, input } = args.inputs as { dy: Info; input: Info };
+      const attrs = args.attrs as {
+        filterSize: unknown;
+        strides: unknown;
+        pad: unknown;
+        dimRoundingMode?: unknown;
+      };
+      const f = square(attrs.filterSize);
+      const st = square(attrs.strides);
+      const valid = attrs.pad === 'valid' || attrs.pad === 0;
+      if (!f || !st || !valid || attrs.dimRoundingMode != null || input.shape.length !== 4)
+        return fallback(args);
+      if (dy.dtype !== 'float32' || input.dtype !== 'float32') return fallback(args);
+      const [n, h, w, c] = input.shape as [number, number, number, number];
+      const oh = Math.floor((h - f) / st) + 1;
+      const ow = Math.floor((w - f) / st) + 1;
+      if (dy.shape[1] !== oh || dy.shape[2] !== ow) return fallback(args);
+      const backend = args.backend as WasmBackend;
+      const out = backend.makeOutput([...input.shape], 'float32');
+      addon.poolGrad(
+        max ? 1 : 0,
+        n,
+        h,
+        w,
+        c,
+        f,
+        st,
+        oh,
+        ow,
+        f32(backend, dy),
+        f32(backend, input),
+        f32(backend, out),
+      );
+      return out;
+    };
+}
+
 const NATIVE_KERNELS: [string, (addon: Addon, fallback: KernelFn) => KernelFn][] = [
   ['BatchMatMul', matMulKernel],
   ['Conv2D', convKernel],
   ['Conv2DBackpropFilter', filterGradKernel],
   ['Conv2DBackpropInput', inputGradKernel],
+  ['AvgPoolGrad', poolGradKernel(false)],
+  ['MaxPoolGrad', poolGradKernel(true)],
 ];
 
 /** The wasm kernels and the native ones that replace them, once registered. */

@@ -322,15 +322,9 @@ export function forward(
       if (l.relu) h = tf.relu(h);
       w += 2;
     } else if (l.kind === 'conv') {
-      let input = h as tf.Tensor4D;
-      if (l.pad > 0)
-        input = tf.pad(input, [
-          [0, 0],
-          [l.pad, l.pad],
-          [l.pad, l.pad],
-          [0, 0],
-        ]);
-      h = tf.add(tf.conv2d(input, weights[w]! as tf.Tensor4D, 1, 'valid'), weights[w + 1]!);
+      // Zero padding inside the convolution (no padded copy of the input).
+      const pad = l.pad > 0 ? l.pad : 'valid';
+      h = tf.add(tf.conv2d(h as tf.Tensor4D, weights[w]! as tf.Tensor4D, 1, pad), weights[w + 1]!);
       if (l.relu) h = tf.relu(h);
       w += 2;
     } else if (l.kind === 'pool') {

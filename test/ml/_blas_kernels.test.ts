@@ -218,4 +218,52 @@ describe.runIf(load.ok)('native kernels', () => {
       /^labels\[1\]: expected a class in \[0, 3\), got 5$/,
     );
   });
+
+  it('pooling gradients (average and max, ties to the first cell) match the cpu backend', async () => {
+    // Rounded inputs: ties inside max-pool windows are common.
+    const x = Float32Array.from(randomVector(3 * 9 * 9 * 4, 7, 3), (v) => Math.round(v));
+    const dy = randomVector(3 * 4 * 4 * 4, 8, 1);
+    const run = async (backend: 'wasm' | 'cpu') => {
+      await initBackend({ backend });
+      return tf.tidy(() =>
+        (['avg', 'max'] as const).flatMap((op) =>
+          [
+            [2, 2],
+            [3, 2],
+          ].map(([f, s]) => {
+            const pool = (t: tf.Tensor) =>
+              op === 'avg'
+                ? tf.avgPool(t as tf.Tensor4D, f!, s!, 'valid')
+                : tf.maxPool(t as tf.Tensor4D, f!, s!, 'valid');
+            const shape = pool(tf.tensor4d(x, [3, 9, 9, 4])).shape;
+            const g = tf.grad((t: tf.Tensor) =>
+              tf.sum(tf.mul(pool(t), tf.tensor(dy.subarray(0, tf.util.sizeFromShape(shape)), shape))),
+            );
+            return g(tf.tensor4d(x, [3, 9, 9, 4])).dataSync() as Float32Array;
+          }),
+        ),
+      );
+    };
+    const native = await run('wasm');
+    const cpu = await run('cpu');
+    await initBackend({ backend: 'wasm' });
+    for (let k = 0; k < native.length; k++)
+      expect(maxAbsDiff(native[k]!, cpu[k]!), `case ${k}`).toBeLessThan(1e-6);
+    expect(() =>
+      addon.poolGrad(
+        0,
+        1,
+        4,
+        4,
+        1,
+        3,
+        2,
+        2,
+        2,
+        new Float32Array(4),
+        new Float32Array(16),
+        new Float32Array(16),
+      ),
+    ).toThrow(/outH, outW: windows reach outside the input/);
+  });
 });
