@@ -25,23 +25,32 @@ extern char *openblas_get_config(void);
 #define CHUNK_FLOATS ((size_t)8 << 20) /* 32 MB of im2col columns at most */
 
 /*
- * OpenBLAS threads for large products (setThreads; default: OpenBLAS's own choice at load).
- * Small or skinny products run on one thread: measured here, a 2000×200·200×10 product takes
- * 0.27 ms on two threads and 0.12 ms on one (coalition evaluation makes thousands of them),
- * while 64×784·784×200 is faster on two. The setting is process-wide, so a concurrent caller
- * may see the other count for one product; results do not depend on it (OpenBLAS splits
- * products by rows and columns, never along the summed dimension).
+ * OpenBLAS threads. Products run on one thread unless setThreads(k > 1) asks for more, and then
+ * only the large ones (SMALL_MACS multiply-adds or more, neither side skinny). One is the
+ * default because the bits of a product depend on OpenBLAS's thread count (measured: a cnn003
+ * update trained with two threads differs from the same update trained with one), and a
+ * model must come out the same whether the main thread, a pool worker or a silo's own process
+ * trained it. It is also no slower inside a training loop, where wasm kernels run between
+ * products and OpenBLAS's threads fall asleep: MLP training ran at 36k samples/s on one thread
+ * against 25k on two, cnn003 and LeNet-5 at about the same rate; training pools use the other
+ * core. A worker can cap its own products (setLocalThreads). OpenBLAS's count is process-wide,
+ * so it is switched around each product that needs another count.
  */
-static int threads_large = 0;
+#define SMALL_MACS ((double)(1 << 25))
+static int threads_large = 1;
+static _Thread_local int local_threads = 0;
 
 static void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta,
                      float *c) {
-  const int small = (double)m * (double)n * (double)k < (double)(1 << 23) || m < 16 || n < 16;
-  if (small && threads_large > 1) openblas_set_num_threads(1);
+  const int small = (double)m * (double)n * (double)k < SMALL_MACS || m < 16 || n < 16;
+  const int cap = local_threads > 0 && local_threads < threads_large ? local_threads : threads_large;
+  const int want = small ? 1 : cap;
+  const int have = openblas_get_num_threads();
+  if (want != have) openblas_set_num_threads(want);
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)m,
               (blasint)n, (blasint)k, 1.0f, a, ta ? (blasint)m : (blasint)k, b, tb ? (blasint)k : (blasint)n, beta, c,
               (blasint)n);
-  if (small && threads_large > 1) openblas_set_num_threads(threads_large);
+  if (want != have) openblas_set_num_threads(have);
 }
 
 /* Per-environment (main thread or worker) scratch buffer, freed when the environment ends. */
@@ -492,14 +501,23 @@ static napi_value pool_grad(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* setThreads(k): OpenBLAS threads for this process (k ≥ 1). */
+/* setThreads(k): OpenBLAS threads for this process's large products (k ≥ 1; default 1). */
 static napi_value set_threads(napi_env env, napi_callback_info info) {
   ARGS(1)
   int64_t k;
   if (!dim(env, argv[0], "threads", &k)) return NULL;
   if (k < 1 || k > 256) return fail(env, "RangeError", "threads: expected an integer in [1, 256]");
   threads_large = (int)k;
-  openblas_set_num_threads((int)k);
+  return NULL;
+}
+
+/* setLocalThreads(k): OpenBLAS threads for the calling thread's large products (0: the default). */
+static napi_value set_local_threads(napi_env env, napi_callback_info info) {
+  ARGS(1)
+  int64_t k;
+  if (!dim(env, argv[0], "threads", &k)) return NULL;
+  if (k > 256) return fail(env, "RangeError", "threads: expected an integer in [0, 256]");
+  local_threads = (int)k;
   return NULL;
 }
 
@@ -518,7 +536,7 @@ static napi_value blas_info(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  if (threads_large == 0) threads_large = openblas_get_num_threads();
+  if (threads_large == 1 && openblas_get_num_threads() != 1) openblas_set_num_threads(1);
   Scratch *s = (Scratch *)calloc(1, sizeof(Scratch));
   if (s == NULL || napi_set_instance_data(env, s, free_scratch, NULL) != napi_ok) {
     free(s);
@@ -533,6 +551,7 @@ NAPI_MODULE_INIT() {
       {"reduceLogits", NULL, reduce_logits, NULL, NULL, NULL, napi_enumerable, NULL},
       {"poolGrad", NULL, pool_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setLocalThreads", NULL, set_local_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"info", NULL, blas_info, NULL, NULL, NULL, napi_enumerable, NULL},
   };

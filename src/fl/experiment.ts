@@ -199,6 +199,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
     schemaVersion: RESULTS_SCHEMA_VERSION,
     config: cfg,
     backend: o.learner.backend,
+    ...(o.learner.kernels !== undefined ? { kernels: o.learner.kernels } : {}),
     versions: { fedscore: o.fedscoreVersion, node: process.version, tfjs: o.learner.tfjsVersion },
     createdAt: new Date().toISOString(),
     dataSource: last?.consortium.source ?? '',

@@ -37,6 +37,8 @@ export interface CoalitionSpec {
 export interface Learner {
   /** Backend name recorded in results (`tensorflow`, `wasm`, `cpu`). */
   readonly backend: string;
+  /** Who runs the products and convolutions (BackendInfo.kernels), recorded in results. */
+  readonly kernels?: string;
   /** Library versions for the results' `versions` field. */
   readonly tfjsVersion: string;
   /** Length of the flat parameter vector. */

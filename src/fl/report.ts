@@ -160,7 +160,7 @@ function summaryLines(r: ExperimentResults): string[] {
   const fpWarnings = fpSignWarnings(r);
   return [
     `- silos: ${r.silos.count}; rounds: ${r.runs[0]?.rounds.length ?? 0}; seeds: ${r.seeds.join(', ')}`,
-    `- backend: ${r.backend}; data: ${r.dataSource}`,
+    `- backend: ${r.backend}${r.kernels ? ` (${r.kernels})` : ''}; data: ${r.dataSource}`,
     `- final test accuracy (mean over seeds): ${fmt(mean, 4)}`,
     `- reference for the comparison: \`${r.comparison.reference}\` (${r.comparison.at === 'cumulative' ? 'cumulative over rounds' : `round ${r.comparison.at}`})`,
     `- visibility: ${r.visibility.note}`,

@@ -101,6 +101,8 @@ export interface ExperimentResults {
   config: unknown;
   /** Tensor backend used (`tensorflow`, `wasm`, `cpu`). */
   backend: string;
+  /** Who ran the products and convolutions, e.g. `OpenBLAS 0.3.21 (2 threads)` (absent when unknown). */
+  kernels?: string;
   versions: { fedscore: string; node: string; tfjs: string };
   createdAt: string;
   /** Where the data came from (e.g. the Debian package path or the bundled test split). */

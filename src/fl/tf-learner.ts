@@ -69,6 +69,7 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
   });
   return {
     backend: info.name,
+    kernels: info.kernels,
     tfjsVersion: info.tfjsVersion,
     parameterCount: spec.paramCount,
     spec,

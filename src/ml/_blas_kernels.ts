@@ -16,8 +16,12 @@
  * with equal or broadcast-of-one batch dimensions go native; anything else falls through to
  * the kernel that was registered before (tfjs's, or fedscore's wasm kernels).
  *
- * `FEDSCORE_NATIVE_KERNELS=0` keeps the wasm kernels; `FEDSCORE_BLAS_THREADS` sets OpenBLAS's
- * thread count (default: its own, one per core).
+ * `FEDSCORE_NATIVE_KERNELS=0` keeps the wasm kernels. `FEDSCORE_BLAS_THREADS=k` lets large
+ * products use k OpenBLAS threads; the default is one, because a product's bits depend on the
+ * thread count and a model must come out the same whichever thread or process trains it (the
+ * engine's worker pool, a silo's `fedscore client`), and because inside a training loop one
+ * thread was as fast or faster here (native/fedscore_kernels.c has the figures). The pool's
+ * workers keep one thread whatever the setting.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -101,6 +105,7 @@ interface Addon {
     dx: Float32Array,
   ): void;
   setThreads(threads: number): void;
+  setLocalThreads(threads: number): void;
   info(): { library: string; config: string; threads: number };
 }
 
@@ -152,6 +157,16 @@ export function nativeAdamStep(): Addon['adamStep'] | undefined {
   if (switchedOff) return undefined;
   const load = loadBlasKernels();
   return load.ok ? load.addon.adamStep : undefined;
+}
+
+/**
+ * Caps the calling thread's products at one OpenBLAS thread, whatever FEDSCORE_BLAS_THREADS
+ * says (training workers: the pool already puts one worker on each core). No-op without the
+ * addon.
+ */
+export function oneBlasThreadHere(): void {
+  const load = loadBlasKernels();
+  if (load.ok) load.addon.setLocalThreads(1);
 }
 
 /**

@@ -3,6 +3,7 @@
  * task it is sent with `trainLocal` and posts back Δ (its buffer transferred, not copied).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { oneBlasThreadHere } from './_blas_kernels.js';
 import { type BackendName, initBackend } from './backend.js';
 import type { Examples, ModelSpec } from './models.js';
 import { type TrainOptions, trainLocal } from './train.js';
@@ -17,7 +18,11 @@ interface Task {
 
 const port = parentPort;
 if (!port) throw new Error('_train_worker: must run as a worker thread');
-const ready = initBackend({ backend: (workerData as { backend: BackendName }).backend });
+// One OpenBLAS thread per worker: the pool already runs one worker per core.
+const ready = initBackend({ backend: (workerData as { backend: BackendName }).backend }).then((b) => {
+  oneBlasThreadHere();
+  return b;
+});
 
 port.on('message', async (task: Task) => {
   try {

@@ -67,7 +67,11 @@ function checkTasks(tasks: readonly TrainTask[]): void {
 /** A reusable set of training workers (start-up, ≈0.5–2 s each, is paid once). */
 export interface TrainPool {
   readonly workers: number;
-  /** Trains every task (see `trainLocal`); results in task order. One batch at a time. */
+  /**
+   * Trains every task (see `trainLocal`); results in task order. One batch at a time. The
+   * pool keeps a shared copy of each task's examples for later batches: do not modify them
+   * after handing them over.
+   */
   train(tasks: readonly TrainTask[]): Promise<TrainResult[]>;
   /** Stops the workers. */
   close(): Promise<void>;
@@ -106,8 +110,47 @@ export function createTrainPool(options: ParallelOptions = {}): TrainPool {
   };
 }
 
+/**
+ * Shared copies of the examples tasks send, made once per array: a silo's data is the same
+ * every round, and posting it would copy it (all of its buffer, for a view into a larger array)
+ * into fresh memory in the worker at every call, which costs ≈3 ms per MB on these VMs. Hence
+ * the pool's contract: examples handed to it are not modified afterwards (src/data and the
+ * engine build new arrays for every change). M0 is shared once per batch, not cached.
+ */
+const sharedCopies = new WeakMap<ArrayBufferView, ArrayBufferView>();
+
+function sharedCopy<T extends Float32Array | Int32Array | Uint8Array>(a: T): T {
+  const Ctor = a.constructor as new (b: SharedArrayBuffer) => T;
+  const copy = new Ctor(new SharedArrayBuffer(a.byteLength));
+  (copy as unknown as { set(x: ArrayLike<number>): void }).set(a);
+  return copy;
+}
+
+function shared<T extends Float32Array | Int32Array | Uint8Array>(a: T): T {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const hit = sharedCopies.get(a);
+  if (hit) return hit as T;
+  const copy = sharedCopy(a);
+  sharedCopies.set(a, copy);
+  return copy;
+}
+
+function sharedLabels(y: ArrayLike<number>): ArrayLike<number> {
+  return y instanceof Int32Array || y instanceof Uint8Array ? shared(y) : y;
+}
+
 async function runBatch(pool: Worker[], tasks: readonly TrainTask[]): Promise<TrainResult[]> {
   const results: TrainResult[] = new Array(tasks.length);
+  const models = new Map<Float32Array, Float32Array>();
+  const model = (m0: Float32Array) => {
+    if (m0.buffer instanceof SharedArrayBuffer) return m0;
+    let copy = models.get(m0);
+    if (!copy) {
+      copy = sharedCopy(m0);
+      models.set(m0, copy);
+    }
+    return copy;
+  };
   let next = 0;
   const cleanups: (() => void)[] = [];
   try {
@@ -123,8 +166,8 @@ async function runBatch(pool: Worker[], tasks: readonly TrainTask[]): Promise<Tr
               w.postMessage({
                 id,
                 spec: t.spec,
-                m0: t.m0,
-                data: { x, y, n, shape, numClasses },
+                m0: model(t.m0),
+                data: { x: shared(x), y: sharedLabels(y), n, shape, numClasses },
                 options: t.options,
               });
             };

@@ -140,7 +140,7 @@ describe.runIf(load.ok)('native kernels', () => {
     );
   });
 
-  it('training is deterministic with threaded OpenBLAS, and close to training on the wasm kernels', async () => {
+  it('training is deterministic, and close to training on the wasm kernels', async () => {
     const spec = cnn003({ inputShape: [12, 12, 1], hidden: 16 });
     const data = gaussianMixture(96, spec.inputShape, 10, 4);
     const m0 = initParams(spec, 2);

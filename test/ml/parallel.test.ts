@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/ml/backend.js';
-import { initParams, mlp } from '../../src/ml/models.js';
+import { cnn003, initParams, mlp } from '../../src/ml/models.js';
 import { createTrainPool, trainParallel } from '../../src/ml/parallel.js';
 import { trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, sameBits } from './_synthetic.js';
@@ -26,6 +26,50 @@ describe('trainParallel', () => {
       expect(sameBits(par[i]!.delta, seq.delta)).toBe(true);
       expect(Array.from(par[i]!.epochLosses)).toEqual(Array.from(seq.epochLosses));
       expect(par[i]!.samples).toBe(2 * t.data.n);
+    }
+  });
+
+  it('same bits for a model with large products (cnn003) in the main thread and in a worker', async () => {
+    // cnn003's dense layer at batch 64 is a 64×18432·18432×128 product, large enough for
+    // OpenBLAS to thread it, which would change its bits: the native kernels keep one thread by
+    // default so that where a model is trained does not matter.
+    const spec = cnn003();
+    const m0 = initParams(spec, 4);
+    const tasks = [0, 1].map((i) => ({
+      spec,
+      m0,
+      data: gaussianMixture(64, [28, 28, 1], 10, 20 + i),
+      options: { seed: i, batchSize: 64 },
+    }));
+    const par = await trainParallel(tasks, { workers: 2 });
+    for (const [i, t] of tasks.entries())
+      expect(sameBits(par[i]!.delta, (await trainLocal(t.spec, t.m0, t.data, t.options)).delta)).toBe(true);
+  }, 60_000);
+
+  it('views into a larger array are sent as themselves, and shared copies are reused across batches; M0 is read afresh', async () => {
+    const spec = mlp({ inputShape: [8, 8, 1], hidden: [8] });
+    const all = gaussianMixture(200, [8, 8, 1], 10, 9);
+    const view = (start: number, n: number) => ({
+      ...all,
+      n,
+      x: all.x.subarray(start * 64, (start + n) * 64),
+      y: (all.y as Int32Array).subarray(start, start + n),
+    });
+    const m0 = initParams(spec, 2);
+    const tasks = [view(0, 50), view(120, 70)].map((data, i) => ({ spec, m0, data, options: { seed: i } }));
+    const pool = createTrainPool({ workers: 2 });
+    try {
+      const first = await pool.train(tasks);
+      for (const [i, t] of tasks.entries())
+        expect(sameBits(first[i]!.delta, (await trainLocal(spec, m0, t.data, t.options)).delta)).toBe(true);
+      const again = await pool.train(tasks);
+      for (let i = 0; i < 2; i++) expect(sameBits(again[i]!.delta, first[i]!.delta)).toBe(true);
+      m0.fill(0.01); // the same array, new values: the next batch must train from these
+      const moved = await pool.train(tasks);
+      for (const [i, t] of tasks.entries())
+        expect(sameBits(moved[i]!.delta, (await trainLocal(spec, m0, t.data, t.options)).delta)).toBe(true);
+    } finally {
+      await pool.close();
     }
   });
 
