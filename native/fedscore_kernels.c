@@ -453,6 +453,43 @@ static napi_value reduce_logits(napi_env env, napi_callback_info info) {
 }
 
 /*
+ * softmaxXent(rows, cols, z, y, grad): the mean softmax cross-entropy of logits z against
+ * targets y, −(1/rows)·Σ_r Σ_c y[r,c]·log softmax(z[r])_c, returned (double), and its gradient
+ * with respect to z, (softmax(z[r])·Σ_c y[r,c] − y[r]) / rows, written to grad (float32).
+ */
+static napi_value softmax_xent(napi_env env, napi_callback_info info) {
+  ARGS(5)
+  int64_t rows, cols;
+  float *z, *y, *grad;
+  if (!dim(env, argv[0], "rows", &rows) || !dim(env, argv[1], "cols", &cols) ||
+      !f32(env, argv[2], "logits", (size_t)(rows * cols), &z) || !f32(env, argv[3], "labels", (size_t)(rows * cols), &y) ||
+      !f32(env, argv[4], "grad", (size_t)(rows * cols), &grad))
+    return NULL;
+  if (cols < 1) return fail(env, "RangeError", "cols: expected at least 1");
+  double total = 0;
+  const double inv = rows > 0 ? 1.0 / (double)rows : 0;
+  for (int64_t r = 0; r < rows; r++) {
+    const float *zr = z + r * cols, *yr = y + r * cols;
+    float *gr = grad + r * cols;
+    double max = zr[0];
+    for (int64_t c = 1; c < cols; c++)
+      if (zr[c] > max) max = zr[c];
+    double e = 0, ysum = 0, yz = 0;
+    for (int64_t c = 0; c < cols; c++) {
+      e += exp((double)zr[c] - max);
+      ysum += yr[c];
+      yz += (double)yr[c] * (double)zr[c];
+    }
+    const double lse = max + log(e);
+    total += ysum * lse - yz;
+    for (int64_t c = 0; c < cols; c++) gr[c] = (float)((exp((double)zr[c] - lse) * ysum - (double)yr[c]) * inv);
+  }
+  napi_value out;
+  napi_create_double(env, total * inv, &out);
+  return out;
+}
+
+/*
  * poolGrad(max, n, h, w, c, f, s, oh, ow, dy, x, dx): gradient of a valid f×f pooling with
  * stride s (NHWC). Average: each window spreads dy/f² over its cells. Max: dy goes to the first
  * largest cell of the window in row-major order, as tfjs's cpu backend does.
@@ -549,6 +586,7 @@ NAPI_MODULE_INIT() {
       {"conv2dInputGrad", NULL, conv_input_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"affineRelu", NULL, affine_relu, NULL, NULL, NULL, napi_enumerable, NULL},
       {"reduceLogits", NULL, reduce_logits, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"softmaxXent", NULL, softmax_xent, NULL, NULL, NULL, napi_enumerable, NULL},
       {"poolGrad", NULL, pool_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setLocalThreads", NULL, set_local_threads, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -104,6 +104,13 @@ interface Addon {
     x: Float32Array,
     dx: Float32Array,
   ): void;
+  softmaxXent(
+    rows: number,
+    cols: number,
+    logits: Float32Array,
+    labels: Float32Array,
+    grad: Float32Array,
+  ): number;
   setThreads(threads: number): void;
   setLocalThreads(threads: number): void;
   info(): { library: string; config: string; threads: number };
@@ -167,6 +174,48 @@ export function nativeAdamStep(): Addon['adamStep'] | undefined {
 export function oneBlasThreadHere(): void {
   const load = loadBlasKernels();
   if (load.ok) load.addon.setLocalThreads(1);
+}
+
+const XENT = 'FedscoreSoftmaxXent';
+
+/** The loss kernel: outputs [mean loss (scalar), gradient with respect to the logits]. */
+function xentKernel(addon: Addon): KernelFn {
+  return ((args: KernelArgs) => {
+    const { logits, labels } = args.inputs as { logits: Info; labels: Info };
+    const backend = args.backend as WasmBackend;
+    const [rows, cols] = logits.shape as [number, number];
+    const grad = backend.makeOutput([rows, cols], 'float32');
+    const loss = backend.makeOutput([], 'float32');
+    const value = addon.softmaxXent(
+      rows,
+      cols,
+      f32(backend, logits),
+      f32(backend, labels),
+      f32(backend, grad),
+    );
+    f32(backend, loss)[0] = value;
+    return [loss, grad];
+  }) as unknown as KernelFn;
+}
+
+const xentGrad = tf.customGrad(((logits: tf.Tensor, labels: tf.Tensor, save: tf.GradSaveFunc) => {
+  const [value, grad] = tf.engine().runKernel(XENT, { logits, labels }) as tf.Tensor[];
+  save([grad!]);
+  return {
+    value: value!,
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.mul(saved[0]!, dy), tf.zerosLike(labels)],
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]);
+
+/**
+ * The mean softmax cross-entropy of `logits` [b, C] against targets `labels` [b, C], as one
+ * native pass (forward and gradient) when the kernels are active on wasm, else tfjs's ops
+ * (−mean Σ labels·logSoftmax(logits)). Differentiable with respect to the logits.
+ */
+export function softmaxCrossEntropy(logits: tf.Tensor2D, labels: tf.Tensor2D): tf.Scalar {
+  if (active && !switchedOff && tf.getBackend() === 'wasm' && logits.dtype === 'float32')
+    return xentGrad(logits, labels) as tf.Scalar;
+  return tf.neg(tf.mean(tf.sum(tf.mul(labels, tf.logSoftmax(logits)), 1))) as tf.Scalar;
 }
 
 /**
@@ -415,6 +464,12 @@ export function registerBlasKernels(env: Record<string, string | undefined> = pr
     kernelFunc: make(load.addon, wasm[i]!.kernelFunc as unknown as KernelFn) as unknown as tf.KernelFunc,
   }));
   swapped = { wasm, native, description: load.description };
+  if (!tf.getKernel(XENT, 'wasm'))
+    tf.registerKernel({
+      kernelName: XENT,
+      backendName: 'wasm',
+      kernelFunc: xentKernel(load.addon) as unknown as tf.KernelFunc,
+    });
   install(native);
   active = true;
   return { native: true, description: load.description };

@@ -9,7 +9,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../../scoring/random.js';
-import { heapView, nativeAdamStep } from './_blas_kernels.js';
+import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /**
@@ -126,9 +126,8 @@ export async function trainLocal(
   // The batch is closed over, not an argument: tfjs would otherwise differentiate through it too.
   let xb: tf.Tensor2D | undefined;
   let yb: tf.Tensor2D | undefined;
-  const valueAndGrads = tf.valueAndGrads(
-    (...ws: tf.Tensor[]) =>
-      tf.neg(tf.mean(tf.sum(tf.mul(yb!, tf.logSoftmax(forward(spec, ws, xb!))), 1))) as tf.Scalar,
+  const valueAndGrads = tf.valueAndGrads((...ws: tf.Tensor[]) =>
+    softmaxCrossEntropy(forward(spec, ws, xb!), yb!),
   );
   const adamNative = opt === 'adam' ? nativeAdamStep() : undefined;
   const rng = createRng(options.seed);

@@ -13,6 +13,7 @@ import {
   nativeAdamStep,
   nativeAffineRelu,
   nativeReduceLogits,
+  softmaxCrossEntropy,
   useBlasKernels,
 } from '../../src/ml/_blas_kernels.js';
 import { accumulate } from '../../src/ml/_reduce.js';
@@ -265,5 +266,35 @@ describe.runIf(load.ok)('native kernels', () => {
         new Float32Array(16),
       ),
     ).toThrow(/outH, outW: windows reach outside the input/);
+  });
+
+  it("the native softmax cross-entropy and its gradient match tfjs's ops (one-hot and soft targets), leaking nothing", () => {
+    for (const [rows, cols, soft] of [
+      [64, 10, false],
+      [7, 3, true],
+      [1, 1, false],
+    ] as const) {
+      const z = randomVector(rows * cols, rows + cols, 5);
+      const y = new Float32Array(rows * cols);
+      for (let r = 0; r < rows; r++)
+        if (soft) for (let c = 0; c < cols; c++) y[r * cols + c] = (r + c + 1) / (cols * 4);
+        else y[r * cols + ((r * 3) % cols)] = 1;
+      const run = () =>
+        tf.tidy(() => {
+          const labels = tf.tensor2d(y, [rows, cols]);
+          const { value, grad } = tf.valueAndGrad((l: tf.Tensor) =>
+            tf.mul(softmaxCrossEntropy(l as tf.Tensor2D, labels), 3),
+          )(tf.tensor2d(z, [rows, cols]));
+          return [value.dataSync()[0]!, grad.dataSync() as Float32Array] as const;
+        });
+      const before = tf.memory().numTensors;
+      const [v, g] = run();
+      expect(tf.memory().numTensors).toBe(before);
+      useBlasKernels(false);
+      const [rv, rg] = run();
+      useBlasKernels(true);
+      expect(Math.abs(v - rv)).toBeLessThan(1e-5 * Math.max(1, Math.abs(rv)));
+      expect(maxAbsDiff(g, rg)).toBeLessThan(1e-6 * Math.max(1, maxAbs(rg)));
+    }
   });
 });
