@@ -9,10 +9,13 @@
  * Convolutions go through im2col in chunks of images, so the column buffer stays under
  * CHUNK_FLOATS floats whatever the batch (2000-image evaluations included).
  */
+#define _POSIX_C_SOURCE 200809L
 #define NAPI_VERSION 8
 #include <cblas.h>
 #include <math.h>
 #include <node_api.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,32 +28,77 @@ extern char *openblas_get_config(void);
 #define CHUNK_FLOATS ((size_t)8 << 20) /* 32 MB of im2col columns at most */
 
 /*
- * OpenBLAS threads. Products run on one thread unless setThreads(k > 1) asks for more, and then
- * only the large ones (SMALL_MACS multiply-adds or more, neither side skinny). One is the
- * default because the bits of a product depend on OpenBLAS's thread count (measured: a cnn003
- * update trained with two threads differs from the same update trained with one), and a
- * model must come out the same whether the main thread, a pool worker or a silo's own process
- * trained it. It is also no slower inside a training loop, where wasm kernels run between
- * products and OpenBLAS's threads fall asleep: MLP training ran at 36k samples/s on one thread
- * against 25k on two, cnn003 and LeNet-5 at about the same rate; training pools use the other
- * core. A worker can cap its own products (setLocalThreads). OpenBLAS's count is process-wide,
- * so it is switched around each product that needs another count.
+ * Threads. OpenBLAS always runs single-threaded here: the bits of a product depend on its
+ * thread count (measured: a cnn003 update trained with OpenBLAS on two threads differs from one
+ * trained on one), and a model must come out the same whether the main thread, a pool worker or
+ * a silo's own process trained it. Large products (SMALL_MACS multiply-adds or more) are
+ * instead cut into SPLIT fixed blocks along their longer output side, always the same blocks for
+ * the same shape, each a single-threaded sgemm; the blocks run on up to `threads` threads (the
+ * cores, or setThreads) and one after the other in a pool worker (setLocalThreads(1): the pool
+ * already puts a worker on each core). Same blocks, same bits, however many threads ran them.
+ * Small products stay whole: inside a training loop two OpenBLAS threads made the MLP's
+ * 64×784·784×200 products slower, not faster (36k samples/s on one, 25k on two).
  */
 #define SMALL_MACS ((double)(1 << 25))
-static int threads_large = 1;
+#define SPLIT 2
+static int threads_large = 0; /* 0: the online cores, capped at SPLIT */
 static _Thread_local int local_threads = 0;
+
+typedef struct {
+  int ta, tb;
+  int64_t m, n, k, lda, ldb;
+  const float *a, *b;
+  float beta, *c;
+  int64_t ldc;
+} Block;
+
+static void run_block(const Block *x) {
+  if (x->m == 0 || x->n == 0) return;
+  cblas_sgemm(CblasRowMajor, x->ta ? CblasTrans : CblasNoTrans, x->tb ? CblasTrans : CblasNoTrans, (blasint)x->m,
+              (blasint)x->n, (blasint)x->k, 1.0f, x->a, (blasint)x->lda, x->b, (blasint)x->ldb, x->beta, x->c,
+              (blasint)x->ldc);
+}
+
+static void *block_thread(void *arg) {
+  run_block((const Block *)arg);
+  return NULL;
+}
 
 static void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta,
                      float *c) {
-  const int small = (double)m * (double)n * (double)k < SMALL_MACS || m < 16 || n < 16;
-  const int cap = local_threads > 0 && local_threads < threads_large ? local_threads : threads_large;
-  const int want = small ? 1 : cap;
-  const int have = openblas_get_num_threads();
-  if (want != have) openblas_set_num_threads(want);
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)m,
-              (blasint)n, (blasint)k, 1.0f, a, ta ? (blasint)m : (blasint)k, b, tb ? (blasint)k : (blasint)n, beta, c,
-              (blasint)n);
-  if (want != have) openblas_set_num_threads(have);
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  Block whole = {ta, tb, m, n, k, lda, ldb, a, b, beta, c, n};
+  if ((double)m * (double)n * (double)k < SMALL_MACS || (m < 2 * SPLIT && n < 2 * SPLIT)) {
+    run_block(&whole);
+    return;
+  }
+  Block blk[SPLIT];
+  const int by_rows = m >= n;
+  const int64_t len = by_rows ? m : n;
+  for (int i = 0; i < SPLIT; i++) {
+    const int64_t lo = len * i / SPLIT, hi = len * (i + 1) / SPLIT;
+    blk[i] = whole;
+    if (by_rows) {
+      blk[i].m = hi - lo;
+      blk[i].a = ta ? a + lo : a + lo * lda; /* rows lo..hi of op(A) */
+      blk[i].c = c + lo * n;
+    } else {
+      blk[i].n = hi - lo;
+      blk[i].b = tb ? b + lo * ldb : b + lo; /* columns lo..hi of op(B) */
+      blk[i].c = c + lo;
+    }
+  }
+  int threads = local_threads > 0 ? local_threads : threads_large;
+  if (threads > SPLIT) threads = SPLIT;
+  pthread_t helper[SPLIT];
+  int started[SPLIT] = {0};
+  for (int i = 1; i < SPLIT && i < threads; i++)
+    started[i] = pthread_create(&helper[i], NULL, block_thread, &blk[i]) == 0;
+  run_block(&blk[0]);
+  for (int i = 1; i < SPLIT; i++)
+    if (!started[i]) run_block(&blk[i]);
+  for (int i = 1; i < SPLIT; i++)
+    if (started[i]) pthread_join(helper[i], NULL);
 }
 
 /* Per-environment (main thread or worker) scratch buffer, freed when the environment ends. */
@@ -538,7 +586,7 @@ static napi_value pool_grad(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* setThreads(k): OpenBLAS threads for this process's large products (k ≥ 1; default 1). */
+/* setThreads(k): threads for this process's large products (k ≥ 1; default: the cores, at most SPLIT). */
 static napi_value set_threads(napi_env env, napi_callback_info info) {
   ARGS(1)
   int64_t k;
@@ -548,7 +596,7 @@ static napi_value set_threads(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* setLocalThreads(k): OpenBLAS threads for the calling thread's large products (0: the default). */
+/* setLocalThreads(k): threads for the calling thread's large products (0: the process's). */
 static napi_value set_local_threads(napi_env env, napi_callback_info info) {
   ARGS(1)
   int64_t k;
@@ -573,7 +621,11 @@ static napi_value blas_info(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  if (threads_large == 1 && openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+  if (threads_large == 0) {
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    threads_large = cores < 1 ? 1 : (cores > SPLIT ? SPLIT : (int)cores);
+  }
   Scratch *s = (Scratch *)calloc(1, sizeof(Scratch));
   if (s == NULL || napi_set_instance_data(env, s, free_scratch, NULL) != napi_ok) {
     free(s);

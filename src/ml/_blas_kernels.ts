@@ -16,12 +16,12 @@
  * with equal or broadcast-of-one batch dimensions go native; anything else falls through to
  * the kernel that was registered before (tfjs's, or fedscore's wasm kernels).
  *
- * `FEDSCORE_NATIVE_KERNELS=0` keeps the wasm kernels. `FEDSCORE_BLAS_THREADS=k` lets large
- * products use k OpenBLAS threads; the default is one, because a product's bits depend on the
- * thread count and a model must come out the same whichever thread or process trains it (the
- * engine's worker pool, a silo's `fedscore client`), and because inside a training loop one
- * thread was as fast or faster here (native/fedscore_kernels.c has the figures). The pool's
- * workers keep one thread whatever the setting.
+ * `FEDSCORE_NATIVE_KERNELS=0` keeps the wasm kernels. OpenBLAS itself runs single-threaded:
+ * a product's bits depend on its thread count, and a model must come out the same whichever
+ * thread or process trains it (the engine's worker pool, a silo's `fedscore client`). Large
+ * products are cut instead into fixed blocks, each one single-threaded sgemm, that run on up to
+ * `FEDSCORE_BLAS_THREADS` threads (default: the cores, at most 2) in the main thread and one
+ * after the other in pool workers; native/fedscore_kernels.c has the details and figures.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -167,9 +167,8 @@ export function nativeAdamStep(): Addon['adamStep'] | undefined {
 }
 
 /**
- * Caps the calling thread's products at one OpenBLAS thread, whatever FEDSCORE_BLAS_THREADS
- * says (training workers: the pool already puts one worker on each core). No-op without the
- * addon.
+ * Runs the calling thread's large products on one thread, whatever FEDSCORE_BLAS_THREADS says
+ * (training workers: the pool already puts one worker on each core). No-op without the addon.
  */
 export function oneBlasThreadHere(): void {
   const load = loadBlasKernels();
