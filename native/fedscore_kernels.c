@@ -294,73 +294,63 @@ static void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, 
   }
 }
 
-#define CONV_SIZES(g)                                                       \
-  const size_t xs = (size_t)((g).n * (g).h * (g).w * (g).c);                \
-  const size_t ws = (size_t)((g).kh * (g).kw * (g).c * (g).o);              \
-  const size_t ys = (size_t)((g).n * (g).oh * (g).ow * (g).o);              \
-  const int64_t kk = (g).kh * (g).kw * (g).c;                               \
-  const int64_t chunk = chunk_images(&(g));                                 \
-  float *cols = scratch(env, (size_t)(chunk * (g).oh * (g).ow * kk));       \
+enum { CONV_FORWARD, CONV_FILTER_GRAD, CONV_INPUT_GRAD };
+
+/*
+ * The three convolution functions, all (n,h,w,c,kh,kw,o,padTop,padLeft,outH,outW, p, q, out):
+ *   conv2dForward    p = x[n,h,w,c],          q = filter[kh,kw,c,o], out = y[n,outH,outW,o];
+ *   conv2dFilterGrad p = x,                   q = dy[n,outH,outW,o], out = dw[kh,kw,c,o] = Σ colsᵀ·dy;
+ *   conv2dInputGrad  p = dy[n,outH,outW,o],   q = filter,            out = dx[n,h,w,c] = col2im(dy·Wᵀ).
+ * Images go through im2col in chunks (chunk_images), so the columns stay under CHUNK_FLOATS.
+ */
+static napi_value conv_op(napi_env env, napi_callback_info info, int mode) {
+  ARGS(14)
+  Conv g;
+  if (!conv_args(env, argv, &g)) return NULL;
+  const size_t xs = (size_t)(g.n * g.h * g.w * g.c);
+  const size_t ws = (size_t)(g.kh * g.kw * g.c * g.o);
+  const size_t ys = (size_t)(g.n * g.oh * g.ow * g.o);
+  static const char *names[3][3] = {{"x", "filter", "y"}, {"x", "dy", "dw"}, {"dy", "filter", "dx"}};
+  const size_t sizes[3][3] = {{xs, ws, ys}, {xs, ys, ws}, {ys, ws, xs}};
+  float *p, *q, *out;
+  if (!f32(env, argv[11], names[mode][0], sizes[mode][0], &p) ||
+      !f32(env, argv[12], names[mode][1], sizes[mode][1], &q) ||
+      !f32(env, argv[13], names[mode][2], sizes[mode][2], &out))
+    return NULL;
+  const int64_t kk = g.kh * g.kw * g.c;
+  const int64_t chunk = chunk_images(&g);
+  float *cols = scratch(env, (size_t)(chunk * g.oh * g.ow * kk));
   if (cols == NULL) return fail(env, "Error", "out of memory for im2col columns");
-
-/* conv2dForward(n,h,w,c,kh,kw,o,padTop,padLeft,outH,outW, x[n,h,w,c], w[kh,kw,c,o], y[n,outH,outW,o]). */
-static napi_value conv_forward(napi_env env, napi_callback_info info) {
-  ARGS(14)
-  Conv g;
-  if (!conv_args(env, argv, &g)) return NULL;
-  float *x, *wt, *y;
-  CONV_SIZES(g)
-  if (!f32(env, argv[11], "x", xs, &x) || !f32(env, argv[12], "filter", ws, &wt) ||
-      !f32(env, argv[13], "y", ys, &y))
-    return NULL;
+  if (mode != CONV_FORWARD) memset(out, 0, sizes[mode][2] * sizeof(float));
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
     const int64_t rows = cnt * g.oh * g.ow;
-    im2col(&g, x, n0, cnt, cols);
-    sgemm_rm(0, 0, rows, g.o, kk, cols, wt, 0.0f, y + n0 * g.oh * g.ow * g.o);
-  }
-  return NULL;
-}
-
-/* conv2dFilterGrad(…, x[n,h,w,c], dy[n,outH,outW,o], dw[kh,kw,c,o]): dw = Σ colsᵀ·dy. */
-static napi_value conv_filter_grad(napi_env env, napi_callback_info info) {
-  ARGS(14)
-  Conv g;
-  if (!conv_args(env, argv, &g)) return NULL;
-  float *x, *dy, *dw;
-  CONV_SIZES(g)
-  if (!f32(env, argv[11], "x", xs, &x) || !f32(env, argv[12], "dy", ys, &dy) ||
-      !f32(env, argv[13], "dw", ws, &dw))
-    return NULL;
-  if (g.n == 0 || g.oh == 0 || g.ow == 0) memset(dw, 0, ws * sizeof(float));
-  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-    const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
-    const int64_t rows = cnt * g.oh * g.ow;
-    im2col(&g, x, n0, cnt, cols);
-    sgemm_rm(1, 0, kk, g.o, rows, cols, dy + n0 * g.oh * g.ow * g.o, n0 == 0 ? 0.0f : 1.0f, dw);
-  }
-  return NULL;
-}
-
-/* conv2dInputGrad(…, dy[n,outH,outW,o], w[kh,kw,c,o], dx[n,h,w,c]): dx = col2im(dy·Wᵀ). */
-static napi_value conv_input_grad(napi_env env, napi_callback_info info) {
-  ARGS(14)
-  Conv g;
-  if (!conv_args(env, argv, &g)) return NULL;
-  float *dy, *wt, *dx;
-  CONV_SIZES(g)
-  if (!f32(env, argv[11], "dy", ys, &dy) || !f32(env, argv[12], "filter", ws, &wt) ||
-      !f32(env, argv[13], "dx", xs, &dx))
-    return NULL;
-  memset(dx, 0, xs * sizeof(float));
-  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-    const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
-    const int64_t rows = cnt * g.oh * g.ow;
+    const int64_t at = n0 * g.oh * g.ow * g.o; /* first row of y or dy in this chunk */
     if (rows == 0) continue;
-    sgemm_rm(0, 1, rows, kk, g.o, dy + n0 * g.oh * g.ow * g.o, wt, 0.0f, cols);
-    col2im(&g, cols, n0, cnt, dx);
+    if (mode == CONV_INPUT_GRAD) {
+      sgemm_rm(0, 1, rows, kk, g.o, p + at, q, 0.0f, cols);
+      col2im(&g, cols, n0, cnt, out);
+      continue;
+    }
+    im2col(&g, p, n0, cnt, cols);
+    if (mode == CONV_FORWARD)
+      sgemm_rm(0, 0, rows, g.o, kk, cols, q, 0.0f, out + at);
+    else
+      sgemm_rm(1, 0, kk, g.o, rows, cols, q + at, 1.0f, out); /* out starts at zero */
   }
   return NULL;
+}
+
+static napi_value conv_forward(napi_env env, napi_callback_info info) {
+  return conv_op(env, info, CONV_FORWARD);
+}
+
+static napi_value conv_filter_grad(napi_env env, napi_callback_info info) {
+  return conv_op(env, info, CONV_FILTER_GRAD);
+}
+
+static napi_value conv_input_grad(napi_env env, napi_callback_info info) {
+  return conv_op(env, info, CONV_INPUT_GRAD);
 }
 
 /* A number argument (any finite double). */

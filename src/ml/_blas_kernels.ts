@@ -343,30 +343,23 @@ function convKernel(addon: Addon, fallback: KernelFn): KernelFn {
   return (args) => nativeConv(addon, args) ?? fallback(args);
 }
 
-function filterGradKernel(addon: Addon, fallback: KernelFn): KernelFn {
-  return (args) => {
-    const { x, dy } = args.inputs as { x: Info; dy: Info };
-    const attrs = args.attrs as unknown as ConvAttrs & { filterShape: number[] };
-    const g = geometry(attrs, x.shape, attrs.filterShape);
-    if (!g || g[9] !== dy.shape[1] || g[10] !== dy.shape[2]) return fallback(args);
-    const backend = args.backend as WasmBackend;
-    const out = backend.makeOutput([...attrs.filterShape], 'float32');
-    addon.conv2dFilterGrad(...g, f32(backend, x), f32(backend, dy), f32(backend, out));
-    return out;
-  };
-}
-
-function inputGradKernel(addon: Addon, fallback: KernelFn): KernelFn {
-  return (args) => {
-    const { dy, filter } = args.inputs as { dy: Info; filter: Info };
-    const attrs = args.attrs as unknown as ConvAttrs & { inputShape: number[] };
-    const g = geometry(attrs, attrs.inputShape, filter.shape);
-    if (!g || g[9] !== dy.shape[1] || g[10] !== dy.shape[2]) return fallback(args);
-    const backend = args.backend as WasmBackend;
-    const out = backend.makeOutput([...attrs.inputShape], 'float32');
-    addon.conv2dInputGrad(...g, f32(backend, dy), f32(backend, filter), f32(backend, out));
-    return out;
-  };
+/** Conv2DBackpropFilter / Conv2DBackpropInput: the geometry comes from the attributed shape. */
+function convGradKernel(which: 'filter' | 'input') {
+  return (addon: Addon, fallback: KernelFn): KernelFn =>
+    (args) => {
+      const { x, dy, filter } = args.inputs as { x?: Info; dy: Info; filter?: Info };
+      const attrs = args.attrs as unknown as ConvAttrs & { filterShape?: number[]; inputShape?: number[] };
+      const shape = which === 'filter' ? attrs.filterShape! : attrs.inputShape!;
+      const g = which === 'filter' ? geometry(attrs, x!.shape, shape) : geometry(attrs, shape, filter!.shape);
+      if (!g || g[9] !== dy.shape[1] || g[10] !== dy.shape[2] || dy.dtype !== 'float32')
+        return fallback(args);
+      const backend = args.backend as WasmBackend;
+      const out = backend.makeOutput([...shape], 'float32');
+      if (which === 'filter')
+        addon.conv2dFilterGrad(...g, f32(backend, x!), f32(backend, dy), f32(backend, out));
+      else addon.conv2dInputGrad(...g, f32(backend, dy), f32(backend, filter!), f32(backend, out));
+      return out;
+    };
 }
 
 /** One size from a tfjs `n | [n, n]` attribute, or undefined when the two differ. */
@@ -421,8 +414,8 @@ function poolGradKernel(max: boolean) {
 const NATIVE_KERNELS: [string, (addon: Addon, fallback: KernelFn) => KernelFn][] = [
   ['BatchMatMul', matMulKernel],
   ['Conv2D', convKernel],
-  ['Conv2DBackpropFilter', filterGradKernel],
-  ['Conv2DBackpropInput', inputGradKernel],
+  ['Conv2DBackpropFilter', convGradKernel('filter')],
+  ['Conv2DBackpropInput', convGradKernel('input')],
   ['AvgPoolGrad', poolGradKernel(false)],
   ['MaxPoolGrad', poolGradKernel(true)],
 ];

@@ -22,6 +22,37 @@ function copyOut(t: tf.Tensor, out: Float32Array, offset: number): void {
   out.set(heapView(t) ?? (t.dataSync() as Float32Array), offset);
 }
 
+/**
+ * One Adam step over `count` parameters with PyTorch's update (L2 weight decay added to the
+ * gradient), in double precision; the native addon's `adamStep` computes the same expressions
+ * in the same order (test/ml/_blas_kernels.test.ts checks the bits). Internal.
+ */
+export function adamStepJs(
+  theta: Float32Array,
+  grad: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  count: number,
+  wd: number,
+  beta1: number,
+  beta2: number,
+  stepSize: number,
+  sqrtBc2: number,
+  eps: number,
+): void {
+  const c1 = 1 - beta1;
+  const c2 = 1 - beta2;
+  for (let i = 0; i < count; i++) {
+    const p = theta[i]!;
+    const g = grad[i]! + wd * p;
+    const mi = beta1 * m[i]! + c1 * g;
+    const vi = beta2 * v[i]! + c2 * g * g;
+    m[i] = mi;
+    v[i] = vi;
+    theta[i] = p - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
+  }
+}
+
 /** Options for `trainLocal`. */
 export interface TrainOptions {
   /** Passes over the local data (default 1). */
@@ -182,21 +213,7 @@ export async function trainLocal(
       const stepSize = lr / (1 - beta1 ** steps);
       const sqrtBc2 = Math.sqrt(1 - beta2 ** steps);
       // The native loop computes the same double-precision expressions in the same order.
-      if (adamNative) {
-        adamNative(theta, grad, mm, vv, count, wd, beta1, beta2, stepSize, sqrtBc2, eps);
-        return;
-      }
-      const c1 = 1 - beta1;
-      const c2 = 1 - beta2;
-      for (let i = 0; i < count; i++) {
-        const p = theta[i]!;
-        const g = grad[i]! + wd * p;
-        const mi = beta1 * mm[i]! + c1 * g;
-        const vi = beta2 * vv[i]! + c2 * g * g;
-        mm[i] = mi;
-        vv[i] = vi;
-        theta[i] = p - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
-      }
+      (adamNative ?? adamStepJs)(theta, grad, mm, vv, count, wd, beta1, beta2, stepSize, sqrtBc2, eps);
     } else {
       for (let i = 0; i < count; i++) {
         let g = grad[i]! + wd * theta[i]!;
