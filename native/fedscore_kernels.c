@@ -136,17 +136,17 @@ static napi_value fail(napi_env env, const char *kind, const char *msg) {
   return NULL;
 }
 
-/* A Float32Array argument with at least `need` elements. */
-static int f32(napi_env env, napi_value v, const char *name, size_t need, float **out) {
+/* A typed-array argument of `type` (named `tname` in errors) with at least `need` elements. */
+static int typed(napi_env env, napi_value v, const char *name, size_t need, napi_typedarray_type type,
+                 const char *tname, void **out) {
   bool is_ta = false;
   char msg[160];
-  napi_typedarray_type type;
+  napi_typedarray_type got;
   size_t len;
   void *data;
   if (napi_is_typedarray(env, v, &is_ta) != napi_ok || !is_ta ||
-      napi_get_typedarray_info(env, v, &type, &len, &data, NULL, NULL) != napi_ok ||
-      type != napi_float32_array) {
-    snprintf(msg, sizeof msg, "%s: expected a Float32Array", name);
+      napi_get_typedarray_info(env, v, &got, &len, &data, NULL, NULL) != napi_ok || got != type) {
+    snprintf(msg, sizeof msg, "%s: expected %s", name, tname);
     fail(env, "TypeError", msg);
     return 0;
   }
@@ -155,8 +155,16 @@ static int f32(napi_env env, napi_value v, const char *name, size_t need, float 
     fail(env, "RangeError", msg);
     return 0;
   }
-  *out = (float *)data;
+  *out = data;
   return 1;
+}
+
+static int f32(napi_env env, napi_value v, const char *name, size_t need, float **out) {
+  return typed(env, v, name, need, napi_float32_array, "a Float32Array", (void **)out);
+}
+
+static int i32(napi_env env, napi_value v, const char *name, size_t need, int32_t **out) {
+  return typed(env, v, name, need, napi_int32_array, "an Int32Array", (void **)out);
 }
 
 /* A non-negative integer argument. */
@@ -401,28 +409,6 @@ static napi_value adam_step(napi_env env, napi_callback_info info) {
     return NULL;
   adam_loop(theta, grad, m, v, count, wd, b1, b2, step, sq, eps);
   return NULL;
-}
-
-/* An Int32Array argument with at least `need` elements. */
-static int i32(napi_env env, napi_value v, const char *name, size_t need, int32_t **out) {
-  bool is_ta = false;
-  char msg[160];
-  napi_typedarray_type type;
-  size_t len;
-  void *data;
-  if (napi_is_typedarray(env, v, &is_ta) != napi_ok || !is_ta ||
-      napi_get_typedarray_info(env, v, &type, &len, &data, NULL, NULL) != napi_ok || type != napi_int32_array) {
-    snprintf(msg, sizeof msg, "%s: expected an Int32Array", name);
-    fail(env, "TypeError", msg);
-    return 0;
-  }
-  if (len < need) {
-    snprintf(msg, sizeof msg, "%s: expected at least %zu elements, got %zu", name, need, len);
-    fail(env, "RangeError", msg);
-    return 0;
-  }
-  *out = (int32_t *)data;
-  return 1;
 }
 
 /*
