@@ -514,6 +514,57 @@ static napi_value softmax_xent(napi_env env, napi_callback_info info) {
 }
 
 /*
+ * biasAct(rows, cols, z, bias, relu, y): y[r][c] = z[r][c] + bias[c], then max(0, ·) when relu
+ * is 1 (a dense or convolution layer's epilogue, channels last).
+ */
+static napi_value bias_act(napi_env env, napi_callback_info info) {
+  ARGS(6)
+  int64_t rows, cols, relu;
+  float *z, *bias, *y;
+  if (!dim(env, argv[0], "rows", &rows) || !dim(env, argv[1], "cols", &cols) || !dim(env, argv[4], "relu", &relu) ||
+      !f32(env, argv[2], "z", (size_t)(rows * cols), &z) || !f32(env, argv[3], "bias", (size_t)cols, &bias) ||
+      !f32(env, argv[5], "y", (size_t)(rows * cols), &y))
+    return NULL;
+  for (int64_t r = 0; r < rows; r++) {
+    const float *zr = z + r * cols;
+    float *yr = y + r * cols;
+    for (int64_t c = 0; c < cols; c++) {
+      const float v = zr[c] + bias[c];
+      yr[c] = relu && !(v > 0.0f) ? (v != v ? v : 0.0f) : v;
+    }
+  }
+  return NULL;
+}
+
+/*
+ * biasActGrad(rows, cols, dy, y, relu, dz, dbias): the gradient of biasAct. dz = dy where
+ * y > 0 (relu) or everywhere, and dbias[c] = Σ_r dz[r][c], summed in double.
+ */
+static napi_value bias_act_grad(napi_env env, napi_callback_info info) {
+  ARGS(7)
+  int64_t rows, cols, relu;
+  float *dy, *y, *dz, *db;
+  if (!dim(env, argv[0], "rows", &rows) || !dim(env, argv[1], "cols", &cols) || !dim(env, argv[4], "relu", &relu) ||
+      !f32(env, argv[2], "dy", (size_t)(rows * cols), &dy) || !f32(env, argv[3], "y", (size_t)(rows * cols), &y) ||
+      !f32(env, argv[5], "dz", (size_t)(rows * cols), &dz) || !f32(env, argv[6], "dbias", (size_t)cols, &db))
+    return NULL;
+  double *acc = (double *)calloc(cols > 0 ? (size_t)cols : 1, sizeof(double));
+  if (acc == NULL) return fail(env, "Error", "out of memory");
+  for (int64_t r = 0; r < rows; r++) {
+    const float *g = dy + r * cols, *yr = y + r * cols;
+    float *d = dz + r * cols;
+    for (int64_t c = 0; c < cols; c++) {
+      const float v = relu && !(yr[c] > 0.0f) ? g[c] * 0.0f : g[c]; /* dy·step(y), as tfjs: −0 stays −0 */
+      d[c] = v;
+      acc[c] += v;
+    }
+  }
+  for (int64_t c = 0; c < cols; c++) db[c] = (float)acc[c];
+  free(acc);
+  return NULL;
+}
+
+/*
  * poolGrad(max, n, h, w, c, f, s, oh, ow, dy, x, dx): gradient of a valid f×f pooling with
  * stride s (NHWC). Average: each window spreads dy/f² over its cells. Max: dy goes to the first
  * largest cell of the window in row-major order, as tfjs's cpu backend does.
@@ -615,6 +666,8 @@ NAPI_MODULE_INIT() {
       {"affineRelu", NULL, affine_relu, NULL, NULL, NULL, napi_enumerable, NULL},
       {"reduceLogits", NULL, reduce_logits, NULL, NULL, NULL, napi_enumerable, NULL},
       {"softmaxXent", NULL, softmax_xent, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"biasAct", NULL, bias_act, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"biasActGrad", NULL, bias_act_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"poolGrad", NULL, pool_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setLocalThreads", NULL, set_local_threads, NULL, NULL, NULL, napi_enumerable, NULL},

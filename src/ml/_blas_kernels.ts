@@ -111,6 +111,23 @@ interface Addon {
     labels: Float32Array,
     grad: Float32Array,
   ): number;
+  biasAct(
+    rows: number,
+    cols: number,
+    z: Float32Array,
+    bias: Float32Array,
+    relu: number,
+    y: Float32Array,
+  ): void;
+  biasActGrad(
+    rows: number,
+    cols: number,
+    dy: Float32Array,
+    y: Float32Array,
+    relu: number,
+    dz: Float32Array,
+    dbias: Float32Array,
+  ): void;
   setThreads(threads: number): void;
   setLocalThreads(threads: number): void;
   info(): { library: string; config: string; threads: number };
@@ -205,6 +222,76 @@ const xentGrad = tf.customGrad(((logits: tf.Tensor, labels: tf.Tensor, save: tf.
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.mul(saved[0]!, dy), tf.zerosLike(labels)],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]);
+
+const BIAS_ACT = 'FedscoreBiasAct';
+const BIAS_ACT_GRAD = 'FedscoreBiasActGrad';
+
+function biasActKernel(addon: Addon): KernelFn {
+  return (args) => {
+    const { z, bias } = args.inputs as { z: Info; bias: Info };
+    const relu = (args.attrs as { relu: boolean }).relu;
+    const backend = args.backend as WasmBackend;
+    const cols = bias.shape[0]!;
+    const y = backend.makeOutput([...z.shape], 'float32');
+    addon.biasAct(
+      size(z.shape) / cols,
+      cols,
+      f32(backend, z),
+      f32(backend, bias),
+      relu ? 1 : 0,
+      f32(backend, y),
+    );
+    return y;
+  };
+}
+
+function biasActGradKernel(addon: Addon): KernelFn {
+  return ((args: KernelArgs) => {
+    const { dy, y } = args.inputs as { dy: Info; y: Info };
+    const relu = (args.attrs as { relu: boolean }).relu;
+    const backend = args.backend as WasmBackend;
+    const cols = y.shape.at(-1)!;
+    const dz = backend.makeOutput([...y.shape], 'float32');
+    const db = backend.makeOutput([cols], 'float32');
+    const rows = size(y.shape) / cols;
+    addon.biasActGrad(
+      rows,
+      cols,
+      f32(backend, dy),
+      f32(backend, y),
+      relu ? 1 : 0,
+      f32(backend, dz),
+      f32(backend, db),
+    );
+    return [dz, db];
+  }) as unknown as KernelFn;
+}
+
+const biasActGrad = (relu: boolean) =>
+  tf.customGrad(((z: tf.Tensor, bias: tf.Tensor, save: tf.GradSaveFunc) => {
+    const y = tf.engine().runKernel(BIAS_ACT, { z, bias }, { relu }) as tf.Tensor;
+    save([y]);
+    return {
+      value: y,
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
+        tf.engine().runKernel(BIAS_ACT_GRAD, { dy, y: saved[0]! }, { relu }) as tf.Tensor[],
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+const biasRelu = biasActGrad(true);
+const biasOnly = biasActGrad(false);
+
+/**
+ * relu?(z + bias) with the bias over the last axis: a layer's epilogue. One native pass forward
+ * and one backward (the relu mask and the bias gradient together) when the kernels are active
+ * on wasm, else tfjs's add and relu, whose bits are unchanged.
+ */
+export function addBiasAct(z: tf.Tensor, bias: tf.Tensor, relu: boolean): tf.Tensor {
+  const fits = bias.rank === 1 && z.shape.at(-1) === bias.shape[0] && z.dtype === 'float32';
+  if (active && !switchedOff && fits && tf.getBackend() === 'wasm')
+    return (relu ? biasRelu : biasOnly)(z, bias);
+  const y = tf.add(z, bias);
+  return relu ? tf.relu(y) : y;
+}
 
 /**
  * The mean softmax cross-entropy of `logits` [b, C] against targets `labels` [b, C], as one
@@ -456,12 +543,18 @@ export function registerBlasKernels(env: Record<string, string | undefined> = pr
     kernelFunc: make(load.addon, wasm[i]!.kernelFunc as unknown as KernelFn) as unknown as tf.KernelFunc,
   }));
   swapped = { wasm, native, description: load.description };
-  if (!tf.getKernel(XENT, 'wasm'))
-    tf.registerKernel({
-      kernelName: XENT,
-      backendName: 'wasm',
-      kernelFunc: xentKernel(load.addon) as unknown as tf.KernelFunc,
-    });
+  // fedscore's own kernels, called by softmaxCrossEntropy and addBiasAct only while active.
+  for (const [name, make] of [
+    [XENT, xentKernel],
+    [BIAS_ACT, biasActKernel],
+    [BIAS_ACT_GRAD, biasActGradKernel],
+  ] as const)
+    if (!tf.getKernel(name, 'wasm'))
+      tf.registerKernel({
+        kernelName: name,
+        backendName: 'wasm',
+        kernelFunc: make(load.addon) as unknown as tf.KernelFunc,
+      });
   install(native);
   active = true;
   return { native: true, description: load.description };

@@ -20,6 +20,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../../scoring/random.js';
+import { addBiasAct } from './_blas_kernels.js';
 
 /** One layer of a model. Convolutions are stride 1; `pad` zeros are added on every side. */
 export type LayerSpec =
@@ -318,14 +319,16 @@ export function forward(
   let w = 0;
   for (const l of spec.layers.slice(fromLayer)) {
     if (l.kind === 'dense') {
-      h = tf.add(tf.matMul(h as tf.Tensor2D, weights[w]! as tf.Tensor2D), weights[w + 1]!);
-      if (l.relu) h = tf.relu(h);
+      h = addBiasAct(tf.matMul(h as tf.Tensor2D, weights[w]! as tf.Tensor2D), weights[w + 1]!, l.relu);
       w += 2;
     } else if (l.kind === 'conv') {
       // Zero padding inside the convolution (no padded copy of the input).
       const pad = l.pad > 0 ? l.pad : 'valid';
-      h = tf.add(tf.conv2d(h as tf.Tensor4D, weights[w]! as tf.Tensor4D, 1, pad), weights[w + 1]!);
-      if (l.relu) h = tf.relu(h);
+      h = addBiasAct(
+        tf.conv2d(h as tf.Tensor4D, weights[w]! as tf.Tensor4D, 1, pad),
+        weights[w + 1]!,
+        l.relu,
+      );
       w += 2;
     } else if (l.kind === 'pool') {
       h =

@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  addBiasAct,
   loadBlasKernels,
   nativeAdamStep,
   nativeAffineRelu,
@@ -284,6 +285,38 @@ describe.runIf(load.ok)('native kernels', () => {
       useBlasKernels(true);
       expect(Math.abs(v - rv)).toBeLessThan(1e-5 * Math.max(1, Math.abs(rv)));
       expect(maxAbsDiff(g, rg)).toBeLessThan(1e-6 * Math.max(1, maxAbs(rg)));
+    }
+  });
+
+  it('the native bias + relu epilogue and its gradients match tfjs add and relu, leaking nothing', () => {
+    for (const [shape, relu] of [
+      [[5, 7], true],
+      [[2, 4, 4, 3], true],
+      [[6, 10], false],
+    ] as const) {
+      const count = shape.reduce((p, d) => p * d, 1);
+      const cols = shape.at(-1)!;
+      // Rounded values put exact zeros under the relu: its gradient there is 0 on both sides.
+      const z = Float32Array.from(randomVector(count, count, 3), (v) => Math.round(v * 2) / 2);
+      const b = Float32Array.from(randomVector(cols, cols, 1), (v) => Math.round(v * 2) / 2);
+      const dy = randomVector(count, count + 5, 1);
+      const run = () =>
+        tf.tidy(() => {
+          const f = (zz: tf.Tensor, bb: tf.Tensor) =>
+            tf.sum(tf.mul(addBiasAct(zz, bb, relu), tf.tensor(dy, [...shape])));
+          const y = addBiasAct(tf.tensor(z, [...shape]), tf.tensor1d(b), relu).dataSync() as Float32Array;
+          const [gz, gb] = tf.grads(f)([tf.tensor(z, [...shape]), tf.tensor1d(b)]);
+          return [y, gz!.dataSync() as Float32Array, gb!.dataSync() as Float32Array];
+        });
+      const before = tf.memory().numTensors;
+      const native = run();
+      expect(tf.memory().numTensors).toBe(before);
+      useBlasKernels(false);
+      const ref = run();
+      useBlasKernels(true);
+      expect(native[0]).toEqual(ref[0]);
+      expect(native[1]).toEqual(ref[1]);
+      expect(maxAbsDiff(native[2]!, ref[2]!)).toBeLessThan(1e-5);
     }
   });
 });
