@@ -1,8 +1,10 @@
 /*
  * fedscore's native kernels (optional): matrix products and stride-1 NHWC convolutions with
- * their gradients, on OpenBLAS's sgemm (Debian libopenblas-dev). src/ml/_blas_kernels.ts
- * registers them on the tfjs wasm backend, so they read and write the wasm heap in place;
- * when this addon is not built, fedscore runs on the wasm backend's own kernels.
+ * their gradients on OpenBLAS's sgemm (Debian libopenblas-dev), and plain C loops for pooling
+ * gradients, bias + ReLU, the softmax cross-entropy, the Adam step and the coalition
+ * evaluator's helpers. src/ml/_blas_kernels.ts registers them on the tfjs wasm backend, so
+ * they read and write the wasm heap in place; when this addon is not built, fedscore runs on
+ * the wasm backend's own kernels.
  *
  * Every function takes Float32Arrays and integer dimensions, checks that each array holds the
  * elements the dimensions imply, and throws a RangeError/TypeError naming the argument otherwise.

@@ -8,9 +8,13 @@
  * heavy kernels — BatchMatMul, Conv2D and both convolution gradients — are replaced by
  * OpenBLAS sgemm calls that read and write the wasm heap in place, and the pooling gradients
  * (naive loops in tfjs-backend-wasm 4.22: 18 ms for a max-pool gradient at batch 64) by direct
- * C loops; everything else (ReLU,
- * softmax, reductions, the optimizer's elementwise work) stays on wasm. PyTorch's CPU path is
- * the same: im2col + sgemm on the BLAS it was linked with.
+ * C loops. The module also offers one-pass native versions of what a training step does around
+ * them, used by models.ts, train.ts, coalition.ts and _reduce.ts while the kernels are active:
+ * a layer's bias and ReLU (`addBiasAct`), the loss and its gradient (`softmaxCrossEntropy`),
+ * the Adam step (`nativeAdamStep`, same bits as the JavaScript loop), the coalition evaluator's
+ * first-layer combination (`nativeAffineRelu`) and the logits reduction (`nativeReduceLogits`).
+ * Everything else stays on wasm. PyTorch's CPU path for dense layers is the same sgemm on the
+ * BLAS it was linked with.
  *
  * Only stride-1, dilation-1, NHWC convolutions (the models of models.ts) and float32 products
  * with equal or broadcast-of-one batch dimensions go native; anything else falls through to
