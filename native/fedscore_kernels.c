@@ -413,6 +413,9 @@ static napi_value adam_step(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* max(0, v) as tfjs's relu computes it: NaN stays NaN. */
+static inline float relu_f(float v) { return v > 0.0f || v != v ? v : 0.0f; }
+
 /*
  * affineRelu(count, p0, u, s, relu, out): out = p0 + fround(s)·u, then max(0, ·) when relu is 1;
  * in float32 as tfjs's mul, add and relu kernels compute it (coalition.ts's first layer).
@@ -430,7 +433,7 @@ static napi_value affine_relu(napi_env env, napi_callback_info info) {
   for (int64_t i = 0; i < count; i++) {
     const float t = sf * u[i];
     const float z = p0[i] + t;
-    out[i] = relu && !(z > 0.0f) ? (z != z ? z : 0.0f) : z;
+    out[i] = relu ? relu_f(z) : z;
   }
   return NULL;
 }
@@ -532,7 +535,7 @@ static napi_value bias_act(napi_env env, napi_callback_info info) {
     float *yr = y + r * cols;
     for (int64_t c = 0; c < cols; c++) {
       const float v = zr[c] + bias[c];
-      yr[c] = relu && !(v > 0.0f) ? (v != v ? v : 0.0f) : v;
+      yr[c] = relu ? relu_f(v) : v;
     }
   }
   return NULL;

@@ -178,13 +178,26 @@ export function loadBlasKernels(env: Record<string, string | undefined> = proces
 }
 
 /**
+ * The loaded addon, unless it is missing or switched off (`useBlasKernels(false)`). Called on
+ * hot paths (once per coalition, per step): after the first load it only reads the cache.
+ */
+function addonInUse(): Addon | undefined {
+  if (switchedOff) return undefined;
+  const load = loaded ?? loadBlasKernels();
+  return load.ok ? load.addon : undefined;
+}
+
+/** Whether the native kernels are active and the wasm backend runs, so tensors live on its heap. */
+function nativeOnWasm(): boolean {
+  return active && !switchedOff && tf.getBackend() === 'wasm';
+}
+
+/**
  * The addon's Adam step (same float32 bits as train.ts's JavaScript loop, ≈10× faster), or
  * undefined when the addon is not loaded.
  */
 export function nativeAdamStep(): Addon['adamStep'] | undefined {
-  if (switchedOff) return undefined;
-  const load = loadBlasKernels();
-  return load.ok ? load.addon.adamStep : undefined;
+  return addonInUse()?.adamStep;
 }
 
 /**
@@ -291,8 +304,7 @@ const biasOnly = biasActGrad(false);
  */
 export function addBiasAct(z: tf.Tensor, bias: tf.Tensor, relu: boolean): tf.Tensor {
   const fits = bias.rank === 1 && z.shape.at(-1) === bias.shape[0] && z.dtype === 'float32';
-  if (active && !switchedOff && fits && tf.getBackend() === 'wasm')
-    return (relu ? biasRelu : biasOnly)(z, bias);
+  if (fits && nativeOnWasm()) return (relu ? biasRelu : biasOnly)(z, bias);
   const y = tf.add(z, bias);
   return relu ? tf.relu(y) : y;
 }
@@ -303,8 +315,7 @@ export function addBiasAct(z: tf.Tensor, bias: tf.Tensor, relu: boolean): tf.Ten
  * (−mean Σ labels·logSoftmax(logits)). Differentiable with respect to the logits.
  */
 export function softmaxCrossEntropy(logits: tf.Tensor2D, labels: tf.Tensor2D): tf.Scalar {
-  if (active && !switchedOff && tf.getBackend() === 'wasm' && logits.dtype === 'float32')
-    return xentGrad(logits, labels) as tf.Scalar;
+  if (logits.dtype === 'float32' && nativeOnWasm()) return xentGrad(logits, labels) as tf.Scalar;
   return tf.neg(tf.mean(tf.sum(tf.mul(labels, tf.logSoftmax(logits)), 1))) as tf.Scalar;
 }
 
@@ -331,11 +342,12 @@ export function nativeAffineRelu(
   s: number,
   relu: boolean,
 ): tf.Tensor | undefined {
-  if (!active || switchedOff || !loaded?.ok || tf.getBackend() !== 'wasm') return undefined;
+  const addon = addonInUse();
+  if (!addon || !nativeOnWasm()) return undefined;
   if (p0.dtype !== 'float32' || u.dtype !== 'float32' || p0.size !== u.size) return undefined;
   const backend = tf.backend() as unknown as WasmBackend;
   const out = backend.makeOutput([...p0.shape], 'float32');
-  loaded.addon.affineRelu(p0.size, f32(backend, p0), f32(backend, u), s, relu ? 1 : 0, f32(backend, out));
+  addon.affineRelu(p0.size, f32(backend, p0), f32(backend, u), s, relu ? 1 : 0, f32(backend, out));
   return tf.engine().makeTensorFromTensorInfo(out);
 }
 
@@ -344,9 +356,7 @@ export function nativeAffineRelu(
  * summed cross-entropy in double), or undefined when the addon is not in use.
  */
 export function nativeReduceLogits(): Addon['reduceLogits'] | undefined {
-  if (switchedOff) return undefined;
-  const load = loadBlasKernels();
-  return load.ok ? load.addon.reduceLogits : undefined;
+  return addonInUse()?.reduceLogits;
 }
 
 const f32 = (backend: WasmBackend, t: Info) => backend.typedArrayFromHeap(t) as Float32Array;
