@@ -3,7 +3,8 @@
  *
  * Protocol code never calls a random generator itself: it receives a {@link RandomSource}
  * through its `deps`, so a whole secure-aggregation round can be replayed from a seed
- * (ARCHITECTURE.md, "protocol/ … randomness and key generation are passed in").
+ * (docs/architecture.md, "Layers": protocol/ … randomness and key generation are
+ * passed in).
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { checkBytes, checkInt } from './_check.js';

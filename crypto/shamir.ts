@@ -6,7 +6,7 @@
  *
  * Why not call the package's `split` directly: it draws its polynomial coefficients and a
  * shuffled set of x-coordinates from node:crypto, so a round could not be replayed from a seed
- * (ARCHITECTURE.md, "randomness … passed in"). {@link splitSecret} instead fixes the polynomial
+ * (docs/architecture.md, "Layers": randomness … passed in). {@link splitSecret} instead fixes the polynomial
  * by its values — p(0) = secret, p(1), …, p(t−1) drawn from the caller's random source — which
  * is the same uniform distribution over degree-(t−1) polynomials with p(0) = secret (the map from
  * coefficients to these values is a bijection, the Vandermonde matrix being invertible), and

@@ -1,6 +1,6 @@
 /**
- * Coded errors of the secure-aggregation protocol (STYLE.md: "core errors carry a code from a
- * string-literal union; one table at the edge maps codes to HTTP statuses and human text").
+ * Coded errors of the secure-aggregation protocol (docs/architecture.md, "Conventions": core errors carry a
+ * code from a string-literal union; one table at the edge maps codes to HTTP statuses and text).
  * Stage handlers return these codes in their replies; helpers that cannot return a reply
  * (decoders, report verification) throw a {@link SecAggError}.
  */

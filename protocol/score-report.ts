@@ -1,7 +1,7 @@
 /**
  * Signed score reports: after round r, silo i evaluates its two private coalitions on the common
  * test set — its singleton, v(M0 + U_i), and the grand coalition without it, v(M − U_i) — and
- * sends them signed (ARCHITECTURE.md, "One round, private mode", step 5; papers/003 Def. 2–4 use
+ * sends them signed (docs/architecture.md, "One round, private mode", step 5; papers/003 Def. 2–4 use
  * these values for LOO, IOI, FP and EE). Per-class vectors are optional (Maverick-aware scores).
  * The scores themselves are computed in scoring/.
  *

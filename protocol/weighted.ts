@@ -1,6 +1,6 @@
 /**
  * Weighted FedAvg under secure aggregation: a silo sends x_i = (w_i·Δ_i, w_i), quantized, so the
- * server learns only Σ w_iΔ_i and Σ w_i (ARCHITECTURE.md, "One round, private mode", step 2;
+ * server learns only Σ w_iΔ_i and Σ w_i (docs/architecture.md, "One round, private mode", step 2;
  * McMahan et al. 2017, FedAvg: M = M0 + Σ w_iΔ_i / Σ w_i).
  *
  * Two quantizers share the ring: values w·Δ are clipped to [−valueRange, valueRange] and the

@@ -1,6 +1,6 @@
 /**
- * Internal: an evaluation budget over a memoized game (STYLE.md, "the evaluation budget is
- * explicit"). Never re-exported.
+ * Internal: an evaluation budget over a memoized game (docs/architecture.md, "Conventions": the
+ * evaluation budget is explicit). Never re-exported.
  *
  * The budget counts distinct coalitions sent to the underlying game. Before a batch is sent,
  * its cost (distinct coalitions not requested before through this tracker) is computed; a batch

@@ -1,7 +1,7 @@
 /**
  * Cooperative games: coalitions in, values out.
  *
- * Kept apart from samplers and estimators (STYLE.md, "From pyDVL / shapiq"): a game only
+ * Kept apart from samplers and estimators (docs/architecture.md, "Conventions"): a game only
  * answers "what is v(S) for each S in this batch". Values are asynchronous so a model-backed
  * game (src/ml evaluating coalition models on the test set) plugs in unchanged; batches let
  * such a game share work across coalitions.

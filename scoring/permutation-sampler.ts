@@ -1,6 +1,6 @@
 /**
  * Permutation samplers: which orders of the players a permutation estimator walks.
- * A sampler knows nothing about games or estimates (STYLE.md, "From pyDVL / shapiq").
+ * A sampler knows nothing about games or estimates (docs/architecture.md, "Conventions").
  */
 import { checkPositiveInteger, checkRng } from './_checks.js';
 import { type Rng, randomPermutation, shuffleInPlace } from './random.js';

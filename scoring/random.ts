@@ -1,6 +1,6 @@
 /**
  * Seeded randomness for estimators. Core code never calls Math.random: every sampler takes an
- * `Rng`, so the same seed gives the same output (STYLE.md, "hidden randomness").
+ * `Rng`, so the same seed gives the same output (docs/architecture.md, "Conventions": no hidden randomness).
  *
  * Generator: xoshiro128** (Blackman & Vigna 2018), state seeded by splitmix32 from a 32-bit seed.
  */

@@ -5,7 +5,7 @@
  *   φ_i = Σ_{S ⊆ N∖{i}} |S|!(n−|S|−1)!/n! · (v(S ∪ {i}) − v(S)).
  * Banzhaf: β_i = 2^{−(n−1)} Σ_{S ⊆ N∖{i}} (v(S ∪ {i}) − v(S)).
  * Both are one pass over the table of 2^n values: O(n·2^n) time, O(n) extra space.
- * Combinatorial weights are computed in log space (STYLE.md) so n up to 30 does not overflow.
+ * Combinatorial weights are computed in log space (docs/architecture.md, "Conventions") so n up to 30 does not overflow.
  */
 
 import { popcount } from './coalition.js';

@@ -15,7 +15,7 @@
  *   Q(S) = Σ_{i,j∈S} w_i w_j G_ij,  L(S) = Σ_{i∈S} w_i b_i,  W(S) = Σ_{i∈S} w_i,
  *
  * so one coalition costs O(|S|²) and no model evaluation. The weights w are 1 in the paper (Eq. 9
- * is a plain mean); example-count weights (ARCHITECTURE.md's FedAvg convention) are an option.
+ * is a plain mean); example-count weights (docs/architecture.md's FedAvg convention) are an option.
  *
  * Per-round Shapley values of v are exact for n ≤ 20 (all 2^n utilities by an O(n·2^n) recursion,
  * then `exactShapley`) and sampled by random permutations beyond (the paper uses Monte Carlo, [20]).
@@ -50,7 +50,7 @@ export interface TrajectoryUtilityOptions {
   epsilon?: number;
   /**
    * Aggregation weights w_i > 0 of the coalition mean; default all 1 (papers/002 Eq. 9 is a plain
-   * mean). Pass example counts for the FedAvg-weighted convention of ARCHITECTURE.md.
+   * mean). Pass example counts for the FedAvg-weighted convention of docs/architecture.md.
    */
   weights?: ArrayLike<number>;
 }

@@ -1,6 +1,6 @@
 /**
  * The silo runtime: one silo of a consortium taking part in rounds over HTTP
- * (ARCHITECTURE.md, "One round, private mode", the silo's side of steps 1–5).
+ * (docs/architecture.md, "One round, private mode", the silo's side of steps 1–5).
  *
  * Per round: wait until the operator opens it, fetch the base model, train locally, drive the
  * client state machine of protocol/client.ts through AdvertiseKeys → ShareKeys →

@@ -1,6 +1,6 @@
 /**
  * Input checks shared by src/data (internal; never re-exported). A wrong type throws TypeError,
- * a wrong range RangeError, and the message starts with the parameter's name (STYLE.md).
+ * a wrong range RangeError, and the message starts with the parameter's name (docs/architecture.md, "Conventions").
  */
 
 /** Throws RangeError unless v is an integer in [min, max]. */

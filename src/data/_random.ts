@@ -1,8 +1,8 @@
 /**
  * Seeded randomness for src/data (internal; never re-exported). Every partition, noise model
  * and synthetic generator takes a seed and builds one of these, so the same seed gives the
- * same split on every machine (STYLE.md, "hidden randomness"). src/data does not import
- * scoring/ (ARCHITECTURE.md, layers), hence this small generator of its own.
+ * same split on every machine (docs/architecture.md, "Conventions": no hidden randomness). src/data does not import
+ * scoring/ (docs/architecture.md, "Layers"), hence this small generator of its own.
  *
  * Generator: xoshiro128** (Blackman & Vigna 2018), its 128-bit state filled by splitmix32 from
  * a 32-bit seed. Normals by Box–Muller; gamma variates by Marsaglia & Tsang (2000), with the

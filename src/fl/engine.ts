@@ -1,5 +1,5 @@
 /**
- * The round engine: one seed of a consortium experiment (ARCHITECTURE.md, "One round, private
+ * The round engine: one seed of a consortium experiment (docs/architecture.md, "One round, private
  * mode", and "Full-visibility mode").
  *
  * Per round: the strategy selects silos; they train locally; their updates are summed by the real

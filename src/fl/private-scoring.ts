@@ -1,5 +1,5 @@
 /**
- * Private scoring of one round (ARCHITECTURE.md, "One round, private mode", steps 5–6).
+ * Private scoring of one round (docs/architecture.md, "One round, private mode", steps 5–6).
  *
  * Silo side: silo i knows M0, the published aggregate (Σ w_jΔ_j and Σ w_j) and its own (Δ_i, w_i),
  * so it can build its singleton model M0 + U_i and the aggregate without it, M − U_i, evaluate both

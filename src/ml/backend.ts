@@ -1,5 +1,5 @@
 /**
- * Tensor backend choice (ARCHITECTURE.md, "Compute backends").
+ * Tensor backend choice (docs/architecture.md, "Compute backends").
  *
  * Order: `tensorflow` (native libtensorflow from the optional `@tensorflow/tfjs-node-gpu`, then
  * `@tensorflow/tfjs-node`, when installed and loadable) → `wasm` → `cpu`. `FEDSCORE_BACKEND`

@@ -1,5 +1,5 @@
 /**
- * Batched evaluation of coalition models, exposed as scoring/ games (ARCHITECTURE.md,
+ * Batched evaluation of coalition models, exposed as scoring/ games (docs/architecture.md,
  * "Full-visibility mode").
  *
  * Coalition model (FedAvg, the default): M_S = M0 + Σ_{i∈S} wᵢΔᵢ / Σ_{i∈S} wᵢ, M_∅ = M0.

@@ -1,6 +1,6 @@
 /**
- * The service's one error catalogue (STYLE.md, fastify: "one error catalogue: code, message
- * template, HTTP status"). Every error body the service sends is `{ code, message }` with a code
+ * The service's one error catalogue (docs/architecture.md, "Conventions": one error catalogue of code,
+ * message template and HTTP status). Every error body the service sends is `{ code, message }` with a code
  * from this table; docs/errors.md documents each code (a test checks it).
  *
  * The core of the service (src/server/service.ts) throws {@link ServiceError} with a code and,

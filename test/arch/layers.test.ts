@@ -1,5 +1,5 @@
 /**
- * Guards the import direction of ../shared/design/ARCHITECTURE.md ("Layers"):
+ * Guards the import direction of docs/architecture.md ("Layers"):
  *   scoring/ and crypto/ import nothing from the project; protocol/ imports crypto/ only;
  *   only src/ml imports TensorFlow.js; scoring/ imports no tensor library; protocol/ no network.
  * Imports point downward only: src/cli → src/server → src/client → src/fl → src/ml → src/data.
@@ -34,7 +34,7 @@ function projectSources(): SourceFile[] {
     .map((abs) => ({ path: relative(root, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') }));
 }
 
-describe('layering (ARCHITECTURE.md)', () => {
+describe('layering (docs/architecture.md)', () => {
   it('the project source tree respects the import direction', () => {
     const files = projectSources();
     expect(files.length).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-/** Import-direction checker used by layers.test.ts (see ARCHITECTURE.md, "Layers"). */
+/** Import-direction checker used by layers.test.ts (see docs/architecture.md, "Layers"). */
 import { posix } from 'node:path';
 
 export interface SourceFile {

@@ -1,7 +1,7 @@
 /**
  * Internal: reading a strategy's plain JSON parameters with errors that name the field
  * (`strategy.epsilon: expected a number in [0, 1], got 2`). A wrong type throws TypeError, a value
- * out of range or an unknown key RangeError (STYLE.md). Never re-exported.
+ * out of range or an unknown key RangeError (docs/architecture.md, "Conventions"). Never re-exported.
  */
 
 /** Bounds of a numeric parameter; `open` bounds exclude the end point. */

@@ -1,5 +1,5 @@
 /**
- * The strategy interface the round engine drives (STYLE.md, "From Flower": a strategy is a pair of
+ * The strategy interface the round engine drives (docs/architecture.md, "Selection and aggregation strategies": a strategy is a pair of
  * methods — configure a round / aggregate it — driven by one run loop; a variant overrides one
  * method and cites its paper in its file header).
  *
