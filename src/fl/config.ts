@@ -254,7 +254,8 @@ export const ComparisonSchema = Obj({
   estimators: Type.Optional(
     Doc(EstimatorsSchema, {
       default: { mrsv: {}, cos: {} },
-      description: 'Full-visibility estimators to run, by name; `{}` runs one with its defaults.',
+      description:
+        'Full-visibility estimators to run, by name; `{}` runs one with its defaults: mrsv (exact Shapley per round, summed), tmr (threshold 0.001, decay 1), gtg, mc, owen, banzhaf and tsv (budget: 32 coalition evaluations per participant per round), cos, maverick (temperature 0.01, alpha 0.7).',
     }),
   ),
   /** Compute the true Shapley value of the retraining game (2^n FedAvg runs); default: when n ≤ 6. */
