@@ -5,18 +5,15 @@
  */
 
 import { multiRoundShapley, truncatedMultiRoundShapley } from '../../scoring/multi-round.js';
-import { exactShapley } from '../../scoring/shapley.js';
-import { applyUpdateMisbehavior } from '../data/misbehavior.js';
 import { compareMethods } from './compare.js';
 import type { ExperimentConfig } from './config.js';
 import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
 import { DEFAULT_ESTIMATORS } from './harness.js';
 import type { Learner } from './learner.js';
-import { utilityValue } from './learner.js';
 import { outcomesOf } from './outcomes.js';
 import { PRIVATE_METHODS } from './private-scoring.js';
 import { type ExperimentResults, RESULTS_SCHEMA_VERSION, type RunRecord } from './results.js';
-import { buildConsortium, deriveSeed } from './setup.js';
+import { retrainingShapley } from './retraining.js';
 
 /** Methods scored per round (compared at a round as they are); the others accumulate by definition. */
 const ROUND_METHODS = new Set<string>([...PRIVATE_METHODS, 'gtg', 'mc', 'owen', 'banzhaf']);
@@ -26,52 +23,6 @@ export interface ExperimentOptions {
   seeds: number[];
   fedscoreVersion: string;
   onProgress?: (e: ProgressEvent | { seed: number; phase: 'true-sv'; done: number; total: number }) => void;
-}
-
-/**
- * The true Shapley value of the retraining game (papers/003 §3.1): every coalition S runs its own
- * FedAvg from the same initial model for all rounds; v(S) is the final test utility. 2^n runs.
- */
-export async function retrainingShapley(
-  cfg: ExperimentConfig,
-  seed: number,
-  learner: Learner,
-  onProgress?: (done: number, total: number) => void,
-): Promise<Float64Array> {
-  const n = cfg.silos;
-  if (n > 16)
-    throw new RangeError(
-      `comparison.trueShapley: 2^${n} retraining runs are out of reach; use at most 16 silos`,
-    );
-  const consortium = buildConsortium(cfg, seed);
-  const utility = cfg.scoring?.utility ?? 'accuracy';
-  const init = learner.initialParameters(deriveSeed(seed, 0x1417));
-  const total = 2 ** n;
-  const table = new Float64Array(total);
-  table[0] = utilityValue(await learner.evaluate(init, consortium.test), utility);
-  for (let mask = 1; mask < total; mask++) {
-    const members = [...Array(n).keys()].filter((i) => (mask >>> i) & 1);
-    let params = init;
-    for (let r = 1; r <= cfg.rounds; r++) {
-      const honest = await learner.trainMany(
-        params,
-        members.map((s) => ({ data: consortium.silos[s]!, seed: deriveSeed(seed, r, s) })),
-      );
-      const next = params.slice();
-      const equal = (cfg.strategy as { weights?: string } | undefined)?.weights === 'equal';
-      const w = members.map((s) => (equal ? 1 : consortium.silos[s]!.n));
-      const wsum = w.reduce((a, b) => a + b, 0);
-      honest.forEach((u, b) => {
-        const attack = consortium.updateAttacks[members[b]!];
-        const upd = attack ? applyUpdateMisbehavior(u, attack) : u;
-        for (let j = 0; j < upd.length; j++) next[j]! += (w[b]! / wsum) * upd[j]!;
-      });
-      params = next;
-    }
-    table[mask] = utilityValue(await learner.evaluate(params, consortium.test), utility);
-    onProgress?.(mask, total - 1);
-  }
-  return exactShapley(n, table);
 }
 
 function sumRounds(run: SeedRun, method: string, upTo: number, n: number): number[] {

@@ -36,6 +36,11 @@ export function defaultBudget(k: number): number {
   return Math.max(2 + 2 * (k + 1), 32 * k);
 }
 
+/** Whether the configured estimators need the validation reference update Δ_val (Trajectory Shapley). */
+export function needsReferenceUpdate(estimators: EstimatorConfig): boolean {
+  return Boolean(estimators.tsv);
+}
+
 /** What the harness carries from round to round. */
 export interface HarnessState {
   /** Every round's exact coalition table over its participants (MR-SV and TMR are folded at the end). */

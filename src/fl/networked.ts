@@ -22,13 +22,14 @@
  */
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { datasetDigest } from '../data/digest.js';
-import { applyUpdateMisbehavior } from '../data/misbehavior.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
 import { PRIVATE_METHODS, siloCoalitionModels } from './private-scoring.js';
 import { roundThreshold } from './secure-round.js';
 import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
+import { fedAvgWeight } from './strategies/fedavg.js';
 import { createTfLearner } from './tf-learner.js';
+import { consortiumTrainer } from './trainer.js';
 
 /** What every process of a networked run derives from the configuration and seed. */
 export interface NetworkedRun {
@@ -81,7 +82,9 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
   if (config.secureAggregation?.enabled === false)
     throw new RangeError('secureAggregation.enabled: networked runs always use secure aggregation');
   const data = buildConsortium(config, seed);
-  const weights = data.silos.map((s) => (strategy.weights === 'equal' ? 1 : s.n));
+  const weights = data.silos.map((s) =>
+    fedAvgWeight(s.n, strategy.weights === 'equal' ? 'equal' : 'examples'),
+  );
   const k = config.silos;
   const t = config.secureAggregation?.threshold;
   return {
@@ -126,11 +129,11 @@ export async function localUpdate(
   round: number,
   base: Float32Array,
 ): Promise<Float32Array> {
-  const data = run.data.silos[silo];
-  if (data === undefined) throw new RangeError(`silo: expected 0..${run.data.silos.length - 1}, got ${silo}`);
-  const [honest] = await learner.trainMany(base, [{ data, seed: deriveSeed(run.seed, round, silo) }]);
-  const attack = run.data.updateAttacks[silo];
-  return attack ? applyUpdateMisbehavior(honest!, attack) : honest!;
+  if (run.data.silos[silo] === undefined)
+    throw new RangeError(`silo: expected 0..${run.data.silos.length - 1}, got ${silo}`);
+  // The engine's training (trainer.ts): the same seed deriveSeed(seed, round, silo), the same attacks.
+  const [update] = await consortiumTrainer(learner, run.data, run.seed)(base, round, [silo]);
+  return update!;
 }
 
 /** The quantized input x_i = (ŵ_iΔ_i, ŵ_i) for `encoding` (the consortium's clip, weight range and n). */

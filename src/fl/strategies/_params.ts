@@ -4,14 +4,7 @@
  * out of range or an unknown key RangeError (docs/architecture.md, "Conventions"). Never re-exported.
  */
 
-/** Bounds of a numeric parameter; `open` bounds exclude the end point. */
-interface NumberSpec {
-  min?: number;
-  max?: number;
-  minOpen?: boolean;
-  maxOpen?: boolean;
-  integer?: boolean;
-}
+import type { NumberSpec, StrategyParams } from './strategy.js';
 
 function describe(spec: NumberSpec): string {
   const kind = spec.integer ? 'an integer' : 'a number';
@@ -23,7 +16,7 @@ function describe(spec: NumberSpec): string {
 }
 
 /** A strategy's parameters, read once each; `done()` rejects keys nobody read. */
-export class Params {
+export class Params implements StrategyParams {
   private readonly read = new Set<string>(['name']);
   constructor(
     private readonly config: Readonly<Record<string, unknown>>,

@@ -4,7 +4,6 @@
  * variants in this folder spread `fedAvg(...)` and override `select` or `aggregationWeights`.
  */
 
-import type { Params } from './_params.js';
 import {
   checkAggregateContext,
   checkSelectContext,
@@ -13,7 +12,7 @@ import {
   roundSize,
   uniformSample,
 } from './_sampling.js';
-import type { AggregateContext, SelectContext, Strategy } from './strategy.js';
+import type { AggregateContext, SelectContext, Strategy, StrategyEntry, StrategyParams } from './strategy.js';
 
 /** Parameters of `fedAvg`. */
 export interface FedAvgParams extends RoundSize {
@@ -25,7 +24,7 @@ export interface FedAvgParams extends RoundSize {
 export const FEDAVG_DEFAULTS: FedAvgParams = { fraction: 1, weights: 'examples' };
 
 /** Reads the round-size parameters `fraction` (default `fallback`) and `clientsPerRound`. */
-export function readRoundSize(p: Params, fallback: number): RoundSize {
+export function readRoundSize(p: StrategyParams, fallback: number): RoundSize {
   const fraction = p.number('fraction', fallback, { min: 0, minOpen: true, max: 1 });
   const clientsPerRound = p.optionalNumber('clientsPerRound', { min: 1, integer: true });
   return clientsPerRound === undefined ? { fraction } : { fraction, clientsPerRound };
@@ -35,16 +34,21 @@ export function readRoundSize(p: Params, fallback: number): RoundSize {
  * Reads FedAvg's parameters from a strategy config: `fraction` ∈ (0, 1] (default 1),
  * `clientsPerRound` (integer ≥ 1, overrides fraction), `weights` 'examples' | 'equal'.
  */
-export function readFedAvgParams(p: Params): FedAvgParams {
+export function readFedAvgParams(p: StrategyParams): FedAvgParams {
   return {
     ...readRoundSize(p, FEDAVG_DEFAULTS.fraction),
     weights: p.oneOf('weights', FEDAVG_DEFAULTS.weights, ['examples', 'equal'] as const),
   };
 }
 
+/** FedAvg's aggregation weight of a silo with `examples` training examples: n_i, or 1 for 'equal'. */
+export function fedAvgWeight(examples: number, mode: 'examples' | 'equal'): number {
+  return mode === 'equal' ? 1 : examples;
+}
+
 /** n_i (or 1) of each selected silo, in ctx.selected order. */
 export function baseWeights(ctx: AggregateContext, mode: 'examples' | 'equal'): Float64Array {
-  return Float64Array.from(ctx.selected, (s) => (mode === 'equal' ? 1 : ctx.setup.silos[s]!.examples));
+  return Float64Array.from(ctx.selected, (s) => fedAvgWeight(ctx.setup.silos[s]!.examples, mode));
 }
 
 /** FedAvg's selection: roundSize(n) silos uniformly at random, whatever the state. */
@@ -92,3 +96,9 @@ export function fedAvg(params: Partial<FedAvgParams> = {}): Strategy<null> {
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `fedAvg` from a JSON config. */
+export const fedAvgEntry: StrategyEntry = {
+  create: (p) => fedAvg(readFedAvgParams(p)),
+  description: 'FedAvg: random selection, example-count weights (McMahan et al. 2017)',
+};

@@ -40,7 +40,7 @@ import {
   weightedSample,
 } from './_sampling.js';
 import { baseWeights, checkRoundSize, readRoundSize } from './fedavg.js';
-import type { History, Strategy, StrategySetup } from './strategy.js';
+import type { History, Strategy, StrategyEntry, StrategyParams, StrategySetup } from './strategy.js';
 
 /** Parameters of `fedEmd`. */
 export interface FedEmdParams extends RoundSize {
@@ -143,7 +143,7 @@ export function fedEmdProbabilities(
 }
 
 /** Reads the parameters from a strategy config (see `FedEmdParams`). */
-export function readFedEmdParams(p: Params): FedEmdParams {
+export function readFedEmdParams(p: StrategyParams): FedEmdParams {
   const d = FEDEMD_DEFAULTS;
   return {
     ...readRoundSize(p, d.fraction),
@@ -177,3 +177,9 @@ export function fedEmd(params: Partial<FedEmdParams> = {}): Strategy<FedEmdState
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `fedEmd` from a JSON config. */
+export const fedEmdEntry: StrategyEntry = {
+  create: (p) => fedEmd(readFedEmdParams(p)),
+  description: 'FedEMD: selection by label-distribution distance (papers/001 Alg. 1)',
+};

@@ -52,7 +52,7 @@ import {
   weightedSample,
 } from './_sampling.js';
 import { checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy } from './strategy.js';
+import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
 
 /** Parameters of `fedMs`. */
 export interface FedMsParams extends RoundSize {
@@ -112,7 +112,7 @@ export function divergenceThreshold(round: number, rounds: number, start: number
 }
 
 /** Reads the parameters from a strategy config (see `FedMsParams`). */
-export function readFedMsParams(p: Params): FedMsParams {
+export function readFedMsParams(p: StrategyParams): FedMsParams {
   const d = FEDMS_DEFAULTS;
   return {
     ...readRoundSize(p, d.fraction),
@@ -201,3 +201,9 @@ export function fedMs(params: Partial<FedMsParams> = {}): Strategy<FedMsState> {
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `fedMs` from a JSON config. */
+export const fedMsEntry: StrategyEntry = {
+  create: (p) => fedMs(readFedMsParams(p)),
+  description: 'FedMS: Maverick-Shapley selection (papers/000 Alg. 2)',
+};

@@ -41,7 +41,7 @@ import {
   weightedSample,
 } from './_sampling.js';
 import { checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy } from './strategy.js';
+import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
 
 /** Parameters of `fedOwen`. */
 export interface FedOwenParams extends RoundSize {
@@ -109,7 +109,7 @@ export function ucbScores(
 }
 
 /** Reads the parameters from a strategy config (see `FedOwenParams`). */
-export function readFedOwenParams(p: Params): FedOwenParams {
+export function readFedOwenParams(p: StrategyParams): FedOwenParams {
   const d = FEDOWEN_DEFAULTS;
   return {
     ...readRoundSize(p, d.fraction),
@@ -170,3 +170,9 @@ export function fedOwen(params: Partial<FedOwenParams> = {}): Strategy<FedOwenSt
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `fedOwen` from a JSON config. */
+export const fedOwenEntry: StrategyEntry = {
+  create: (p) => fedOwen(readFedOwenParams(p)),
+  description: 'FedOwen: ε-greedy Owen-value selection, softmax weights (papers/004 §3.4–3.5)',
+};

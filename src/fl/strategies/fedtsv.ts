@@ -23,7 +23,7 @@ import {
 import { Params } from './_params.js';
 import { checkAggregateContext, checkSetup, type RoundSize, requireFull } from './_sampling.js';
 import { checkRoundSize, randomSelection, readRoundSize } from './fedavg.js';
-import type { Strategy } from './strategy.js';
+import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
 
 /** Parameters of `fedTsv`. */
 export interface FedTsvParams extends RoundSize {
@@ -49,7 +49,7 @@ export interface FedTsvState {
 }
 
 /** Reads the parameters from a strategy config (see `FedTsvParams`). */
-export function readFedTsvParams(p: Params): FedTsvParams {
+export function readFedTsvParams(p: StrategyParams): FedTsvParams {
   const d = FEDTSV_DEFAULTS;
   return {
     ...readRoundSize(p, d.fraction),
@@ -70,6 +70,7 @@ export function fedTsv(params: Partial<FedTsvParams> = {}): Strategy<FedTsvState
   return {
     name: 'fedtsv',
     requiresFullVisibility: true,
+    needsReferenceUpdate: true, // Δ_val of Eq. 10
     init(setup) {
       checkSetup(setup);
       return { cumulative: new Float64Array(setup.numSilos) };
@@ -97,3 +98,9 @@ export function fedTsv(params: Partial<FedTsvParams> = {}): Strategy<FedTsvState
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `fedTsv` from a JSON config. */
+export const fedTsvEntry: StrategyEntry = {
+  create: (p) => fedTsv(readFedTsvParams(p)),
+  description: 'FedTSV: adaptive weights from Trajectory Shapley (papers/002 Alg. 2)',
+};

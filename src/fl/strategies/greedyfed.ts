@@ -28,7 +28,7 @@ import {
   roundSize,
 } from './_sampling.js';
 import { baseWeights, checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy } from './strategy.js';
+import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
 
 /** Parameters of `greedyFed`. */
 export interface GreedyFedParams extends RoundSize {
@@ -65,7 +65,7 @@ export interface GreedyFedState {
 }
 
 /** Reads the parameters from a strategy config (see `GreedyFedParams`). */
-export function readGreedyFedParams(p: Params): GreedyFedParams {
+export function readGreedyFedParams(p: StrategyParams): GreedyFedParams {
   const d = GREEDYFED_DEFAULTS;
   return {
     ...readRoundSize(p, d.fraction),
@@ -147,3 +147,9 @@ export function greedyFed(params: Partial<GreedyFedParams> = {}): Strategy<Greed
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `greedyFed` from a JSON config. */
+export const greedyFedEntry: StrategyEntry = {
+  create: (p) => greedyFed(readGreedyFedParams(p)),
+  description: 'GreedyFed: GTG-Shapley greedy selection baseline (Singhal et al. 2024)',
+};

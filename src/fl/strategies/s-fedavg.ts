@@ -28,7 +28,7 @@ import {
   weightedSample,
 } from './_sampling.js';
 import { baseWeights, checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy } from './strategy.js';
+import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
 
 /** Largest round S-FedAvg values exactly (2^k coalitions). */
 export const S_FEDAVG_MAX_PARTICIPANTS = 20;
@@ -48,7 +48,7 @@ export interface SFedAvgState {
 }
 
 /** Reads the parameters from a strategy config (see `SFedAvgParams`). */
-export function readSFedAvgParams(p: Params): SFedAvgParams {
+export function readSFedAvgParams(p: StrategyParams): SFedAvgParams {
   return {
     ...readRoundSize(p, S_FEDAVG_DEFAULTS.fraction),
     alpha: p.number('alpha', S_FEDAVG_DEFAULTS.alpha, { min: 0, max: 1 }),
@@ -92,3 +92,9 @@ export function sFedAvg(params: Partial<SFedAvgParams> = {}): Strategy<SFedAvgSt
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `sFedAvg` from a JSON config. */
+export const sFedAvgEntry: StrategyEntry = {
+  create: (p) => sFedAvg(readSFedAvgParams(p)),
+  description: 'S-FedAvg: exact-Shapley selection baseline (Nagalapatti & Narayanam 2021)',
+};

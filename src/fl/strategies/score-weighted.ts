@@ -22,7 +22,7 @@
 import { Params } from './_params.js';
 import { checkAggregateContext, checkSetup, type RoundSize } from './_sampling.js';
 import { baseWeights, checkRoundSize, randomSelection, readRoundSize } from './fedavg.js';
-import type { History, Strategy } from './strategy.js';
+import type { History, Strategy, StrategyEntry, StrategyParams } from './strategy.js';
 
 /** Parameters of `scoreWeighted`. */
 export interface ScoreWeightedParams extends RoundSize {
@@ -83,7 +83,7 @@ export function currentScores(
 }
 
 /** Reads the parameters from a strategy config (see `ScoreWeightedParams`). */
-export function readScoreWeightedParams(p: Params): ScoreWeightedParams {
+export function readScoreWeightedParams(p: StrategyParams): ScoreWeightedParams {
   const d = SCORE_WEIGHTED_DEFAULTS;
   return {
     ...readRoundSize(p, d.fraction),
@@ -122,3 +122,9 @@ export function scoreWeighted(params: Partial<ScoreWeightedParams> = {}): Strate
     observe: (state) => state,
   };
 }
+
+/** The registry entry (./registry.ts): `scoreWeighted` from a JSON config. */
+export const scoreWeightedEntry: StrategyEntry = {
+  create: (p) => scoreWeighted(readScoreWeightedParams(p)),
+  description: 'aggregation weighted by private scores (papers/003 §5.4)',
+};

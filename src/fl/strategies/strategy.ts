@@ -6,8 +6,9 @@
  * Per round r the engine calls, in this order:
  *
  *   1. `select(state, ctx)`              → the silos taking part (public information only);
- *   2. local training, then `aggregationWeights(state, ctx)` → one relative weight per selected silo
- *      and the next state (valuations that need the round's updates happen here);
+ *   2. local training (and, when `needsReferenceUpdate`, the server's validation reference update),
+ *      then `aggregationWeights(state, ctx)` → one relative weight per selected silo and the next
+ *      state (valuations that need the round's updates happen here);
  *   3. secure aggregation with those weights, private scoring, the harness;
  *   4. `history = recordRound(history, outcome)` and `state = observe(state, outcome)`.
  *
@@ -18,7 +19,11 @@
  * Private mode: only strategies with `requiresFullVisibility === false` may run; their
  * `aggregationWeights` reads nothing but public history (each silo scales its own update before
  * secure aggregation). Full-visibility strategies get `ctx.full`: the round's updates, the coalition
- * game over the selected silos, its per-class version and the validation reference update.
+ * game over the selected silos, its per-class version and, for strategies that set
+ * `needsReferenceUpdate`, the validation reference update.
+ *
+ * The engine never asks which strategy runs: what a strategy needs beyond the round's selection it
+ * declares through these flags. New strategies are registered by name in ./registry.ts.
  *
  * Weights are relative: the engine normalizes them over the surviving silos. A weight may be 0
  * (FedTSV's max(0, φ), FedMS outside the coreset, score-weighted aggregation for the lowest score).
@@ -28,17 +33,6 @@
 
 import type { Game, VectorGame } from '../../../scoring/game.js';
 import type { Rng } from '../../../scoring/random.js';
-
-/** Names accepted by `createStrategy`. */
-export type StrategyName =
-  | 'fedavg'
-  | 'score-weighted'
-  | 'fedms'
-  | 'fedemd'
-  | 'fedowen'
-  | 'fedtsv'
-  | 's-fedavg'
-  | 'greedyfed';
 
 /** Public metadata of one silo. */
 export interface SiloInfo {
@@ -107,7 +101,7 @@ export interface FullVisibility {
   readonly game: Game;
   /** Per-class accuracies of the same coalition models (papers/000 Eq. 7), dims = numClasses. */
   readonly perClass: VectorGame;
-  /** Validation reference update Δ_val (papers/002 Eq. 10; FedTSV needs it). */
+  /** Validation reference update Δ_val (papers/002 Eq. 10), when the strategy `needsReferenceUpdate`. */
   readonly referenceUpdate?: Float32Array;
 }
 
@@ -135,9 +129,15 @@ export interface Aggregation<S> {
 
 /** A selection and aggregation strategy (see the module comment for the call order). */
 export interface Strategy<S = unknown> {
-  readonly name: StrategyName;
+  /** The name it is registered under (./registry.ts). */
+  readonly name: string;
   /** True when `aggregationWeights` needs `ctx.full` (not possible under secure aggregation alone). */
   readonly requiresFullVisibility: boolean;
+  /**
+   * True when `aggregationWeights` reads `ctx.full.referenceUpdate`: the engine then trains the
+   * server's validation reference update Δ_val every round (papers/002 Eq. 10). Default false.
+   */
+  readonly needsReferenceUpdate?: boolean;
   /** The initial state. */
   init(setup: StrategySetup): S;
   /** The silos of round ctx.round: distinct ids in [0, numSilos), increasing. */
@@ -146,6 +146,45 @@ export interface Strategy<S = unknown> {
   aggregationWeights(state: S, ctx: AggregateContext): Promise<Aggregation<S>>;
   /** Folds a finished round into the state (most strategies read `ctx.history` instead). */
   observe(state: S, outcome: RoundOutcome): S;
+}
+
+/** Bounds of a numeric strategy parameter; `open` bounds exclude the end point. */
+export interface NumberSpec {
+  min?: number;
+  max?: number;
+  minOpen?: boolean;
+  maxOpen?: boolean;
+  integer?: boolean;
+}
+
+/**
+ * A strategy's JSON parameters as its factory reads them (./registry.ts). Each reader marks its key
+ * as known and checks the value; errors name the field (`strategy.epsilon: expected a number in
+ * [0, 1], got 2`): TypeError for a wrong type, RangeError for a value out of range. After the
+ * factory returns, a key nobody read throws RangeError (`unknown parameter of '…'`).
+ */
+export interface StrategyParams {
+  /** A finite number within the spec, or `fallback` when absent. */
+  number(key: string, fallback: number, spec?: NumberSpec): number;
+  /** A finite number within the spec, or undefined when absent. */
+  optionalNumber(key: string, spec?: NumberSpec): number | undefined;
+  /** One of `values`, or `fallback` when absent. */
+  oneOf<T extends string>(key: string, fallback: T, values: readonly T[]): T;
+  /** A non-empty string, or `fallback` when absent. */
+  string(key: string, fallback: string): string;
+  /** A boolean, or `fallback` when absent. */
+  boolean(key: string, fallback: boolean): boolean;
+}
+
+/** What a strategy registers under its name (./registry.ts). */
+export interface StrategyEntry {
+  /**
+   * Builds the strategy from its parameters. Read every parameter through `params` (a key nobody
+   * read is rejected as unknown afterwards); the strategy's `name` must be the registered name.
+   */
+  create(params: StrategyParams): Strategy<unknown>;
+  /** One line for listings: what it does and its source. */
+  readonly description: string;
 }
 
 /**

@@ -1,0 +1,111 @@
+/**
+ * The references step of the round pipeline (../engine.ts): the comparison harness (../harness.ts,
+ * full visibility) on the coalition game of the round's survivors, and before it the server's
+ * validation reference update Δ_val (papers/002 Eq. 10) when the strategy or an estimator needs it.
+ */
+import { type EstimatorConfig, type HarnessState, harnessRound, needsReferenceUpdate } from '../harness.js';
+import { deriveSeed } from '../setup.js';
+import type { Strategy } from '../strategies/strategy.js';
+import type { Run } from './run.js';
+
+/** Whether a run trains Δ_val each round: its strategy asks for it, or an estimator does. */
+export function referenceUpdateNeeded(strategy: Strategy, estimators: EstimatorConfig): boolean {
+  return strategy.needsReferenceUpdate === true || needsReferenceUpdate(estimators);
+}
+
+/**
+ * Δ_val of round `round`: the server trains on its validation set from `base` with the seed
+ * `deriveSeed(seed, round, 0x7e5)`; undefined when the run does not need it.
+ */
+export async function trainReferenceUpdate(
+  run: Run,
+  base: Float32Array,
+  round: number,
+): Promise<Float32Array | undefined> {
+  if (!run.referenceUpdate) return undefined;
+  const [update] = await run.learner.trainMany(base, [
+    { data: run.consortium.validation, seed: deriveSeed(run.seed, round, 0x7e5) },
+  ]);
+  return update;
+}
+
+/** What the references step reads of the round. */
+export interface ReferencesInput {
+  round: number;
+  /** The round's starting model M0. */
+  base: Float32Array;
+  selected: readonly number[];
+  updates: readonly Float32Array[];
+  weights: readonly number[];
+  /** Silos whose updates are in the aggregate. */
+  survivors: readonly number[];
+  /** Σ w_iΔ_i / Σ w_i over the survivors. */
+  average: Float64Array;
+  referenceUpdate: Float32Array | undefined;
+}
+
+/** The harness's results for one round (empty when fewer than two silos survived). */
+export interface References {
+  harness: HarnessState;
+  /** Per method, one value per silo (null for silos not in the round or a non-finite value). */
+  scores: Record<string, (number | null)[]>;
+  /** Accumulated values of the cumulative-by-construction methods after this round. */
+  cumulative: Record<string, Float64Array>;
+  evaluations: Record<string, number>;
+  timingsMs: Record<string, number>;
+}
+
+const finiteOrNull = (x: Float64Array) => Array.from(x, (v) => (Number.isFinite(v) ? v : null));
+
+/**
+ * Runs the configured estimators on the coalition game of the round's survivors (with their
+ * aggregation weights). A round with fewer than two survivors has no game: nothing is scored.
+ */
+export async function referencesStep(
+  run: Run,
+  harness: HarnessState,
+  input: ReferencesInput,
+): Promise<References> {
+  run.progress(input.round, 'harness');
+  const out: References = { harness, scores: {}, cumulative: {}, evaluations: {}, timingsMs: {} };
+  const { survivors, selected } = input;
+  if (survivors.length < 2) return out;
+  const localUpdates = survivors.map((s) => input.updates[selected.indexOf(s)]!);
+  const localWeights = survivors.map((s) => input.weights[selected.indexOf(s)]!);
+  // A zero aggregation weight (a strategy may give one, strategy.ts) leaves M_S undefined for
+  // coalitions of such silos alone; the harness game gives them a vanishing weight instead.
+  const maxW = Math.max(...localWeights);
+  const games = run.learner.coalitionGames({
+    base: input.base,
+    updates: localUpdates,
+    weights: localWeights.map((w) => (maxW > 0 ? Math.max(w, 1e-9 * maxW) : 1)),
+    convention: run.convention,
+    test: run.test,
+    utility: run.utility,
+  });
+  const h = await harnessRound(
+    harness,
+    {
+      round: input.round,
+      seed: run.seed,
+      numSilos: run.cfg.silos,
+      numClasses: run.consortium.numClasses,
+      participants: [...survivors],
+      game: games.game,
+      perClass: games.perClass,
+      updates: localUpdates,
+      aggregate: input.average,
+      ...(input.referenceUpdate ? { referenceUpdate: input.referenceUpdate } : {}),
+    },
+    run.estimators,
+  );
+  games.dispose();
+  for (const [m, v] of Object.entries(h.output.scores)) out.scores[m] = finiteOrNull(v);
+  return {
+    harness: h.state,
+    scores: out.scores,
+    cumulative: { ...h.output.cumulative },
+    evaluations: { ...h.output.evaluations },
+    timingsMs: { ...h.output.timingsMs },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * What a run fixes before its first round (the setup step of the round pipeline, ../engine.ts):
+ * the strategy, the consortium's data, the silos' identities, the `train` function (with whatever
+ * wraps it), the aggregator, and the state the rounds carry forward.
+ */
+import type { SigningKeyPair } from '../../../crypto/signature.js';
+import { simulatedIdentities } from '../../../protocol/simulate.js';
+import { classCounts, type Dataset } from '../../data/dataset.js';
+import { type Aggregator, aggregatorOf, type Convention, conventionOf } from '../aggregator.js';
+import type { ExperimentConfig } from '../config.js';
+import {
+  DEFAULT_ESTIMATORS,
+  type EstimatorConfig,
+  type HarnessState,
+  initialHarnessState,
+} from '../harness.js';
+import type { Learner, UtilityName } from '../learner.js';
+import { buildConsortium, type Consortium, deriveSeed } from '../setup.js';
+import { createStrategy, DEFAULT_STRATEGY, type StrategyConfig } from '../strategies/registry.js';
+import { emptyHistory, type History, type Strategy, type StrategySetup } from '../strategies/strategy.js';
+import { consortiumTrainer, type TrainFn } from '../trainer.js';
+import { referenceUpdateNeeded } from './references.js';
+
+/** Progress of a running experiment, for the CLI's progress lines. */
+export interface ProgressEvent {
+  seed: number;
+  round: number;
+  rounds: number;
+  phase: 'setup' | 'training' | 'secure-aggregation' | 'private-scoring' | 'harness' | 'done';
+  detail?: string;
+}
+
+/** The configured strategy (the registry's default when none). Throws RangeError naming `strategy.…`. */
+export function strategyOf(cfg: ExperimentConfig): Strategy {
+  return createStrategy((cfg.strategy ?? DEFAULT_STRATEGY) as StrategyConfig);
+}
+
+/** Everything a run fixes at setup; the round steps read it and never change it. */
+export interface Run {
+  readonly cfg: ExperimentConfig;
+  readonly seed: number;
+  readonly learner: Learner;
+  readonly strategy: Strategy;
+  readonly setup: StrategySetup;
+  readonly consortium: Consortium;
+  /** Training examples per silo. */
+  readonly examples: number[];
+  readonly test: Dataset;
+  /** The silos' local training, wrapped as configured (update-side attacks). */
+  readonly train: TrainFn;
+  /** Secure or plaintext, as configured. */
+  readonly aggregator: Aggregator;
+  /** Score-report session id, the silos' signing keys and their public keys (the roster). */
+  readonly session: string;
+  readonly identities: readonly SigningKeyPair[];
+  readonly roster: readonly Uint8Array[];
+  readonly utility: UtilityName;
+  readonly convention: Convention;
+  readonly estimators: EstimatorConfig;
+  /** Whether the server trains its validation reference update each round (strategy or estimators). */
+  readonly referenceUpdate: boolean;
+  progress(round: number, phase: ProgressEvent['phase'], detail?: string): void;
+}
+
+/** What one round hands to the next. */
+export interface RunState {
+  /** The strategy's own state. */
+  readonly strategy: unknown;
+  readonly history: History;
+  readonly harness: HarnessState;
+  /** The global model M0 of the next round. */
+  readonly params: Float32Array;
+}
+
+/**
+ * Sets a run up: builds the strategy (before anything else, so a bad strategy fails fast), the
+ * consortium's data, the silos' identities (`deriveSeed(seed, 0x1d)`), and the initial state with
+ * the initial model (`deriveSeed(seed, 0x1417)`).
+ * @throws RangeError naming the config field (strategy, data, partition).
+ */
+export function createRun(
+  cfg: ExperimentConfig,
+  seed: number,
+  o: { learner: Learner; onProgress?: (e: ProgressEvent) => void },
+): { run: Run; state: RunState } {
+  const { learner } = o;
+  const strategy = strategyOf(cfg);
+  const n = cfg.silos;
+  const progress = (round: number, phase: ProgressEvent['phase'], detail?: string) =>
+    o.onProgress?.({ seed, round, rounds: cfg.rounds, phase, ...(detail ? { detail } : {}) });
+  progress(0, 'setup');
+  const consortium = buildConsortium(cfg, seed);
+  const identities = simulatedIdentities(n, deriveSeed(seed, 0x1d) >>> 0);
+  const estimators = cfg.comparison?.estimators ?? DEFAULT_ESTIMATORS;
+  const session = `${cfg.name ?? 'experiment'}/seed-${seed}`;
+  const setup: StrategySetup = {
+    numSilos: n,
+    numClasses: consortium.numClasses,
+    rounds: cfg.rounds,
+    seed,
+    silos: consortium.silos.map((s) => ({
+      examples: s.n,
+      labelHistogram: classCounts(s.y, consortium.numClasses),
+    })),
+  };
+  const run: Run = {
+    cfg,
+    seed,
+    learner,
+    strategy,
+    setup,
+    consortium,
+    examples: consortium.silos.map((s) => s.n),
+    test: consortium.test,
+    train: consortiumTrainer(learner, consortium, seed),
+    aggregator: aggregatorOf(cfg, { session, seed, identities }),
+    session,
+    identities,
+    roster: identities.map((k) => k.publicKey),
+    utility: cfg.scoring?.utility ?? 'accuracy',
+    convention: conventionOf(cfg),
+    estimators,
+    referenceUpdate: referenceUpdateNeeded(strategy, estimators),
+    progress,
+  };
+  const state: RunState = {
+    strategy: strategy.init(setup),
+    history: emptyHistory(n),
+    harness: initialHarnessState(),
+    params: learner.initialParameters(deriveSeed(seed, 0x1417)),
+  };
+  return { run, state };
+}

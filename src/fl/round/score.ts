@@ -1,0 +1,89 @@
+/**
+ * The private-scoring step of the round pipeline (../engine.ts; docs/architecture.md, "One round,
+ * private mode", steps 4–6): the server evaluates v(M) and v(M0); each survivor evaluates its
+ * singleton and leave-one-out models from the published aggregate and its own update and sends a
+ * signed report; the server verifies the reports and computes LOO, IOI, FP, EE and EE-median.
+ */
+import type { AggregateSum } from '../aggregator.js';
+import { type Utilities, utilityValue } from '../learner.js';
+import { PRIVATE_METHODS, scoreReports, signedReport, siloCoalitionModels } from '../private-scoring.js';
+import type { Run } from './run.js';
+
+/** What the private-scoring step reads of the round. */
+export interface ScoringInput {
+  round: number;
+  /** M0 and M of the round. */
+  base: Float32Array;
+  next: Float32Array;
+  selected: readonly number[];
+  updates: readonly Float32Array[];
+  weights: readonly number[];
+  sum: AggregateSum;
+}
+
+/** The round's private utilities and scores. */
+export interface PrivateScores {
+  /** Utilities of M on the test set. */
+  fullUtilities: Utilities;
+  /** v(M) and v(M0). */
+  full: number;
+  empty: number;
+  /** v({i}) and v(N∖{i}) by global silo id (null for silos not scored). */
+  withOnly: (number | null)[];
+  without: (number | null)[];
+  /** Per private scheme, one score per silo (null for silos not scored); empty with < 2 survivors. */
+  scores: Record<string, (number | null)[]>;
+  ms: number;
+}
+
+/** Spreads per-silo values onto all n silos, null elsewhere. */
+export function bySilo(n: number, silos: readonly number[], values: ArrayLike<number>): (number | null)[] {
+  const out: (number | null)[] = Array.from({ length: n }, () => null);
+  silos.forEach((s, b) => {
+    out[s] = values[b]!;
+  });
+  return out;
+}
+
+/** Runs private scoring for one round (scores need at least two survivors). */
+export async function privateScoringStep(run: Run, input: ScoringInput): Promise<PrivateScores> {
+  const { round, base, next, selected, updates, weights, sum } = input;
+  const { learner, test, utility } = run;
+  const n = run.cfg.silos;
+  run.progress(round, 'private-scoring', `${sum.survivors.length} reports`);
+  const t0 = performance.now();
+  const fullUtilities = await learner.evaluate(next, test);
+  const emptyUtilities = await learner.evaluate(base, test);
+  const full = utilityValue(fullUtilities, utility);
+  const empty = utilityValue(emptyUtilities, utility);
+  const reports: Uint8Array[] = [];
+  for (const s of sum.survivors) {
+    const b = selected.indexOf(s);
+    const models = siloCoalitionModels(
+      base,
+      sum.weightedSum,
+      sum.totalWeight,
+      { update: updates[b]!, weight: weights[b]! },
+      run.convention,
+    );
+    const single = utilityValue(await learner.evaluate(models.singleton, test), utility);
+    const complement = utilityValue(await learner.evaluate(models.complement, test), utility);
+    reports.push(signedReport(run.session, round, s, single, complement, run.identities[s]!));
+  }
+  const scored =
+    sum.survivors.length >= 2
+      ? scoreReports(run.session, round, reports, run.roster, full, empty)
+      : undefined;
+  const ms = performance.now() - t0;
+  const scores: Record<string, (number | null)[]> = {};
+  if (scored) for (const m of PRIVATE_METHODS) scores[m] = bySilo(n, scored.silos, scored.scores[m]);
+  return {
+    fullUtilities,
+    full,
+    empty,
+    withOnly: scored ? bySilo(n, scored.silos, scored.withOnly) : Array(n).fill(null),
+    without: scored ? bySilo(n, scored.silos, scored.without) : Array(n).fill(null),
+    scores,
+    ms,
+  };
+}
