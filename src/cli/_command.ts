@@ -25,6 +25,8 @@ export interface CommandDefinition<F, A> {
    * "(required)" in the help and reported as `--name: required` when missing.
    */
   options: readonly Option[];
+  /** It reads an experiment configuration, so it takes `--plugin <module>` (repeatable). */
+  plugins?: boolean;
   /**
    * The action's arguments from the flags and the environment: checks that no single flag's
    * parser can make (flags that depend on each other, environment variables).

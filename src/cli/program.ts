@@ -7,8 +7,9 @@
  * Exit codes (one path each):
  * - 0: the command succeeded, or help or the version was printed.
  * - 2: usage — the input is wrong and nothing was run: an unknown command or flag, a missing or
- *   bad flag value (out of range, an unreadable file, a key file without a key) (UsageError,
- *   printed with `Run "fedscore <cmd> --help"`), and an invalid experiment configuration (ConfigError, whose message names the file and the field;
+ *   bad flag value (out of range, an unreadable file, a key file without a key), a `--plugin`
+ *   module that cannot be imported (UsageError, printed with `Run "fedscore <cmd> --help"`), and an
+ *   invalid experiment configuration (ConfigError, whose message names the file and the field;
  *   printed without the pointer to --help, which would not help). Running again with the same
  *   input fails the same way.
  * - 1: runtime — the command started and failed (a service it could not reach, a request refused,
@@ -19,6 +20,7 @@ import { Command, CommanderError, Help, type Option } from 'commander';
 import type { AnyCommand, Env } from './_command.js';
 import { isRequired, UsageError } from './_flags.js';
 import { packageVersion } from './_package.js';
+import { loadPlugins, pluginOption } from './_plugins.js';
 import { audit } from './commands/audit.js';
 import { client } from './commands/client.js';
 import { consortium } from './commands/consortium.js';
@@ -35,7 +37,7 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   env: Env;
-  /** The current directory. */
+  /** The directory `--plugin` paths are relative to. */
   cwd: string;
 }
 
@@ -85,14 +87,16 @@ export function buildProgram(
       .summary(def.summary)
       .description(def.description ?? def.summary);
     for (const option of def.options) cmd.addOption(option);
+    if (def.plugins) cmd.addOption(pluginOption());
     const requiredFlags = def.options.filter(isRequired);
     cmd.usage([...requiredFlags.map((o) => o.flags), '[options]'].join(' '));
     if (def.epilog) cmd.addHelpText('after', `\n${def.epilog}`);
     // Commander has checked unknown flags and extra arguments by now; then the required flags.
-    cmd.action(async (flags: Record<string, unknown>) => {
+    cmd.action(async (flags: Record<string, unknown> & { plugin?: string[] }) => {
       const missing = requiredFlags.find((o) => flags[o.attributeName()] === undefined);
       if (missing) throw new UsageError(`${missing.long}: required`);
       const args = def.args(flags as never, io.env);
+      if (def.plugins) await loadPlugins(flags.plugin ?? [], io.cwd);
       onExitCode(await def.run(args));
     });
   }

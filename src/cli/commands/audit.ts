@@ -15,6 +15,7 @@ export const audit: CommandDefinition<AuditFlags, AuditFlags> = {
     backendOption(' for the experiment run by --config'),
     new Option('--quiet', 'no progress lines from the experiment run by --config'),
   ],
+  plugins: true,
   args: (flags) => flags,
   run: async (flags) => (await import('../audit.js')).auditCommand(flags),
 };

@@ -66,6 +66,7 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
     ).default(3600),
     new Option('--quiet', 'no progress lines'),
   ],
+  plugins: true,
   args(f) {
     if (f.lastRound !== undefined && f.lastRound < f.firstRound)
       throw new UsageError(`--last-round: ${f.lastRound} is before --first-round ${f.firstRound}`);

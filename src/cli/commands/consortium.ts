@@ -32,6 +32,7 @@ export const consortium: CommandDefinition<ConsortiumFlags, ConsortiumArgs> = {
     integerOption('seed', 's', "the run's seed (default: the configuration's seed, else 1)", 0, 2 ** 31 - 1),
     backendOption(' for the initial model'),
   ],
+  plugins: true,
   args(f, env) {
     const adminToken = env.FEDSCORE_ADMIN_TOKEN;
     if (adminToken === undefined || adminToken.length < 16)

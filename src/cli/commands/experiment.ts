@@ -22,6 +22,7 @@ export const experiment: CommandDefinition<ExperimentFlags, ExperimentFlags> = {
     backendOption(),
     new Option('--quiet', 'no progress lines on stderr'),
   ],
+  plugins: true,
   args: (flags) => flags,
   run: async (flags) => (await import('../experiment.js')).experimentCommand(flags),
 };

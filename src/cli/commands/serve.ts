@@ -38,6 +38,7 @@ export const serve: CommandDefinition<ServeFlags, ServeArgs> = {
     ),
     backendOption(' for the evaluator; only with --config'),
   ],
+  plugins: true,
   args(f, env) {
     if (f.config === undefined && (f.seed !== undefined || f.backend !== undefined))
       throw new UsageError(`--${f.seed !== undefined ? 'seed' : 'backend'}: applies only with --config`);
