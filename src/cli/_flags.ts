@@ -83,9 +83,19 @@ export function required<T extends Option>(option: T): T {
 /** Whether `required` marked the flag. */
 export const isRequired = (option: Option): boolean => REQUIRED.has(option);
 
-/** The `--backend` flag; the name is checked by src/ml when the backend starts (RangeError, exit 1). */
+/**
+ * The backend names src/ml/backend.ts accepts (its BACKEND_NAMES, which cannot be imported here
+ * without loading TensorFlow.js; test/cli/flags.test.ts keeps the two lists equal).
+ */
+export const BACKEND_NAMES: readonly string[] = ['tensorflow', 'wasm', 'cpu'];
+
+/** The `--backend <name>` flag: one of BACKEND_NAMES. @throws UsageError naming the flag. */
 export const backendOption = (what = '') =>
   new Option(
     '--backend <name>',
-    `tensorflow | wasm | cpu${what} (default: FEDSCORE_BACKEND, then automatic)`,
-  );
+    `${BACKEND_NAMES.join(' | ')}${what} (default: FEDSCORE_BACKEND, then automatic)`,
+  ).argParser((raw: string) => {
+    if (!BACKEND_NAMES.includes(raw))
+      throw new UsageError(`--backend: expected one of ${BACKEND_NAMES.join(', ')}, got '${raw}'`);
+    return raw;
+  });
