@@ -9,7 +9,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * One subcommand. `F` is the shape of its parsed flags, named as commander names them
- * (`--first-round` → `firstRound`; mandatory flags are present), `A` what its action takes.
+ * (`--first-round` → `firstRound`; required flags are present), `A` what its action takes.
  */
 export interface CommandDefinition<F, A> {
   /** `fedscore <name>`. */
@@ -21,8 +21,9 @@ export interface CommandDefinition<F, A> {
   /** What `fedscore <name> --help` says below the flags (environment variables, notes). */
   epilog?: string;
   /**
-   * The flags. A mandatory one (`makeOptionMandatory()`) is named in the usage line, marked
-   * "(required)" in the help and reported as `--name: required` when missing.
+   * The flags, commander Options. One marked with `required()` (src/cli/_flags.ts) is named in
+   * the usage line, marked "(required)" in the help and reported as `--name: required` when
+   * missing.
    */
   options: readonly Option[];
   /** It reads an experiment configuration, so it takes `--plugin <module>` (repeatable). */
