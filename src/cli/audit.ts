@@ -4,34 +4,32 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { auditExperiment } from '../fl/audit.js';
 import { auditHtml, auditMarkdown, auditSummaryRows } from '../fl/audit-report.js';
 import type { ExperimentResults } from '../fl/results.js';
-import { experimentCommand, UsageError } from './experiment.js';
+import { UsageError } from './_flags.js';
+import { experimentCommand } from './experiment.js';
 
-export async function auditCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      from: { type: 'string' },
-      config: { type: 'string' },
-      backend: { type: 'string' },
-      quiet: { type: 'boolean' },
-    },
-    strict: true,
-  });
-  if (!values.from) throw new UsageError('--from: required (an experiment output directory)');
+/** What `fedscore audit` takes: its flags (src/cli/commands/audit.ts). */
+export interface AuditFlags {
+  /** The experiment output directory (its results.json). */
+  from: string;
+  /** Run this configuration into `from` first. */
+  config?: string;
+  backend?: string;
+  quiet?: boolean;
+}
+
+/** Runs `fedscore audit`. @returns the exit code. */
+export async function auditCommand(values: AuditFlags): Promise<number> {
   const dir = values.from;
   if (values.config) {
-    const code = await experimentCommand([
-      '--config',
-      values.config,
-      '--out',
-      dir,
-      ...(values.backend ? ['--backend', values.backend] : []),
-      ...(values.quiet ? ['--quiet'] : []),
-    ]);
+    const code = await experimentCommand({
+      config: values.config,
+      out: dir,
+      ...(values.backend ? { backend: values.backend } : {}),
+      ...(values.quiet ? { quiet: true } : {}),
+    });
     if (code !== 0) return code;
   }
   let results: ExperimentResults;

@@ -1,31 +1,17 @@
 /**
  * `fedscore client --server URL --consortium ID --silo N --key FILE --config FILE [options]`:
- * one silo of a networked consortium (src/client/silo.ts). Progress lines go to stderr, one per
- * step; the exit code is 0 when every round ended (reported, or a dropout the protocol handled),
- * 2 on a usage error, 1 when the silo could not take part (wrong key or test set, service
- * unreachable, a refused request).
+ * one silo of a networked consortium (src/client/silo.ts; flags: src/cli/commands/client.ts).
+ * Progress lines go to stderr, one per step; the exit code is 0 when every round ended
+ * (reported, or a dropout the protocol handled), 2 on a usage error, 1 when the silo could not
+ * take part (wrong key or test set, service unreachable, a refused request).
  */
-import { parseArgs } from 'node:util';
 import { SiloHttp } from '../client/http.js';
 import { runSilo } from '../client/silo.js';
 import { networkedLearner, networkedRun } from '../fl/networked.js';
-import { integerFlag, loadConfig, readFlagFile, UsageError } from './_config.js';
+import { loadConfig } from './_config.js';
+import { readFlagFile, UsageError } from './_flags.js';
 
-export const CLIENT_USAGE = `Usage: fedscore client --server URL --consortium ID --silo N --key FILE --config FILE [options]
-  --server URL        the scoring service, e.g. http://127.0.0.1:8080
-  --consortium ID     the consortium id
-  --silo N            this silo's id (its index in the consortium's participants)
-  --key FILE          this silo's Ed25519 secret key: 64 hex digits (fedscore keygen writes one)
-  --config FILE       the experiment configuration the consortium runs (data, model, training)
-  --seed S            the run's seed (default: the configuration's seed, else 1)
-  --first-round R     first round to take part in (default 1)
-  --last-round R      last round to take part in (default: the configuration's rounds)
-  --backend NAME      tensorflow | wasm | cpu (default FEDSCORE_BACKEND, then automatic)
-  --timeout SECONDS   give up waiting for the server after this long (default 3600)
-  --quiet             no progress lines
-`;
-
-/** Parsed options of `fedscore client`. */
+/** What `fedscore client` takes: its flags, checked (src/cli/commands/client.ts). */
 export interface ClientArgs {
   server: string;
   consortium: string;
@@ -38,66 +24,6 @@ export interface ClientArgs {
   backend?: string;
   timeoutMs: number;
   quiet: boolean;
-}
-
-/** Parses the arguments of `fedscore client`. @throws UsageError naming the bad flag. */
-export function parseClientArgs(args: string[]): ClientArgs {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        server: { type: 'string' },
-        consortium: { type: 'string' },
-        silo: { type: 'string' },
-        key: { type: 'string' },
-        config: { type: 'string' },
-        seed: { type: 'string' },
-        'first-round': { type: 'string' },
-        'last-round': { type: 'string' },
-        backend: { type: 'string' },
-        timeout: { type: 'string' },
-        quiet: { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const str = (k: string) => values[k] as string | undefined;
-  for (const k of ['server', 'consortium', 'silo', 'key', 'config'])
-    if (str(k) === undefined) throw new UsageError(`--${k}: required`);
-  const server = str('server')!;
-  let url: URL | undefined;
-  try {
-    url = new URL(server);
-  } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new UsageError(`--server: expected an http(s) URL, got '${server}'`);
-  const consortium = str('consortium')!;
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(consortium))
-    throw new UsageError(`--consortium: expected lower-case letters, digits and dashes, got '${consortium}'`);
-  const firstRound = integerFlag('first-round', str('first-round'), 1, 0xffffffff) ?? 1;
-  const lastRound = integerFlag('last-round', str('last-round'), 1, 0xffffffff);
-  if (lastRound !== undefined && lastRound < firstRound)
-    throw new UsageError(`--last-round: ${lastRound} is before --first-round ${firstRound}`);
-  const seed = integerFlag('seed', str('seed'), 0, 2 ** 31 - 1);
-  const timeout = integerFlag('timeout', str('timeout'), 1, 7 * 24 * 3600) ?? 3600;
-  const backend = str('backend');
-  return {
-    server,
-    consortium,
-    silo: integerFlag('silo', str('silo'), 0, 254)!,
-    key: str('key')!,
-    config: str('config')!,
-    ...(seed !== undefined ? { seed } : {}),
-    firstRound,
-    ...(lastRound !== undefined ? { lastRound } : {}),
-    ...(backend !== undefined ? { backend } : {}),
-    timeoutMs: timeout * 1000,
-    quiet: values.quiet === true,
-  };
 }
 
 /**
@@ -113,8 +39,7 @@ export async function readKeyFile(path: string): Promise<Uint8Array> {
 }
 
 /** Runs `fedscore client`. @returns the exit code. */
-export async function clientCommand(args: string[]): Promise<number> {
-  const o = parseClientArgs(args);
+export async function clientCommand(o: ClientArgs): Promise<number> {
   const log = (line: string) => {
     if (!o.quiet) process.stderr.write(`${line}\n`);
   };

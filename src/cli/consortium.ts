@@ -7,12 +7,13 @@
  * The admin token comes from FEDSCORE_ADMIN_TOKEN. Rounds are then opened with
  * `POST /v1/consortia/:cid/rounds`.
  */
-import { parseArgs } from 'node:util';
 import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
-import { integerFlag, loadConfig, readFlagFile, UsageError } from './_config.js';
+import { loadConfig } from './_config.js';
+import { readFlagFile, UsageError } from './_flags.js';
 
-/** Parsed options of `fedscore consortium`. */
+/** What `fedscore consortium` takes: its flags and environment, checked (src/cli/commands/consortium.ts). */
 export interface ConsortiumArgs {
+  /** The service's URL without a trailing slash. */
   server: string;
   id: string;
   config: string;
@@ -20,50 +21,6 @@ export interface ConsortiumArgs {
   seed?: number;
   backend?: string;
   adminToken: string;
-}
-
-/** Parses the arguments. @throws UsageError naming the bad flag or variable. */
-export function parseConsortiumArgs(args: string[], env: Record<string, string | undefined>): ConsortiumArgs {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        server: { type: 'string' },
-        id: { type: 'string' },
-        config: { type: 'string' },
-        keys: { type: 'string' },
-        seed: { type: 'string' },
-        backend: { type: 'string' },
-      },
-      strict: true,
-    }) as { values: Record<string, string | undefined> });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  for (const k of ['server', 'id', 'config', 'keys'])
-    if (values[k] === undefined) throw new UsageError(`--${k}: required`);
-  let url: URL | undefined;
-  try {
-    url = new URL(values.server!);
-  } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new UsageError(`--server: expected an http(s) URL, got '${values.server}'`);
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(values.id!))
-    throw new UsageError(`--id: expected lower-case letters, digits and dashes, got '${values.id}'`);
-  const seed = integerFlag('seed', values.seed, 0, 2 ** 31 - 1);
-  const adminToken = env.FEDSCORE_ADMIN_TOKEN;
-  if (adminToken === undefined || adminToken.length < 16)
-    throw new UsageError('FEDSCORE_ADMIN_TOKEN: set it to the service’s admin token');
-  return {
-    server: url.href.replace(/\/+$/, ''),
-    id: values.id!,
-    config: values.config!,
-    keys: values.keys!,
-    ...(seed !== undefined ? { seed } : {}),
-    ...(values.backend !== undefined ? { backend: values.backend } : {}),
-    adminToken,
-  };
 }
 
 /** Reads a public-key list: one 64-hex-digit key per non-empty line. @throws UsageError naming --keys. */
@@ -80,8 +37,8 @@ export async function readPublicKeys(path: string): Promise<string[]> {
   return keys.map((k) => k.toLowerCase());
 }
 
-export async function consortiumCommand(args: string[]): Promise<number> {
-  const o = parseConsortiumArgs(args, process.env);
+/** Runs `fedscore consortium`. @returns the exit code. */
+export async function consortiumCommand(o: ConsortiumArgs): Promise<number> {
   const cfg = await loadConfig(o.config);
   const keys = await readPublicKeys(o.keys);
   if (keys.length !== cfg.silos)

@@ -1,52 +1,33 @@
 /**
- * `fedscore experiment --config <file.json> --out <dir> [--seeds k] [--backend name]`.
+ * `fedscore experiment --config <file.json> --out <dir> [--seeds k] [--backend name]`
+ * (flags: src/cli/commands/experiment.ts).
  */
-import { createRequire } from 'node:module';
-import { parseArgs } from 'node:util';
 import type { ProgressEvent } from '../fl/engine.js';
 import { runExperiment } from '../fl/experiment.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { comparisonRows } from '../fl/report.js';
 import { dataShapeOf } from '../fl/setup.js';
 import { createTfLearner } from '../fl/tf-learner.js';
-import { loadConfig, UsageError } from './_config.js';
+import { loadConfig } from './_config.js';
+import { packageVersion } from './_package.js';
 
-export { loadConfig, UsageError } from './_config.js';
-
-function version(): string {
-  const req = createRequire(import.meta.url);
-  for (const p of ['../../package.json', '../../../package.json']) {
-    try {
-      return (req(p) as { version: string }).version;
-    } catch {}
-  }
-  return 'unknown';
+/** What `fedscore experiment` takes: its flags, checked. */
+export interface ExperimentFlags {
+  config: string;
+  out: string;
+  /** Number of seeds, in [1, 100] (default: the configuration's seeds, else 1). */
+  seeds?: number;
+  backend?: string;
+  quiet?: boolean;
 }
 
 const seconds = (ms: number) =>
   ms < 60_000 ? `${(ms / 1000).toFixed(0)} s` : `${(ms / 60_000).toFixed(1)} min`;
 
-export async function experimentCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      config: { type: 'string' },
-      out: { type: 'string' },
-      seeds: { type: 'string' },
-      backend: { type: 'string' },
-      quiet: { type: 'boolean' },
-    },
-    strict: true,
-  });
-  if (!values.config) throw new UsageError('--config: required (a JSON experiment configuration)');
-  if (!values.out) throw new UsageError('--out: required (the output directory)');
+/** Runs `fedscore experiment`. @returns the exit code. */
+export async function experimentCommand(values: ExperimentFlags): Promise<number> {
   const cfg = await loadConfig(values.config);
-  let seedCount = cfg.seeds ?? 1;
-  if (values.seeds !== undefined) {
-    seedCount = Number(values.seeds);
-    if (!Number.isInteger(seedCount) || seedCount < 1 || seedCount > 100)
-      throw new UsageError(`--seeds: expected an integer in [1, 100], got '${values.seeds}'`);
-  }
+  const seedCount = values.seeds ?? cfg.seeds ?? 1;
   const seeds = Array.from({ length: seedCount }, (_, i) => (cfg.seed ?? 1) + i);
   const log = (line: string) => {
     if (!values.quiet) process.stderr.write(`${line}\n`);
@@ -91,7 +72,7 @@ export async function experimentCommand(args: string[]): Promise<number> {
     const results = await runExperiment(cfg, {
       learner,
       seeds,
-      fedscoreVersion: version(),
+      fedscoreVersion: packageVersion(),
       onProgress,
     });
     const files = await writeOutputs(values.out, results);

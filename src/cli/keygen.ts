@@ -5,20 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { UsageError } from './experiment.js';
+import { UsageError } from './_flags.js';
 
-export async function keygenCommand(args: string[]): Promise<number> {
-  let out: string | undefined;
-  try {
-    ({
-      values: { out },
-    } = parseArgs({ args, options: { out: { type: 'string' } }, strict: true }));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (out === undefined) throw new UsageError('--out: required (the secret key file to write)');
+/** Runs `fedscore keygen` (flags: src/cli/commands/keygen.ts). @returns the exit code. */
+export async function keygenCommand({ out }: { out: string }): Promise<number> {
   const seed = new Uint8Array(randomBytes(32));
   const { publicKey } = signingKeyPairFromSeed(seed);
   try {

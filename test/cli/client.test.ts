@@ -1,18 +1,16 @@
 /**
  * `fedscore client` and `fedscore keygen`: flags are validated with errors naming the flag, key
- * files are checked, and the real command line exits 2 with usage help on a bad flag.
- * `fedscore serve --config`: its flags. (A whole networked run: test/client/e2e.test.ts.)
+ * files are checked, and the real command line exits 2 with a pointer to the command's help on a
+ * bad flag. `fedscore serve --config`: its flags. (A whole networked run: test/client/e2e.test.ts.)
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { UsageError } from '../../src/cli/_config.js';
-import { parseClientArgs, readKeyFile } from '../../src/cli/client.js';
+import { readKeyFile } from '../../src/cli/client.js';
 import { keygenCommand } from '../../src/cli/keygen.js';
-import { parseServeArgs } from '../../src/cli/serve.js';
+import { cli, dryRun, spawnCli } from './_cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-client-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,9 +33,27 @@ const without = (flag: string) => {
 };
 const withValue = (flag: string, value: string) => ok.map((v, i) => (ok[i - 1] === flag ? value : v));
 
+/** The arguments `fedscore client ...args` hands its action. */
+async function clientArgs(args: string[]): Promise<unknown> {
+  const { commands, calls } = dryRun();
+  const r = await cli(['client', ...args], { commands });
+  expect(r, r.err).toMatchObject({ code: 0, err: '' });
+  return calls[0]!.args;
+}
+
+/** The first line `fedscore client ...args` writes on stderr; it must exit 2. */
+async function clientError(args: string[]): Promise<string> {
+  const { commands, calls } = dryRun();
+  const r = await cli(['client', ...args], { commands });
+  expect(r.code).toBe(2);
+  expect(calls).toEqual([]);
+  expect(r.err).toMatch(/\nRun "fedscore client --help" for usage\.\n$/);
+  return r.err.split('\n')[0]!;
+}
+
 describe('fedscore client flags', () => {
-  it('parses a complete command line with defaults', () => {
-    expect(parseClientArgs(ok)).toEqual({
+  it('parses a complete command line with defaults', async () => {
+    expect(await clientArgs(ok)).toEqual({
       server: 'http://127.0.0.1:8080',
       consortium: 'c1',
       silo: 2,
@@ -48,7 +64,7 @@ describe('fedscore client flags', () => {
       quiet: false,
     });
     expect(
-      parseClientArgs([
+      await clientArgs([
         ...ok,
         '--seed',
         '7',
@@ -65,28 +81,28 @@ describe('fedscore client flags', () => {
     ).toMatchObject({ seed: 7, firstRound: 2, lastRound: 5, backend: 'cpu', timeoutMs: 30_000, quiet: true });
   });
 
-  it('names each missing or bad flag', () => {
+  it('names each missing or bad flag', async () => {
     for (const f of ['--server', '--consortium', '--silo', '--key', '--config'])
-      expect(() => parseClientArgs(without(f))).toThrow(new UsageError(`${f}: required`));
+      expect(await clientError(without(f))).toBe(`fedscore: ${f}: required`);
     const bad: [string, string, RegExp][] = [
-      ['--server', 'localhost:8080', /^--server: expected an http\(s\) URL/],
-      ['--server', 'ftp://x', /^--server: expected an http\(s\) URL/],
-      ['--consortium', 'Bad_ID', /^--consortium: /],
-      ['--silo', 'two', /^--silo: expected an integer in \[0, 254\]/],
-      ['--silo', '255', /^--silo: /],
-      ['--silo', '1.5', /^--silo: /],
+      ['--server', 'localhost:8080', /^fedscore: --server: expected an http\(s\) URL/],
+      ['--server', 'ftp://x', /^fedscore: --server: expected an http\(s\) URL/],
+      ['--consortium', 'Bad_ID', /^fedscore: --consortium: /],
+      ['--silo', 'two', /^fedscore: --silo: expected an integer in \[0, 254\]/],
+      ['--silo', '255', /^fedscore: --silo: /],
+      ['--silo', '1.5', /^fedscore: --silo: /],
     ];
     for (const [flag, value, message] of bad)
-      expect(() => parseClientArgs(withValue(flag, value))).toThrow(message);
-    expect(() => parseClientArgs([...without('--silo'), '--silo=-1'])).toThrow(/^--silo: /);
-    expect(() => parseClientArgs([...ok, '--seed', 'x'])).toThrow(/^--seed: /);
-    expect(() => parseClientArgs([...ok, '--first-round', '0'])).toThrow(/^--first-round: /);
-    expect(() => parseClientArgs([...ok, '--first-round', '3', '--last-round', '2'])).toThrow(
-      '--last-round: 2 is before --first-round 3',
+      expect(await clientError(withValue(flag, value))).toMatch(message);
+    expect(await clientError([...without('--silo'), '--silo=-1'])).toMatch(/^fedscore: --silo: /);
+    expect(await clientError([...ok, '--seed', 'x'])).toMatch(/^fedscore: --seed: /);
+    expect(await clientError([...ok, '--first-round', '0'])).toMatch(/^fedscore: --first-round: /);
+    expect(await clientError([...ok, '--first-round', '3', '--last-round', '2'])).toBe(
+      'fedscore: --last-round: 2 is before --first-round 3',
     );
-    expect(() => parseClientArgs([...ok, '--timeout', '0'])).toThrow(/^--timeout: /);
-    expect(() => parseClientArgs([...ok, '--bogus'])).toThrow(UsageError);
-    expect(() => parseClientArgs([...ok, 'extra'])).toThrow(UsageError);
+    expect(await clientError([...ok, '--timeout', '0'])).toMatch(/^fedscore: --timeout: /);
+    expect(await clientError([...ok, '--bogus'])).toBe("fedscore: unknown option '--bogus'");
+    expect(await clientError([...ok, 'extra'])).toMatch(/^fedscore: too many arguments for 'client'/);
   });
 
   it('reads a 64-hex-digit key file and refuses anything else, naming --key', async () => {
@@ -102,19 +118,9 @@ describe('fedscore client flags', () => {
   });
 
   it('the command line exits 2 with the flag named and a pointer to help', () => {
-    const r = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        new URL('../../src/cli/main.ts', import.meta.url).pathname,
-        'client',
-        ...without('--key'),
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
+    const r = spawnCli(['client', ...without('--key')]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('fedscore: --key: required\nRun "fedscore help" for usage.\n');
+    expect(r.stderr).toBe('fedscore: --key: required\nRun "fedscore client --help" for usage.\n');
   });
 });
 
@@ -127,7 +133,7 @@ describe('fedscore keygen', () => {
       return true;
     });
     try {
-      expect(await keygenCommand(['--out', out])).toBe(0);
+      expect(await keygenCommand({ out })).toBe(0);
     } finally {
       spy.mockRestore();
     }
@@ -137,30 +143,31 @@ describe('fedscore keygen', () => {
     );
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const before = readFileSync(out, 'utf8');
-    await expect(keygenCommand(['--out', out])).rejects.toThrow(/^--out: cannot write .*EEXIST/);
+    await expect(keygenCommand({ out })).rejects.toThrow(/^--out: cannot write .*EEXIST/);
     expect(readFileSync(out, 'utf8')).toBe(before);
-    await expect(keygenCommand([])).rejects.toThrow('--out: required');
+    expect(await cli(['keygen'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'fedscore: --out: required\nRun "fedscore keygen --help" for usage.\n',
+    });
   });
 });
 
 describe('fedscore serve --config', () => {
-  const TOKEN = { FEDSCORE_ADMIN_TOKEN: 'x'.repeat(20) };
-  it('takes --config, --seed and --backend; --seed and --backend need --config', () => {
-    expect(
-      parseServeArgs(['--port', '0', '--config', 'c.json', '--seed', '3', '--backend', 'cpu'], TOKEN),
-    ).toMatchObject({
-      config: 'c.json',
-      seed: 3,
-      backend: 'cpu',
+  const env = { FEDSCORE_ADMIN_TOKEN: 'x'.repeat(20) };
+  it('takes --config, --seed and --backend; --seed and --backend need --config', async () => {
+    const { commands, calls } = dryRun();
+    const serve = (args: string[]) => cli(['serve', '--port', '0', ...args], { env, commands });
+    expect(await serve(['--config', 'c.json', '--seed', '3', '--backend', 'cpu'])).toMatchObject({ code: 0 });
+    expect(calls[0]!.args).toMatchObject({ config: 'c.json', seed: 3, backend: 'cpu' });
+    expect((await serve(['--seed', '3'])).err).toMatch(/^fedscore: --seed: applies only with --config\n/);
+    expect((await serve(['--backend', 'cpu'])).err).toMatch(
+      /^fedscore: --backend: applies only with --config\n/,
+    );
+    expect(await serve(['--config', 'c.json', '--seed=-2'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/^fedscore: --seed: /),
     });
-    expect(() => parseServeArgs(['--port', '0', '--seed', '3'], TOKEN)).toThrow(
-      '--seed: applies only with --config',
-    );
-    expect(() => parseServeArgs(['--port', '0', '--backend', 'cpu'], TOKEN)).toThrow(
-      '--backend: applies only with --config',
-    );
-    expect(() => parseServeArgs(['--port', '0', '--config', 'c.json', '--seed=-2'], TOKEN)).toThrow(
-      /^--seed: /,
-    );
+    expect(calls).toHaveLength(1);
   });
 });

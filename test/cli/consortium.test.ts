@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { consortiumCommand, parseConsortiumArgs, readPublicKeys } from '../../src/cli/consortium.js';
+import { readPublicKeys } from '../../src/cli/consortium.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
 import { initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import { buildApp } from '../../src/server/app.js';
 import { openStore } from '../../src/server/store/database.js';
+import { cli, dryRun } from './_cli.js';
 
 const TOKEN = 'consortium-cli-token-0123';
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-consortium-cli-'));
@@ -39,8 +40,7 @@ describe('fedscore consortium', () => {
     );
     writeFileSync(join(dir, 'keys.txt'), `${keys.join('\n')}\n`);
     writeFileSync(join(dir, 'cfg.json'), JSON.stringify(cfg));
-    const saved = process.env.FEDSCORE_ADMIN_TOKEN;
-    process.env.FEDSCORE_ADMIN_TOKEN = TOKEN;
+    const env = { FEDSCORE_ADMIN_TOKEN: TOKEN };
     const printed: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
       printed.push(String(s));
@@ -48,6 +48,7 @@ describe('fedscore consortium', () => {
     });
     try {
       const args = [
+        'consortium',
         '--server',
         url,
         '--id',
@@ -59,7 +60,7 @@ describe('fedscore consortium', () => {
         '--backend',
         'cpu',
       ];
-      expect(await consortiumCommand(args)).toBe(0);
+      expect(await cli(args, { env })).toEqual({ code: 0, out: '', err: '' });
       const run = networkedRun(cfg, 1);
       const learner = await networkedLearner(cfg, { backend: 'cpu' });
       const m0 = initialModel(run, learner);
@@ -84,15 +85,13 @@ describe('fedscore consortium', () => {
         return true;
       });
       try {
-        expect(await consortiumCommand(args)).toBe(1);
+        expect((await cli(args, { env })).code).toBe(1);
       } finally {
         err.mockRestore();
       }
       expect(errors.join('')).toContain('HTTP 409');
     } finally {
       spy.mockRestore();
-      if (saved === undefined) delete process.env.FEDSCORE_ADMIN_TOKEN;
-      else process.env.FEDSCORE_ADMIN_TOKEN = saved;
       await app.close();
     }
   });
@@ -100,14 +99,28 @@ describe('fedscore consortium', () => {
   it('names bad flags, a missing token and bad key lists', async () => {
     const env = { FEDSCORE_ADMIN_TOKEN: TOKEN };
     const ok = ['--server', 'http://h:1', '--id', 'c1', '--config', 'c.json', '--keys', 'k.txt'];
-    expect(parseConsortiumArgs(ok, env)).toMatchObject({ server: 'http://h:1', id: 'c1' });
-    expect(() => parseConsortiumArgs(ok.slice(2), env)).toThrow('--server: required');
-    expect(() => parseConsortiumArgs(['--server', 'h:1', ...ok.slice(2)], env)).toThrow(/^--server: /);
-    expect(() => parseConsortiumArgs([...ok.slice(0, 2), '--id', 'C!', ...ok.slice(4)], env)).toThrow(
-      /^--id: /,
+    const parse = async (args: string[], environment: Record<string, string> = env) => {
+      const { commands, calls } = dryRun();
+      const r = await cli(['consortium', ...args], { env: environment, commands });
+      return { code: r.code, args: calls[0]?.args, error: r.err.split('\n')[0] };
+    };
+    expect((await parse(ok)).args).toEqual({
+      server: 'http://h:1',
+      id: 'c1',
+      config: 'c.json',
+      keys: 'k.txt',
+      adminToken: TOKEN,
+    });
+    expect(await parse(ok.slice(2))).toMatchObject({ code: 2, error: 'fedscore: --server: required' });
+    expect((await parse(['--server', 'h:1', ...ok.slice(2)])).error).toMatch(/^fedscore: --server: /);
+    expect((await parse([...ok.slice(0, 2), '--id', 'C!', ...ok.slice(4)])).error).toMatch(
+      /^fedscore: --id: /,
     );
-    expect(() => parseConsortiumArgs([...ok, '--seed', 'x'], env)).toThrow(/^--seed: /);
-    expect(() => parseConsortiumArgs(ok, {})).toThrow(/^FEDSCORE_ADMIN_TOKEN: /);
+    expect((await parse([...ok, '--seed', 'x'])).error).toMatch(/^fedscore: --seed: /);
+    expect(await parse(ok, {})).toMatchObject({
+      code: 2,
+      error: expect.stringMatching(/^fedscore: FEDSCORE_ADMIN_TOKEN: /),
+    });
     writeFileSync(join(dir, 'bad.txt'), `${'ab'.repeat(32)}\nnot-a-key\n`);
     await expect(readPublicKeys(join(dir, 'bad.txt'))).rejects.toThrow(
       /^--keys: line 2 of .* is not a 64-hex-digit/,

@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { demoConsortium, runDemo } from '../../src/cli/demo.js';
-
-const run = promisify(execFile);
+import { cli, spawnCli } from './_cli.js';
 
 describe('fedscore demo', () => {
   it('scores every silo with every private scheme; FP and EE are efficient; the free rider gets FP 0', async () => {
@@ -23,12 +20,21 @@ describe('fedscore demo', () => {
     expect(() => demoConsortium(2, 1)).toThrow(/^silos: expected an integer in \[3, 20\]/);
   });
 
-  it('runs from the command line, and rejects unknown options with exit code 2', async () => {
-    const { stdout } = await run('npx', ['tsx', 'src/cli/main.ts', 'demo', '--silos', '5', '--json']);
-    const parsed = JSON.parse(stdout) as { scores: Record<string, number[]> };
+  it('--silos out of range is a usage error (exit code 2) naming the flag and the range', async () => {
+    for (const silos of ['50', '2', 'x'])
+      expect(await cli(['demo', '--silos', silos])).toEqual({
+        code: 2,
+        out: '',
+        err: `fedscore: --silos: expected an integer in [3, 20], got '${silos}'\nRun "fedscore demo --help" for usage.\n`,
+      });
+    expect((await cli(['demo', '--seed', '1.5'])).err).toMatch(/^fedscore: --seed: expected an integer/);
+  });
+
+  it('runs from the command line, and rejects unknown options with exit code 2', () => {
+    const r = spawnCli(['demo', '--silos', '5', '--seed', '-3', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const parsed = JSON.parse(r.stdout) as { scores: Record<string, number[]> };
     expect(parsed.scores.ee).toHaveLength(5);
-    await expect(run('npx', ['tsx', 'src/cli/main.ts', 'demo', '--bogus'])).rejects.toMatchObject({
-      code: 2,
-    });
+    expect(spawnCli(['demo', '--bogus']).status).toBe(2);
   });
 });

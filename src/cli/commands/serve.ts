@@ -1,0 +1,60 @@
+/** `fedscore serve`: its flags; the action (src/cli/serve.ts) is imported when it runs. */
+import { Option } from 'commander';
+import type { CommandDefinition } from '../_command.js';
+import { backendOption, integerOption, required, UsageError } from '../_flags.js';
+import type { ServeArgs } from '../serve.js';
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  db: string;
+  config?: string;
+  seed?: number;
+  backend?: string;
+}
+
+export const serve: CommandDefinition<ServeFlags, ServeArgs> = {
+  name: 'serve',
+  summary: 'the scoring service (FEDSCORE_ADMIN_TOKEN; DATABASE_URL for PostgreSQL)',
+  description:
+    'Runs the scoring service until SIGINT or SIGTERM. Logs are JSON lines on stdout; once listening it prints "fedscore serve: listening on <url>" on stderr. With --config the service evaluates v(M) and v(M0) itself on that configuration\'s test set; without it the operator posts them (PUT /v1/consortia/:cid/rounds/:round/utilities, see /docs).',
+  epilog: [
+    'Environment:',
+    "  FEDSCORE_ADMIN_TOKEN  the operator's token (required, ≥ 16 characters)",
+    '  DATABASE_URL          a PostgreSQL database instead of the SQLite file --db',
+    '  FEDSCORE_LOG_LEVEL    log level (default: info)',
+  ].join('\n'),
+  options: [
+    required(integerOption('port', 'n', 'TCP port (0 = any free port)', 0, 65535)),
+    new Option('--host <h>', 'interface to listen on').default('127.0.0.1'),
+    new Option('--db <file>', 'SQLite file; ignored when DATABASE_URL is set').default('fedscore.db'),
+    new Option('--config <file>', "evaluate v(M) and v(M0) on this experiment configuration's test set"),
+    integerOption(
+      'seed',
+      's',
+      "the configuration's seed; only with --config (default: its seed, else 1)",
+      0,
+      2 ** 31 - 1,
+    ),
+    backendOption(' for the evaluator; only with --config'),
+  ],
+  plugins: true,
+  args(f, env) {
+    if (f.config === undefined && (f.seed !== undefined || f.backend !== undefined))
+      throw new UsageError(`--${f.seed !== undefined ? 'seed' : 'backend'}: applies only with --config`);
+    const adminToken = env.FEDSCORE_ADMIN_TOKEN;
+    if (adminToken === undefined || adminToken.length < 16)
+      throw new UsageError('FEDSCORE_ADMIN_TOKEN: set it to a secret of at least 16 characters');
+    return {
+      port: f.port,
+      host: f.host,
+      location: env.DATABASE_URL ? { postgres: env.DATABASE_URL } : { sqlite: f.db },
+      adminToken,
+      logLevel: env.FEDSCORE_LOG_LEVEL ?? 'info',
+      ...(f.config !== undefined ? { config: f.config } : {}),
+      ...(f.seed !== undefined ? { seed: f.seed } : {}),
+      ...(f.backend !== undefined ? { backend: f.backend } : {}),
+    };
+  },
+  run: async (args) => (await import('../serve.js')).serveCommand(args),
+};
