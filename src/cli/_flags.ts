@@ -3,8 +3,10 @@
  * `fedscore <cmd> --help` loads no command module): the one usage error, and parsers that check a
  * flag's value where commander reads it, with messages that start with the flag's name.
  */
+
 import { readFile } from 'node:fs/promises';
 import { Option } from 'commander';
+import { BACKEND_NAMES } from '../ml/backend-names.js';
 
 /**
  * A usage error: the command line (a flag, its value, or a file a flag names) is wrong. Printed
@@ -83,19 +85,13 @@ export function required<T extends Option>(option: T): T {
 /** Whether `required` marked the flag. */
 export const isRequired = (option: Option): boolean => REQUIRED.has(option);
 
-/**
- * The backend names src/ml/backend.ts accepts (its BACKEND_NAMES, which cannot be imported here
- * without loading TensorFlow.js; test/cli/flags.test.ts keeps the two lists equal).
- */
-export const BACKEND_NAMES: readonly string[] = ['tensorflow', 'wasm', 'cpu'];
-
 /** The `--backend <name>` flag: one of BACKEND_NAMES. @throws UsageError naming the flag. */
 export const backendOption = (what = '') =>
   new Option(
     '--backend <name>',
     `${BACKEND_NAMES.join(' | ')}${what} (default: FEDSCORE_BACKEND, then automatic)`,
   ).argParser((raw: string) => {
-    if (!BACKEND_NAMES.includes(raw))
+    if (!(BACKEND_NAMES as readonly string[]).includes(raw))
       throw new UsageError(`--backend: expected one of ${BACKEND_NAMES.join(', ')}, got '${raw}'`);
     return raw;
   });

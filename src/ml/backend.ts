@@ -16,12 +16,9 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { registerBlasKernels } from './_blas_kernels.js';
 import { loadNativeAt } from './_native.js';
 import { registerWasmKernels } from './_wasm_kernels.js';
+import { BACKEND_NAMES, type BackendName, parseBackendName } from './backend-names.js';
 
-/** The tfjs backends fedscore knows how to pick. */
-export type BackendName = 'tensorflow' | 'wasm' | 'cpu';
-
-/** Names accepted by `FEDSCORE_BACKEND` and the `backend` option. */
-export const BACKEND_NAMES: readonly BackendName[] = ['tensorflow', 'wasm', 'cpu'];
+export { BACKEND_NAMES, type BackendName, parseBackendName } from './backend-names.js';
 
 /** What `initBackend` chose, for logs and result records. */
 export interface BackendInfo {
@@ -60,13 +57,6 @@ let pending: Promise<BackendInfo> | undefined;
 /** The backend chosen by the last `initBackend`, or undefined before the first call. */
 export function currentBackend(): BackendInfo | undefined {
   return current;
-}
-
-/** Checks a backend name. Throws RangeError naming `field` when it is not one of BACKEND_NAMES. */
-export function parseBackendName(value: string, field = 'backend'): BackendName {
-  if (!(BACKEND_NAMES as readonly string[]).includes(value))
-    throw new RangeError(`${field}: expected one of ${BACKEND_NAMES.join(', ')}, got '${value}'`);
-  return value as BackendName;
 }
 
 /**

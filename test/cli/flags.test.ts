@@ -1,8 +1,7 @@
-/** src/cli/_flags.ts: the shared flag parsers name the flag, and the backend list is src/ml's. */
+/** src/cli/_flags.ts: the shared flag parsers name the flag. */
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import {
-  BACKEND_NAMES,
   backendOption,
   httpUrlOption,
   idOption,
@@ -12,7 +11,6 @@ import {
   required,
   UsageError,
 } from '../../src/cli/_flags.js';
-import { BACKEND_NAMES as ML_BACKEND_NAMES } from '../../src/ml/backend.js';
 
 /** Parses `args` with one option; returns its value. */
 function parse(option: ReturnType<typeof integerOption>, args: string[]): unknown {
@@ -43,10 +41,6 @@ describe('flag parsers', () => {
     expect(() => parse(backendOption(), ['--backend', 'gpu'])).toThrow(
       "--backend: expected one of tensorflow, wasm, cpu, got 'gpu'",
     );
-  });
-
-  it('the backend names are those src/ml/backend.ts accepts', () => {
-    expect(BACKEND_NAMES).toEqual(ML_BACKEND_NAMES);
   });
 
   it('required marks an option without commander’s own mandatory check', () => {

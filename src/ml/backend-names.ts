@@ -1,0 +1,17 @@
+/**
+ * The names of the tfjs backends fedscore can pick, apart from backend.ts so that the command
+ * line can check `--backend` without loading TensorFlow.js.
+ */
+
+/** The tfjs backends fedscore knows how to pick. */
+export type BackendName = 'tensorflow' | 'wasm' | 'cpu';
+
+/** Names accepted by `FEDSCORE_BACKEND` and the `backend` option. */
+export const BACKEND_NAMES: readonly BackendName[] = ['tensorflow', 'wasm', 'cpu'];
+
+/** Checks a backend name. Throws RangeError naming `field` when it is not one of BACKEND_NAMES. */
+export function parseBackendName(value: string, field = 'backend'): BackendName {
+  if (!(BACKEND_NAMES as readonly string[]).includes(value))
+    throw new RangeError(`${field}: expected one of ${BACKEND_NAMES.join(', ')}, got '${value}'`);
+  return value as BackendName;
+}
