@@ -37,6 +37,7 @@ import { Scoring } from './service/scoring.js';
 import { SecAgg } from './service/secagg.js';
 import type { StoreHandle } from './store/database.js';
 
+// The type of ServiceOptions.evaluate; app.ts, cli/serve.ts and the tests import it from here.
 export type { Evaluator } from './service/context.js';
 
 /** Options of {@link ScoringService}. */
