@@ -7,7 +7,9 @@
  *  - {@link serverAdvance}: the current stage's deadline → the messages for the next stage, an
  *    abort (fewer than t participants), or, after Unmasking, the sum.
  * The transport decides when a stage's deadline has come (all expected messages arrived, or a
- * timeout); the state machine does not read a clock.
+ * timeout); the state machine does not read a clock. A transport that keeps the round in storage
+ * rather than memory (src/server) asks {@link stageProgress} whether everyone expected has sent,
+ * {@link messagesRead} which stored messages a step needs, and {@link restoreServer} for the state.
  *
  * The server checks every client message against the roster (signature, session, round,
  * stage, sender, duplicate) so it cannot be tricked by a replay, and it only ever holds masked
@@ -33,16 +35,56 @@ import {
   type UnmaskResponse,
 } from './messages.js';
 
-/** Stages of the server; each collects one kind of client message. */
-export type ServerStage = 'advertise' | 'share' | 'mask' | 'consistency' | 'unmask' | 'done' | 'aborted';
+/**
+ * The stages that collect client messages, in protocol order (Bonawitz et al. 2017, rounds 0–4).
+ * Each collects the client message of the same name (`ClientMessage['type']`).
+ */
+export const COLLECTING_STAGES = [
+  'advertise',
+  'share',
+  'mask',
+  'consistency',
+  'unmask',
+] as const satisfies readonly ClientMessage['type'][];
 
-const COLLECTS: Partial<Record<ServerStage, ClientMessage['type']>> = {
-  advertise: 'advertise',
-  share: 'share',
-  mask: 'mask',
-  consistency: 'consistency',
-  unmask: 'unmask',
-};
+/** A stage that collects one kind of client message. */
+export type CollectingStage = (typeof COLLECTING_STAGES)[number];
+
+/** Stages of the server: the collecting stages, then done (the sum is known) or aborted. */
+export type ServerStage = CollectingStage | 'done' | 'aborted';
+
+/**
+ * The server messages a closing stage sends its participants, in protocol order: the keys of U_1,
+ * the relayed shares, U_3 and the unmasking request (Unmasking ends with the sum instead; an
+ * abort notice is no stage's message).
+ */
+export const STAGE_MESSAGE_TYPES = [
+  'keys',
+  'shares',
+  'survivors',
+  'unmask-request',
+] as const satisfies readonly ServerMessage['type'][];
+
+/** The type of a server message a closing stage sends. */
+export type StageMessageType = (typeof STAGE_MESSAGE_TYPES)[number];
+
+/** Whether `stage` collects client messages (is neither done nor aborted). */
+export function isCollectingStage(stage: string): stage is CollectingStage {
+  return (COLLECTING_STAGES as readonly string[]).includes(stage);
+}
+
+/** The field of {@link ServerState} holding each collecting stage's accepted messages. */
+const RECEIVED = {
+  advertise: 'adverts',
+  share: 'shares',
+  mask: 'masked',
+  consistency: 'checks',
+  unmask: 'unmasks',
+} as const satisfies Record<CollectingStage, keyof ServerState>;
+
+function receivedIn(state: ServerState, stage: CollectingStage): ReadonlyMap<number, ClientMessage> {
+  return state[RECEIVED[stage]] as ReadonlyMap<number, ClientMessage>;
+}
 
 /** Outcome of a completed round. */
 export interface AggregationResult {
@@ -114,14 +156,6 @@ function reject(
   return { state, reply: { type: 'rejected', code, detail } };
 }
 
-const MAP_OF = {
-  advertise: 'adverts',
-  share: 'shares',
-  mask: 'masked',
-  consistency: 'checks',
-  unmask: 'unmasks',
-} as const;
-
 /**
  * Accepts or rejects one client message (the server's single transition check).
  *
@@ -151,14 +185,14 @@ export function serverHandle(
   }
   if (!(message.signature instanceof Uint8Array) || !verify(config.roster[from]!, payload, message.signature))
     return reject(state, 'BAD_SIGNATURE', `message of ${from} is not signed by its registered key`);
-  if (COLLECTS[state.stage] !== message.type)
+  if (state.stage !== message.type)
     return reject(
       state,
       'OUT_OF_ORDER',
-      `${message.type} while collecting ${COLLECTS[state.stage] ?? 'nothing'}`,
+      `${message.type} while collecting ${isCollectingStage(state.stage) ? state.stage : 'nothing'}`,
     );
-  const key = MAP_OF[message.type];
-  const current = state[key] as ReadonlyMap<number, ClientMessage>;
+  const key = RECEIVED[message.type];
+  const current = receivedIn(state, message.type);
   if (current.has(from)) return reject(state, 'DUPLICATE', `second ${message.type} from ${from}`);
   const previous = state.sets[state.sets.length - 1];
   if (previous !== undefined && !previous.includes(from))
@@ -253,7 +287,7 @@ export async function serverAdvance(
       output: { type: 'abort', code: 'OUT_OF_ORDER', detail: `round already ${stage}`, to: [] },
     };
   }
-  const received = state[MAP_OF[COLLECTS[stage]!]] as ReadonlyMap<number, ClientMessage>;
+  const received = receivedIn(state, stage);
   const set = [...received.keys()].sort((a, b) => a - b);
   const everyone = state.sets[0] ?? set;
   if (set.length < t)
@@ -353,6 +387,114 @@ async function unmask(state: ServerState, sets: (readonly number[])[]) {
     state: { ...state, stage: 'done' as const, sets, result },
     output: { type: 'result' as const, result },
   };
+}
+
+// ── for transports that store the round between steps ─────────────────────────────────────────
+
+/** Who has sent a collecting stage's message and who has not, from {@link stageProgress}. */
+export interface StageProgress {
+  /** Senders whose message of the stage the state holds, ascending. */
+  readonly received: readonly number[];
+  /** Expected senders without one, ascending: the roster for AdvertiseKeys, else U_k of the stage before. */
+  readonly missing: readonly number[];
+  /** Every expected sender's message is in (the transport may close the stage without waiting). */
+  readonly complete: boolean;
+}
+
+/**
+ * Who has sent `stage`'s message and who is missing, from the messages `state` holds.
+ *
+ * The expected senders of AdvertiseKeys are every roster id; those of a later stage are the
+ * previous stage's participant set (serverHandle rejects anyone else: NOT_A_PARTICIPANT), so a
+ * stage is complete when each of them sent its message. For a closed stage `missing` is its
+ * dropouts — provided the state still holds the stage's messages (see {@link messagesRead}).
+ *
+ * @throws RangeError when `stage` is not a collecting stage, or a stage before it is still open.
+ */
+export function stageProgress(state: ServerState, stage: CollectingStage): StageProgress {
+  const k = COLLECTING_STAGES.indexOf(stage);
+  if (k < 0)
+    throw new RangeError(`stage: expected one of ${COLLECTING_STAGES.join(', ')}, got ${String(stage)}`);
+  if (k > state.sets.length)
+    throw new RangeError(`stage: ${stage} has not started (the server is at ${state.stage})`);
+  const expected = k === 0 ? state.config.roster.map((_, i) => i) : state.sets[k - 1]!;
+  const got = receivedIn(state, stage);
+  const received = [...got.keys()].sort((a, b) => a - b);
+  const missing = expected.filter((id) => !got.has(id));
+  return { received, missing, complete: missing.length === 0 };
+}
+
+/**
+ * The stages whose messages serverAdvance reads when it closes each stage: its own and, for
+ * Unmasking, the advertised keys and the masked inputs it unmasks.
+ */
+const ADVANCE_READS: Readonly<Record<CollectingStage, readonly CollectingStage[]>> = {
+  advertise: ['advertise'],
+  share: ['share'],
+  mask: ['mask'],
+  consistency: ['consistency'],
+  unmask: ['advertise', 'mask', 'unmask'],
+};
+
+/**
+ * The collecting stages whose accepted messages a step reads while the server is at `stage`.
+ * Everything else it needs is in `state.sets`, so a transport that stores messages can rebuild
+ * (with {@link restoreServer}) a state holding only these and get the same step:
+ *  - `'handle'` ({@link serverHandle}): the stage's own messages (the DUPLICATE check);
+ *  - `'advance'` ({@link serverAdvance}): the stage's own (its set, relayed keys, boxes and
+ *    signatures) and, for Unmasking, the advertised s^PK and the masked inputs it unmasks.
+ * Large vectors (masked inputs of d words per silo) then need not be read back for every step.
+ *
+ * @throws RangeError when `step` or `stage` is unknown.
+ */
+export function messagesRead(step: 'handle' | 'advance', stage: CollectingStage): readonly CollectingStage[] {
+  if (!isCollectingStage(stage))
+    throw new RangeError(`stage: expected one of ${COLLECTING_STAGES.join(', ')}, got ${String(stage)}`);
+  if (step === 'handle') return [stage];
+  if (step === 'advance') return ADVANCE_READS[stage];
+  throw new RangeError(`step: expected 'handle' or 'advance', got ${String(step)}`);
+}
+
+/** What a transport keeps of a server between steps, besides the accepted messages. */
+export interface ServerSnapshot {
+  readonly config: RoundConfig;
+  /** The stage being collected. */
+  readonly stage: CollectingStage;
+  /** U_1 … U_k of the stages closed so far (`state.sets`); k is the stage's index. */
+  readonly sets: readonly (readonly number[])[];
+}
+
+/**
+ * Rebuilds a server state from a snapshot and messages it accepted earlier (any order; a subset
+ * is enough for one step, see {@link messagesRead}). The messages are not verified again: pass
+ * only messages that {@link serverHandle} accepted for this round.
+ *
+ * @throws TypeError / RangeError naming the bad config field, a stage that does not collect
+ *   messages, sets that do not match the stage, or two messages of one sender and stage.
+ */
+export function restoreServer(snapshot: ServerSnapshot, messages: Iterable<ClientMessage>): ServerState {
+  if (typeof snapshot !== 'object' || snapshot === null) throw new TypeError('snapshot: expected an object');
+  const { config, stage, sets } = snapshot;
+  checkRoundConfig(config);
+  if (!isCollectingStage(stage))
+    throw new RangeError(
+      `snapshot.stage: expected one of ${COLLECTING_STAGES.join(', ')}, got ${String(stage)}`,
+    );
+  if (!Array.isArray(sets)) throw new TypeError('snapshot.sets: expected an array of id arrays');
+  if (sets.length !== COLLECTING_STAGES.indexOf(stage))
+    throw new RangeError(`snapshot.sets: ${sets.length} closed stage(s) before ${stage}`);
+  const received: Record<string, Map<number, ClientMessage>> = {};
+  for (const s of COLLECTING_STAGES) received[RECEIVED[s]] = new Map();
+  for (const m of messages) {
+    const type = (m as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !isCollectingStage(type))
+      throw new TypeError(`messages: expected client messages, got type ${String(type)}`);
+    const map = received[RECEIVED[m.type]]!;
+    if (map.has(m.sender)) throw new RangeError(`messages: two ${m.type} messages from ${m.sender}`);
+    map.set(m.sender, m);
+  }
+  const fields = received as unknown as Pick<ServerState, (typeof RECEIVED)[CollectingStage]>;
+  return { stage, config, ...fields, sets };
 }
 
 /** acc ← acc + sign·x over Z_(2^32), element-wise (a Uint32Array store wraps mod 2^32). */

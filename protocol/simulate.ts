@@ -28,6 +28,7 @@ import {
   createServer,
   type ServerStage,
   type ServerState,
+  COLLECTING_STAGES as STAGES,
   serverAdvance,
   serverHandle,
 } from './server.js';
@@ -47,7 +48,6 @@ const DROP_INDEX: Record<DropPoint, number> = {
   'after-mask': 2,
   'after-consistency': 3,
 };
-const STAGES: readonly ServerStage[] = ['advertise', 'share', 'mask', 'consistency', 'unmask'];
 
 /** A message seen on the simulated wire (for transcripts and statistical tests). */
 export type WireEvent =

@@ -20,6 +20,7 @@ import { type ClientState, clientHandle, clientStart, createClient } from '../..
 import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
 import type { ClientMessage } from '../../protocol/messages.js';
 import { signScoreReport } from '../../protocol/score-report.js';
+import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import type { Learner } from '../fl/learner.js';
 import { localUpdate, type NetworkedRun, siloInput, siloUtilities } from '../fl/networked.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
@@ -91,8 +92,6 @@ export interface SiloOptions {
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-const PROTOCOL_STAGES = ['advertise', 'share', 'mask', 'consistency', 'unmask'];
-const INBOX = ['keys', 'shares', 'survivors', 'unmask-request'] as const;
 
 /**
  * Checks that this silo can take part in `c`.
@@ -234,7 +233,7 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
         if (e.code === 'FEDSCORE_ERR_SECAGG_ABORTED') return e;
         if (e.code !== 'FEDSCORE_ERR_NOT_READY') throw e;
         const now = await http.getJson<RoundView>(roundPath);
-        return PROTOCOL_STAGES.includes(now.stage) ? undefined : now;
+        return isCollectingStage(now.stage) ? undefined : now;
       });
       if (got instanceof ServiceResponseError)
         return { round: r, status: 'aborted', detail: got.detail || got.code };
@@ -264,7 +263,7 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
   // 4. The published aggregate.
   const done = await waiter(`the sum of round ${r}`, async () => {
     const now = await http.getJson<RoundView>(roundPath);
-    return PROTOCOL_STAGES.includes(now.stage) ? undefined : now;
+    return isCollectingStage(now.stage) ? undefined : now;
   });
   if (done.stage === 'aborted' || done.stage === 'closed')
     return { round: r, status: 'aborted', detail: `round ${done.stage}: ${done.error?.code ?? ''}` };

@@ -3,7 +3,7 @@
  * message template and HTTP status). Every error body the service sends is `{ code, message }` with a code
  * from this table; docs/errors.md documents each code (a test checks it).
  *
- * The core of the service (src/server/service.ts) throws {@link ServiceError} with a code and,
+ * The core of the service (src/server/service/) throws {@link ServiceError} with a code and,
  * optionally, a detail; the HTTP edge (app.ts's error handler) maps it to the status and body.
  * Rejections of the secure-aggregation state machine (protocol/errors.ts) map one-to-one onto
  * `FEDSCORE_ERR_SECAGG_<CODE>`.

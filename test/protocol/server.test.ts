@@ -9,7 +9,19 @@ import type {
   UnmaskResponse,
   UnsignedClientMessage,
 } from '../../protocol/messages.js';
-import { createServer, serverAdvance, serverHandle } from '../../protocol/server.js';
+import {
+  COLLECTING_STAGES,
+  type CollectingStage,
+  createServer,
+  isCollectingStage,
+  messagesRead,
+  restoreServer,
+  type ServerState,
+  STAGE_MESSAGE_TYPES,
+  serverAdvance,
+  serverHandle,
+  stageProgress,
+} from '../../protocol/server.js';
 import { advertise, all, close, type Harness, makeHarness, respond } from './_harness.js';
 
 function resign<M extends ClientMessage>(h: Harness, signer: number, m: Omit<M, 'signature'>): M {
@@ -180,5 +192,168 @@ describe('protocol/server: every client message is checked, rejects carry codes 
     expect(() => createServer({ ...h.config, length: 0 })).toThrow(/^config\.length/);
     expect(() => createServer({ ...h.config, session: '' })).toThrow(/^config\.session/);
     expect(() => createServer({ ...h.config, roster: [h.config.roster[0]!] })).toThrow(/^config\.roster/);
+  });
+});
+
+/** The client messages `h`'s server accepted in its current stage, appended to `log`. */
+function record(h: Harness, log: ClientMessage[]): void {
+  for (const m of h.sent.values()) if (m.type === h.server.stage && !log.includes(m)) log.push(m);
+}
+
+const snapshotOf = (s: ServerState) => ({
+  config: s.config,
+  stage: s.stage as CollectingStage,
+  sets: s.sets,
+});
+
+/**
+ * 5 silos, t = 3; silo 4 never sends its masked input (so Unmasking reconstructs its key), silo 1
+ * skips AdvertiseKeys. `atStage` runs with every accepted message so far, before each close.
+ */
+async function roundWithDropouts(atStage: (h: Harness, log: readonly ClientMessage[]) => Promise<void>) {
+  const h = makeHarness(5, 3, 8);
+  const log: ClientMessage[] = [];
+  advertise(h, [0, 2, 3, 4]);
+  for (const who of [[0, 2, 3, 4], [0, 2, 3], [0, 2, 3], [0, 2, 3], null]) {
+    record(h, log);
+    await atStage(h, log);
+    if (who === null) break;
+    await close(h);
+    await respond(h, who);
+  }
+}
+
+describe('protocol/server: what a transport that stores the round needs', () => {
+  it('lists the collecting stages in protocol order and the messages their closing sends', () => {
+    expect(COLLECTING_STAGES).toEqual(['advertise', 'share', 'mask', 'consistency', 'unmask']);
+    expect(STAGE_MESSAGE_TYPES).toEqual(['keys', 'shares', 'survivors', 'unmask-request']);
+    expect(COLLECTING_STAGES.every(isCollectingStage)).toBe(true);
+    for (const s of ['done', 'aborted', 'reporting', 'keys', '']) expect(isCollectingStage(s)).toBe(false);
+  });
+
+  it('stageProgress: the roster is expected to advertise, then the previous stage’s set', async () => {
+    const h = makeHarness(5, 3, 8);
+    expect(stageProgress(h.server, 'advertise')).toEqual({
+      received: [],
+      missing: [0, 1, 2, 3, 4],
+      complete: false,
+    });
+    advertise(h, [4, 0, 2]);
+    expect(stageProgress(h.server, 'advertise')).toEqual({
+      received: [0, 2, 4],
+      missing: [1, 3],
+      complete: false,
+    });
+    advertise(h, [3]);
+    await close(h);
+    // closed: its dropouts; the next stage expects U_1 = {0, 2, 3, 4} only
+    expect(stageProgress(h.server, 'advertise').missing).toEqual([1]);
+    expect(stageProgress(h.server, 'share')).toEqual({
+      received: [],
+      missing: [0, 2, 3, 4],
+      complete: false,
+    });
+    await respond(h, [0, 2, 3]);
+    expect(stageProgress(h.server, 'share').complete).toBe(false);
+    await respond(h, [4]);
+    expect(stageProgress(h.server, 'share')).toEqual({ received: [0, 2, 3, 4], missing: [], complete: true });
+  });
+
+  it('stageProgress: complete exactly when every expected silo sent, stage after stage', async () => {
+    const h = makeHarness(4, 3, 8);
+    const order = [3, 1, 0, 2];
+    for (const stage of COLLECTING_STAGES) {
+      for (const [k, i] of order.entries()) {
+        expect(stageProgress(h.server, stage).complete).toBe(false);
+        if (stage === 'advertise') advertise(h, [i]);
+        else await respond(h, [i]);
+        expect(stageProgress(h.server, stage).received.length).toBe(k + 1);
+      }
+      expect(stageProgress(h.server, stage)).toEqual({ received: [0, 1, 2, 3], missing: [], complete: true });
+      if (stage !== 'unmask') await close(h);
+    }
+  });
+
+  it('stageProgress: refuses a stage that has not started or does not collect messages', () => {
+    const h = makeHarness(4, 3, 8);
+    expect(() => stageProgress(h.server, 'mask')).toThrow(
+      new RangeError('stage: mask has not started (the server is at advertise)'),
+    );
+    expect(() => stageProgress(h.server, 'done' as CollectingStage)).toThrow(
+      /^stage: expected one of advertise/,
+    );
+    expect(() => messagesRead('advance', 'aborted' as CollectingStage)).toThrow(/^stage: /);
+    expect(() => messagesRead('close' as 'advance', 'mask')).toThrow(/^step: /);
+  });
+
+  it('restoreServer with every accepted message rebuilds the state', async () => {
+    await roundWithDropouts(async (h, log) => {
+      expect(restoreServer(snapshotOf(h.server), log)).toEqual(h.server);
+      expect(restoreServer(snapshotOf(h.server), [...log].reverse())).toEqual(h.server);
+    });
+  });
+
+  it('restoreServer with only messagesRead(advance) closes every stage as the full state does', async () => {
+    const closes: string[] = [];
+    await roundWithDropouts(async (h, log) => {
+      const stage = h.server.stage as CollectingStage;
+      const reads = messagesRead('advance', stage);
+      const partial = restoreServer(
+        snapshotOf(h.server),
+        log.filter((m) => reads.includes(m.type)),
+      );
+      const [full, restored] = [await serverAdvance(h.server), await serverAdvance(partial)];
+      expect(restored.output).toEqual(full.output);
+      expect(restored.state.sets).toEqual(full.state.sets);
+      expect(restored.state.stage).toBe(full.state.stage);
+      closes.push(full.output.type);
+    });
+    expect(closes).toEqual(['send', 'send', 'send', 'send', 'result']);
+  });
+
+  it('restoreServer with only messagesRead(handle) accepts and rejects as the full state does', async () => {
+    const h = makeHarness(5, 3, 8);
+    const log: ClientMessage[] = [];
+    advertise(h);
+    record(h, log);
+    await close(h);
+    await respond(h, [0, 1, 2]);
+    record(h, log);
+    const { clientHandle } = await import('../../protocol/client.js');
+    const next = await clientHandle(h.clients[3]!, h.inbox.get(3)!, h.deps[3]!);
+    if (next.reply.type !== 'send') throw new Error('expected a share message');
+    const reads = messagesRead('handle', 'share');
+    expect(reads).toEqual(['share']);
+    const partial = restoreServer(
+      snapshotOf(h.server),
+      log.filter((m) => reads.includes(m.type)),
+    );
+    for (const m of [next.reply.message, h.sent.get(0)!, h.server.adverts.get(3)!]) {
+      const [full, restored] = [serverHandle(h.server, m), serverHandle(partial, m)];
+      expect(restored.reply).toEqual(full.reply);
+      expect(stageProgress(restored.state, 'share')).toEqual(stageProgress(full.state, 'share'));
+    }
+  });
+
+  it('restoreServer checks its snapshot and messages', async () => {
+    const h = makeHarness(5, 3, 8);
+    advertise(h);
+    const adverts = [...h.server.adverts.values()];
+    const snap = snapshotOf(h.server);
+    expect(() => restoreServer({ ...snap, stage: 'done' as CollectingStage }, adverts)).toThrow(
+      /^snapshot\.stage: /,
+    );
+    expect(() => restoreServer({ ...snap, sets: [[0, 1, 2]] }, adverts)).toThrow(
+      new RangeError('snapshot.sets: 1 closed stage(s) before advertise'),
+    );
+    expect(() => restoreServer({ ...snap, config: { ...snap.config, threshold: 2 } }, adverts)).toThrow(
+      /^config\.threshold/,
+    );
+    expect(() => restoreServer(snap, [adverts[0]!, adverts[0]!])).toThrow(
+      new RangeError('messages: two advertise messages from 0'),
+    );
+    expect(() => restoreServer(snap, [{ type: 'keys' } as unknown as ClientMessage])).toThrow(
+      /^messages: expected client messages/,
+    );
   });
 });

@@ -6,11 +6,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { type CollectingStage, STAGE_MESSAGE_TYPES } from '../../../protocol/server.js';
 import { bodyBytes, sendBytes } from '../_http.js';
 import { Accepted, Binary, ConsortiumId, errors } from '../schemas.js';
-import { INBOX_KINDS, type MessageStage } from '../service.js';
 
-const STAGES: readonly { stage: MessageStage; summary: string }[] = [
+const STAGES: readonly { stage: CollectingStage; summary: string }[] = [
   { stage: 'advertise', summary: 'round 0, AdvertiseKeys' },
   { stage: 'share', summary: 'round 1, ShareKeys' },
   { stage: 'mask', summary: 'round 2, MaskedInputCollection (the masked vector)' },
@@ -26,7 +26,7 @@ const InboxParams = Type.Object(
   {
     cid: ConsortiumId,
     round: Type.Integer({ minimum: 1, maximum: 0xffffffff }),
-    kind: Type.Enum([...INBOX_KINDS]),
+    kind: Type.Enum([...STAGE_MESSAGE_TYPES]),
   },
   { additionalProperties: false },
 );

@@ -42,7 +42,7 @@ export interface RoundsTable {
   total_weight: number | null;
   full_utility: number | null;
   empty_utility: number | null;
-  /** JSON of the round's scores (see service.ts, `RoundScores`). */
+  /** JSON of the round's scores (service/scoring.ts; `RoundScores` without round and utilities). */
   scores: string | null;
   /** JSON { code, detail } when aborted or closed without scores. */
   error: string | null;

@@ -1,0 +1,126 @@
+/**
+ * Secure aggregation inside the store: the protocol server's state is never kept in memory.
+ * {@link Aggregation.state} rebuilds it for one step from the round row (stage, closed stages'
+ * sets) and the stored messages that step reads (protocol/server.ts `messagesRead`), so any
+ * process — or a restarted one — continues the round. {@link Aggregation.close} closes a
+ * collecting stage of a locked round: the protocol's next messages go to the outbox, an abort
+ * ends the round, and after Unmasking the sum becomes the next model M = M0 + Σ w_iΔ_i / Σ w_i
+ * (with v(M) and v(M0) when the service has an evaluator) and the round moves to reporting.
+ */
+import type { Transaction } from 'kysely';
+import {
+  type AggregationResult,
+  type CollectingStage,
+  isCollectingStage,
+  messagesRead,
+  restoreServer,
+  type ServerState,
+  serverAdvance,
+} from '../../../protocol/server.js';
+import { decodeWeightedSum } from '../../../protocol/weighted.js';
+import { floatBytes, readFloat32 } from '../_bytes.js';
+import type { Database } from '../store/schema.js';
+import { type LoadedConsortium, roundConfig, weightedEncoding } from './consortia.js';
+import type { Executor, ServiceContext } from './context.js';
+import { deleteMessages, loadMessages, storeOutbox } from './messages.js';
+import type { Models } from './models.js';
+import type { RoundPatch, RoundRow, RoundRows } from './round-rows.js';
+
+/** The collecting stage a round row is at. @throws Error when the round is past aggregation. */
+export function collectingStageOf(row: RoundRow): CollectingStage {
+  if (!isCollectingStage(row.stage))
+    throw new Error(`round ${row.round} of ${row.consortium} is ${row.stage}, not aggregating`);
+  return row.stage;
+}
+
+/** Rebuilding the protocol server's state and closing its stages. */
+export class Aggregation {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly models: Models,
+    private readonly rows: RoundRows,
+  ) {}
+
+  /**
+   * The protocol server's state of a round at a collecting stage, holding only the stored
+   * messages `step` reads: a 4 MB masked vector per silo must not be read back for every later
+   * message of the round (which made storage O(n²·d) per round).
+   */
+  async state(
+    db: Executor,
+    loaded: LoadedConsortium,
+    row: RoundRow,
+    step: 'handle' | 'advance',
+  ): Promise<ServerState> {
+    const stage = collectingStageOf(row);
+    const messages = await loadMessages(db, row, messagesRead(step, stage));
+    const config = roundConfig(loaded.consortium, loaded.roster, row.round);
+    return restoreServer({ config, stage, sets: JSON.parse(row.sets) as number[][] }, messages);
+  }
+
+  /** Closes the current collecting stage of a locked round; returns the updated row. */
+  async close(trx: Transaction<Database>, loaded: LoadedConsortium, row: RoundRow): Promise<RoundRow> {
+    const now = this.ctx.now();
+    const state = await this.state(trx, loaded, row, 'advance');
+    const { state: next, output } = await serverAdvance(state);
+    let patch: RoundPatch;
+    if (output.type === 'send') {
+      await storeOutbox(trx, row, output.messages);
+      patch = {
+        stage: next.stage,
+        sets: JSON.stringify(next.sets),
+        // a stage that sends messages opens the next collecting stage
+        deadline: now + loaded.consortium.deadlines[next.stage as CollectingStage],
+      };
+    } else if (output.type === 'abort') {
+      patch = {
+        stage: 'aborted',
+        sets: JSON.stringify(next.sets),
+        error: JSON.stringify({ code: output.code, detail: output.detail }),
+      };
+    } else {
+      patch = await this.finish(trx, loaded, row, output.result);
+      // Masked inputs are useless once unmasked (the sum is stored): drop the bulk of the round.
+      await deleteMessages(trx, row, 'mask');
+    }
+    return this.rows.update(trx, row, patch);
+  }
+
+  /** The sum is known: decode it, store M = M0 + Σ w_iΔ_i / Σ w_i and the utilities. */
+  private async finish(
+    trx: Transaction<Database>,
+    loaded: LoadedConsortium,
+    row: RoundRow,
+    result: AggregationResult,
+  ): Promise<RoundPatch> {
+    const { consortium } = loaded;
+    const sum = decodeWeightedSum(result.sum, weightedEncoding(consortium));
+    const base = readFloat32(await this.models.paramsOf(trx, row.consortium, row.base_version));
+    const next = new Float32Array(base.length);
+    for (let j = 0; j < base.length; j++) next[j] = base[j]! + sum.average[j]!;
+    await this.models.insert(trx, row.consortium, row.round, floatBytes(next));
+    let utilities: { full_utility: number; empty_utility: number } | Record<string, never> = {};
+    const { evaluate, warn } = this.ctx;
+    if (evaluate) {
+      try {
+        const full = await evaluate(consortium, next);
+        const empty = await evaluate(consortium, base);
+        if (Number.isFinite(full) && Number.isFinite(empty))
+          utilities = { full_utility: full, empty_utility: empty };
+        else warn(`round ${row.round}: evaluator returned a non-finite utility`, { full, empty });
+      } catch (e) {
+        warn(`round ${row.round}: evaluator failed; the operator must post the utilities`, e);
+      }
+    }
+    return {
+      stage: 'reporting',
+      deadline: this.ctx.now() + consortium.deadlines.reporting,
+      sets: JSON.stringify(result.sets),
+      survivors: JSON.stringify(result.survivors),
+      dropped: JSON.stringify(result.dropped),
+      weighted_sum: floatBytes(sum.weightedSum),
+      total_weight: sum.totalWeight,
+      ...utilities,
+    };
+  }
+}

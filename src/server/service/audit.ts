@@ -1,0 +1,20 @@
+/** The manipulation audit (docs/audit.md) of a consortium's scored rounds, for its operator. */
+import { type AuditResult, auditRecordedRounds } from '../../fl/audit.js';
+import type { Consortia } from './consortia.js';
+import type { Scores } from './scores.js';
+
+/** Auditing the recorded rounds (src/fl/audit.ts). */
+export class Audit {
+  constructor(
+    private readonly consortia: Consortia,
+    private readonly scores: Scores,
+  ) {}
+
+  /** The audit of the scored rounds. @throws ServiceError CONSORTIUM_NOT_FOUND. */
+  async run(id: string): Promise<AuditResult> {
+    const { consortium } = await this.consortia.load(id);
+    const { rounds } = await this.scores.cumulative(id);
+    const names = consortium.participants.map((_, i) => `silo-${i}`);
+    return auditRecordedRounds(rounds, names, `fedscore service, consortium ${id}`);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * What every part of the scoring service shares: the store (its Kysely handle and dialect), the
+ * clock, the optional evaluator of v(·) and where its failures are reported. The parts get it
+ * from the facade (../service.ts); nothing here is a module-level singleton.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { Consortium } from '../schemas.js';
+import type { StoreHandle } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+
+/** The server's utility v(·) of a parameter vector on the consortium's test set. */
+export type Evaluator = (consortium: Consortium, params: Float32Array) => Promise<number>;
+
+/** The store, clock and evaluator the service's parts share. */
+export interface ServiceContext {
+  readonly db: Kysely<Database>;
+  readonly dialect: StoreHandle['dialect'];
+  /** Clock in ms since the epoch. */
+  readonly now: () => number;
+  /** Computes v(M) and v(M0) once a round's sum is known; absent: the operator posts them. */
+  readonly evaluate: Evaluator | undefined;
+  /** Where evaluator failures are reported. */
+  readonly warn: (message: string, error: unknown) => void;
+}
+
+/** The database or a transaction on it: queries that may run inside or outside a transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Whether `e` is a unique-constraint violation from better-sqlite3 or pg. */
+export function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** Whether the store answers a query (readiness). */
+export async function storeAnswers(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await db.selectFrom('consortia').select('id').limit(1).execute();
+    return true;
+  } catch {
+    return false;
+  }
+}

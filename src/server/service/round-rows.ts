@@ -1,0 +1,159 @@
+/**
+ * The `rounds` table: one row per round with its service stage, deadline, the closed stages'
+ * participant sets and everything the round has produced; and its conversion to the API's `Round`.
+ *
+ * Every change to a round happens under {@link RoundRows.locked}: one transaction that first reads
+ * the row `FOR UPDATE` on PostgreSQL (on SQLite one connection and Kysely's mutex serialize
+ * transactions), so steps on one round are serialized across processes and each is committed
+ * before the route answers.
+ */
+import type { Selectable, Transaction } from 'kysely';
+import { ServiceError } from '../errors.js';
+import type { Round, RoundScores, RoundStage } from '../schemas.js';
+import type { Database, RoundsTable } from '../store/schema.js';
+import type { Executor, ServiceContext } from './context.js';
+
+/**
+ * A round row without its aggregate: Σ w_iΔ_i (8·d bytes) is read only where it is published
+ * ({@link RoundRows.weightedSum}), not on each of the hundreds of row reads of a round.
+ */
+export type RoundRow = Omit<Selectable<RoundsTable>, 'weighted_sum'>;
+
+/** A change to a round row (the aggregate included). */
+export type RoundPatch = Partial<Selectable<RoundsTable>>;
+
+const ROUND_COLUMNS = [
+  'consortium',
+  'round',
+  'stage',
+  'deadline',
+  'base_version',
+  'sets',
+  'survivors',
+  'dropped',
+  'total_weight',
+  'full_utility',
+  'empty_utility',
+  'scores',
+  'error',
+  'opened_at',
+] as const satisfies readonly (keyof RoundRow)[];
+
+/** Queries on the `rounds` table. */
+export class RoundRows {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  /** A round's row. @throws ServiceError ROUND_NOT_FOUND. */
+  async find(db: Executor, id: string, round: number): Promise<RoundRow> {
+    const row = await db
+      .selectFrom('rounds')
+      .select(ROUND_COLUMNS)
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .executeTakeFirst();
+    if (!row) throw new ServiceError('FEDSCORE_ERR_ROUND_NOT_FOUND', `round ${round} of ${id}`);
+    return row;
+  }
+
+  /**
+   * Runs `fn` in one transaction on the locked row of a round.
+   * @throws ServiceError ROUND_NOT_FOUND; whatever `fn` throws (the transaction is rolled back).
+   */
+  locked<T>(id: string, round: number, fn: (trx: Transaction<Database>, row: RoundRow) => Promise<T>) {
+    return this.ctx.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom('rounds')
+        .select(ROUND_COLUMNS)
+        .where('consortium', '=', id)
+        .where('round', '=', round);
+      if (this.ctx.dialect === 'postgres') q = q.forUpdate();
+      const row = await q.executeTakeFirst();
+      if (!row) throw new ServiceError('FEDSCORE_ERR_ROUND_NOT_FOUND', `round ${round} of ${id}`);
+      return fn(trx, row);
+    });
+  }
+
+  /** Applies `patch` to a locked row; returns the row as it now is (without the aggregate). */
+  async update(trx: Transaction<Database>, row: RoundRow, patch: RoundPatch): Promise<RoundRow> {
+    await trx
+      .updateTable('rounds')
+      .set(patch)
+      .where('consortium', '=', row.consortium)
+      .where('round', '=', row.round)
+      .execute();
+    const { weighted_sum: _stored, ...rest } = patch;
+    return { ...row, ...rest };
+  }
+
+  /** Inserts a new round (a unique violation when the round number is taken). */
+  async insert(row: RoundRow): Promise<void> {
+    await this.ctx.db
+      .insertInto('rounds')
+      .values({ ...row, weighted_sum: null })
+      .execute();
+  }
+
+  /** The number and stage of the consortium's latest round, if any. */
+  async latest(id: string): Promise<{ round: number; stage: string } | undefined> {
+    return this.ctx.db
+      .selectFrom('rounds')
+      .select(['round', 'stage'])
+      .where('consortium', '=', id)
+      .orderBy('round', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** The consortium's rounds in order, all of them or those in `stage`. */
+  async list(id: string, stage?: RoundStage): Promise<RoundRow[]> {
+    let q = this.ctx.db.selectFrom('rounds').select(ROUND_COLUMNS).where('consortium', '=', id);
+    if (stage !== undefined) q = q.where('stage', '=', stage);
+    return q.orderBy('round').execute();
+  }
+
+  /** The stored Float64 Σ w_iΔ_i of a round, or null before its sum is known. */
+  async weightedSum(id: string, round: number): Promise<Buffer | null> {
+    const stored = await this.ctx.db
+      .selectFrom('rounds')
+      .select('weighted_sum')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .executeTakeFirst();
+    return stored?.weighted_sum ?? null;
+  }
+}
+
+/** The error a round was aborted or closed with, if any. */
+export function errorOf(row: RoundRow): { code: string; detail: string } | null {
+  return row.error === null ? null : (JSON.parse(row.error) as { code: string; detail: string });
+}
+
+/** A scored round's scores, or null before scoring. */
+export function scoresOf(row: RoundRow): RoundScores | null {
+  if (row.scores === null) return null;
+  const s = JSON.parse(row.scores) as Omit<RoundScores, 'round' | 'utilities'>;
+  return { round: row.round, utilities: { full: row.full_utility!, empty: row.empty_utility! }, ...s };
+}
+
+/** A round row as the API shows it. */
+export function view(row: RoundRow): Round {
+  return {
+    consortium: row.consortium,
+    round: row.round,
+    stage: row.stage as RoundStage,
+    deadline: row.deadline,
+    baseModel: row.base_version,
+    // total_weight is stored with the aggregate (aggregation.ts, finish)
+    resultModel: row.total_weight === null ? null : row.round,
+    sets: JSON.parse(row.sets) as number[][],
+    survivors: row.survivors === null ? null : (JSON.parse(row.survivors) as number[]),
+    dropped: row.dropped === null ? null : (JSON.parse(row.dropped) as number[]),
+    totalWeight: row.total_weight,
+    utilities:
+      row.full_utility === null || row.empty_utility === null
+        ? null
+        : { full: row.full_utility, empty: row.empty_utility },
+    error: errorOf(row),
+    openedAt: row.opened_at,
+  };
+}

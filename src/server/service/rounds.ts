@@ -1,0 +1,137 @@
+/**
+ * The round lifecycle: opening the next round from the latest model, listing and reading rounds,
+ * and closing stages — when every expected silo has sent its message (./secagg.ts), when the
+ * operator forces it, or lazily when a request on the round finds the stage deadline passed
+ * ({@link Rounds.tickRow}). A silo that missed a deadline is a dropout, which the protocol
+ * handles (or the round aborts below threshold). {@link Rounds.advance} is the one place that
+ * closes a stage: a secure-aggregation stage through ./aggregation.ts, reporting through
+ * ./scoring.ts.
+ */
+import type { Transaction } from 'kysely';
+import { ServiceError } from '../errors.js';
+import type { Round, RoundStage } from '../schemas.js';
+import type { Database } from '../store/schema.js';
+import type { Aggregation } from './aggregation.js';
+import type { Consortia, LoadedConsortium } from './consortia.js';
+import { isUniqueViolation, type ServiceContext } from './context.js';
+import type { Models } from './models.js';
+import { type RoundRow, type RoundRows, view } from './round-rows.js';
+import type { Scoring } from './scoring.js';
+
+const TERMINAL: readonly RoundStage[] = ['scored', 'closed', 'aborted'];
+
+/** Whether a round in `stage` is over (nothing closes it any more). */
+export const isTerminal = (stage: string): boolean => TERMINAL.includes(stage as RoundStage);
+
+/** Opening rounds, reading them, and closing their stages. */
+export class Rounds {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly consortia: Consortia,
+    private readonly models: Models,
+    private readonly rows: RoundRows,
+    private readonly aggregation: Aggregation,
+    private readonly scoring: Scoring,
+  ) {}
+
+  /**
+   * Opens the next round from the latest model.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, MODEL_MISSING, ROUND_OPEN.
+   */
+  async open(id: string): Promise<Round> {
+    const { consortium } = await this.consortia.load(id);
+    const last = await this.rows.latest(id);
+    if (last && !isTerminal(last.stage)) {
+      const now = await this.tickRow(id, last.round);
+      if (!isTerminal(now.stage))
+        throw new ServiceError('FEDSCORE_ERR_ROUND_OPEN', `round ${last.round} is ${now.stage}`);
+    }
+    const latest = await this.models.latestVersion(id);
+    if (latest === undefined) throw new ServiceError('FEDSCORE_ERR_MODEL_MISSING');
+    const now = this.ctx.now();
+    const row: RoundRow = {
+      consortium: id,
+      round: (last?.round ?? 0) + 1,
+      stage: 'advertise',
+      deadline: now + consortium.deadlines.advertise,
+      base_version: latest,
+      sets: '[]',
+      survivors: null,
+      dropped: null,
+      total_weight: null,
+      full_utility: null,
+      empty_utility: null,
+      scores: null,
+      error: null,
+      opened_at: now,
+    };
+    try {
+      await this.rows.insert(row);
+    } catch (e) {
+      if (isUniqueViolation(e))
+        throw new ServiceError('FEDSCORE_ERR_ROUND_OPEN', `round ${row.round} was just opened`);
+      throw e;
+    }
+    return view(row);
+  }
+
+  /** Every round, in order (closes the last one's stage first if its deadline passed). */
+  async list(id: string): Promise<Round[]> {
+    await this.consortia.load(id);
+    const rows = await this.rows.list(id);
+    const last = rows[rows.length - 1];
+    if (last && !isTerminal(last.stage)) rows[rows.length - 1] = await this.tickRow(id, last.round);
+    return rows.map(view);
+  }
+
+  /**
+   * A round, after closing its stage if the deadline has passed.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, ROUND_NOT_FOUND.
+   */
+  async get(id: string, round: number): Promise<Round> {
+    return view(await this.tickRow(id, round));
+  }
+
+  /**
+   * A round's row, after closing its stage if the deadline has passed.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, ROUND_NOT_FOUND.
+   */
+  async tickRow(id: string, round: number): Promise<RoundRow> {
+    const loaded = await this.consortia.load(id);
+    const row = await this.rows.find(this.ctx.db, id, round);
+    if (isTerminal(row.stage) || this.ctx.now() < row.deadline) return row;
+    return this.rows.locked(id, round, async (trx, locked) => {
+      if (isTerminal(locked.stage) || this.ctx.now() < locked.deadline) return locked;
+      return this.advance(trx, loaded, locked, false);
+    });
+  }
+
+  /**
+   * Closes the current stage now (operator override of the deadline).
+   * @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED when the round is over.
+   */
+  async forceAdvance(id: string, round: number): Promise<Round> {
+    const loaded = await this.consortia.load(id);
+    return view(
+      await this.rows.locked(id, round, async (trx, row) => {
+        if (isTerminal(row.stage))
+          throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
+        return this.advance(trx, loaded, row, true);
+      }),
+    );
+  }
+
+  /**
+   * Closes the current stage of a locked round that is not over; returns the updated row.
+   * `forced`: the operator closes it (reporting then closes even without utilities).
+   */
+  async advance(
+    trx: Transaction<Database>,
+    loaded: LoadedConsortium,
+    row: RoundRow,
+    forced: boolean,
+  ): Promise<RoundRow> {
+    if (row.stage === 'reporting') return this.scoring.closeReporting(trx, loaded, row, forced);
+    return this.aggregation.close(trx, loaded, row);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The secure-aggregation requests of silos (Bonawitz et al. 2017, rounds 0–4): posting a signed
+ * client message to its stage, fetching the server's message for it from the inbox, and reading
+ * the round's published aggregate. A message the protocol server accepts is stored in the same
+ * transaction that checks it; the stage closes as soon as every expected silo has sent
+ * (protocol/server.ts `stageProgress`).
+ */
+import { decodeClientMessage } from '../../../protocol/codec.js';
+import { SecAggError } from '../../../protocol/errors.js';
+import type { ClientMessage } from '../../../protocol/messages.js';
+import {
+  type CollectingStage,
+  isCollectingStage,
+  type StageMessageType,
+  serverHandle,
+  stageProgress,
+} from '../../../protocol/server.js';
+import { ServiceError, secAggCode } from '../errors.js';
+import type { Round } from '../schemas.js';
+import type { Aggregation } from './aggregation.js';
+import type { Consortia } from './consortia.js';
+import type { ServiceContext } from './context.js';
+import { outboxMessage, storedMessage, storeMessage } from './messages.js';
+import { errorOf, type RoundRows, view } from './round-rows.js';
+import type { Rounds } from './rounds.js';
+
+function secAggFailure(e: unknown): ServiceError {
+  if (e instanceof SecAggError) return new ServiceError(secAggCode(e.code), e.message);
+  if (e instanceof TypeError || e instanceof RangeError)
+    return new ServiceError('FEDSCORE_ERR_SECAGG_MALFORMED', e.message);
+  throw e;
+}
+
+/** Silos' secure-aggregation messages, their inbox and the published aggregate. */
+export class SecAgg {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly consortia: Consortia,
+    private readonly rows: RoundRows,
+    private readonly rounds: Rounds,
+    private readonly aggregation: Aggregation,
+  ) {}
+
+  /**
+   * Accepts one secure-aggregation message posted by `silo` to the `stage` endpoint. Posting a
+   * message identical to one already accepted is an idempotent success (a silo retrying after a
+   * lost answer), except for a masked input after the round's sum was computed (masked inputs are
+   * deleted then).
+   * @throws ServiceError WRONG_MESSAGE_TYPE, FORBIDDEN (sender ≠ silo), ROUND_CLOSED, or
+   *   FEDSCORE_ERR_SECAGG_* for the protocol's rejections (the stored state is then unchanged).
+   */
+  async post(
+    id: string,
+    round: number,
+    stage: CollectingStage,
+    silo: number,
+    bytes: Uint8Array,
+  ): Promise<Round> {
+    const loaded = await this.consortia.load(id);
+    await this.rounds.tickRow(id, round);
+    let message: ClientMessage;
+    try {
+      // A plain copy: protocol/codec.ts's reader slices its input, and Buffer#slice is a view
+      // into Node's pool, which the vector decoder would then read from the pool's offset 0.
+      message = decodeClientMessage(new Uint8Array(bytes));
+    } catch (e) {
+      throw secAggFailure(e);
+    }
+    if (message.type !== stage)
+      throw new ServiceError('FEDSCORE_ERR_WRONG_MESSAGE_TYPE', `${message.type} message posted to ${stage}`);
+    if (message.sender !== silo)
+      throw new ServiceError(
+        'FEDSCORE_ERR_FORBIDDEN',
+        `silo ${silo} sent a message as silo ${message.sender}`,
+      );
+    const row = await this.rows.locked(id, round, async (trx, row) => {
+      // A retry of an accepted message (its answer was lost) is accepted again, whatever the
+      // stage now is; a different message from the same silo and stage is the protocol's DUPLICATE.
+      const stored = await storedMessage(trx, row, stage, silo);
+      if (stored && Buffer.compare(stored, Buffer.from(bytes)) === 0) return row;
+      if (!isCollectingStage(row.stage))
+        throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
+      const state = await this.aggregation.state(trx, loaded, row, 'handle');
+      const step = serverHandle(state, message);
+      if (step.reply.type === 'rejected')
+        throw new ServiceError(secAggCode(step.reply.code), step.reply.detail);
+      await storeMessage(trx, row, stage, silo, bytes);
+      const { complete } = stageProgress(step.state, row.stage);
+      return complete ? this.rounds.advance(trx, loaded, row, false) : row;
+    });
+    return view(row);
+  }
+
+  /**
+   * The server message of `kind` addressed to `silo` (binary codec).
+   * @throws ServiceError NOT_READY, SECAGG_ABORTED when the round aborted.
+   */
+  async inbox(id: string, round: number, kind: StageMessageType, silo: number): Promise<Buffer> {
+    const row = await this.rounds.tickRow(id, round);
+    const found = await outboxMessage(this.ctx.db, row, kind, silo);
+    if (found) return found;
+    if (row.stage === 'aborted') throw new ServiceError('FEDSCORE_ERR_SECAGG_ABORTED', errorOf(row)?.code);
+    throw new ServiceError(
+      'FEDSCORE_ERR_NOT_READY',
+      `no ${kind} message for silo ${silo} in round ${round} (${row.stage})`,
+    );
+  }
+
+  /** The published aggregate of a round. @throws ServiceError NOT_READY before the sum is known. */
+  async aggregate(id: string, round: number): Promise<{ view: Round; weightedSum: Buffer }> {
+    const row = await this.rounds.tickRow(id, round);
+    const weightedSum = await this.rows.weightedSum(id, round);
+    if (!weightedSum) throw new ServiceError('FEDSCORE_ERR_NOT_READY', `round ${round} is ${row.stage}`);
+    return { view: view(row), weightedSum: Buffer.from(weightedSum) };
+  }
+}
