@@ -53,7 +53,7 @@ export async function experimentCommand(args: string[]): Promise<number> {
   };
   const learner = await createTfLearner({
     ...dataShapeOf(cfg),
-    model: cfg.model ?? { kind: 'mlp' },
+    model: cfg.model,
     training: cfg.training ?? {},
     ...(values.backend ? { backend: values.backend } : {}),
   });
