@@ -84,7 +84,7 @@ export interface SyntheticOptions {
 const FASHION_MNIST: DatasetDefinition<Record<string, never>> = {
   name: 'fashion-mnist',
   description:
-    'Fashion-MNIST, 28×28×1, 10 classes ($FEDSCORE_DATA_DIR, Debian dataset-fashion-mnist, else the bundled 10k test split)',
+    'Fashion-MNIST, 28×28×1, 10 classes, from $FEDSCORE_DATA_DIR, Debian dataset-fashion-mnist or else the bundled 10k test split',
   shape: () => ({ inputShape: [28, 28, 1], numClasses: 10 }),
   load(_options, { seed, env }) {
     const fm = loadFashionMnist({ split: { testFraction: 0.2, seed }, env });
@@ -104,7 +104,7 @@ const FASHION_MNIST: DatasetDefinition<Record<string, never>> = {
 
 const SYNTHETIC: DatasetDefinition<SyntheticOptions> = {
   name: 'synthetic',
-  description: 'seeded Gaussian mixture, one component per class, [1, features, 1] (no files)',
+  description: 'seeded Gaussian mixture, one component per class, [1, features, 1], no files',
   options: Type.Object(
     {
       features: Type.Optional(

@@ -209,7 +209,7 @@ const CNN003: ModelDefinition<Cnn003Options> = {
 
 const LENET5: ModelDefinition<Record<string, never>> = {
   kind: 'lenet5',
-  description: 'LeNet-5 with ReLU and average pooling, for 28×28 and 32×32 inputs (no options)',
+  description: 'LeNet-5 with ReLU and average pooling, for 28×28 and 32×32 inputs',
   options: Type.Object({}, { additionalProperties: false }),
   build: (_options, data) => lenet5(data),
 };
