@@ -34,7 +34,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
   };
   const learner = await createTfLearner({
     ...dataShapeOf(cfg),
-    model: cfg.model ?? { kind: 'mlp' },
+    model: cfg.model,
     training: cfg.training ?? {},
     ...(values.backend ? { backend: values.backend } : {}),
   });

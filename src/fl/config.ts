@@ -4,6 +4,8 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
+import { BUILTIN_DATASETS, DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
+import { BUILTIN_MODELS, DEFAULT_MODEL, findModel, modelNames } from '../ml/model-registry.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -33,49 +35,84 @@ const Doc = <T extends TSchema>(schema: T, o: { description?: string; default?: 
     { ...Object.getOwnPropertyDescriptors(schema), ...Object.getOwnPropertyDescriptors(o) },
   ) as T;
 
-/** Data set and test split. */
-export const DataSchema = Obj({
+const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
+
+/** The keys of `data` besides the data sets' option blocks. */
+const DataKeys = {
   dataset: Type.Optional(
-    OneOf(['fashion-mnist', 'synthetic'] as const, 'real Fashion-MNIST (default) or Gaussian mixtures'),
+    Type.String({
+      description: `Data set, a name from the dataset registry (src/data/registry.ts), checked in parseConfig. Built-in: ${BUILTIN_DATASETS.map((d) => `'${d.name}' (${d.description})`).join('; ')}. Default '${DEFAULT_DATASET}'.`,
+    }),
   ),
-  /** Training examples shared out among the silos (default: all available). */
   trainSize: Type.Optional(
     Int({
       minimum: 10,
       description:
-        'Training examples shared out among the silos (after the test and validation sets are set aside). Default: all available.',
+        'Training examples shared out among the silos, before the long-tailed transform (default: all available).',
     }),
   ),
-  /** Size of the common, class-balanced test set (default 2000). */
   testSize: Type.Optional(
-    Int({ minimum: 10, default: 2000, description: 'Size of the common, class-balanced test set.' }),
+    Int({ minimum: 10, description: 'Size of the common, class-balanced test set (default 2000).' }),
   ),
-  /** Gaussian-mixture settings when dataset = synthetic. */
-  synthetic: Type.Optional(
+  longTail: Type.Optional(
     Obj(
       {
-        features: Type.Optional(Int({ minimum: 1, default: 784, description: 'Features per example.' })),
-        classes: Type.Optional(Int({ minimum: 2, default: 10, description: 'Number of classes.' })),
-        separation: Type.Optional(
-          Num({
-            exclusiveMinimum: 0,
-            default: 0.6,
-            description:
-              'Spread of the class means, μ_c = 0.5 + separation·(u_c − 0.5) with u_c uniform in [0, 1]^F.',
-          }),
-        ),
-        examples: Type.Optional(
-          Int({
-            minimum: 20,
-            description:
-              'Examples generated in all. Default: (trainSize, else 200 per silo) + (testSize, else 500) + 200.',
-          }),
+        imbalance: Num({
+          exclusiveMinimum: 0,
+          maximum: 1,
+          description:
+            'Imbalance factor IF = n_min/n_max in (0, 1]; papers/004 §4.1 uses 0.01 and 0.05. 1 keeps the pool unchanged.',
+        }),
+        order: Type.Optional(
+          OneOf(
+            ['index', 'random'] as const,
+            "Which class gets which rank: 'index' (class 0 is the head, as in papers/004 Fig. 5; default) or a seeded 'random' order.",
+          ),
         ),
       },
-      'Gaussian-mixture settings when dataset = synthetic.',
+      'Long-tailed transform of the training pool before partitioning (papers/004 §4.1 and App. A, after Cao et al. 2019): the class of rank r keeps ⌊n_max·IF^(r/(C−1))⌋ of its examples, n_max the largest class count of the pool. The test and validation sets stay balanced.',
     ),
   ),
-});
+};
+
+/** A configuration's `data`: the keys above and data sets' option blocks (`data.synthetic`). */
+export type DataConfig = Static<ReturnType<typeof Obj<typeof DataKeys>>> & { [dataset: string]: unknown };
+
+/** The option blocks of the built-in data sets that take options, keyed by name. */
+const builtinDatasetBlocks = Object.fromEntries(
+  BUILTIN_DATASETS.flatMap((d) =>
+    d.options
+      ? [
+          [
+            d.name,
+            Type.Optional({
+              ...d.options,
+              description: `Options of data.dataset '${d.name}': ${String((d.options as { description?: string }).description ?? d.description)}.`,
+            }),
+          ],
+        ]
+      : [],
+  ),
+);
+
+/**
+ * Data set, its options and the test split. The options of data set X are the block `data.X`,
+ * checked against X's schema in `parseConfig` (the built-ins' blocks are listed here too, for the
+ * documentation).
+ */
+export const DataSchema = Type.Unsafe<DataConfig>(
+  Type.Object(
+    {
+      ...DataKeys,
+      ...builtinDatasetBlocks,
+    },
+    {
+      additionalProperties: true,
+      description:
+        'Data set and test split. Any other key is the options block of the data set of that name, checked against its schema (e.g. data.synthetic); a block for a data set other than data.dataset is an error.',
+    },
+  ),
+);
 
 /** How the training pool is shared out; parameters are checked against the kind in `parseConfig`. */
 export const PartitionSchema = Obj({
@@ -148,11 +185,31 @@ export const AttackSchema = Obj({
   ),
 });
 
-/** The model; `hidden` (layer widths) applies to the MLP only. */
-export const ModelSchema = Obj({
-  kind: OneOf(['mlp', 'cnn003', 'lenet5'] as const),
-  hidden: Type.Optional(Type.Array(Int({ minimum: 1 }), { minItems: 1 })),
-});
+const modelOptionsText = (d: (typeof BUILTIN_MODELS)[number]) => {
+  const keys = Object.entries(d.options.properties).map(
+    ([k, v]) => `${k}: ${(v as { description?: string }).description ?? ''}`,
+  );
+  return `'${d.kind}' (${d.description}; ${keys.length > 0 ? `options ${keys.join('; ')}` : 'no options'})`;
+};
+
+/**
+ * The model: `kind` from the model registry and that model's options next to it, checked
+ * against the model's option schema in `parseConfig`.
+ */
+export const ModelSchema = Type.Unsafe<{ kind: string; [option: string]: unknown }>(
+  Type.Object(
+    {
+      kind: Type.String({
+        description: `Model, a kind from the model registry (src/ml/model-registry.ts), checked in parseConfig. Built-in: ${BUILTIN_MODELS.map(modelOptionsText).join('; ')}. Default '${DEFAULT_MODEL.kind}'.`,
+      }),
+    },
+    {
+      additionalProperties: true,
+      description:
+        "The model: kind and that model's options next to it (e.g. { kind: 'mlp', hidden: [200] }), checked against the model's option schema.",
+    },
+  ),
+);
 
 export const TrainingSchema = Obj({
   optimizer: Type.Optional(
@@ -453,6 +510,78 @@ function issuesOf(schema: TSchema, value: unknown): ConfigIssue[] {
   return [...byPath].map(([path, message]) => ({ path, message }));
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `sub` (a path inside the value at `path`) as a path of the whole configuration. */
+const under = (path: string, sub: string) =>
+  sub === '' ? path : sub.startsWith('[') ? path + sub : `${path}.${sub}`;
+
+/**
+ * What the dataset and model registries say about `data` and `model` (the schema checks their
+ * shape only): an unregistered data set or model kind, a data set's options block checked against
+ * its schema (built-in blocks are in `DataSchema` already), a block for another data set than the
+ * one chosen, and the model's options checked against its schema.
+ */
+function registryIssues(config: Record<string, unknown>): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const { data, model } = config;
+  if (isObject(data)) {
+    const chosen = data.dataset ?? DEFAULT_DATASET;
+    if (typeof chosen === 'string' && !findDataset(chosen))
+      out.push({ path: 'data.dataset', message: `expected one of ${quoted(datasetNames())}` });
+    for (const key of Object.keys(data)) {
+      if (Object.hasOwn(DataKeys, key)) continue;
+      const options = findDataset(key)?.options;
+      if (!options) {
+        out.push({ path: `data.${key}`, message: 'unknown key' });
+        continue;
+      }
+      if (key !== chosen) out.push({ path: `data.${key}`, message: `applies only to data.dataset '${key}'` });
+      if (!Object.hasOwn(builtinDatasetBlocks, key))
+        for (const i of issuesOf(options, data[key])) out.push({ ...i, path: under(`data.${key}`, i.path) });
+    }
+  }
+  if (isObject(model) && typeof model.kind === 'string') {
+    const definition = findModel(model.kind);
+    if (!definition) out.push({ path: 'model.kind', message: `expected one of ${quoted(modelNames())}` });
+    else {
+      const { kind: _, ...options } = model;
+      for (const i of issuesOf(definition.options, options)) {
+        // An option of other models: say which (`hidden` on lenet5 applies to mlp and cnn003).
+        const owners =
+          i.message === 'unknown key'
+            ? modelNames().filter((k) => Object.hasOwn(findModel(k)?.options.properties ?? {}, i.path))
+            : [];
+        out.push({
+          path: under('model', i.path),
+          message:
+            owners.length > 0
+              ? `applies only to kind ${owners.map((k) => `'${k}'`).join(' or ')}`
+              : i.message,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The schema's issues with the registries' (all under `data` or `model`) inserted where the
+ * schema would report them: before the first issue of a later top-level key.
+ */
+function mergeIssues(schema: ConfigIssue[], registry: ConfigIssue[]): ConfigIssue[] {
+  const keys = Object.keys(ExperimentConfigSchema.properties);
+  const rank = (i: ConfigIssue) => keys.indexOf(i.path.split(/[.[]/)[0] ?? '');
+  const out: ConfigIssue[] = [];
+  let r = 0;
+  for (const issue of schema) {
+    while (r < registry.length && rank(issue) > rank(registry[r]!)) out.push(registry[r++]!);
+    out.push(issue);
+  }
+  return [...out, ...registry.slice(r)];
+}
+
 /**
  * Validates a parsed JSON configuration. Unknown keys and bad values are rejected with the path
  * of the field (`comparison.estimators.gtg.budget: must be >= 1`).
@@ -461,7 +590,10 @@ function issuesOf(schema: TSchema, value: unknown): ConfigIssue[] {
 export function parseConfig(value: unknown, source = 'config'): ExperimentConfig {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new ConfigError([{ path: '', message: 'expected a JSON object' }], source);
-  const issues = issuesOf(ExperimentConfigSchema, value);
+  const issues = mergeIssues(
+    issuesOf(ExperimentConfigSchema, value),
+    registryIssues(value as Record<string, unknown>),
+  );
   if (issues.length > 0) throw new ConfigError(issues, source);
   const cfg = value as ExperimentConfig;
   const extra: ConfigIssue[] = [];
@@ -507,8 +639,6 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
     if (p.kind === 'mavericks' && (p.mavericks ?? 1) >= cfg.silos)
       extra.push({ path: 'partition.mavericks', message: `must be < silos (${cfg.silos})` });
   }
-  if (cfg.model?.hidden !== undefined && cfg.model.kind !== 'mlp')
-    extra.push({ path: 'model.hidden', message: "applies only to kind 'mlp'" });
   const t = cfg.secureAggregation?.threshold;
   if (t !== undefined && t > cfg.silos)
     extra.push({ path: 'secureAggregation.threshold', message: `must be ≤ silos (${cfg.silos})` });

@@ -22,6 +22,7 @@
  */
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { datasetDigest } from '../data/digest.js';
+import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
 import { PRIVATE_METHODS, siloCoalitionModels } from './private-scoring.js';
@@ -108,7 +109,7 @@ export function networkedLearner(
 ): Promise<Learner> {
   return createTfLearner({
     ...dataShapeOf(config),
-    model: config.model ?? { kind: 'mlp' },
+    model: config.model ?? DEFAULT_MODEL,
     training: config.training ?? {},
     workers: 1,
     ...(o.backend !== undefined ? { backend: o.backend } : {}),
@@ -213,7 +214,7 @@ export function consortiumInput(
     id,
     participants: publicKeys.map((publicKey) => ({ publicKey })),
     threshold: run.threshold,
-    model: { name: run.config.model?.kind ?? 'mlp', parameters },
+    model: { name: run.config.model?.kind ?? DEFAULT_MODEL.kind, parameters },
     testSetDigest: run.testSetDigest,
     schemes: [...PRIVATE_METHODS],
     encoding: { clip: run.clip, weightRange: 1 },

@@ -1,11 +1,13 @@
 /**
  * From an experiment configuration and a seed to the consortium's data: the common test set, a
  * server-held validation set (FedTSV's reference update, papers/002 §4), and each silo's
- * training set after partitioning, label noise and data-side misbehaviour.
+ * training set after the optional long-tailed transform (papers/004 §4.1), partitioning, label
+ * noise and data-side misbehaviour. The data set comes from the dataset registry
+ * (src/data/registry.ts) by `data.dataset`.
  */
 import { type Dataset, subset } from '../data/dataset.js';
-import { loadFashionMnist } from '../data/fashion-mnist.js';
 import { applyLabelNoise, linearNoiseRates } from '../data/label-noise.js';
+import { longTailed } from '../data/long-tail.js';
 import { partitionMavericks } from '../data/mavericks.js';
 import {
   applyDataMisbehavior,
@@ -19,9 +21,19 @@ import {
   partitionIid,
   partitionQuantitySkew,
 } from '../data/partition.js';
-import { gaussianMixture } from '../data/synthetic.js';
+import {
+  type DataShape,
+  type DatasetContext,
+  type DatasetDefinition,
+  DEFAULT_DATASET,
+  findDataset,
+  type LoadedDataset,
+} from '../data/registry.js';
+import { deriveSeed } from '../data/seed.js';
 import { balancedTestSplit } from '../data/test-set.js';
 import type { ExperimentConfig } from './config.js';
+
+export { deriveSeed };
 
 /** The consortium's data for one seed. */
 export interface Consortium {
@@ -37,51 +49,45 @@ export interface Consortium {
   numClasses: number;
 }
 
-/** Shape of one example and the number of classes the configured data set has. */
-export function dataShapeOf(cfg: ExperimentConfig): {
-  inputShape: [number, number, number];
-  numClasses: number;
+/** The configured data set's registry entry and its options block (`data.<name>`, default {}). */
+function datasetOf(cfg: ExperimentConfig): {
+  definition: DatasetDefinition;
+  options: Record<string, unknown>;
 } {
-  const data = cfg.data ?? {};
-  if ((data.dataset ?? 'fashion-mnist') === 'synthetic')
-    return { inputShape: [1, data.synthetic?.features ?? 784, 1], numClasses: data.synthetic?.classes ?? 10 };
-  return { inputShape: [28, 28, 1], numClasses: 10 };
+  const name = cfg.data?.dataset ?? DEFAULT_DATASET;
+  const definition = findDataset(name);
+  if (!definition) throw new RangeError(`data.dataset: no data set '${name}' is registered`);
+  const block = (cfg.data as Record<string, unknown> | undefined)?.[name];
+  return { definition, options: (block ?? {}) as Record<string, unknown> };
 }
 
-/** Mixes integers into a 31-bit seed (deterministic, order-sensitive). */
-export function deriveSeed(...parts: number[]): number {
-  let h = 0x811c9dc5;
-  for (const p of parts) {
-    h = Math.imul(h ^ (p >>> 0), 0x01000193);
-    h ^= h >>> 15;
-    h = Math.imul(h, 0x2c1b3c6d);
-    h ^= h >>> 12;
-  }
-  return h >>> 1;
+/** Shape of one example and the number of classes the configured data set has. */
+export function dataShapeOf(cfg: ExperimentConfig): DataShape {
+  const { definition, options } = datasetOf(cfg);
+  return definition.shape(options);
 }
 
-function loadPool(
-  cfg: ExperimentConfig,
-  seed: number,
-): { pool: Dataset; test?: Dataset; source: string; partial?: boolean } {
+/** The configured data set, loaded; checks that it has the shape its registry entry announces. */
+function loadPool(cfg: ExperimentConfig, seed: number, env: DatasetContext['env']): LoadedDataset {
+  const { definition, options } = datasetOf(cfg);
   const data = cfg.data ?? {};
-  if ((data.dataset ?? 'fashion-mnist') === 'synthetic') {
-    const s = data.synthetic ?? {};
-    const total = s.examples ?? (data.trainSize ?? 200 * cfg.silos) + (data.testSize ?? 500) + 200;
-    const pool = gaussianMixture({
-      n: total,
-      numClasses: s.classes ?? 10,
-      features: s.features ?? 784,
-      separation: s.separation ?? 0.6,
-      seed: deriveSeed(seed, 1),
-      meansSeed: deriveSeed(seed, 2),
-      name: 'synthetic',
-    });
-    return { pool, source: `synthetic Gaussian mixture (${total} examples)` };
-  }
-  const fm = loadFashionMnist({ split: { testFraction: 0.2, seed } });
-  // partial: the bundled copy, which carries the 10k test split only
-  return { pool: fm.train, test: fm.test, source: fm.note, partial: fm.splitFromTest };
+  const loaded = definition.load(options, {
+    seed,
+    env,
+    silos: cfg.silos,
+    ...(data.trainSize !== undefined ? { trainSize: data.trainSize } : {}),
+    ...(data.testSize !== undefined ? { testSize: data.testSize } : {}),
+  });
+  const want = definition.shape(options);
+  for (const ds of [loaded.pool, loaded.test])
+    if (
+      ds !== undefined &&
+      (ds.numClasses !== want.numClasses || ds.shape.some((d, i) => d !== want.inputShape[i]))
+    )
+      throw new Error(
+        `data.dataset '${definition.name}': loaded ${ds.name} has shape [${ds.shape.join(', ')}] and ${ds.numClasses} classes, its registry entry announces [${want.inputShape.join(', ')}] and ${want.numClasses}`,
+      );
+  return loaded;
 }
 
 /** Redraws of a partition that leaves a silo without examples, before giving up. */
@@ -182,9 +188,22 @@ export function partitionMixed(
   };
 }
 
-/** Builds the consortium's data (see the module comment). Throws RangeError naming the config field on impossible sizes. */
-export function buildConsortium(cfg: ExperimentConfig, seed: number): Consortium {
-  const { pool, test: given, source, partial } = loadPool(cfg, seed);
+/** Options of {@link buildConsortium}. */
+export interface BuildConsortiumOptions {
+  /** Environment the data sets read paths from ($FEDSCORE_DATA_DIR); default process.env. */
+  env?: DatasetContext['env'];
+}
+
+/**
+ * Builds the consortium's data (see the module comment). Throws RangeError naming the config
+ * field on impossible sizes; Error naming `data.dataset` when the data set's files are missing.
+ */
+export function buildConsortium(
+  cfg: ExperimentConfig,
+  seed: number,
+  options: BuildConsortiumOptions = {},
+): Consortium {
+  const { pool, test: given, source, fullDataHint } = loadPool(cfg, seed, options.env ?? process.env);
   const numClasses = pool.numClasses;
   const testSize = cfg.data?.testSize ?? 2000;
   const validationSize = Math.min(500, Math.floor(pool.n / 10));
@@ -202,11 +221,20 @@ export function buildConsortium(cfg: ExperimentConfig, seed: number): Consortium
   if (trainSize > rest.length)
     throw new RangeError(
       `data.trainSize: ${trainSize} exceeds the ${rest.length} training examples available (data: ${source})` +
-        (partial
-          ? '; the full set: apt-get install dataset-fashion-mnist, or FEDSCORE_DATA_DIR=<dir with the IDX files>'
-          : ''),
+        (fullDataHint ? `; ${fullDataHint}` : ''),
     );
   rest = rest.subarray(0, trainSize);
+  // papers/004 §4.1: the long-tailed transform is applied to the training pool, then the pool is
+  // split among the silos (the common test set and the validation set stay balanced).
+  const longTail = cfg.data?.longTail;
+  if (longTail)
+    rest = longTailed(pool.y, {
+      numClasses,
+      imbalance: longTail.imbalance,
+      seed: deriveSeed(seed, 7),
+      indices: rest,
+      ...(longTail.order !== undefined ? { order: longTail.order } : {}),
+    }).indices;
   const part = partition(cfg, pool.y, rest, numClasses, seed);
 
   let labels = pool.y;

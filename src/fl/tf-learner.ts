@@ -7,13 +7,18 @@ import type { Dataset } from '../data/dataset.js';
 import { type BackendName, initBackend, parseBackendName } from '../ml/backend.js';
 import { classwiseGame, coalitionGame, createCoalitionEvaluator } from '../ml/coalition.js';
 import { evaluate } from '../ml/evaluate.js';
-import { createModel, initParams, type ModelKind, type ModelSpec } from '../ml/models.js';
+import { createModel, DEFAULT_MODEL, type ModelChoice } from '../ml/model-registry.js';
+import { initParams, type ModelSpec } from '../ml/models.js';
 import { createTrainPool, type TrainPool } from '../ml/parallel.js';
 import { trainLocal } from '../ml/train.js';
 import type { CoalitionSpec, Learner, Utilities } from './learner.js';
 
 export interface TfLearnerOptions {
-  model: { kind: ModelKind; hidden?: number[] };
+  /**
+   * A registered model kind and its options (`{ kind: 'mlp', hidden: [200] }`); default
+   * `DEFAULT_MODEL`. The options are checked against the model's schema.
+   */
+  model?: ModelChoice | undefined;
   training: {
     optimizer?: 'adam' | 'sgd';
     learningRate?: number;
@@ -44,7 +49,10 @@ export const DEFAULT_TRAINING = {
   batchSize: 64,
 } as const;
 
-/** Creates the TensorFlow.js learner. Throws RangeError naming `--backend` on an unknown backend. */
+/**
+ * Creates the TensorFlow.js learner. Throws RangeError naming `--backend` on an unknown backend,
+ * `kind` on an unknown model kind, or the bad model option.
+ */
 export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
   const forced: BackendName | undefined =
     o.backend !== undefined ? parseBackendName(o.backend, '--backend') : undefined;
@@ -52,10 +60,11 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
     ...(forced ? { backend: forced } : {}),
     ...(o.log ? { log: o.log } : {}),
   });
-  const spec: ModelSpec = createModel(o.model.kind, {
+  const { kind, ...modelOptions } = o.model ?? DEFAULT_MODEL;
+  const spec: ModelSpec = createModel(kind, {
+    ...modelOptions,
     inputShape: o.inputShape ?? [28, 28, 1],
     numClasses: o.numClasses ?? 10,
-    ...(o.model.hidden ? { hidden: o.model.hidden } : {}),
   });
   const training = { ...DEFAULT_TRAINING, ...o.training };
   const workers = o.workers ?? availableParallelism();

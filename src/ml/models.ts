@@ -1,5 +1,5 @@
 /**
- * Model architectures, their flat parameter vectors, and the forward pass.
+ * Models' flat parameter vectors and the forward pass.
  *
  * A model is a `ModelSpec` (plain data: layers and shapes) plus ONE flat `Float32Array` of
  * parameters. Updates Δ = M_local − M0, coalition models M0 + Σ cᵢΔᵢ and secure-aggregation
@@ -13,44 +13,26 @@
  * weights as [out, in], conv weights as OIHW and flattens CHW; convert when porting weights.)
  * `paramLayout` lists every tensor's name, offset and shape.
  *
- * Architectures: `mlp` (784-200-10 by default), `cnn003` (papers/003 §5 "Setup": Conv(c,16,3) →
- * Conv(16,32,3) → Linear(·,128) → Linear(128,classes), ReLU, optional 2×2 max pooling),
- * `lenet5` (LeCun et al. 1998, with ReLU and average pooling) for 28×28×1 and 32×32×3 inputs.
+ * The architectures (`ModelSpec`, the built-in `mlp`, `cnn003`, `lenet5` and the model registry)
+ * live in model-registry.ts, which does not load TensorFlow.js; they are re-exported here, where
+ * callers have always imported them from.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../../scoring/random.js';
 import { addBiasAct } from './_blas_kernels.js';
+import type { ModelSpec } from './model-registry.js';
 
-/** One layer of a model. Convolutions are stride 1; `pad` zeros are added on every side. */
-export type LayerSpec =
-  | { readonly kind: 'dense'; readonly inputs: number; readonly units: number; readonly relu: boolean }
-  | {
-      readonly kind: 'conv';
-      readonly kernel: number;
-      readonly inChannels: number;
-      readonly outChannels: number;
-      readonly pad: number;
-      readonly relu: boolean;
-    }
-  | { readonly kind: 'pool'; readonly op: 'max' | 'avg'; readonly size: number }
-  | { readonly kind: 'flatten' };
-
-/** Architecture families. */
-export type ModelKind = 'mlp' | 'cnn003' | 'lenet5';
-
-/** A model architecture (plain data; see the module comment for the parameter layout). */
-export interface ModelSpec {
-  readonly kind: ModelKind;
-  /** e.g. `mlp-784-200-10`, `cnn003-28x28x1-10`. */
-  readonly name: string;
-  /** Shape of one example: [height, width, channels]. */
-  readonly inputShape: readonly [number, number, number];
-  readonly numClasses: number;
-  readonly layers: readonly LayerSpec[];
-  /** Length of the flat parameter vector. */
-  readonly paramCount: number;
-}
+export {
+  type ArchitectureOptions,
+  cnn003,
+  createModel,
+  type LayerSpec,
+  lenet5,
+  type ModelKind,
+  type ModelSpec,
+  mlp,
+} from './model-registry.js';
 
 /** One tensor of the flat vector. */
 export interface ParamEntry {
@@ -72,180 +54,6 @@ export interface Examples {
   readonly n: number;
   readonly shape: readonly [number, number, number];
   readonly numClasses: number;
-}
-
-function checkPositiveInt(field: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
-    throw new RangeError(`${field}: expected a positive integer, got ${String(v)}`);
-  return v;
-}
-
-function checkShape(field: string, s: unknown): readonly [number, number, number] {
-  if (!Array.isArray(s) || s.length !== 3)
-    throw new TypeError(`${field}: expected [height, width, channels]`);
-  for (const [i, d] of s.entries()) checkPositiveInt(`${field}[${i}]`, d);
-  return s as unknown as [number, number, number];
-}
-
-/** Checks layer shapes chain and returns the spec with its parameter count. */
-function build(
-  kind: ModelKind,
-  name: string,
-  inputShape: readonly [number, number, number],
-  numClasses: number,
-  layers: LayerSpec[],
-): ModelSpec {
-  let shape: number[] = [...inputShape];
-  let flat = false;
-  let count = 0;
-  for (const [i, l] of layers.entries()) {
-    if (l.kind === 'dense') {
-      const width = flat ? shape[0]! : shape.reduce((p, d) => p * d, 1);
-      if (width !== l.inputs)
-        throw new RangeError(`layers[${i}]: dense expects ${l.inputs} inputs, gets ${width}`);
-      shape = [l.units];
-      flat = true;
-      count += l.inputs * l.units + l.units;
-    } else if (l.kind === 'conv') {
-      if (flat) throw new RangeError(`layers[${i}]: conv after a flat layer`);
-      const [h, w, c] = shape as [number, number, number];
-      if (c !== l.inChannels)
-        throw new RangeError(`layers[${i}]: conv expects ${l.inChannels} channels, gets ${c}`);
-      const oh = h + 2 * l.pad - l.kernel + 1;
-      const ow = w + 2 * l.pad - l.kernel + 1;
-      if (oh < 1 || ow < 1)
-        throw new RangeError(`layers[${i}]: input ${h}×${w} too small for a ${l.kernel}×${l.kernel} conv`);
-      shape = [oh, ow, l.outChannels];
-      count += l.kernel * l.kernel * l.inChannels * l.outChannels + l.outChannels;
-    } else if (l.kind === 'pool') {
-      if (flat) throw new RangeError(`layers[${i}]: pool after a flat layer`);
-      const [h, w, c] = shape as [number, number, number];
-      shape = [Math.floor(h / l.size), Math.floor(w / l.size), c];
-      if (shape[0]! < 1 || shape[1]! < 1)
-        throw new RangeError(`layers[${i}]: input ${h}×${w} too small to pool`);
-    } else {
-      shape = [shape.reduce((p, d) => p * d, 1)];
-      flat = true;
-    }
-  }
-  if (!flat || shape[0] !== numClasses)
-    throw new RangeError(
-      `layers: the last layer must output ${numClasses} class scores, got [${shape.join(', ')}]`,
-    );
-  return { kind, name, inputShape, numClasses, layers, paramCount: count };
-}
-
-/** Options shared by the architecture builders. */
-export interface ArchitectureOptions {
-  /** Shape of one example [h, w, c] (default [28, 28, 1]). */
-  inputShape?: readonly [number, number, number];
-  /** Number of classes (default 10). */
-  numClasses?: number;
-}
-
-/**
- * A multilayer perceptron on the flattened input: hidden ReLU layers of the given widths
- * (default [200], i.e. 784-200-10 on 28×28×1 inputs), then a linear output layer.
- * Throws RangeError/TypeError naming a bad option.
- */
-export function mlp(options: ArchitectureOptions & { hidden?: readonly number[] } = {}): ModelSpec {
-  const inputShape = checkShape('inputShape', options.inputShape ?? [28, 28, 1]);
-  const numClasses = checkPositiveInt('numClasses', options.numClasses ?? 10);
-  const hidden = options.hidden ?? [200];
-  if (!Array.isArray(hidden)) throw new TypeError('hidden: expected an array of layer widths');
-  for (const [i, h] of hidden.entries()) checkPositiveInt(`hidden[${i}]`, h);
-  const widths = [inputShape[0] * inputShape[1] * inputShape[2], ...hidden, numClasses];
-  const layers: LayerSpec[] = [{ kind: 'flatten' }];
-  for (let i = 0; i + 1 < widths.length; i++)
-    layers.push({ kind: 'dense', inputs: widths[i]!, units: widths[i + 1]!, relu: i + 2 < widths.length });
-  return build('mlp', `mlp-${widths.join('-')}`, inputShape, numClasses, layers);
-}
-
-/**
- * papers/003's CNN: Conv(c,16,3) → ReLU → Conv(16,32,3) → ReLU → Linear(·,hidden=128) → ReLU →
- * Linear(hidden, classes); valid convolutions, 2×2 max pooling after each conv when `pool`
- * (the paper uses it for Brain-MRI, not for CIFAR-10). Throws RangeError on bad options.
- */
-export function cnn003(options: ArchitectureOptions & { hidden?: number; pool?: boolean } = {}): ModelSpec {
-  const inputShape = checkShape('inputShape', options.inputShape ?? [28, 28, 1]);
-  const numClasses = checkPositiveInt('numClasses', options.numClasses ?? 10);
-  const hidden = checkPositiveInt('hidden', options.hidden ?? 128);
-  const pool = options.pool ?? false;
-  let [h, w] = inputShape;
-  const layers: LayerSpec[] = [];
-  for (const [inC, outC] of [
-    [inputShape[2], 16],
-    [16, 32],
-  ] as const) {
-    layers.push({ kind: 'conv', kernel: 3, inChannels: inC, outChannels: outC, pad: 0, relu: true });
-    h -= 2;
-    w -= 2;
-    if (pool) {
-      layers.push({ kind: 'pool', op: 'max', size: 2 });
-      h = Math.floor(h / 2);
-      w = Math.floor(w / 2);
-    }
-  }
-  if (h < 1 || w < 1) throw new RangeError(`inputShape: ${inputShape.join('×')} is too small for cnn003`);
-  layers.push(
-    { kind: 'flatten' },
-    { kind: 'dense', inputs: h * w * 32, units: hidden, relu: true },
-    { kind: 'dense', inputs: hidden, units: numClasses, relu: false },
-  );
-  const name = `cnn003${pool ? '-pool' : ''}-${inputShape.join('x')}-${numClasses}`;
-  return build('cnn003', name, inputShape, numClasses, layers);
-}
-
-/**
- * LeNet-5 (LeCun et al. 1998) with ReLU: Conv(c,6,5) → AvgPool 2 → Conv(6,16,5) → AvgPool 2 →
- * Linear(400,120) → Linear(120,84) → Linear(84,classes). 28×28 inputs are zero-padded by 2 so
- * both input sizes reach the 5×5×16 map of the original. Throws RangeError on other sizes.
- */
-export function lenet5(options: ArchitectureOptions = {}): ModelSpec {
-  const inputShape = checkShape('inputShape', options.inputShape ?? [28, 28, 1]);
-  const numClasses = checkPositiveInt('numClasses', options.numClasses ?? 10);
-  const [h, w, c] = inputShape;
-  if (h !== w || (h !== 28 && h !== 32))
-    throw new RangeError(`inputShape: lenet5 takes 28×28 or 32×32 inputs, got ${h}×${w}`);
-  const layers: LayerSpec[] = [
-    { kind: 'conv', kernel: 5, inChannels: c, outChannels: 6, pad: h === 28 ? 2 : 0, relu: true },
-    { kind: 'pool', op: 'avg', size: 2 },
-    { kind: 'conv', kernel: 5, inChannels: 6, outChannels: 16, pad: 0, relu: true },
-    { kind: 'pool', op: 'avg', size: 2 },
-    { kind: 'flatten' },
-    { kind: 'dense', inputs: 400, units: 120, relu: true },
-    { kind: 'dense', inputs: 120, units: 84, relu: true },
-    { kind: 'dense', inputs: 84, units: numClasses, relu: false },
-  ];
-  return build('lenet5', `lenet5-${inputShape.join('x')}-${numClasses}`, inputShape, numClasses, layers);
-}
-
-/**
- * An architecture by name (`mlp`, `cnn003`, `lenet5`), for CLIs and configs.
- * Throws RangeError on an unknown name.
- */
-export function createModel(
-  kind: ModelKind,
-  options: ArchitectureOptions & { hidden?: readonly number[] | number; pool?: boolean } = {},
-): ModelSpec {
-  const { hidden, pool, ...arch } = options;
-  if (kind === 'mlp')
-    return mlp({
-      ...arch,
-      ...(hidden !== undefined ? { hidden: typeof hidden === 'number' ? [hidden] : hidden } : {}),
-    });
-  if (kind === 'cnn003') {
-    if (Array.isArray(hidden) && hidden.length !== 1)
-      throw new RangeError('hidden: cnn003 has one hidden width');
-    const h = typeof hidden === 'number' ? hidden : hidden?.[0];
-    return cnn003({
-      ...arch,
-      ...(h !== undefined ? { hidden: h } : {}),
-      ...(pool !== undefined ? { pool } : {}),
-    });
-  }
-  if (kind === 'lenet5') return lenet5(arch);
-  throw new RangeError(`kind: expected mlp, cnn003 or lenet5, got '${String(kind)}'`);
 }
 
 /** Every tensor of the flat vector with its offset and shape (see the module comment). */

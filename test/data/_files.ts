@@ -39,3 +39,21 @@ export function write(dir: string, name: string, bytes: Uint8Array, gzip = false
   writeFileSync(p, gzip ? gzipSync(bytes) : bytes);
   return p;
 }
+
+/** n CIFAR-10 binary records: record i has label i mod 10 and every pixel byte (i + channel) mod 256. */
+export function cifar10Records(n: number): Uint8Array {
+  const b = new Uint8Array(n * 3073);
+  for (let i = 0; i < n; i++) {
+    b[i * 3073] = i % 10;
+    for (let ch = 0; ch < 3; ch++)
+      b.fill((i + ch) % 256, i * 3073 + 1 + ch * 1024, i * 3073 + 1 + (ch + 1) * 1024);
+  }
+  return b;
+}
+
+/** A `cifar-10-batches-bin` directory: five training batches of `perBatch` records and a test batch. */
+export function cifar10Dir(dir: string, perBatch: number, testRecords: number): string {
+  for (let k = 1; k <= 5; k++) write(dir, `data_batch_${k}.bin`, cifar10Records(perBatch));
+  write(dir, 'test_batch.bin', cifar10Records(testRecords));
+  return dir;
+}

@@ -1,5 +1,8 @@
+import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { registerDataset } from '../../src/data/registry.js';
 import { ConfigError, parseConfig } from '../../src/fl/config.js';
+import { registerModel } from '../../src/ml/model-registry.js';
 
 function issues(value: unknown): string[] {
   try {
@@ -98,5 +101,104 @@ describe('experiment configuration', () => {
     expect(() => parseConfig({ silos: 'many', rounds: 1 }, 'examples/x.json')).toThrow(
       /^examples\/x\.json: invalid configuration\n {2}silos: must be integer/,
     );
+  });
+});
+
+describe('data sets and models come from their registries', () => {
+  it('names the registered data sets and model kinds', () => {
+    expect(issues({ silos: 4, rounds: 3, data: { dataset: 'cifar10' } })).toEqual([]);
+    expect(issues({ silos: 4, rounds: 3, data: { dataset: 'mnist' } })).toEqual([
+      "data.dataset: expected one of 'fashion-mnist', 'synthetic', 'cifar10'",
+    ]);
+    expect(issues({ silos: 4, rounds: 3, model: { kind: 'resnet18' } })).toEqual([
+      "model.kind: expected one of 'mlp', 'cnn003', 'lenet5'",
+    ]);
+    expect(issues({ silos: 4, rounds: 3, model: {} })).toEqual(['model.kind: required']);
+  });
+
+  it("checks a data set's options block against its schema, and only for the chosen data set", () => {
+    const data = { dataset: 'synthetic', synthetic: { features: 8, classes: 1, bogus: 2 } };
+    expect(issues({ silos: 4, rounds: 3, data })).toEqual([
+      'data.synthetic.bogus: unknown key',
+      'data.synthetic.classes: must be >= 2',
+    ]);
+    expect(issues({ silos: 4, rounds: 3, data: { synthetic: { features: 8 } } })).toEqual([
+      "data.synthetic: applies only to data.dataset 'synthetic'",
+    ]);
+    expect(issues({ silos: 4, rounds: 3, data: { cifar10: {} } })).toEqual(['data.cifar10: unknown key']);
+  });
+
+  it('accepts data.longTail (papers/004 §4.1) with an imbalance factor in (0, 1]', () => {
+    expect(issues({ silos: 4, rounds: 3, data: { longTail: { imbalance: 0.01 } } })).toEqual([]);
+    expect(issues({ silos: 4, rounds: 3, data: { longTail: { imbalance: 1, order: 'random' } } })).toEqual(
+      [],
+    );
+    expect(issues({ silos: 4, rounds: 3, data: { longTail: { imbalance: 0, order: 'tail' } } })).toEqual([
+      'data.longTail.imbalance: must be > 0',
+      'data.longTail.order: expected one of "index", "random"',
+    ]);
+    expect(issues({ silos: 4, rounds: 3, data: { longTail: {} } })).toEqual([
+      'data.longTail.imbalance: required',
+    ]);
+  });
+
+  it("checks the model's options against its own schema, naming model.<key>", () => {
+    expect(issues({ silos: 4, rounds: 3, model: { kind: 'cnn003', hidden: 64, pool: true } })).toEqual([]);
+    expect(issues({ silos: 4, rounds: 3, model: { kind: 'cnn003', hidden: [64] } })).toEqual([
+      'model.hidden: must be integer',
+    ]);
+    expect(issues({ silos: 4, rounds: 3, model: { kind: 'lenet5', hidden: [200] } })).toEqual([
+      "model.hidden: applies only to kind 'mlp' or 'cnn003'",
+    ]);
+    expect(issues({ silos: 4, rounds: 3, model: { kind: 'mlp', pool: true, depth: 3 } })).toEqual([
+      "model.pool: applies only to kind 'cnn003'",
+      'model.depth: unknown key',
+    ]);
+  });
+
+  it('checks the options of user-registered data sets and models the same way', () => {
+    registerDataset({
+      name: 'config-test-blobs',
+      description: 'blobs',
+      options: Type.Object({ n: Type.Integer({ minimum: 10 }) }, { additionalProperties: false }),
+      shape: () => ({ inputShape: [1, 2, 1], numClasses: 2 }),
+      load: () => {
+        throw new Error('not loaded in this test');
+      },
+    });
+    registerModel({
+      kind: 'config-test-net',
+      description: 'net',
+      options: Type.Object(
+        { width: Type.Optional(Type.Integer({ minimum: 1 })) },
+        { additionalProperties: false },
+      ),
+      build: () => {
+        throw new Error('not built in this test');
+      },
+    });
+    const ok = {
+      silos: 4,
+      rounds: 3,
+      data: { dataset: 'config-test-blobs', 'config-test-blobs': { n: 10 } },
+      model: { kind: 'config-test-net', width: 3 },
+    };
+    expect(issues(ok)).toEqual([]);
+    expect(
+      issues({
+        ...ok,
+        rounds: 0,
+        data: { dataset: 'config-test-blobs', 'config-test-blobs': { n: 1, m: 2 } },
+        model: { kind: 'config-test-net', width: 0 },
+      }),
+    ).toEqual([
+      'rounds: must be >= 1',
+      'data.config-test-blobs.m: unknown key',
+      'data.config-test-blobs.n: must be >= 10',
+      'model.width: must be >= 1',
+    ]);
+    expect(issues({ ...ok, data: { dataset: 'config-test-blobs', 'config-test-blobs': 3 } })).toEqual([
+      'data.config-test-blobs: must be object',
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { partitionDirichlet } from '../../src/data/partition.js';
 import { parseConfig } from '../../src/fl/config.js';
 import { buildConsortium } from '../../src/fl/setup.js';
+import { cifar10Dir, tempDir } from '../data/_files.js';
 
 const synthetic = {
   dataset: 'synthetic',
@@ -127,5 +128,58 @@ describe('buildConsortium: roles and the mixed partition', () => {
       expect(c.silos.every((s) => s.n > 0)).toBe(true);
       expect(c.roles.filter((r) => r === 'maverick')).toHaveLength(2);
     }
+  });
+});
+
+describe('buildConsortium: data sets from the registry and the long-tailed transform', () => {
+  // 5 training batches of 200 CIFAR-10 records (labels i mod 10: 100 per class) and 100 test records.
+  const root = cifar10Dir(tempDir(), 200, 100);
+  const env = { FEDSCORE_DATA_DIR: root };
+  const cifar = { dataset: 'cifar10', testSize: 20 } as const;
+  const classTotals = (silos: { y: ArrayLike<number> }[]) =>
+    silos.map((s) => histogram(s.y)).reduce((a, h) => a.map((x, c) => x + h[c]!));
+
+  it("reads data.dataset 'cifar10' from FEDSCORE_DATA_DIR, with its own test split", () => {
+    const c = buildConsortium(parseConfig({ silos: 3, rounds: 1, data: cifar }), 1, { env });
+    expect(c.source).toBe(`CIFAR-10 from ${root}: 1000 train, 100 test`);
+    expect(c.test.n).toBe(20);
+    expect(c.test.shape).toEqual([32, 32, 3]);
+    // The validation set takes the first 100 training examples (10 per class); the silos share the rest.
+    expect(classTotals(c.silos)).toEqual(new Array(10).fill(90));
+    expect(() => buildConsortium(parseConfig({ silos: 3, rounds: 1, data: cifar }), 1, { env: {} })).toThrow(
+      /^data\.dataset 'cifar10': FEDSCORE_DATA_DIR is not set/,
+    );
+  });
+
+  it('data.longTail thins the training pool to ⌊n_max·IF^(r/(C−1))⌋ per class before partitioning (papers/004 §4.1, App. A)', () => {
+    const cfg = (longTail: object) =>
+      parseConfig({ silos: 3, rounds: 1, data: { ...cifar, longTail }, partition: { kind: 'iid' } });
+    // n_max = 90 (the pool above), IF = 0.1: 90·0.1^(r/9) rounded down.
+    const want = [90, 69, 53, 41, 32, 25, 19, 15, 11, 9];
+    const c = buildConsortium(cfg({ imbalance: 0.1 }), 1, { env });
+    expect(classTotals(c.silos)).toEqual(want);
+    // The common test set stays balanced.
+    expect(histogram(c.test.y)).toEqual(new Array(10).fill(2));
+    // A seeded random order gives the same counts to other classes.
+    const r = classTotals(buildConsortium(cfg({ imbalance: 0.1, order: 'random' }), 1, { env }).silos);
+    expect([...r].sort((a, b) => b - a)).toEqual(want);
+    expect(r).not.toEqual(want);
+    // imbalance 1 keeps the pool.
+    expect(classTotals(buildConsortium(cfg({ imbalance: 1 }), 1, { env }).silos)).toEqual(
+      new Array(10).fill(90),
+    );
+  });
+
+  it('a long-tailed synthetic pool: the head class keeps all it has, the tail IF of it', () => {
+    const cfg = parseConfig({
+      silos: 4,
+      rounds: 1,
+      data: { ...synthetic, longTail: { imbalance: 0.05 } },
+      partition: { kind: 'dirichlet', alpha: 0.5 },
+    });
+    const before = classTotals(buildConsortium(parseConfig({ ...cfg, data: synthetic }), 2).silos);
+    const after = classTotals(buildConsortium(cfg, 2).silos);
+    const nMax = Math.max(...before);
+    expect(after).toEqual(before.map((n, r) => Math.min(n, Math.floor(nMax * 0.05 ** (r / 9)))));
   });
 });
