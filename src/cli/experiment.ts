@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import type { ProgressEvent } from '../fl/engine.js';
+import { describeEstimators, wantsTrueShapley } from '../fl/estimators/registry.js';
 import { runExperiment } from '../fl/experiment.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { comparisonRows } from '../fl/report.js';
@@ -60,13 +61,8 @@ export async function experimentCommand(args: string[]): Promise<number> {
   log(
     `fedscore experiment '${cfg.name ?? values.config}': ${cfg.silos} silos, ${cfg.rounds} rounds, ${seeds.length} seed(s); backend ${learner.backend}`,
   );
-  const estimators = Object.entries(cfg.comparison?.estimators ?? { mrsv: {}, cos: {} })
-    .map(([k, v]) =>
-      (v as { budget?: number }).budget ? `${k}(budget ${(v as { budget: number }).budget})` : k,
-    )
-    .join(', ');
   log(
-    `reference estimators: ${estimators}${(cfg.comparison?.trueShapley ?? cfg.silos <= 6) ? ', true Shapley of the retraining game' : ''}`,
+    `reference estimators: ${describeEstimators(cfg)}${wantsTrueShapley(cfg) ? ', true Shapley of the retraining game' : ''}`,
   );
   const t0 = performance.now();
   const totalRounds = seeds.length * cfg.rounds;

@@ -4,6 +4,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
+import { BUILT_IN_ESTIMATORS_SCHEMA, estimatorsSchema, referenceEstimators } from './estimators/registry.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -115,40 +116,26 @@ export const SecureAggregationSchema = Obj({
   ),
 });
 
-const Budget = Obj({ budget: Type.Optional(Int({ minimum: 1 })) });
+/**
+ * Full-visibility estimators, one optional key per estimator, derived from the estimator registry
+ * (src/fl/estimators/registry.ts), where each estimator declares its options. This is the schema
+ * over the built-ins; `parseConfig` also accepts the estimators user modules registered.
+ */
+export const EstimatorsSchema = BUILT_IN_ESTIMATORS_SCHEMA;
 
-export const EstimatorsSchema = Obj({
-  mrsv: Type.Optional(Obj({})),
-  tmr: Type.Optional(
-    Obj({
-      threshold: Type.Optional(Num({ minimum: 0 })),
-      decay: Type.Optional(Num({ minimum: 0, maximum: 1 })),
-    }),
-  ),
-  gtg: Type.Optional(Budget),
-  mc: Type.Optional(Budget),
-  owen: Type.Optional(Budget),
-  banzhaf: Type.Optional(Budget),
-  cos: Type.Optional(Obj({})),
-  maverick: Type.Optional(
-    Obj({
-      temperature: Type.Optional(Num({ exclusiveMinimum: 0 })),
-      alpha: Type.Optional(Num({ minimum: 0, maximum: 1 })),
-    }),
-  ),
-  tsv: Type.Optional(Obj({ budget: Type.Optional(Int({ minimum: 1 })) })),
-});
+const comparisonSchema = <E extends TSchema>(estimators: E) =>
+  Obj({
+    /** Reference for the comparison table: MR-SV (default) or the true Shapley value of the retraining game. */
+    reference: Type.Optional(OneOf([...referenceEstimators(), 'trueSv'])),
+    /** Compare cumulative scores (default) or the scores of one round. */
+    at: Type.Optional(Type.Union([Type.Literal('cumulative'), Int({ minimum: 1 })])),
+    /** Full-visibility estimators to run; `{}` runs one with its defaults. Default: the registry's `byDefault` ones (MR-SV, COS). */
+    estimators: Type.Optional(estimators),
+    /** Compute the true Shapley value of the retraining game (2^n FedAvg runs); default: when n ≤ 6. */
+    trueShapley: Type.Optional(Type.Boolean()),
+  });
 
-export const ComparisonSchema = Obj({
-  /** Reference for the comparison table: MR-SV (default) or the true Shapley value of the retraining game. */
-  reference: Type.Optional(OneOf(['mrsv', 'trueSv'] as const)),
-  /** Compare cumulative scores (default) or the scores of one round. */
-  at: Type.Optional(Type.Union([Type.Literal('cumulative'), Int({ minimum: 1 })])),
-  /** Full-visibility estimators to run; `{}` runs one with its defaults. Default: { mrsv: {}, cos: {} }. */
-  estimators: Type.Optional(EstimatorsSchema),
-  /** Compute the true Shapley value of the retraining game (2^n FedAvg runs); default: when n ≤ 6. */
-  trueShapley: Type.Optional(Type.Boolean()),
-});
+export const ComparisonSchema = comparisonSchema(EstimatorsSchema);
 
 /** The whole experiment configuration. */
 export const ExperimentConfigSchema = Obj({
@@ -247,6 +234,19 @@ function issuesOf(schema: TSchema, value: unknown): ConfigIssue[] {
   return [...byPath].map(([path, message]) => ({ path, message }));
 }
 
+let extended: { estimators: TSchema; schema: TSchema } | undefined;
+
+/** The configuration schema over every registered estimator (rebuilt after a registration). */
+function currentSchema(): TSchema {
+  const estimators = estimatorsSchema();
+  if (estimators === EstimatorsSchema) return ExperimentConfigSchema;
+  if (extended?.estimators !== estimators) {
+    const comparison = Type.Optional(comparisonSchema(estimators));
+    extended = { estimators, schema: Obj({ ...ExperimentConfigSchema.properties, comparison }) };
+  }
+  return extended.schema;
+}
+
 /**
  * Validates a parsed JSON configuration. Unknown keys and bad values are rejected with the path
  * of the field (`comparison.estimators.gtg.budget: must be >= 1`).
@@ -255,7 +255,7 @@ function issuesOf(schema: TSchema, value: unknown): ConfigIssue[] {
 export function parseConfig(value: unknown, source = 'config'): ExperimentConfig {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new ConfigError([{ path: '', message: 'expected a JSON object' }], source);
-  const issues = issuesOf(ExperimentConfigSchema, value);
+  const issues = issuesOf(currentSchema(), value);
   if (issues.length > 0) throw new ConfigError(issues, source);
   const cfg = value as ExperimentConfig;
   const extra: ConfigIssue[] = [];
