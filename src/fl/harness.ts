@@ -28,7 +28,7 @@ export const DEFAULT_ESTIMATORS: EstimatorConfig = defaultEstimators();
 export interface HarnessState {
   /** Every round's exact coalition table over its participants (folded after the run: MR-SV, TMR). */
   tables: RoundTable[];
-  /** Per estimator, what it carries to its next round (Maverick's accumulator, TSV's cumulative values). */
+  /** Per estimator, what it carries to its next round (Maverick's class-wise accumulator, TSV's values). */
   carried: Record<string, unknown>;
 }
 
@@ -112,7 +112,10 @@ export async function harnessRound(
       budget: (config as { budget?: number }).budget ?? defaultBudget(k),
       seed,
       rng: createRng(seed),
-      state: carried[name],
+      state:
+        name in carried
+          ? carried[name]
+          : estimator.initialState?.({ numSilos: n, numClasses: input.numClasses }),
     });
     out.timingsMs[name] = performance.now() - t0;
     if (result.evaluations !== undefined) out.evaluations[name] = result.evaluations;

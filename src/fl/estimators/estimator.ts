@@ -41,8 +41,8 @@ export interface EstimatorRoundInput<C, S> {
   seed: number;
   /** `createRng(seed)`. */
   rng: Rng;
-  /** What the estimator carried over from its previous round; undefined in its first. */
-  state: S | undefined;
+  /** What it carried over from its previous round; in its first, `initialState()` (or undefined). */
+  state: S;
 }
 
 /** What an estimator's `run` returns for one round. */
@@ -98,6 +98,8 @@ export interface EstimatorDefinition<N extends string = string, T extends TObjec
     /** Estimators whose per-round runs it builds on; they run (with `{}`) even when not configured. */
     readonly estimators?: readonly EstimatorDefinition[];
   };
+  /** The state its first round starts from (estimators that carry something between rounds). */
+  initialState?(setup: { numSilos: number; numClasses: number }): S;
   /** One round (absent for estimators that only fold what others computed). */
   run?(input: EstimatorRoundInput<Static<T>, S>): Promise<EstimatorRoundResult<S>>;
   /** After the run: replaces its cumulative (and compared) vector by a fold of the rounds' tables. */

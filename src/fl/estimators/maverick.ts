@@ -10,12 +10,6 @@ import { accumulateClassShapley, maverickScores, maverickShapleyRound } from '..
 import { budget, options } from './_schema.js';
 import { defineEstimator } from './estimator.js';
 
-/** Carried between rounds: the accumulator S (silos × classes) and the latest class difficulties. */
-interface MaverickState {
-  accumulated: Float64Array;
-  beta: Float64Array;
-}
-
 export const maverick = defineEstimator({
   name: 'maverick',
   title: 'Maverick-Shapley, MS-GTG (papers/000 Eq. 7–10, Alg. 1)',
@@ -31,22 +25,17 @@ export const maverick = defineEstimator({
   // deriveSeed(seed, round, 7).
   stream: [7],
   compare: 'cumulative',
-  async run(input): Promise<{
-    values: Float64Array;
-    evaluations: number;
-    cumulative: Float64Array;
-    state: MaverickState;
-  }> {
-    const { config, budget, participants, numSilos, numClasses } = input;
-    const state = input.state as MaverickState | undefined;
+  // Carried between rounds: the class-wise accumulator S (silos × classes, silo-major).
+  initialState: ({ numSilos, numClasses }): Float64Array => new Float64Array(numSilos * numClasses),
+  async run(input) {
+    const { config, budget, participants, numClasses, state } = input;
     const round = await maverickShapleyRound(
       memoizeVector(input.perClass),
       (g, ctx) => gtgShapley(g, { budget, rng: ctx.rng }),
       { temperature: config.temperature ?? 0.01, seed: input.seed },
     );
-    const previous = state?.accumulated ?? new Float64Array(numSilos * numClasses);
     const accumulated = accumulateClassShapley(
-      previous,
+      state,
       numClasses,
       participants,
       round.phi,
@@ -56,7 +45,7 @@ export const maverick = defineEstimator({
       values: round.rewards,
       evaluations: round.evaluations,
       cumulative: maverickScores(accumulated, round.beta),
-      state: { accumulated, beta: round.beta },
+      state: accumulated,
     };
   },
 });

@@ -45,8 +45,7 @@ export const BUILT_IN_ESTIMATORS = [
 export type EstimatorConfig = NonNullable<NonNullable<ExperimentConfig['comparison']>['estimators']>;
 
 /** Any registered estimator (its configuration and state types erased). */
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds definitions of every configuration type
-type AnyEstimator = EstimatorDefinition<string, TObject, any>;
+type AnyEstimator = EstimatorDefinition<string, TObject, unknown>;
 
 /** Names the round records already use for other things (private scores, the retraining game, timings). */
 const RESERVED = new Set<string>([

@@ -15,10 +15,11 @@ export const tsv = defineEstimator({
   stream: [3, 116],
   compare: 'cumulative',
   needs: { referenceUpdate: true },
-  async run({ updates, referenceUpdate, budget, rng, participants, numSilos, state }) {
+  // Carried between rounds: the cumulative values, one per silo.
+  initialState: ({ numSilos }): Float64Array => new Float64Array(numSilos),
+  async run({ updates, referenceUpdate, budget, rng, participants, state }) {
     const est = trajectoryShapley(updateGeometry(updates, referenceUpdate!), { budget, rng });
-    const previous = (state as Float64Array | undefined) ?? new Float64Array(numSilos);
-    const cumulative = accumulateTrajectory(previous, participants, est.values);
+    const cumulative = accumulateTrajectory(state, participants, est.values);
     return { values: est.values, evaluations: est.evaluations, cumulative, state: cumulative };
   },
 });
