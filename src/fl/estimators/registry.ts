@@ -61,7 +61,6 @@ const RESERVED = new Set<string>([
 export const TRUE_SHAPLEY_DEFAULT_MAX_SILOS = 6;
 
 const registry = new Map<string, AnyEstimator>();
-const builtIn = new Set<string>();
 let schemaCache: TObject | undefined;
 
 const sameStream = (a: readonly number[], b: readonly number[]) =>
@@ -78,8 +77,12 @@ function add(definition: AnyEstimator, isBuiltIn: boolean): void {
   if (RESERVED.has(name)) throw new RangeError(`name: '${name}' is reserved (the results use it already)`);
   if (typeof schema !== 'object' || schema === null || (schema as { type?: unknown }).type !== 'object')
     throw new TypeError(`${name}.schema: expected a TypeBox object schema`);
-  if (!Array.isArray(stream) || stream.length === 0 || !stream.every((p) => Number.isInteger(p) && p >= 0))
-    throw new TypeError(`${name}.stream: expected a non-empty array of non-negative integers`);
+  if (
+    !Array.isArray(stream) ||
+    stream.length === 0 ||
+    !stream.every((p) => Number.isInteger(p) && p >= 0 && p <= 0xffffffff)
+  )
+    throw new TypeError(`${name}.stream: expected a non-empty array of 32-bit unsigned integers`);
   if (!isBuiltIn && stream.length < 2)
     throw new RangeError(`${name}.stream: expected at least two parts ([s] are the per-silo training seeds)`);
   for (const other of registry.values())
@@ -97,7 +100,6 @@ function add(definition: AnyEstimator, isBuiltIn: boolean): void {
     if (registry.get(needed.name) !== needed)
       throw new RangeError(`${name}.needs.estimators: '${needed.name}' is not registered before it`);
   registry.set(name, definition);
-  if (isBuiltIn) builtIn.add(name);
   schemaCache = undefined;
 }
 

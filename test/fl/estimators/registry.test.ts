@@ -144,6 +144,7 @@ describe('registerEstimator', () => {
     );
     expect(() => registerEstimator(probe({ stream: [] }))).toThrow(TypeError);
     expect(() => registerEstimator(probe({ stream: [1.5, 2] }))).toThrow(TypeError);
+    expect(() => registerEstimator(probe({ stream: [2 ** 32, 2] }))).toThrow(TypeError);
     expect(() => registerEstimator(probe({ byDefault: true }))).toThrow(/probe\.byDefault/);
     expect(() => registerEstimator(probe({ compare: 'sometimes' }))).toThrow(RangeError);
     expect(() => registerEstimator(probe({ schema: Type.String() }))).toThrow(TypeError);
