@@ -3,6 +3,7 @@
  * (flags: src/cli/commands/experiment.ts).
  */
 import type { ProgressEvent } from '../fl/engine.js';
+import { describeEstimators, wantsTrueShapley } from '../fl/estimators/registry.js';
 import { runExperiment } from '../fl/experiment.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { comparisonRows } from '../fl/report.js';
@@ -41,13 +42,8 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
   log(
     `fedscore experiment '${cfg.name ?? values.config}': ${cfg.silos} silos, ${cfg.rounds} rounds, ${seeds.length} seed(s); backend ${learner.backend}`,
   );
-  const estimators = Object.entries(cfg.comparison?.estimators ?? { mrsv: {}, cos: {} })
-    .map(([k, v]) =>
-      (v as { budget?: number }).budget ? `${k}(budget ${(v as { budget: number }).budget})` : k,
-    )
-    .join(', ');
   log(
-    `reference estimators: ${estimators}${(cfg.comparison?.trueShapley ?? cfg.silos <= 6) ? ', true Shapley of the retraining game' : ''}`,
+    `reference estimators: ${describeEstimators(cfg)}${wantsTrueShapley(cfg) ? ', true Shapley of the retraining game' : ''}`,
   );
   const t0 = performance.now();
   const totalRounds = seeds.length * cfg.rounds;

@@ -6,6 +6,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { BUILTIN_DATASETS, DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL, findModel, modelNames } from '../ml/model-registry.js';
+import { BUILT_IN_ESTIMATORS_SCHEMA, estimatorsSchema, referenceEstimators } from './estimators/registry.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -267,62 +268,44 @@ export const SecureAggregationSchema = Obj({
   ),
 });
 
-const Budget = Obj({ budget: Type.Optional(Int({ minimum: 1 })) });
+/**
+ * Full-visibility estimators, one optional key per estimator, derived from the estimator registry
+ * (src/fl/estimators/registry.ts), where each estimator declares its options. This is the schema
+ * over the built-ins; `parseConfig` also accepts the estimators user modules registered.
+ */
+export const EstimatorsSchema = BUILT_IN_ESTIMATORS_SCHEMA;
 
-export const EstimatorsSchema = Obj({
-  mrsv: Type.Optional(Obj({})),
-  tmr: Type.Optional(
-    Obj({
-      threshold: Type.Optional(Num({ minimum: 0 })),
-      decay: Type.Optional(Num({ minimum: 0, maximum: 1 })),
-    }),
-  ),
-  gtg: Type.Optional(Budget),
-  mc: Type.Optional(Budget),
-  owen: Type.Optional(Budget),
-  banzhaf: Type.Optional(Budget),
-  cos: Type.Optional(Obj({})),
-  maverick: Type.Optional(
-    Obj({
-      temperature: Type.Optional(Num({ exclusiveMinimum: 0 })),
-      alpha: Type.Optional(Num({ minimum: 0, maximum: 1 })),
-    }),
-  ),
-  tsv: Type.Optional(Obj({ budget: Type.Optional(Int({ minimum: 1 })) })),
-});
+const comparisonSchema = <E extends TSchema>(estimators: E) =>
+  Obj({
+    reference: Type.Optional(
+      OneOf([...referenceEstimators(), 'trueSv'], {
+        description:
+          'Reference of the comparison table: an estimator that can serve as one, or the true Shapley value of the retraining game. Default: trueSv when the true Shapley value is computed (see trueShapley), else mrsv.',
+      }),
+    ),
+    at: Type.Optional(
+      Type.Union([Type.Literal('cumulative'), Int({ minimum: 1 })], {
+        default: 'cumulative',
+        description:
+          'Compare scores summed over all rounds, or the single-round scores of round r (≤ rounds) against the reference accumulated to round r.',
+      }),
+    ),
+    estimators: Type.Optional(
+      Doc(estimators, {
+        default: { mrsv: {}, cos: {} },
+        description:
+          "Full-visibility estimators to run, by name (the estimator registry, src/fl/estimators/registry.ts); `{}` runs one with its defaults. Default: the registry's default ones.",
+      }),
+    ),
+    trueShapley: Type.Optional(
+      Type.Boolean({
+        description:
+          'Compute the true Shapley value of the retraining game (2^n FedAvg runs; at most 16 silos). Default: when silos ≤ 6.',
+      }),
+    ),
+  });
 
-export const ComparisonSchema = Obj({
-  /** Reference for the comparison table: MR-SV or the true Shapley value of the retraining game. */
-  reference: Type.Optional(
-    OneOf(['mrsv', 'trueSv'] as const, {
-      description:
-        'Reference of the comparison table: MR-SV or the true Shapley value of the retraining game. Default: trueSv when the true Shapley value is computed (see trueShapley), else mrsv.',
-    }),
-  ),
-  /** Compare cumulative scores (default) or the scores of one round. */
-  at: Type.Optional(
-    Type.Union([Type.Literal('cumulative'), Int({ minimum: 1 })], {
-      default: 'cumulative',
-      description:
-        'Compare scores summed over all rounds, or the single-round scores of round r (≤ rounds) against the reference accumulated to round r.',
-    }),
-  ),
-  /** Full-visibility estimators to run; `{}` runs one with its defaults. Default: { mrsv: {}, cos: {} }. */
-  estimators: Type.Optional(
-    Doc(EstimatorsSchema, {
-      default: { mrsv: {}, cos: {} },
-      description:
-        'Full-visibility estimators to run, by name; `{}` runs one with its defaults: mrsv (exact Shapley per round, summed), tmr (threshold 0.001, decay 1), gtg, mc, owen, banzhaf and tsv (budget: 32 coalition evaluations per participant per round), cos, maverick (temperature 0.01, alpha 0.7).',
-    }),
-  ),
-  /** Compute the true Shapley value of the retraining game (2^n FedAvg runs); default: when n ≤ 6. */
-  trueShapley: Type.Optional(
-    Type.Boolean({
-      description:
-        'Compute the true Shapley value of the retraining game (2^n FedAvg runs; at most 16 silos). Default: when silos ≤ 6.',
-    }),
-  ),
-});
+export const ComparisonSchema = comparisonSchema(EstimatorsSchema);
 
 /** The whole experiment configuration. */
 export const ExperimentConfigSchema = Obj({
@@ -582,6 +565,19 @@ function mergeIssues(schema: ConfigIssue[], registry: ConfigIssue[]): ConfigIssu
   return [...out, ...registry.slice(r)];
 }
 
+let extended: { estimators: TSchema; schema: TSchema } | undefined;
+
+/** The configuration schema over every registered estimator (rebuilt after a registration). */
+function currentSchema(): TSchema {
+  const estimators = estimatorsSchema();
+  if (estimators === EstimatorsSchema) return ExperimentConfigSchema;
+  if (extended?.estimators !== estimators) {
+    const comparison = Type.Optional(comparisonSchema(estimators));
+    extended = { estimators, schema: Obj({ ...ExperimentConfigSchema.properties, comparison }) };
+  }
+  return extended.schema;
+}
+
 /**
  * Validates a parsed JSON configuration. Unknown keys and bad values are rejected with the path
  * of the field (`comparison.estimators.gtg.budget: must be >= 1`).
@@ -591,7 +587,7 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new ConfigError([{ path: '', message: 'expected a JSON object' }], source);
   const issues = mergeIssues(
-    issuesOf(ExperimentConfigSchema, value),
+    issuesOf(currentSchema(), value),
     registryIssues(value as Record<string, unknown>),
   );
   if (issues.length > 0) throw new ConfigError(issues, source);

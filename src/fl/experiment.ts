@@ -4,19 +4,29 @@
  * the `results.json` record (docs/results.md).
  */
 
-import { multiRoundShapley, truncatedMultiRoundShapley } from '../../scoring/multi-round.js';
 import { compareMethods } from './compare.js';
 import type { ExperimentConfig } from './config.js';
 import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
-import { DEFAULT_ESTIMATORS } from './harness.js';
+import {
+  comparedPerRound,
+  configuredEstimators,
+  defaultReferenceEstimator,
+  estimatorFolds,
+  isEstimatorName,
+  wantsTrueShapley,
+} from './estimators/registry.js';
 import type { Learner } from './learner.js';
 import { outcomesOf } from './outcomes.js';
 import { PRIVATE_METHODS } from './private-scoring.js';
 import { type ExperimentResults, RESULTS_SCHEMA_VERSION, type RunRecord } from './results.js';
 import { retrainingShapley } from './retraining.js';
 
-/** Methods scored per round (compared at a round as they are); the others accumulate by definition. */
-const ROUND_METHODS = new Set<string>([...PRIVATE_METHODS, 'gtg', 'mc', 'owen', 'banzhaf']);
+/**
+ * Methods scored per round (compared at a round as they are): the private scores and the
+ * estimators the registry marks `compare: 'round'`; the others accumulate by definition.
+ */
+const isRoundMethod = (m: string) =>
+  (PRIVATE_METHODS as readonly string[]).includes(m) || comparedPerRound(m);
 
 export interface ExperimentOptions {
   learner: Learner;
@@ -38,7 +48,7 @@ async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Ar
   const at = cfg.comparison?.at ?? 'cumulative';
   const upTo = at === 'cumulative' ? run.rounds.length : at;
   const methods = new Set(run.rounds.flatMap((rd) => Object.keys(rd.scores)));
-  const estimators = cfg.comparison?.estimators ?? DEFAULT_ESTIMATORS;
+  const estimators = configuredEstimators(cfg);
   const cumulative: Record<string, number[]> = {};
   const compared: Record<string, number[]> = {};
   const byRound = (m: string, upToRound: number) => {
@@ -48,21 +58,17 @@ async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Ar
   for (const m of methods) {
     cumulative[m] = byRound(m, run.rounds.length);
     compared[m] =
-      at !== 'cumulative' && ROUND_METHODS.has(m)
+      at !== 'cumulative' && isRoundMethod(m)
         ? (run.rounds[at - 1]?.scores[m] ?? []).map((v) => v ?? 0)
         : byRound(m, upTo);
   }
-  if (estimators.mrsv && run.harnessTables.length > 0) {
-    cumulative.mrsv = Array.from((await multiRoundShapley(run.harnessTables, { n })).values);
-    compared.mrsv = Array.from((await multiRoundShapley(run.harnessTables.slice(0, upTo), { n })).values);
-  }
-  if (estimators.tmr && run.harnessTables.length > 0) {
-    const opts = { n, threshold: estimators.tmr.threshold ?? 1e-3, decay: estimators.tmr.decay ?? 1 };
-    cumulative.tmr = Array.from((await truncatedMultiRoundShapley(run.harnessTables, opts)).values);
-    compared.tmr = Array.from(
-      (await truncatedMultiRoundShapley(run.harnessTables.slice(0, upTo), opts)).values,
-    );
-  }
+  // The estimators that fold the rounds' exact tables (MR-SV, TMR) replace their per-round sums.
+  if (run.harnessTables.length > 0)
+    for (const { definition, config } of estimatorFolds(estimators)) {
+      const fold = (tables: SeedRun['harnessTables']) => definition.fold!({ config, n, tables });
+      cumulative[definition.name] = Array.from(await fold(run.harnessTables));
+      compared[definition.name] = Array.from(await fold(run.harnessTables.slice(0, upTo)));
+    }
   if (trueSv) {
     cumulative.trueSv = Array.from(trueSv);
     compared.trueSv = Array.from(trueSv);
@@ -118,7 +124,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
   const t0 = performance.now();
   const runs: RunRecord[] = [];
   let last: SeedRun | undefined;
-  const wantTrueSv = cfg.comparison?.trueShapley ?? cfg.silos <= 6;
+  const wantTrueSv = wantsTrueShapley(cfg);
   const strategy = strategyOf(cfg);
   for (const seed of o.seeds) {
     const run = await runSeed(cfg, seed, {
@@ -134,10 +140,10 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
     last = run;
   }
   // MR-SV by default; the true SV of the retraining game when it was computed (issue 5).
-  const reference = cfg.comparison?.reference ?? (wantTrueSv ? 'trueSv' : 'mrsv');
+  const reference = cfg.comparison?.reference ?? (wantTrueSv ? 'trueSv' : defaultReferenceEstimator());
   if (!runs.every((r) => r.compared[reference]))
     throw new RangeError(
-      `comparison.reference: '${reference}' was not computed (${reference === 'mrsv' ? 'add comparison.estimators.mrsv' : 'set comparison.trueShapley'})`,
+      `comparison.reference: '${reference}' was not computed (${isEstimatorName(reference) ? `add comparison.estimators.${reference}` : 'set comparison.trueShapley'})`,
     );
   const methods = compareMethods(
     runs.map((r) => r.compared),

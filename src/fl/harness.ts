@@ -1,58 +1,39 @@
 /**
  * The comparison harness (full visibility): per round, on the same coalition game the private
- * scores come from, the Shapley-family references of scoring/ — per-round exact Shapley (summed
- * over rounds: MR-SV), TMR, GTG, Monte Carlo, Owen, Data Banzhaf (MSR), COS, Maverick-Shapley and
- * Trajectory Shapley. It reads individual updates; the private path never does.
+ * scores come from, the Shapley-family references the estimator registry lists
+ * (./estimators/registry.ts: per-round exact Shapley folded into MR-SV, TMR, GTG, Monte Carlo,
+ * Owen, Data Banzhaf (MSR), COS, Maverick-Shapley, Trajectory Shapley). It reads individual
+ * updates; the private path never does.
  *
  * Each estimator gets its own memo over the game, so its evaluation count is its own (a shared
  * memo would let later estimators ride on earlier ones' evaluations). The learner's coalition
  * evaluator still caches utilities underneath, so wall times of later estimators understate the
  * cost of their evaluations; compare evaluation counts, not times, across estimators.
  */
-import { msrBanzhaf } from '../../scoring/banzhaf-msr.js';
-import { cosineScores } from '../../scoring/cosine.js';
-import { coalitionTable, type Game, memoize, memoizeVector, type VectorGame } from '../../scoring/game.js';
-import { gtgShapley } from '../../scoring/gtg.js';
-import { accumulateClassShapley, maverickScores, maverickShapleyRound } from '../../scoring/maverick.js';
-import { monteCarloShapley } from '../../scoring/monte-carlo.js';
+import { type Game, memoize, type VectorGame } from '../../scoring/game.js';
 import type { RoundTable } from '../../scoring/multi-round.js';
-import { owenShapley } from '../../scoring/owen.js';
 import { createRng } from '../../scoring/random.js';
-import { exactShapley } from '../../scoring/shapley.js';
-import { accumulateTrajectory, trajectoryShapley, updateGeometry } from '../../scoring/trajectory.js';
-import type { ExperimentConfig } from './config.js';
+import { defaultBudget } from './estimators/estimator.js';
+import { defaultEstimators, type EstimatorConfig, estimatorsToRun } from './estimators/registry.js';
 import { deriveSeed } from './setup.js';
 
-export type EstimatorConfig = NonNullable<NonNullable<ExperimentConfig['comparison']>['estimators']>;
+export { defaultBudget } from './estimators/estimator.js';
+export { MAX_EXACT_PLAYERS } from './estimators/mrsv.js';
+export { type EstimatorConfig, needsReferenceUpdate } from './estimators/registry.js';
 
-/** Estimators that run when the configuration names none. */
-export const DEFAULT_ESTIMATORS: EstimatorConfig = { mrsv: {}, cos: {} };
-
-/** Largest round for which the exact per-round Shapley value (MR-SV, TMR) is computed. */
-export const MAX_EXACT_PLAYERS = 20;
-
-/** Default evaluation budget of the sampled estimators for k participants. */
-export function defaultBudget(k: number): number {
-  return Math.max(2 + 2 * (k + 1), 32 * k);
-}
-
-/** Whether the configured estimators need the validation reference update Δ_val (Trajectory Shapley). */
-export function needsReferenceUpdate(estimators: EstimatorConfig): boolean {
-  return Boolean(estimators.tsv);
-}
+/** Estimators that run when the configuration names none (the registry's `byDefault` ones). */
+export const DEFAULT_ESTIMATORS: EstimatorConfig = defaultEstimators();
 
 /** What the harness carries from round to round. */
 export interface HarnessState {
-  /** Every round's exact coalition table over its participants (MR-SV and TMR are folded at the end). */
+  /** Every round's exact coalition table over its participants (folded after the run: MR-SV, TMR). */
   tables: RoundTable[];
-  /** Maverick accumulator S (silos × classes) and the latest class difficulties. */
-  maverick?: { accumulated: Float64Array; beta: Float64Array };
-  /** Cumulative Trajectory Shapley values. */
-  tsv?: Float64Array;
+  /** Per estimator, what it carries to its next round (Maverick's class-wise accumulator, TSV's values). */
+  carried: Record<string, unknown>;
 }
 
 export function initialHarnessState(): HarnessState {
-  return { tables: [] };
+  return { tables: [], carried: {} };
 }
 
 /** One round's full-visibility inputs. */
@@ -90,98 +71,58 @@ function spread(n: number, participants: readonly number[], local: ArrayLike<num
   return out;
 }
 
-/** Runs the configured estimators on one round. Returns the new state and the round's scores. */
+/**
+ * Runs the configured estimators (and those they need) on one round, in registry order. Each gets a
+ * fresh memo over the game, its budget (`budget`, else `defaultBudget(k)`) and its own random
+ * stream. Returns the new state and the round's scores.
+ * @throws RangeError naming an unknown estimator, or when an estimator needs the validation
+ *   reference update and the round has none; whatever an estimator throws.
+ */
 export async function harnessRound(
   state: HarnessState,
   input: HarnessRound,
   estimators: EstimatorConfig,
 ): Promise<{ state: HarnessState; output: HarnessOutput }> {
   const { participants, numSilos: n } = input;
-  // A fresh view per estimator: memoize() returns an already-memoized game unchanged, and a shared
-  // memo would let each estimator spend the evaluations of the ones before it for free.
-  const freshGame = (): Game => ({ n: input.game.n, values: (cs) => input.game.values(cs) });
   const k = participants.length;
   const out: HarnessOutput = { scores: {}, cumulative: {}, evaluations: {}, timingsMs: {} };
-  const next: HarnessState = { ...state };
-  const timed = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
+  let tables = state.tables;
+  const carried = { ...state.carried };
+  for (const { definition: estimator, config } of estimatorsToRun(estimators)) {
+    if (!estimator.run) continue; // it only folds what others computed
+    const { name } = estimator;
+    if (estimator.needs?.referenceUpdate && !input.referenceUpdate)
+      throw new RangeError(`referenceUpdate: ${estimator.title} needs the validation reference update`);
+    // A fresh view per estimator: memoize() returns an already-memoized game unchanged, and a shared
+    // memo would let each estimator spend the evaluations of the ones before it for free.
+    const fresh: Game = { n: input.game.n, values: (cs) => input.game.values(cs) };
+    const seed = deriveSeed(input.seed, input.round, ...estimator.stream);
     const t0 = performance.now();
-    const r = await f();
-    out.timingsMs[name] = performance.now() - t0;
-    return r;
-  };
-  const rngFor = (name: string) =>
-    createRng(deriveSeed(input.seed, input.round, name.length, name.charCodeAt(0)));
-
-  if (estimators.mrsv || estimators.tmr) {
-    if (k > MAX_EXACT_PLAYERS)
-      throw new RangeError(
-        `comparison.estimators.mrsv: exact per-round Shapley needs at most ${MAX_EXACT_PLAYERS} participants per round, round ${input.round} has ${k}`,
-      );
-    const memo = memoize(freshGame());
-    const table = await timed('mrsv', () => coalitionTable(memo));
-    out.evaluations.mrsv = memo.evaluations;
-    next.tables = [...state.tables, { players: participants, table }];
-    out.scores.mrsv = spread(n, participants, exactShapley(k, table));
-  }
-  const budgetOf = (cfg: { budget?: number } | undefined) => cfg?.budget ?? defaultBudget(k);
-  const sampled: [string, (g: Game) => Promise<{ values: Float64Array; evaluations: number }>][] = [];
-  if (estimators.gtg)
-    sampled.push(['gtg', (g) => gtgShapley(g, { budget: budgetOf(estimators.gtg), rng: rngFor('gtg') })]);
-  if (estimators.mc)
-    sampled.push(['mc', (g) => monteCarloShapley(g, { budget: budgetOf(estimators.mc), rng: rngFor('mc') })]);
-  if (estimators.owen)
-    sampled.push(['owen', (g) => owenShapley(g, { budget: budgetOf(estimators.owen), rng: rngFor('owen') })]);
-  if (estimators.banzhaf)
-    sampled.push([
-      'banzhaf',
-      (g) => msrBanzhaf(g, { budget: budgetOf(estimators.banzhaf), rng: rngFor('banzhaf') }),
-    ]);
-  for (const [name, run] of sampled) {
-    const memo = memoize(freshGame());
-    const est = await timed(name, () => run(memo));
-    out.evaluations[name] = memo.evaluations;
-    out.scores[name] = spread(n, participants, est.values);
-  }
-  if (estimators.cos) {
-    const cos = await timed('cos', async () => cosineScores(input.updates, input.aggregate));
-    out.scores.cos = spread(n, participants, cos);
-  }
-  if (estimators.maverick) {
-    const cfg = estimators.maverick;
-    const vg = memoizeVector(input.perClass);
-    const budget = budgetOf(undefined);
-    const round = await timed('maverick', () =>
-      maverickShapleyRound(vg, (g, ctx) => gtgShapley(g, { budget, rng: ctx.rng }), {
-        temperature: cfg.temperature ?? 0.01,
-        seed: deriveSeed(input.seed, input.round, 7),
-      }),
-    );
-    out.evaluations.maverick = round.evaluations;
-    const previous = state.maverick?.accumulated ?? new Float64Array(n * input.numClasses);
-    const accumulated = accumulateClassShapley(
-      previous,
-      input.numClasses,
+    const result = await estimator.run({
+      config,
+      round: input.round,
+      numSilos: n,
+      numClasses: input.numClasses,
       participants,
-      round.phi,
-      cfg.alpha ?? 0.7,
-    );
-    next.maverick = { accumulated, beta: round.beta };
-    out.scores.maverick = spread(n, participants, round.rewards);
-    out.cumulative.maverick = maverickScores(accumulated, round.beta);
+      game: memoize(fresh),
+      perClass: input.perClass,
+      updates: input.updates,
+      aggregate: input.aggregate,
+      ...(input.referenceUpdate ? { referenceUpdate: input.referenceUpdate } : {}),
+      budget: (config as { budget?: number }).budget ?? defaultBudget(k),
+      seed,
+      rng: createRng(seed),
+      state:
+        name in carried
+          ? carried[name]
+          : estimator.initialState?.({ numSilos: n, numClasses: input.numClasses }),
+    });
+    out.timingsMs[name] = performance.now() - t0;
+    if (result.evaluations !== undefined) out.evaluations[name] = result.evaluations;
+    out.scores[name] = spread(n, participants, result.values);
+    if (result.cumulative) out.cumulative[name] = result.cumulative;
+    if (result.state !== undefined) carried[name] = result.state;
+    if (result.table) tables = [...tables, result.table];
   }
-  if (estimators.tsv) {
-    if (!input.referenceUpdate)
-      throw new RangeError('referenceUpdate: Trajectory Shapley needs the validation reference update');
-    const est = await timed('tsv', async () =>
-      trajectoryShapley(updateGeometry(input.updates, input.referenceUpdate!), {
-        budget: estimators.tsv?.budget ?? defaultBudget(k),
-        rng: rngFor('tsv'),
-      }),
-    );
-    out.evaluations.tsv = est.evaluations;
-    next.tsv = accumulateTrajectory(state.tsv ?? new Float64Array(n), participants, est.values);
-    out.scores.tsv = spread(n, participants, est.values);
-    out.cumulative.tsv = next.tsv;
-  }
-  return { state: next, output: out };
+  return { state: { tables, carried }, output: out };
 }
