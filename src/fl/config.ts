@@ -6,7 +6,12 @@ import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { BUILTIN_DATASETS, DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL, findModel, modelNames } from '../ml/model-registry.js';
-import { BUILT_IN_ESTIMATORS_SCHEMA, estimatorsSchema, referenceEstimators } from './estimators/registry.js';
+import {
+  BUILT_IN_ESTIMATORS,
+  BUILT_IN_ESTIMATORS_SCHEMA,
+  estimatorsSchema,
+  referenceEstimators,
+} from './estimators/registry.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -292,7 +297,7 @@ const comparisonSchema = <E extends TSchema>(estimators: E) =>
     ),
     estimators: Type.Optional(
       Doc(estimators, {
-        default: { mrsv: {}, cos: {} },
+        default: Object.fromEntries(BUILT_IN_ESTIMATORS.filter((e) => e.byDefault).map((e) => [e.name, {}])),
         description:
           "Full-visibility estimators to run, by name (the estimator registry, src/fl/estimators/registry.ts); `{}` runs one with its defaults. Default: the registry's default ones.",
       }),
@@ -360,7 +365,7 @@ export const ExperimentConfigSchema = Obj({
   attacks: Type.Optional(Type.Array(AttackSchema, { description: 'Misbehaving silos to simulate.' })),
   model: Type.Optional(
     Doc(ModelSchema, {
-      default: { kind: 'mlp' },
+      default: DEFAULT_MODEL,
       description: 'The model; `hidden` (layer widths, default [200]) applies to the MLP only.',
     }),
   ),

@@ -38,11 +38,6 @@ const EXCEPTIONS: { file: string; name: string; why: string }[] = [
     name: 'banzhaf',
     why: 'which value a scoring/ micro-benchmark compares against (Shapley or Banzhaf)',
   },
-  {
-    file: 'src/fl/engine.ts',
-    name: 'tsv',
-    why: 'engine.ts is being refactored in parallel; its `estimators.tsv` check becomes needsReferenceUpdate(estimators)',
-  },
 ];
 
 interface Hit {
