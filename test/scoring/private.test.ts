@@ -357,6 +357,12 @@ describe('bad input', () => {
     expect(() => everybodyElse(good, { reduce: 'max' as 'mean' })).toThrow(/^options\.reduce/);
   });
 
+  it('schemeScores names the parameter', () => {
+    const u = good;
+    expect(() => schemeScores('sv' as Scheme, u)).toThrow(/^scheme:/);
+    expect(() => schemeScores('fp', { ...u, without: [0.5] })).toThrow(/^utilities\.without:/);
+  });
+
   it('checkUtilities qualifies field names when given a name; scheme names are checked', () => {
     expect(() => checkUtilities({ ...good, without: [0.5] }, 'utilities')).toThrow(/^utilities\.without:/);
     expect(() => checkUtilities({ ...good, withOnly: [1, Number.NaN] }, 'u')).toThrow(/^u\.withOnly\[1\]:/);
