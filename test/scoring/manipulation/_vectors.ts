@@ -116,7 +116,7 @@ export function recordVectors(api: ManipulationApi) {
             sensitivity: api.sensitivityMatrix(s, u).map((row) => Array.from(row)),
             selfGain: single.map((b) => bound(b.selfGain, true)),
             selfGainUndetected: single.map((b) => b.selfGainUndetected.value),
-            damage: single.map((b) => b.damage.map((e) => e && e.value)),
+            damage: single.map((b) => b.damage.map((e) => (e === null ? null : e.value))),
             collusion2: api
               .collusionBounds(s, u, 2)
               .map((c) => [c.totalGain.value, ...c.memberGain.map((e) => e.value)]),

@@ -40,7 +40,8 @@ function agree(actual: unknown, expected: unknown, path: string, tolerant: boole
     expect(Math.abs(actual - expected), path).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(expected)));
   } else if (Array.isArray(expected)) {
     expect(Array.isArray(actual) && actual.length === expected.length, path).toBe(true);
-    expected.forEach((e, i) => agree((actual as unknown[])[i], e, `${path}[${i}]`, tolerant));
+    for (let i = 0; i < expected.length; i++)
+      agree((actual as unknown[])[i], expected[i], `${path}[${i}]`, tolerant);
   } else if (expected !== null && typeof expected === 'object') {
     expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort());
     for (const [k, e] of Object.entries(expected))
