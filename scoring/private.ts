@@ -105,9 +105,15 @@ export function checkScheme(scheme: unknown): Scheme {
   return scheme as Scheme;
 }
 
-/** Whether a scheme divides its weights by D = Σ_j w_j (FP, EE, EE-median; papers/003 Eq. 2 and 4). */
+/** FP, EE and EE-median divide their weights by D = Σ_j w_j (papers/003 Eq. 2 and 4); LOO and IOI do not. */
+const dividesByNormalizer = (scheme: Scheme) => scheme === 'fp' || scheme === 'ee' || scheme === 'eeMedian';
+
+/**
+ * Whether a scheme divides its weights by D = Σ_j w_j (FP, EE, EE-median; papers/003 Eq. 2 and 4).
+ * @throws RangeError `scheme:` for an unknown scheme.
+ */
 export function isRatioScheme(scheme: Scheme): boolean {
-  return scheme === 'fp' || scheme === 'ee' || scheme === 'eeMedian';
+  return dividesByNormalizer(checkScheme(scheme));
 }
 
 /**
@@ -192,7 +198,8 @@ function weightsOf(scheme: Scheme, u: CheckedUtilities): Float64Array {
 
 /** Scores from weights, with the zero-normalizer fallbacks of Remark 1. */
 function scoresOf(scheme: Scheme, u: CheckedUtilities, weights: Float64Array): SchemeScores {
-  if (!isRatioScheme(scheme)) return { weights, normalizer: 1, fallback: 'none', scores: weights.slice() };
+  if (!dividesByNormalizer(scheme))
+    return { weights, normalizer: 1, fallback: 'none', scores: weights.slice() };
   const { full, n } = u;
   const { sum, zero } = sumIsZero(weights);
   if (!zero) return { weights, normalizer: sum, fallback: 'none', scores: rescale(weights, sum, full) };

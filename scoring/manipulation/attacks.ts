@@ -17,7 +17,7 @@ import {
 } from '../private.js';
 import { createRng } from '../random.js';
 import { checkOptions, checkRange, checkThreshold, replaceReports } from './_checks.js';
-import { DEFAULT_THRESHOLD, detect } from './detection.js';
+import { DEFAULT_THRESHOLD, detectReports } from './detection.js';
 import type { SiloReports, UtilityRange } from './reports.js';
 
 /** The simulated misreports. */
@@ -100,7 +100,7 @@ export function simulateAttacks(utilities: PrivateUtilities, options: AttackOpti
   const out: AttackOutcome[] = [];
   const run = (kind: AttackKind, attacker: number, trial: number, reports: SiloReports) => {
     const attacked = replaceReports(u, attacker, reports.withOnly, reports.without);
-    const detection = detect(attacked, threshold);
+    const detection = detectReports(attacked, threshold);
     const effects: Partial<Record<Scheme, AttackEffect>> = {};
     for (const scheme of schemes) {
       const before = honest.get(scheme)!;

@@ -55,8 +55,8 @@ const includeOneIn = (u: CheckedUtilities) => scoreCheckedScheme('ioi', u).weigh
 /** LOO_j = v(M) − v(M − U_j) per silo, from scoring/private.ts (papers/003 Def. 2). */
 const leaveOneOut = (u: CheckedUtilities) => scoreCheckedScheme('loo', u).weights;
 
-/** The detector on checked reports (the audit's own entry; no input checks). */
-export function detect(u: CheckedUtilities, threshold: number): Detection {
+/** The detector on checked reports. */
+function detect(u: CheckedUtilities, threshold: number): Detection {
   const zWithOnly = robustZ(includeOneIn(u));
   const zWithout = robustZ(leaveOneOut(u));
   const flagged = Array.from(
