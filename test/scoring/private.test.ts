@@ -210,20 +210,13 @@ describe('Everybody-Else (papers/003 Def. 4)', () => {
 });
 
 /** The named score functions — what a server calls — per scheme. */
-function namedScores(scheme: Scheme, u: PrivateUtilities): Float64Array {
-  switch (scheme) {
-    case 'loo':
-      return leaveOneOut(u);
-    case 'ioi':
-      return includeOneIn(u);
-    case 'fp':
-      return fairPrivate(u);
-    case 'ee':
-      return everybodyElse(u);
-    case 'eeMedian':
-      return everybodyElse(u, { reduce: 'median' });
-  }
-}
+const namedScores: Record<Scheme, (u: PrivateUtilities) => Float64Array> = {
+  loo: leaveOneOut,
+  ioi: includeOneIn,
+  fp: fairPrivate,
+  ee: (u) => everybodyElse(u),
+  eeMedian: (u) => everybodyElse(u, { reduce: 'median' }),
+};
 
 /** Utilities whose reports take few distinct values, so EE-median has ties among the others. */
 const tiedUtilitiesArb = fc.integer({ min: 2, max: 12 }).chain((n) => {
@@ -242,7 +235,7 @@ describe('scoreScheme: the one owner of weights, normalizer and fallbacks', () =
       fc.property(fc.oneof(utilitiesArb, tiedUtilitiesArb), (u) => {
         for (const s of SCHEMES) {
           const r = scoreScheme(s, u);
-          expect(r.scores).toEqual(namedScores(s, u));
+          expect(r.scores).toEqual(namedScores[s](u));
           expect(scoreCheckedScheme(s, checkUtilities(u))).toEqual(r);
           expect(schemeScores(s, u)).toEqual(r.scores);
           expect(schemeWeights(s, u)).toEqual(r.weights);
