@@ -1,15 +1,30 @@
 /** Shared by the manipulation tests: rounds to audit, brute-force oracles and small helpers. */
 import fc from 'fast-check';
-import { type PrivateUtilities, type Scheme, schemeScores } from '../../../scoring/private.js';
+import {
+  everybodyElse,
+  fairPrivate,
+  includeOneIn,
+  leaveOneOut,
+  type PrivateUtilities,
+  type Scheme,
+} from '../../../scoring/private.js';
 
 export const unitRange = { lo: 0, hi: 1 };
 
-/**
- * Scores from scoring/private.ts — the server's code — as the oracle (`schemeScores` equals
- * leaveOneOut, includeOneIn, fairPrivate and everybodyElse bit for bit: test/scoring/private.test.ts).
- */
+/** Scores from the named functions of scoring/private.ts — the server's code — as the oracle. */
 export function privateScores(scheme: Scheme, u: PrivateUtilities): Float64Array {
-  return schemeScores(scheme, u);
+  switch (scheme) {
+    case 'loo':
+      return leaveOneOut(u);
+    case 'ioi':
+      return includeOneIn(u);
+    case 'fp':
+      return fairPrivate(u);
+    case 'ee':
+      return everybodyElse(u);
+    case 'eeMedian':
+      return everybodyElse(u, { reduce: 'median' });
+  }
 }
 
 /** The utilities with silo i's reports replaced. */
