@@ -6,8 +6,14 @@
  * function of those four kinds of values only:
  *   full     = v(M)            empty   = v(M0)
  *   withOnly = v(M0 + U_i)     without = v(M − U_i)    (one per silo, in silo order)
+ *
+ * Every scheme is score_i = w_i / D · v(M) with a per-silo weight w_i and D = Σ_j w_j (FP, EE,
+ * EE-median: papers/003 Eq. 2 and 4), or score_i = w_i (LOO, IOI: no normalizer). This module is
+ * the one owner of the weights, the normalizer and its zero case (Remark 1); the manipulation
+ * audit (scoring/manipulation/) calls it rather than computing scores of its own.
  */
 import { checkFiniteNumber, checkFiniteVector } from './_checks.js';
+import { medianOfOthers } from './_median.js';
 
 /** The utilities a round of private scoring needs (see the module comment). */
 export interface PrivateUtilities {
@@ -21,6 +27,16 @@ export interface PrivateUtilities {
   without: ArrayLike<number>;
 }
 
+/** Utilities that passed `checkUtilities`: finite, copied to Float64Arrays, at least 2 silos. */
+export interface CheckedUtilities {
+  full: number;
+  empty: number;
+  withOnly: Float64Array;
+  without: Float64Array;
+  /** Number of silos N (≥ 2). */
+  n: number;
+}
+
 /** Options of `everybodyElse`. */
 export interface EverybodyElseOptions {
   /**
@@ -31,34 +47,91 @@ export interface EverybodyElseOptions {
   reduce?: 'mean' | 'median';
 }
 
-/** Validates the utilities; returns them as Float64Arrays. Throws RangeError/TypeError naming the field. */
-function checkUtilities(u: PrivateUtilities) {
-  if (u === null || typeof u !== 'object') throw new TypeError('utilities: expected an object');
-  const full = checkFiniteNumber('full', u.full);
-  const empty = checkFiniteNumber('empty', u.empty);
-  const withOnly = checkFiniteVector('withOnly', u.withOnly, undefined);
+/** The private schemes (the keys of results.json `scores`). */
+export type Scheme = 'loo' | 'ioi' | 'fp' | 'ee' | 'eeMedian';
+
+/** All private schemes, in report order. */
+export const SCHEMES: readonly Scheme[] = ['loo', 'ioi', 'fp', 'ee', 'eeMedian'];
+
+/** One scheme on one round: weights, normalizer, which rule made the scores, and the scores. */
+export interface SchemeScores {
+  /** w_i per silo: the numerators of papers/003 Eq. 2 and 4; the scores themselves for LOO and IOI. */
+  weights: Float64Array;
+  /** D = Σ_j w_j for FP, EE and EE-median (the denominators of Eq. 2 and 4); 1 for LOO and IOI. */
+  normalizer: number;
+  /**
+   * 'none': score_i = w_i / D · v(M) (w_i for LOO and IOI). 'loo': D was zero and FP fell back to
+   * LOO (Remark 1). 'equalShares': D was zero (for FP, Σ LOO too) and every silo got v(M)/N.
+   */
+  fallback: 'none' | 'loo' | 'equalShares';
+  /** The scores, in silo order. */
+  scores: Float64Array;
+}
+
+/** The summands of papers/003 Eq. 5 reported by each silo j, before the division by (N−1)². */
+export interface EverybodyElseTerms {
+  /** v(M) − v(M0 + U_j): silo j's term of β(i) for every i ≠ j. */
+  beta: Float64Array;
+  /** v(M − U_j) − v(M0): silo j's term of γ(i) for every i ≠ j. */
+  gamma: Float64Array;
+}
+
+/**
+ * Validates private utilities and copies them to Float64Arrays.
+ * @param u the utilities.
+ * @param name when given, field names in messages are qualified with it (`utilities.without: …`).
+ * @throws TypeError for a missing object or field, RangeError for a non-finite value, a length
+ *   mismatch or fewer than 2 silos; the message starts with the field's name.
+ */
+export function checkUtilities(u: PrivateUtilities, name?: string): CheckedUtilities {
+  if (u === null || typeof u !== 'object') throw new TypeError(`${name ?? 'utilities'}: expected an object`);
+  const field = (f: string) => (name === undefined ? f : `${name}.${f}`);
+  const full = checkFiniteNumber(field('full'), u.full);
+  const empty = checkFiniteNumber(field('empty'), u.empty);
+  const withOnly = checkFiniteVector(field('withOnly'), u.withOnly, undefined);
   if (withOnly.length < 2)
-    throw new RangeError(`withOnly: expected at least 2 silos, got ${withOnly.length}`);
-  const without = checkFiniteVector('without', u.without, withOnly.length);
+    throw new RangeError(`${field('withOnly')}: expected at least 2 silos, got ${withOnly.length}`);
+  const without = checkFiniteVector(field('without'), u.without, withOnly.length);
   return { full, empty, withOnly, without, n: withOnly.length };
 }
 
 /**
- * Leave-One-Out: LOO(i) = v(M) − v(M − U_i) (papers/003 Def. 2).
- * @throws RangeError/TypeError naming the field on a length mismatch, a non-finite value or fewer than 2 silos.
+ * Validates a scheme name.
+ * @throws RangeError starting with `scheme:` unless it is one of `SCHEMES`.
  */
-export function leaveOneOut(u: PrivateUtilities): Float64Array {
-  const { full, without } = checkUtilities(u);
-  return without.map((w) => full - w);
+export function checkScheme(scheme: unknown): Scheme {
+  if (typeof scheme !== 'string' || !(SCHEMES as readonly string[]).includes(scheme))
+    throw new RangeError(`scheme: expected one of ${SCHEMES.join(', ')}, got ${String(scheme)}`);
+  return scheme as Scheme;
+}
+
+/** FP, EE and EE-median divide their weights by D = Σ_j w_j (papers/003 Eq. 2 and 4); LOO and IOI do not. */
+const dividesByNormalizer = (scheme: Scheme) => scheme === 'fp' || scheme === 'ee' || scheme === 'eeMedian';
+
+/**
+ * Whether a scheme divides its weights by D = Σ_j w_j (FP, EE, EE-median; papers/003 Eq. 2 and 4).
+ * @throws RangeError `scheme:` for an unknown scheme.
+ */
+export function isRatioScheme(scheme: Scheme): boolean {
+  return dividesByNormalizer(checkScheme(scheme));
 }
 
 /**
- * Include-One-In: IOI(i) = v(M0 + U_i) − v(M0), the second term of papers/003 Eq. 3.
+ * The Eq. 5 summands every silo reports for everybody else (see `EverybodyElseTerms`).
  * @throws RangeError/TypeError naming the field on bad input (see `leaveOneOut`).
  */
-export function includeOneIn(u: PrivateUtilities): Float64Array {
-  const { empty, withOnly } = checkUtilities(u);
-  return withOnly.map((w) => w - empty);
+export function everybodyElseTerms(u: PrivateUtilities): EverybodyElseTerms {
+  return termsOf(checkUtilities(u));
+}
+
+function termsOf({ full, empty, withOnly, without, n }: CheckedUtilities): EverybodyElseTerms {
+  const beta = new Float64Array(n);
+  const gamma = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    beta[j] = full - withOnly[j]!; // reported by silo j: v(M) − v(M0 + U_j)
+    gamma[j] = without[j]! - empty; // reported by silo j: v(M − U_j) − v(M0)
+  }
+  return { beta, gamma };
 }
 
 /** Σ x, and whether it is zero up to rounding (|Σ x| ≤ 1e-12 · Σ |x|, or Σ |x| = 0). */
@@ -72,19 +145,133 @@ function sumIsZero(x: Float64Array): { sum: number; zero: boolean } {
   return { sum, zero: abs === 0 || Math.abs(sum) <= 1e-12 * abs };
 }
 
-/**
- * Rescales weights a so that the scores sum to v(M): score_i = a_i / Σ a · v(M)
- * (the normalization of papers/003 Eq. 2 and Eq. 4). Returns null when Σ a is zero.
- */
-function rescale(a: Float64Array, full: number): Float64Array | null {
-  const { sum, zero } = sumIsZero(a);
-  if (zero) return null;
-  return a.map((x) => (x / sum) * full);
+/** score_i = w_i / Σ w · v(M): the normalization of papers/003 Eq. 2 and Eq. 4. */
+function rescale(w: Float64Array, sum: number, full: number): Float64Array {
+  const out = new Float64Array(w.length);
+  for (let i = 0; i < w.length; i++) out[i] = (w[i]! / sum) * full;
+  return out;
 }
 
 /** Equal shares v(M)/N: the only efficient, symmetric split when every weight is zero. */
 function equalShares(n: number, full: number): Float64Array {
   return new Float64Array(n).fill(full / n);
+}
+
+/** The weights w_i of a scheme on checked utilities. */
+function weightsOf(scheme: Scheme, u: CheckedUtilities): Float64Array {
+  const { full, empty, withOnly, without, n } = u;
+  const weight = new Float64Array(n);
+  switch (scheme) {
+    case 'loo':
+      for (let i = 0; i < n; i++) weight[i] = full - without[i]!; // Def. 2: LOO(i) = v(M) − v(M − U_i)
+      return weight;
+    case 'ioi':
+      for (let i = 0; i < n; i++) weight[i] = withOnly[i]! - empty; // Eq. 3, second term: v(M0 + U_i) − v(M0)
+      return weight;
+    case 'fp':
+      // Eq. 3: α(i) = (LOO(i) + IOI(i)) / 2
+      for (let i = 0; i < n; i++) weight[i] = (full - without[i]! + (withOnly[i]! - empty)) / 2;
+      return weight;
+    case 'ee': {
+      const { beta, gamma } = termsOf(u);
+      // Eq. 5: Σ_{j≠i} t_j = Σ_j t_j − t_i, divided by (N−1)²; Eq. 4's numerator (β(i) + γ(i))/2.
+      let sumBeta = 0;
+      let sumGamma = 0;
+      for (let j = 0; j < n; j++) {
+        sumBeta += beta[j]!;
+        sumGamma += gamma[j]!;
+      }
+      const d = (n - 1) ** 2;
+      for (let i = 0; i < n; i++) weight[i] = ((sumBeta - beta[i]!) / d + (sumGamma - gamma[i]!) / d) / 2;
+      return weight;
+    }
+    case 'eeMedian': {
+      // §5.3: the mean over j ≠ i in Eq. 5 becomes the median, on the same scale (÷ (N − 1)).
+      const { beta, gamma } = termsOf(u);
+      const medianBeta = medianOfOthers(beta, weight);
+      const medianGamma = medianOfOthers(gamma, beta); // β is read; reuse its buffer
+      for (let i = 0; i < n; i++) weight[i] = (medianBeta[i]! / (n - 1) + medianGamma[i]! / (n - 1)) / 2;
+      return weight;
+    }
+  }
+}
+
+/** Scores from weights, with the zero-normalizer fallbacks of Remark 1. */
+function scoresOf(scheme: Scheme, u: CheckedUtilities, weights: Float64Array): SchemeScores {
+  if (!dividesByNormalizer(scheme))
+    return { weights, normalizer: 1, fallback: 'none', scores: weights.slice() };
+  const { full, n } = u;
+  const { sum, zero } = sumIsZero(weights);
+  if (!zero) return { weights, normalizer: sum, fallback: 'none', scores: rescale(weights, sum, full) };
+  if (scheme === 'fp') {
+    // Remark 1: replace α by LOO. Σα = 0 forces Σ IOI = −Σ LOO, so both are zero together or neither is.
+    const loo = weightsOf('loo', u);
+    const l = sumIsZero(loo);
+    if (!l.zero) return { weights, normalizer: sum, fallback: 'loo', scores: rescale(loo, l.sum, full) };
+  }
+  return { weights, normalizer: sum, fallback: 'equalShares', scores: equalShares(n, full) };
+}
+
+/**
+ * One scheme on one round: the weights w_i, the normalizer D, the fallback used and the scores
+ * (see `SchemeScores`). The scores equal `leaveOneOut`, `includeOneIn`, `fairPrivate`,
+ * `everybodyElse` and `everybodyElse(u, { reduce: 'median' })` bit for bit.
+ * @param scheme one of `SCHEMES`.
+ * @param utilities the round's utilities.
+ * @throws RangeError `scheme:` for an unknown scheme; RangeError/TypeError naming the field
+ *   (`utilities.without: …`) on bad utilities.
+ */
+export function scoreScheme(scheme: Scheme, utilities: PrivateUtilities): SchemeScores {
+  checkScheme(scheme);
+  return scoreCheckedScheme(scheme, checkUtilities(utilities, 'utilities'));
+}
+
+/**
+ * `scoreScheme` without the input checks, for hot loops that checked the utilities once with
+ * `checkUtilities` and then change reports in place to other finite values (the manipulation
+ * audit's searches). Same numbers as `scoreScheme`.
+ * @param scheme one of `SCHEMES` (not checked).
+ * @param u utilities as returned by `checkUtilities` (not checked again).
+ */
+export function scoreCheckedScheme(scheme: Scheme, u: CheckedUtilities): SchemeScores {
+  return scoresOf(scheme, u, weightsOf(scheme, u));
+}
+
+/**
+ * The weights w_i of a scheme: LOO(i), IOI(i), α(i) (Eq. 3), (β(i) + γ(i))/2 (Eq. 4–5) or its
+ * median form (§5.3). Throws like `scoreScheme`.
+ */
+export function schemeWeights(scheme: Scheme, utilities: PrivateUtilities): Float64Array {
+  return scoreScheme(scheme, utilities).weights;
+}
+
+/** The scores of a scheme (see `scoreScheme`). Throws like `scoreScheme`. */
+export function schemeScores(scheme: Scheme, utilities: PrivateUtilities): Float64Array {
+  return scoreScheme(scheme, utilities).scores;
+}
+
+/**
+ * The normalizer D = Σ_j w_j of FP, EE and EE-median (papers/003 Eq. 2 and 4); 1 for LOO and IOI.
+ * Under EE (mean) D = (NΔ − A)/(N−1) with Δ = v(M) − v(M0), A = Σ_j α(j). Throws like `scoreScheme`.
+ */
+export function schemeNormalizer(scheme: Scheme, utilities: PrivateUtilities): number {
+  return scoreScheme(scheme, utilities).normalizer;
+}
+
+/**
+ * Leave-One-Out: LOO(i) = v(M) − v(M − U_i) (papers/003 Def. 2).
+ * @throws RangeError/TypeError naming the field on a length mismatch, a non-finite value or fewer than 2 silos.
+ */
+export function leaveOneOut(u: PrivateUtilities): Float64Array {
+  return weightsOf('loo', checkUtilities(u));
+}
+
+/**
+ * Include-One-In: IOI(i) = v(M0 + U_i) − v(M0), the second term of papers/003 Eq. 3.
+ * @throws RangeError/TypeError naming the field on bad input (see `leaveOneOut`).
+ */
+export function includeOneIn(u: PrivateUtilities): Float64Array {
+  return weightsOf('ioi', checkUtilities(u));
 }
 
 /**
@@ -95,18 +282,8 @@ function equalShares(n: number, full: number): Float64Array {
  * @throws RangeError/TypeError naming the field on bad input (see `leaveOneOut`).
  */
 export function fairPrivate(u: PrivateUtilities): Float64Array {
-  const { full, empty, withOnly, without, n } = checkUtilities(u);
-  const loo = without.map((w) => full - w);
-  const ioi = withOnly.map((w) => w - empty);
-  const alpha = loo.map((l, i) => (l + ioi[i]!) / 2); // Eq. 3
-  return rescale(alpha, full) ?? rescale(loo, full) ?? equalShares(n, full);
-}
-
-/** Median of a Float64Array (mean of the two middle values for even length). */
-function median(x: Float64Array): number {
-  const s = x.slice().sort();
-  const m = s.length >>> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  const c = checkUtilities(u);
+  return scoresOf('fp', c, weightsOf('fp', c)).scores;
 }
 
 /**
@@ -119,27 +296,10 @@ function median(x: Float64Array): number {
  * @throws RangeError/TypeError naming the field on bad input (see `leaveOneOut`), or `options.reduce` unknown.
  */
 export function everybodyElse(u: PrivateUtilities, options: EverybodyElseOptions = {}): Float64Array {
-  const { full, empty, withOnly, without, n } = checkUtilities(u);
+  const c = checkUtilities(u);
   const reduce = options.reduce ?? 'mean';
   if (reduce !== 'mean' && reduce !== 'median')
     throw new RangeError(`options.reduce: expected 'mean' or 'median', got ${String(reduce)}`);
-  const betaTerm = withOnly.map((w) => full - w); // reported by silo j: v(M) − v(M0 + U_j)
-  const gammaTerm = without.map((w) => w - empty); // reported by silo j: v(M − U_j) − v(M0)
-  const weight = new Float64Array(n);
-  if (reduce === 'mean') {
-    // Σ_{j≠i} t_j = Σ_j t_j − t_i; dividing by (N−1)² as in Eq. 5.
-    const sumBeta = betaTerm.reduce((s, x) => s + x, 0);
-    const sumGamma = gammaTerm.reduce((s, x) => s + x, 0);
-    const d = (n - 1) ** 2;
-    for (let i = 0; i < n; i++)
-      weight[i] = ((sumBeta - betaTerm[i]!) / d + (sumGamma - gammaTerm[i]!) / d) / 2;
-  } else {
-    const others = new Float64Array(n - 1);
-    const robust = (t: Float64Array, i: number) => {
-      for (let j = 0, k = 0; j < n; j++) if (j !== i) others[k++] = t[j]!;
-      return median(others) / (n - 1);
-    };
-    for (let i = 0; i < n; i++) weight[i] = (robust(betaTerm, i) + robust(gammaTerm, i)) / 2;
-  }
-  return rescale(weight, full) ?? equalShares(n, full);
+  const scheme = reduce === 'mean' ? 'ee' : 'eeMedian';
+  return scoresOf(scheme, c, weightsOf(scheme, c)).scores;
 }

@@ -2,37 +2,35 @@
  * The manipulation audit of a recorded experiment (issue 7; papers/003 §3.2, §5.3, Table 9): for
  * every run, round and private scheme, what a silo that reports selfishly can do. Pure: takes the
  * parsed `results.json` (`ExperimentResults`) and returns the `audit.json` document (`AuditResult`,
- * documented in docs/audit.md — keep the two in step). The math is scoring/manipulation.ts.
+ * documented in docs/audit.md — keep the two in step). The math is scoring/manipulation/ and
+ * scoring/private.ts.
  */
 import {
   ATTACK_KINDS,
   type AttackKind,
   type AttackOutcome,
-  binomial,
-  collusionBounds,
-  DEFAULT_THRESHOLD,
-  detectReports,
-  type Extremum,
-  type ExtremumMethod,
+  simulateAttacks,
+} from '../../scoring/manipulation/attacks.js';
+import type { Extremum, ExtremumMethod } from '../../scoring/manipulation/bounds.js';
+import {
   eeMedianDamageBound,
   eeSelfGain,
   fpSelfGain,
-  influenceMatrix,
   ioiSelfGain,
   looSelfGain,
-  type ReportBox,
+} from '../../scoring/manipulation/closed-form.js';
+import { binomial, collusionBounds } from '../../scoring/manipulation/collusion.js';
+import { DEFAULT_THRESHOLD, detectReports, undetectedBox } from '../../scoring/manipulation/detection.js';
+import { influenceMatrix, sensitivityMatrix } from '../../scoring/manipulation/influence.js';
+import type { ReportBox, SiloReports, UtilityRange } from '../../scoring/manipulation/reports.js';
+import { singleSiloBounds } from '../../scoring/manipulation/single-silo.js';
+import {
+  type PrivateUtilities,
   SCHEMES,
   type Scheme,
-  type SiloReports,
   schemeNormalizer,
   schemeScores,
-  sensitivityMatrix,
-  simulateAttacks,
-  singleSiloBounds,
-  type UtilityRange,
-  undetectedBox,
-} from '../../scoring/manipulation.js';
-import type { PrivateUtilities } from '../../scoring/private.js';
+} from '../../scoring/private.js';
 import type { ExperimentResults, RoundRecord } from './results.js';
 
 /** Version of the audit.json schema; bump on any incompatible change. */
@@ -383,7 +381,7 @@ function auditScheme(
     const coalitions = collusionBounds(scheme, u, k, { range: o.range, exactBudget: o.exactBudget }).map(
       (c) => ({
         members: c.members.map((q) => silos[q]!),
-        total: boundJson(c.total, u.full),
+        total: boundJson(c.totalGain, u.full),
         memberGain: c.memberGain.map((e) => boundJson(e, u.full)),
         damage: c.damage.flatMap((e, q) =>
           e === null ? [] : [{ silo: silos[q]!, bound: boundJson(e, u.full) }],
@@ -401,14 +399,14 @@ function auditScheme(
     normalizer: scheme === 'loo' || scheme === 'ioi' ? null : schemeNormalizer(scheme, u),
     influence: influenceMatrix(scheme, u).map((row) => Array.from(row)),
     sensitivity: sensitivityMatrix(scheme, u).map((row) => Array.from(row, num)),
-    selfGain: bounds.map((b) => boundJson(b.gain, u.full)),
+    selfGain: bounds.map((b) => boundJson(b.selfGain, u.full)),
     selfGainClosedForm: cf
       ? Array.from({ length: n }, (_, i) => {
           const c = cf(u, i, o.range);
           return c.unbounded ? null : c.value;
         })
       : null,
-    selfGainUndetected: bounds.map((b) => boundJson(b.gainUndetected, u.full)),
+    selfGainUndetected: bounds.map((b) => boundJson(b.selfGainUndetected, u.full)),
     damage: bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
     damageExact: bounds.every((b) => b.damage.every((e) => e === null || e.exact)),
     damageBound:
@@ -465,7 +463,7 @@ function auditRound(
         number | null
       >,
       honestFlaggedPerAttack: Object.fromEntries(
-        ATTACK_KINDS.map((k) => [k, rate(k, (x) => x.honestFlagged)]),
+        ATTACK_KINDS.map((k) => [k, rate(k, (x) => x.honestSilosFlagged)]),
       ) as Record<AttackKind, number | null>,
     },
     schemes,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { eeSelfGain, fpSelfGain, looSelfGain, SCHEMES, type Scheme } from '../../scoring/manipulation.js';
-import { everybodyElse, fairPrivate, includeOneIn, leaveOneOut } from '../../scoring/private.js';
+import { eeSelfGain, fpSelfGain, looSelfGain } from '../../scoring/manipulation/closed-form.js';
+import {
+  everybodyElse,
+  fairPrivate,
+  includeOneIn,
+  leaveOneOut,
+  SCHEMES,
+  type Scheme,
+} from '../../scoring/private.js';
 import { createRng } from '../../scoring/random.js';
 import {
   AUDIT_SCHEMA_VERSION,

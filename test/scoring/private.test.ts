@@ -3,11 +3,22 @@ import { describe, expect, it } from 'vitest';
 import { maskToCoalition } from '../../scoring/coalition.js';
 import { paper003Example2 } from '../../scoring/games.js';
 import {
+  checkScheme,
+  checkUtilities,
   everybodyElse,
+  everybodyElseTerms,
   fairPrivate,
   includeOneIn,
+  isRatioScheme,
   leaveOneOut,
   type PrivateUtilities,
+  SCHEMES,
+  type Scheme,
+  schemeNormalizer,
+  schemeScores,
+  schemeWeights,
+  scoreCheckedScheme,
+  scoreScheme,
 } from '../../scoring/private.js';
 import { exactShapley } from '../../scoring/shapley.js';
 
@@ -198,6 +209,126 @@ describe('Everybody-Else (papers/003 Def. 4)', () => {
   });
 });
 
+/** The named score functions — what a server calls — per scheme. */
+const namedScores: Record<Scheme, (u: PrivateUtilities) => Float64Array> = {
+  loo: leaveOneOut,
+  ioi: includeOneIn,
+  fp: fairPrivate,
+  ee: (u) => everybodyElse(u),
+  eeMedian: (u) => everybodyElse(u, { reduce: 'median' }),
+};
+
+/** Utilities whose reports take few distinct values, so EE-median has ties among the others. */
+const tiedUtilitiesArb = fc.integer({ min: 2, max: 12 }).chain((n) => {
+  const level = fc.integer({ min: -4, max: 4 }).map((k) => k / 4);
+  return fc.record({
+    full: level,
+    empty: level,
+    withOnly: fc.array(level, { minLength: n, maxLength: n }),
+    without: fc.array(level, { minLength: n, maxLength: n }),
+  });
+});
+
+describe('scoreScheme: the one owner of weights, normalizer and fallbacks', () => {
+  it('gives the named functions bit for bit, and weights, normalizer and scores agree', () => {
+    fc.assert(
+      fc.property(fc.oneof(utilitiesArb, tiedUtilitiesArb), (u) => {
+        for (const s of SCHEMES) {
+          const r = scoreScheme(s, u);
+          expect(r.scores).toEqual(namedScores[s](u));
+          expect(scoreCheckedScheme(s, checkUtilities(u))).toEqual(r);
+          expect(schemeScores(s, u)).toEqual(r.scores);
+          expect(schemeWeights(s, u)).toEqual(r.weights);
+          expect(schemeNormalizer(s, u)).toBe(r.normalizer);
+          if (!isRatioScheme(s)) {
+            expect(r.normalizer).toBe(1);
+            expect(r.fallback).toBe('none');
+            expect(r.scores).toEqual(r.weights);
+            continue;
+          }
+          let d = 0;
+          for (const w of r.weights) d += w;
+          expect(r.normalizer).toBe(d); // D = Σ_j w_j (Eq. 2, 4), summed in silo order
+          if (r.fallback === 'none')
+            for (let i = 0; i < r.scores.length; i++) expect(r.scores[i]).toBe((r.weights[i]! / d) * u.full);
+          else
+            expect(Math.abs(d)).toBeLessThanOrEqual(1e-12 * r.weights.reduce((t, w) => t + Math.abs(w), 0));
+        }
+      }),
+    );
+  });
+
+  it('names the fallback it used (Remark 1)', () => {
+    // Σα = 0, ΣLOO = 3: FP falls back to LOO
+    const remark1 = { full: 1, empty: 0, withOnly: [-1, -2], without: [1 - 3, 1 - 0] };
+    expect(scoreScheme('fp', remark1)).toMatchObject({ fallback: 'loo', normalizer: 0 });
+    // every marginal zero: equal shares under FP and EE
+    const flat = { full: 3, empty: 0, withOnly: [0, 0, 0], without: [3, 3, 3] };
+    expect(scoreScheme('fp', flat).fallback).toBe('equalShares');
+    // every EE term zero: withOnly = v(M), without = v(M0)
+    const noTerms = { full: 0.9, empty: 0.4, withOnly: [0.9, 0.9, 0.9], without: [0.4, 0.4, 0.4] };
+    for (const s of ['ee', 'eeMedian'] as const)
+      expect(scoreScheme(s, noTerms)).toMatchObject({
+        fallback: 'equalShares',
+        scores: new Float64Array(3).fill(0.3),
+      });
+  });
+
+  it('EE weights equal Σ_{j≠i} t_j / (2(N−1)²), t_j = β-term + γ-term, within the rounding of two sums', () => {
+    // The form the manipulation audit used before it called this module. Both evaluate sums of at
+    // most N terms; each rounding error is ≤ N·ε·Σ|term|, so the two differ by at most
+    // 4N·ε·(Σ|β| + Σ|γ|) / (N−1)² (ε = 2^−52), a relative 1e-12 or better for O(1) utilities.
+    fc.assert(
+      fc.property(utilitiesArb, (u) => {
+        const n = u.withOnly.length;
+        const { beta, gamma } = everybodyElseTerms(u);
+        const t = beta.map((b, j) => b + gamma[j]!);
+        const total = t.reduce((s, x) => s + x, 0);
+        const abs = [...beta, ...gamma].reduce((s, x) => s + Math.abs(x), 0);
+        const tolerance = (4 * n * Number.EPSILON * abs) / (n - 1) ** 2;
+        schemeWeights('ee', u).forEach((w, i) => {
+          expect(Math.abs(w - (total - t[i]!) / (2 * (n - 1) ** 2))).toBeLessThanOrEqual(tolerance);
+        });
+      }),
+    );
+  });
+
+  it('EE-median weights are the medians of the other silos’ terms (oracle: a sort per silo), ties included', () => {
+    const naiveMedian = (x: number[]) => {
+      const s = Float64Array.from(x).sort();
+      const m = s.length >>> 1;
+      return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+    };
+    fc.assert(
+      fc.property(fc.oneof(utilitiesArb, tiedUtilitiesArb), (u) => {
+        const n = u.withOnly.length;
+        const { beta, gamma } = everybodyElseTerms(u);
+        const others = (x: Float64Array, i: number) => Array.from(x).filter((_, j) => j !== i);
+        schemeWeights('eeMedian', u).forEach((w, i) => {
+          const mb = naiveMedian(others(beta, i)) / (n - 1);
+          const mg = naiveMedian(others(gamma, i)) / (n - 1);
+          expect(w).toBe((mb + mg) / 2); // §5.3: the mean of Eq. 5 replaced by the median, same scale
+        });
+      }),
+    );
+  });
+
+  it('everybodyElseTerms are the Eq. 5 summands, and t_j = 2(Δ − α(j))', () => {
+    fc.assert(
+      fc.property(utilitiesArb, (u) => {
+        const { beta, gamma } = everybodyElseTerms(u);
+        const alpha = schemeWeights('fp', u);
+        const delta = u.full - u.empty;
+        for (let j = 0; j < u.withOnly.length; j++) {
+          expect(beta[j]).toBe(u.full - u.withOnly[j]!);
+          expect(gamma[j]).toBe(u.without[j]! - u.empty);
+          expect(beta[j]! + gamma[j]!).toBeCloseTo(2 * (delta - alpha[j]!), 10);
+        }
+      }),
+    );
+  });
+});
+
 describe('bad input', () => {
   const good = { full: 1, empty: 0, withOnly: [0.5, 0.5], without: [0.5, 0.5] };
   it.each([
@@ -217,5 +348,28 @@ describe('bad input', () => {
       /^empty: expected a number/,
     );
     expect(() => everybodyElse(good, { reduce: 'max' as 'mean' })).toThrow(/^options\.reduce/);
+  });
+
+  it('schemeScores names the parameter', () => {
+    const u = good;
+    expect(() => schemeScores('sv' as Scheme, u)).toThrow(/^scheme:/);
+    expect(() => schemeScores('fp', { ...u, without: [0.5] })).toThrow(/^utilities\.without:/);
+  });
+
+  it('checkUtilities qualifies field names when given a name; scheme names are checked', () => {
+    expect(() => checkUtilities({ ...good, without: [0.5] }, 'utilities')).toThrow(/^utilities\.without:/);
+    expect(() => checkUtilities({ ...good, withOnly: [1, Number.NaN] }, 'u')).toThrow(/^u\.withOnly\[1\]:/);
+    expect(() => checkUtilities(null as unknown as PrivateUtilities)).toThrow(TypeError);
+    expect(() => scoreScheme('fp', { ...good, full: Number.NaN })).toThrow(/^utilities\.full:/);
+    expect(() => scoreScheme('sv' as Scheme, good)).toThrow(/^scheme:/);
+    expect(checkScheme('eeMedian')).toBe('eeMedian');
+    const c = checkUtilities(good);
+    expect(c).toEqual({
+      full: 1,
+      empty: 0,
+      withOnly: Float64Array.of(0.5, 0.5),
+      without: Float64Array.of(0.5, 0.5),
+      n: 2,
+    });
   });
 });

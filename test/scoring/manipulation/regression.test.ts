@@ -1,0 +1,79 @@
+/**
+ * The split of scoring/manipulation.ts changed no number beyond rounding. vectors/pre-split.json
+ * was recorded (by `recordVectors` in _vectors.ts) from the single-file module of commit 090c416,
+ * which computed its own weights; the modules now take every weight and score from
+ * scoring/private.ts. Not a mirror of one source file: a regression check across all of them.
+ *
+ * - LOO, IOI, FP and everything scheme-independent (detection, undetected boxes, attack reports,
+ *   LOO/IOI/FP closed forms, evaluation counts, exact/unbounded flags, methods): identical.
+ * - EE and EE-median: private.ts sums β and γ separately, (ΣB − B_i)/(N−1)² + (ΣΓ − Γ_i)/(N−1)²,
+ *   where the old code summed t_j = B_j + Γ_j; and takes medianβ/(N−1) + medianγ/(N−1) where the
+ *   old code took (medianβ + medianγ)/(N−1). Same formulas (papers/003 Eq. 4–5, §5.3), another
+ *   order of rounding: every number agrees to 1e-12 relative (observed ≤ 1.1e-15).
+ * - EE Spearman under attack is the exception: a rank statistic jumps when exact ties among the
+ *   scores are made or broken by a one-ulp change. It is compared only where the round's honest
+ *   scores have no exact tie.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SCHEMES } from '../../../scoring/private.js';
+import { currentApi, decodeNonFinite, encodeNonFinite, recordVectors } from './_vectors.js';
+
+const stored = JSON.parse(
+  readFileSync(new URL('vectors/pre-split.json', import.meta.url), 'utf8'),
+  decodeNonFinite,
+) as ReturnType<typeof recordVectors>;
+/** The current code's answers through the same JSON round trip as the stored ones. */
+const current = JSON.parse(
+  JSON.stringify(recordVectors(currentApi), encodeNonFinite),
+  decodeNonFinite,
+) as ReturnType<typeof recordVectors>;
+
+/** Compares two JSON trees: exactly, or numbers within 1e-12 · max(1, |expected|). */
+function agree(actual: unknown, expected: unknown, path: string, tolerant: boolean): void {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    if (Object.is(actual, expected) || !tolerant) {
+      expect(actual, path).toBe(expected);
+      return;
+    }
+    expect(Number.isFinite(expected), path).toBe(true);
+    expect(Math.abs(actual - expected), path).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(expected)));
+  } else if (Array.isArray(expected)) {
+    expect(Array.isArray(actual) && actual.length === expected.length, path).toBe(true);
+    for (let i = 0; i < expected.length; i++)
+      agree((actual as unknown[])[i], expected[i], `${path}[${i}]`, tolerant);
+  } else if (expected !== null && typeof expected === 'object') {
+    expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort());
+    for (const [k, e] of Object.entries(expected))
+      agree((actual as Record<string, unknown>)[k], e, `${path}.${k}`, tolerant);
+  } else expect(actual, path).toBe(expected);
+}
+
+describe('the split changed no number beyond rounding (vectors/pre-split.json)', () => {
+  it('records the same rounds', () => {
+    expect(current.map((r) => r.utilities)).toEqual(stored.map((r) => r.utilities));
+  });
+
+  stored.forEach((round, r) => {
+    it(`round ${r} (${round.utilities.withOnly.length} silos)`, () => {
+      const now = current[r]!;
+      for (const key of ['detection', 'undetectedBoxes', 'attacks'] as const)
+        agree(now[key], round[key], key, false);
+      for (const s of ['loo', 'ioi', 'fp'] as const) {
+        agree(now.closedForm[s], round.closedForm[s], `closedForm.${s}`, false);
+        agree(now.schemes[s], round.schemes[s], s, false);
+      }
+      agree(now.closedForm.ee, round.closedForm.ee, 'closedForm.ee', true);
+      agree(now.eeMedianDamageBound, round.eeMedianDamageBound, 'eeMedianDamageBound', true);
+      for (const s of ['ee', 'eeMedian'] as const) {
+        const { attackSpearman, ...rest } = round.schemes[s]!;
+        const { attackSpearman: nowSpearman, ...nowRest } = now.schemes[s]!;
+        agree(nowRest, rest, s, true);
+        const honest = round.schemes[s]!.scores;
+        if (new Set(honest).size === honest.length)
+          agree(nowSpearman, attackSpearman, `${s}.attackSpearman`, true);
+      }
+      expect(Object.keys(now.schemes)).toEqual([...SCHEMES]);
+    });
+  });
+});
