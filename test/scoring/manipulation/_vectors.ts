@@ -1,8 +1,8 @@
 /**
  * Known-answer vectors of the manipulation audit: every public function on fixed rounds, recorded
  * as plain JSON (±Infinity and NaN as strings). `recordVectors` takes the functions as arguments so
- * the same recording ran on the pre-split scoring/manipulation.ts (vectors/pre-split.json) and
- * runs on the current modules (regression.test.ts, vectors/generate.ts).
+ * the same recording ran on the pre-split scoring/manipulation.ts (test/vectors/manipulation/pre-split.json) and
+ * runs on the current modules (regression.test.ts, generate-vectors.ts).
  */
 import { simulateAttacks } from '../../../scoring/manipulation/attacks.js';
 import type { Extremum } from '../../../scoring/manipulation/bounds.js';

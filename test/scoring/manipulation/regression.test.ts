@@ -1,5 +1,5 @@
 /**
- * The split of scoring/manipulation.ts changed no number beyond rounding. vectors/pre-split.json
+ * The split of scoring/manipulation.ts changed no number beyond rounding. test/vectors/manipulation/pre-split.json
  * was recorded (by `recordVectors` in _vectors.ts) from the single-file module of commit 090c416,
  * which computed its own weights; the modules now take every weight and score from
  * scoring/private.ts. Not a mirror of one source file: a regression check across all of them.
@@ -20,7 +20,7 @@ import { SCHEMES } from '../../../scoring/private.js';
 import { currentApi, decodeNonFinite, encodeNonFinite, recordVectors } from './_vectors.js';
 
 const stored = JSON.parse(
-  readFileSync(new URL('vectors/pre-split.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../vectors/manipulation/pre-split.json', import.meta.url), 'utf8'),
   decodeNonFinite,
 ) as ReturnType<typeof recordVectors>;
 /** The current code's answers through the same JSON round trip as the stored ones. */
@@ -49,7 +49,7 @@ function agree(actual: unknown, expected: unknown, path: string, tolerant: boole
   } else expect(actual, path).toBe(expected);
 }
 
-describe('the split changed no number beyond rounding (vectors/pre-split.json)', () => {
+describe('the split changed no number beyond rounding (test/vectors/manipulation/pre-split.json)', () => {
   it('records the same rounds', () => {
     expect(current.map((r) => r.utilities)).toEqual(stored.map((r) => r.utilities));
   });
