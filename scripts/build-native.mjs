@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Builds fedscore's optional native kernels (native/fedscore_kernels.c → native/build/
- * fedscore_kernels.node) against OpenBLAS. Runs at `npm install`/`npm ci`; also
- * `npm run build:native`.
+ * Builds fedscore's optional native kernels (native/fedscore_kernels.c, products.c and loops.c,
+ * with their internal header _fedscore.h → native/build/fedscore_kernels.node) against OpenBLAS.
+ * Runs at `npm install`/`npm ci`; also `npm run build:native`.
  *
  * Needs a C compiler (`cc`, or $CC), Node's headers (`<node prefix>/include/node`, or
  * $npm_config_nodedir/include/node) and OpenBLAS's development files (Debian: libopenblas-dev,
@@ -17,7 +17,10 @@ import { fileURLToPath } from 'node:url';
 
 const strict = process.argv.includes('--strict');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const source = join(root, 'native', 'fedscore_kernels.c');
+/** The addon's translation units (native/_fedscore.h is their shared internal header). */
+const sources = ['fedscore_kernels.c', 'products.c', 'loops.c', '_fedscore.h'].map((f) =>
+  join(root, 'native', f),
+);
 const outDir = join(root, 'native', 'build');
 const out = join(outDir, 'fedscore_kernels.node');
 
@@ -30,7 +33,8 @@ function skip(why) {
 }
 
 if (process.env.FEDSCORE_NATIVE === '0') skip('FEDSCORE_NATIVE=0');
-if (!existsSync(source)) skip(`${source} is missing`);
+const missing = sources.find((f) => !existsSync(f));
+if (missing) skip(`${missing} is missing`);
 
 const headerDirs = [
   process.env.npm_config_nodedir && join(process.env.npm_config_nodedir, 'include', 'node'),
@@ -59,6 +63,8 @@ const tmp = `${out}.${process.pid}.tmp`;
 mkdirSync(outDir, { recursive: true });
 try {
   // -ffp-contract=off: the Adam step must round exactly as train.ts's JavaScript loop does.
+  // -fvisibility=hidden: only the Node-API entry point (NAPI_MODULE_INIT) leaves the addon; the
+  // functions the three files share stay internal.
   run(cc, [
     '-O3',
     '-std=c11',
@@ -68,9 +74,10 @@ try {
     '-Wextra',
     '-shared',
     '-fPIC',
+    '-fvisibility=hidden',
     `-I${nodeInclude}`,
     ...cflags,
-    source,
+    ...sources.filter((f) => f.endsWith('.c')),
     '-o',
     tmp,
     ...libs,

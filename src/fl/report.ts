@@ -1,10 +1,19 @@
 /**
  * Experiment reports: `report.md` and a self-contained `report.html` (charts inlined as SVG, no
- * scripts, opens offline) from a `results.json`. Charts are Vega-Lite specifications rendered
- * headlessly to SVG by vega (no browser, no canvas).
+ * scripts, opens offline) from a `results.json`. Charts are the Vega-Lite specifications of
+ * charts.ts (which the service's dashboard draws too), rendered headlessly to SVG by vega (no
+ * browser, no canvas).
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import {
+  type AccuracyRow,
+  accuracySpec,
+  type ParticipationRow,
+  participationSpec,
+  type SiloScoreRow,
+  siloScoresSpec,
+} from './charts.js';
 import type { ExperimentResults } from './results.js';
 
 /** A rendered chart: a title, its file stem and its SVG text. */
@@ -50,7 +59,7 @@ export function comparisonRows(r: ExperimentResults): string[][] {
 /** Builds the report's charts: per-silo scores per scheme, accuracy curves, participation. */
 export async function buildCharts(r: ExperimentResults): Promise<Chart[]> {
   const names = r.silos.names;
-  const scoreRows: { method: string; silo: string; score: number }[] = [];
+  const scoreRows: SiloScoreRow[] = [];
   for (const run of r.runs.slice(0, 1)) {
     for (const [method, values] of Object.entries(run.compared)) {
       values.forEach((score, i) => {
@@ -58,10 +67,10 @@ export async function buildCharts(r: ExperimentResults): Promise<Chart[]> {
       });
     }
   }
-  const accuracyRows = r.runs.flatMap((run) =>
+  const accuracyRows: AccuracyRow[] = r.runs.flatMap((run) =>
     run.rounds.map((rd) => ({ seed: String(run.seed), round: rd.round, accuracy: rd.testAccuracy })),
   );
-  const participationRows = names.map((silo, i) => ({
+  const participationRows: ParticipationRow[] = names.map((silo, i) => ({
     silo,
     rate:
       r.runs.reduce((s, run) => s + (run.participation[i] ?? 0) / Math.max(1, run.rounds.length), 0) /
@@ -71,51 +80,13 @@ export async function buildCharts(r: ExperimentResults): Promise<Chart[]> {
     [
       'scores',
       `Per-silo scores by scheme (seed ${r.runs[0]?.seed ?? '-'}, ${r.comparison.at === 'cumulative' ? 'cumulative' : `round ${r.comparison.at}`})`,
-      {
-        data: { values: scoreRows },
-        facet: { field: 'method', type: 'nominal', title: null },
-        columns: 4,
-        spec: {
-          width: 180,
-          height: 120,
-          mark: 'bar',
-          encoding: {
-            x: { field: 'silo', type: 'nominal', sort: null, axis: { labelAngle: -45 } },
-            y: { field: 'score', type: 'quantitative' },
-            color: { condition: { test: 'datum.score < 0', value: '#c0392b' }, value: '#2c7fb8' },
-          },
-        },
-        resolve: { scale: { y: 'independent' } },
-      },
+      siloScoresSpec(scoreRows),
     ],
-    [
-      'accuracy',
-      'Test accuracy of the global model by round',
-      {
-        data: { values: accuracyRows },
-        width: 480,
-        height: 240,
-        mark: { type: 'line', point: true },
-        encoding: {
-          x: { field: 'round', type: 'quantitative', axis: { tickMinStep: 1 } },
-          y: { field: 'accuracy', type: 'quantitative', scale: { zero: false } },
-          color: { field: 'seed', type: 'nominal' },
-        },
-      },
-    ],
+    ['accuracy', 'Test accuracy of the global model by round', accuracySpec(accuracyRows)],
     [
       'participation',
       'Selection rate per silo (fraction of rounds selected, mean over seeds)',
-      {
-        data: { values: participationRows },
-        width: 480,
-        height: 200,
-        mark: 'bar',
-        encoding: {
-          x: { field: 'silo', type: 'nominal', sort: null, axis: { labelAngle: -45 } },
-          y: { field: 'rate', type: 'quantitative', scale: { domain: [0, 1] } },
-        },
-      },
+      participationSpec(participationRows),
     ],
   ];
   const charts: Chart[] = [];

@@ -25,7 +25,7 @@
  * thread or process trains it (the engine's worker pool, a silo's `fedscore client`). Large
  * products are cut instead into fixed blocks, each one single-threaded sgemm, that run on up to
  * `FEDSCORE_BLAS_THREADS` threads (default: the cores, at most 2) in the main thread and one
- * after the other in pool workers; native/fedscore_kernels.c has the details and figures.
+ * after the other in pool workers; native/products.c has the details and figures.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -46,7 +46,7 @@ interface WasmBackend {
   typedArrayFromHeap(info: Info): tf.TypedArray;
 }
 
-/** The addon's functions (native/fedscore_kernels.c documents each). */
+/** The addon's functions (native/products.c and native/loops.c document each). */
 interface Addon {
   gemm(
     batch: number,

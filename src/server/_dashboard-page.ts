@@ -1,16 +1,23 @@
 /**
- * The dashboard's HTML (internal to routes/dashboard.ts): one self-contained page per consortium
- * with inline CSS, inline JavaScript and SVG charts drawn in the browser — no CDN, no external
- * file, so it works on a machine without internet.
+ * The dashboard's HTML (internal to routes/dashboard.ts): one page per consortium with inline CSS
+ * and JavaScript, and charts drawn in the browser by vega-embed from the Vega-Lite specifications
+ * of src/fl/charts.ts (the experiment report's charts module) — vega, vega-lite and vega-embed are
+ * served by the dashboard itself from node_modules (`/dashboard/_assets/`), no CDN, so it works
+ * on a machine without internet.
  *
- * The page reads the public JSON endpoints `GET /v1/consortia/:cid`, `…/rounds` and `…/scores`
- * and redraws itself every 2 s while a round is running (every 15 s when idle, to notice the next
- * round). The script builds every node with `textContent` / `setAttribute`, never `innerHTML`, so
- * no text from the API (model names, ids, error messages) is parsed as HTML; the only value the
- * server writes into the markup, the consortium id, goes through {@link escapeHtml}. A
- * Content-Security-Policy with the hashes of the inline script and style forbids anything else.
+ * The page reads the public JSON endpoints `GET /v1/consortia/:cid` and `…/rounds` and its charts
+ * `GET /dashboard/:cid/charts`, and redraws itself every 2 s while a round is running (every 15 s
+ * when idle, to notice the next round). The script builds every node with `textContent` /
+ * `setAttribute`, never `innerHTML`, so no text from the API (model names, ids, error messages) is
+ * parsed as HTML; the only value the server writes into the markup, the consortium id, goes
+ * through {@link escapeHtml}; Vega draws chart text as SVG text. A Content-Security-Policy allows
+ * scripts from the page's own origin and its inline script (by hash), its inline style (by hash),
+ * and nothing else — in particular no 'unsafe-eval': the page has vega-embed parse expressions to
+ * an AST that the bundled vega-interpreter evaluates (`ast: true`), instead of compiling them with
+ * `Function`.
  */
 import { createHash } from 'node:crypto';
+import { ASSET_NAMES } from './_dashboard-assets.js';
 
 /** Escapes text for an HTML text node or a double-quoted attribute. */
 export function escapeHtml(text: string): string {
@@ -57,14 +64,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .scheme { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; margin-bottom: 14px; }
 .scheme figure { margin: 0; }
 .scheme figcaption { color: var(--muted); font-size: 12px; }
-svg.chart { width: 100%; height: auto; background: #fff; }
-svg.chart .axis { stroke: #9aa4b2; stroke-width: 1; }
-svg.chart .grid { stroke: #eef0f3; stroke-width: 1; }
-svg.chart text { font-size: 11px; fill: var(--muted); }
-svg.chart .series path { fill: none; stroke-width: 2; }
-.legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 0 0 10px; padding: 0; list-style: none; }
-.legend li { display: flex; align-items: center; gap: 5px; }
-.swatch { width: 12px; height: 12px; border-radius: 2px; display: inline-block; }
+.chart { min-height: 240px; }
+.chart svg { max-width: 100%; height: auto; }
 .muted { color: var(--muted); }
 `;
 
@@ -80,9 +81,14 @@ const SCRIPT = `
   var STAGES = ['advertise', 'share', 'mask', 'consistency', 'unmask', 'reporting', 'scored'];
   var TERMINAL = ['scored', 'closed', 'aborted'];
   var LIVE_MS = 2000, IDLE_MS = 15000;
-  var PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
-    '#7f7f7f', '#bcbd22', '#17becf'];
-  var SVGNS = 'http://www.w3.org/2000/svg';
+  // vega-embed: SVG, no actions menu (its editor link leaves the page), no injected <style> (the
+  // CSP allows only the page's own), Vega's own tooltips (a title attribute), and expressions
+  // evaluated by the bundled vega-interpreter instead of compiled with Function (no unsafe-eval).
+  var EMBED = { mode: 'vega-lite', renderer: 'svg', actions: false, defaultStyle: false, tooltip: false,
+    ast: true };
+  var drawn = {}; // 'scheme/kind' → { json, result } of the chart on the page
+  // The drawn charts' Vega views, in page order, for tests and the browser console.
+  window.fedscoreDashboard = { charts: [] };
   var timer = null;
 
   function $(id) { return document.getElementById(id); }
@@ -92,15 +98,6 @@ const SCRIPT = `
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  function svg(tag, attrs, text) {
-    var e = document.createElementNS(SVGNS, tag);
-    if (attrs) for (var k in attrs) e.setAttribute(k, String(attrs[k]));
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-  function color(i) {
-    return i < PALETTE.length ? PALETTE[i] : 'hsl(' + ((i * 137.5) % 360) + ', 60%, 45%)';
-  }
   function fmt(x) {
     if (x === null || x === undefined) return '–';
     if (x === 0) return '0';
@@ -109,12 +106,12 @@ const SCRIPT = `
   }
   function when(ms) { return new Date(ms).toLocaleString(); }
 
-  async function getJson(path) {
-    var res = await fetch(api + path, { headers: { accept: 'application/json' }, cache: 'no-store' });
+  async function getJson(url) {
+    var res = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' });
     var body = await res.json().catch(function () { return null; });
     if (!res.ok) {
       var what = body && body.code ? body.code + ': ' + body.message : 'HTTP ' + res.status;
-      throw new Error('GET ' + api + path + ' → ' + what);
+      throw new Error('GET ' + url + ' → ' + what);
     }
     return body;
   }
@@ -184,102 +181,64 @@ const SCRIPT = `
     });
   }
 
-  /** One line chart: x = scored rounds, one series per silo (null values are gaps). */
-  function chart(title, kind, scheme, xs, series) {
-    var W = 520, H = 240, L = 58, R = 12, T = 12, B = 30;
-    var all = [];
-    series.forEach(function (s) { s.values.forEach(function (v) { if (v !== null) all.push(v); }); });
-    var lo = Math.min.apply(null, all.concat([0])), hi = Math.max.apply(null, all.concat([0]));
-    if (hi - lo < 1e-12) { hi += 1; lo -= 1; }
-    // Round ticks: a step of 1, 2 or 5 × 10^k, the range widened to whole steps.
-    var raw = (hi - lo) / 4, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-    var stepV = [1, 2, 5, 10].map(function (f) { return f * mag; }).find(function (v) { return v >= raw; });
-    lo = Math.floor(lo / stepV + 1e-9) * stepV; hi = Math.ceil(hi / stepV - 1e-9) * stepV;
-    var ticks = Math.round((hi - lo) / stepV);
-    var x = function (k) { return xs.length === 1 ? L + (W - L - R) / 2 : L + (k * (W - L - R)) / (xs.length - 1); };
-    var y = function (v) { return T + ((hi - v) * (H - T - B)) / (hi - lo); };
-    var root = svg('svg', { class: 'chart', viewBox: '0 0 ' + W + ' ' + H, role: 'img',
-      'data-scheme': scheme, 'data-kind': kind });
-    root.append(svg('title', null, title));
-    for (var t = 0; t <= ticks; t++) {
-      var v = Number((lo + stepV * t).toPrecision(12));
-      root.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: y(v), y2: y(v) }));
-      root.append(svg('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, fmt(v)));
-    }
-    if (lo < 0 && hi > 0) root.append(svg('line', { class: 'axis', x1: L, x2: W - R, y1: y(0), y2: y(0) }));
-    root.append(svg('line', { class: 'axis', x1: L, x2: L, y1: T, y2: H - B }));
-    xs.forEach(function (r, k) {
-      root.append(svg('text', { x: x(k), y: H - B + 16, 'text-anchor': 'middle' }, r));
-    });
-    root.append(svg('text', { x: (L + W - R) / 2, y: H - 2, 'text-anchor': 'middle' }, 'round'));
-    series.forEach(function (s) {
-      var g = svg('g', { class: 'series', 'data-silo': s.silo, 'data-values': JSON.stringify(s.values),
-        stroke: color(s.silo), fill: color(s.silo) });
-      g.append(svg('title', null, 'silo ' + s.silo));
-      var d = '', pen = false;
-      s.values.forEach(function (v, k) {
-        if (v === null) { pen = false; return; }
-        d += (pen ? 'L' : 'M') + x(k).toFixed(1) + ' ' + y(v).toFixed(1) + ' ';
-        pen = true;
-      });
-      if (d) g.append(svg('path', { d: d.trim() }));
-      s.values.forEach(function (v, k) {
-        if (v === null) return;
-        var dot = svg('circle', { cx: x(k).toFixed(1), cy: y(v).toFixed(1), r: 3 });
-        dot.append(svg('title', null, 'silo ' + s.silo + ', round ' + xs[k] + ': ' + fmt(v)));
-        g.append(dot);
-      });
-      root.append(g);
-    });
-    return root;
+  function forget() {
+    for (var key in drawn) drawn[key].result.finalize();
+    drawn = {};
+    window.fedscoreDashboard.charts = [];
   }
 
-  function renderScores(c, scores) {
+  /** Per scheme a per-round and a cumulative chart; a chart is redrawn only when its data changed. */
+  async function renderScores(data) {
     var box = $('charts');
-    box.replaceChildren();
-    var n = c.participants.length;
-    var xs = scores.rounds.map(function (r) { return r.round; });
+    var xs = data.rounds;
     $('scores-note').textContent = xs.length === 0
       ? 'no scored round yet'
       : xs.length + ' scored round' + (xs.length === 1 ? '' : 's') + '; one line per silo';
-    if (xs.length === 0) return;
-    var legend = el('ul', { class: 'legend' });
-    for (var i = 0; i < n; i++) {
-      var li = el('li');
-      var sw = el('span', { class: 'swatch' });
-      sw.style.background = color(i);
-      li.append(sw, document.createTextNode('silo ' + i));
-      legend.append(li);
+    var layout = xs.length === 0 ? '' : JSON.stringify(data.charts.map(function (c) { return [c.scheme, c.kind]; }));
+    if (box.getAttribute('data-layout') !== layout) {
+      forget();
+      box.replaceChildren();
+      box.setAttribute('data-layout', layout);
+      var sec = null;
+      if (xs.length > 0) data.charts.forEach(function (c) {
+        if (c.kind === 'round') {
+          sec = el('div', { class: 'scheme', 'data-scheme': c.scheme });
+          box.append(sec);
+        }
+        var slot = el('div', { class: 'chart', 'data-scheme': c.scheme, 'data-kind': c.kind });
+        var fig = el('figure');
+        fig.append(el('h3', null, c.scheme + (c.kind === 'round' ? ' — per round' : ' — cumulative')), slot,
+          el('figcaption'));
+        sec.append(fig);
+      });
     }
-    box.append(legend);
-    c.schemes.forEach(function (m) {
-      var perRound = [], cumulative = [];
-      for (var i = 0; i < n; i++) {
-        var acc = 0;
-        var own = scores.rounds.map(function (r) { var v = r.schemes[m] ? r.schemes[m][i] : null; return v === undefined ? null : v; });
-        perRound.push({ silo: i, values: own });
-        cumulative.push({ silo: i, values: own.map(function (v) { acc += v === null ? 0 : v; return acc; }) });
-      }
-      var sec = el('div', { class: 'scheme', 'data-scheme': m });
-      var f1 = el('figure'), f2 = el('figure');
-      f1.append(el('h3', null, m + ' — per round'), chart(m + ' per round', 'round', m, xs, perRound),
-        el('figcaption', null, 'score of each silo in each scored round (gaps: no report)'));
-      f2.append(el('h3', null, m + ' — cumulative'), chart(m + ' cumulative', 'cumulative', m, xs, cumulative),
-        el('figcaption', null, 'running sum over the scored rounds (final: ' +
-          scores.cumulative[m].map(fmt).join(', ') + ')'));
-      sec.append(f1, f2);
-      box.append(sec);
+    if (xs.length === 0) return;
+    var slots = box.querySelectorAll('.chart');
+    await Promise.all(data.charts.map(async function (c, k) {
+      var slot = slots[k], key = c.scheme + '/' + c.kind, json = JSON.stringify(c.spec);
+      slot.parentNode.querySelector('figcaption').textContent = c.kind === 'round'
+        ? 'score of each silo in each scored round (gaps: no report)'
+        : 'running sum over the scored rounds (final: ' + c.final.map(fmt).join(', ') + ')';
+      var old = drawn[key];
+      if (old && old.json === json) return;
+      delete drawn[key];
+      if (old) old.result.finalize();
+      drawn[key] = { json: json, result: await vegaEmbed(slot, c.spec, EMBED) };
+    }));
+    window.fedscoreDashboard.charts = data.charts.map(function (c) {
+      return { scheme: c.scheme, kind: c.kind, view: drawn[c.scheme + '/' + c.kind].result.view };
     });
   }
 
   async function refresh() {
     var live = false;
     try {
-      var got = await Promise.all([getJson(''), getJson('/rounds'), getJson('/scores')]);
-      var c = got[0], rounds = got[1].rounds, scores = got[2];
+      var got = await Promise.all([getJson(api), getJson(api + '/rounds'),
+        getJson('/dashboard/' + encodeURIComponent(cid) + '/charts')]);
+      var c = got[0], rounds = got[1].rounds;
       renderConsortium(c);
       renderRounds(rounds, c.participants.length);
-      renderScores(c, scores);
+      await renderScores(got[2]);
       var last = rounds[rounds.length - 1];
       live = !!last && TERMINAL.indexOf(last.stage) < 0;
       $('message').textContent = '';
@@ -300,10 +259,13 @@ const SCRIPT = `
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
-/** The page's Content-Security-Policy: only its own inline script and style, fetches to itself. */
+/**
+ * The page's Content-Security-Policy: scripts from its own origin (the vega files under
+ * /dashboard/_assets/) and its inline script, its inline style, fetches to itself; no eval.
+ */
 export const DASHBOARD_CSP = [
   "default-src 'none'",
-  `script-src ${sha256(SCRIPT)}`,
+  `script-src 'self' ${sha256(SCRIPT)}`,
   `style-src ${sha256(STYLE)}`,
   "connect-src 'self'",
   'img-src data:',
@@ -340,6 +302,7 @@ export function dashboardPage(cid: string): string {
 <tbody id="rounds-body"></tbody></table></section>
 <section id="scores"><h2>Scores</h2><p id="scores-note" class="muted"></p><div id="charts"></div></section>
 </main>
+${ASSET_NAMES.map((name) => `<script src="/dashboard/_assets/${name}"></script>`).join('\n')}
 <script>${SCRIPT}</script>
 </body>
 </html>

@@ -1,5 +1,5 @@
 /**
- * fedscore's native OpenBLAS kernels (native/fedscore_kernels.c, src/ml/_blas_kernels.ts).
+ * fedscore's native OpenBLAS kernels (native/*.c, src/ml/_blas_kernels.ts).
  * CI installs libopenblas-dev before `npm ci`, so there the addon must be built and in use;
  * elsewhere these tests run when it is. Products and gradients against the cpu backend are in
  * _wasm_kernels.test.ts (run once per kernel set); here: the addon's own checks, convolutions

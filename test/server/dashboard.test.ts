@@ -1,16 +1,19 @@
 /**
- * The dashboard (routes/dashboard.ts): its HTTP contract through app.inject, then the page itself
- * in real headless Chromium (Debian's `chromium`, driven by playwright-core) against the service
- * listening on 127.0.0.1 while two rounds run through it — the second with a dropout — checking
- * what the page shows: the consortium, each round's stages, and one chart series per silo whose
- * values are the published scores.
+ * The dashboard (routes/dashboard.ts): its HTTP contract through app.inject (page, charts, the
+ * vega scripts it serves), then the page itself in real headless Chromium (Debian's `chromium`,
+ * driven by playwright-core) against the service listening on 127.0.0.1 while two rounds run
+ * through it — the second with a dropout — checking what the page shows: the consortium, each
+ * round's stages, and, read back from each chart's Vega view and its SVG, one line per silo whose
+ * points are the published scores; and that the page runs under its CSP without a violation.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signedReport, siloCoalitionModels } from '../../src/fl/private-scoring.js';
+import { ASSET_NAMES, assetPath } from '../../src/server/_dashboard-assets.js';
 import { DASHBOARD_CSP, escapeHtml } from '../../src/server/_dashboard-page.js';
 import {
   adminInject,
@@ -47,13 +50,62 @@ describe('dashboard routes', () => {
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(r.headers['content-security-policy']).toBe(DASHBOARD_CSP);
-    expect(DASHBOARD_CSP).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'; /);
+    // Scripts: its own origin and its inline script's hash; never eval.
+    expect(DASHBOARD_CSP).toMatch(/(^|; )script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'; /);
+    expect(DASHBOARD_CSP).not.toMatch(/unsafe|\*|https?:/);
     expect(r.body).toContain('<h1 id="cid">c1</h1>');
     expect(r.body).toContain('<body data-cid="c1">');
-    // Nothing external: no script or stylesheet file, no URL but the SVG namespace.
-    expect(r.body).not.toMatch(
-      /<script[^>]+src=|<link[^>]+href="(?!data:,")|https?:\/\/(?!www\.w3\.org\/2000\/svg')/,
+    // Nothing external: script files only from the dashboard's own assets, no stylesheet, no URL.
+    expect([...r.body.matchAll(/<script[^>]*\bsrc="([^"]*)"/g)].map((m) => m[1])).toEqual([
+      '/dashboard/_assets/vega.min.js',
+      '/dashboard/_assets/vega-lite.min.js',
+      '/dashboard/_assets/vega-embed.min.js',
+    ]);
+    expect(r.body).not.toMatch(/<link[^>]+href="(?!data:,")|https?:\/\//);
+  });
+
+  test('GET /dashboard/_assets/:file serves vega, vega-lite and vega-embed from node_modules', async () => {
+    expect(ASSET_NAMES).toEqual(['vega.min.js', 'vega-lite.min.js', 'vega-embed.min.js']);
+    for (const name of ASSET_NAMES) {
+      const file = readFileSync(assetPath(name));
+      expect(assetPath(name)).toMatch(
+        new RegExp(`/node_modules/${name.replace('.min.js', '')}/build/${name}$`),
+      );
+      const url = `/dashboard/_assets/${name}`;
+      const plain = await h.app.inject({ method: 'GET', url });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(plain.headers['x-content-type-options']).toBe('nosniff');
+      expect(plain.headers['cache-control']).toBe('no-cache');
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.rawPayload.equals(file)).toBe(true);
+      const gz = await h.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, br' } });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gz.rawPayload).equals(file)).toBe(true);
+      const etag = plain.headers.etag as string;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      const again = await h.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
+      expect(again.statusCode).toBe(304);
+      expect(again.rawPayload.length).toBe(0);
+    }
+    const other = await h.app.inject({ method: 'GET', url: '/dashboard/_assets/..%2Fpackage.json' });
+    expect(other.statusCode).toBe(400);
+    expect(other.json().code).toBe('FEDSCORE_ERR_VALIDATION');
+  });
+
+  test('GET /dashboard/:cid/charts: per scheme a per-round and a cumulative Vega-Lite chart', async () => {
+    const r = await h.app.inject({ method: 'GET', url: '/dashboard/c1/charts' });
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body.rounds).toEqual([]); // no scored round yet
+    expect(body.charts.map((c: { scheme: string; kind: string }) => `${c.scheme}/${c.kind}`)).toEqual(
+      SCHEMES.flatMap((m) => [`${m}/round`, `${m}/cumulative`]),
     );
+    expect(body.charts[0].spec.data).toEqual({ name: 'scores', values: [] });
+    expect(body.charts[1].final).toEqual([0, 0, 0, 0]);
+    const unknown = await h.app.inject({ method: 'GET', url: '/dashboard/nope/charts' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('FEDSCORE_ERR_CONSORTIUM_NOT_FOUND');
   });
 
   test('unknown and malformed consortium ids get coded JSON errors', async () => {
@@ -86,9 +138,16 @@ describe('dashboard routes', () => {
     );
   });
 
-  test('the OpenAPI document lists both pages', async () => {
+  test('the OpenAPI document lists the pages, the charts and the scripts', async () => {
     const paths = (await h.app.inject({ method: 'GET', url: '/docs/json' })).json().paths;
-    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/dashboard', '/dashboard/{cid}']));
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/dashboard',
+        '/dashboard/{cid}',
+        '/dashboard/{cid}/charts',
+        '/dashboard/_assets/{file}',
+      ]),
+    );
   });
 });
 
@@ -153,13 +212,43 @@ interface Node_ {
   querySelector(selector: string): Node_ | null;
   querySelectorAll(selector: string): Iterable<Node_>;
 }
+/** The little of a Vega view and its scenegraph the page functions below read. */
+interface Row {
+  round: number;
+  silo: number;
+  score: number | null;
+}
+interface SceneNode {
+  marktype?: string;
+  role?: string;
+  items?: SceneItem[];
+}
+interface SceneItem extends SceneNode {
+  datum?: Row;
+  y: number;
+  defined?: boolean;
+}
+interface VegaView {
+  data(name: string): Row[];
+  scenegraph(): { root: SceneNode };
+}
 declare const document: Node_ & { readonly title: string; readonly body: Node_ };
-declare const window: object;
+declare const window: {
+  fedscoreDashboard?: { charts: { scheme: string; kind: string; view: VegaView }[] };
+  cspViolations?: string[];
+};
 
-/** What the page shows, read from the DOM. */
+/** Records the page's CSP violations in `window.cspViolations` (runs before the page's scripts). */
+const RECORD_CSP_VIOLATIONS = `window.cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) =>
+  window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`;
+
+/** What the page shows, read from the DOM and, for the charts, from their Vega views. */
 function pageState(page: Page) {
   return page.evaluate(() => {
     const text = (s: string) => document.querySelector(s)?.textContent ?? null;
+    const texts = (root: Node_ | null, s: string) =>
+      [...(root?.querySelectorAll(s) ?? [])].map((t) => t.textContent);
     return {
       title: document.title,
       cid: text('#cid'),
@@ -176,17 +265,40 @@ function pageState(page: Page) {
         dropped: tr.querySelector('.dropped')?.textContent,
         chips: [...tr.querySelectorAll('.stage')].map((s) => `${s.className.slice(6)}:${s.textContent}`),
       })),
-      charts: [...document.querySelectorAll('svg.chart')].map((svg) => ({
-        scheme: svg.getAttribute('data-scheme'),
-        kind: svg.getAttribute('data-kind'),
-        xLabels: [...svg.querySelectorAll(':scope > text')].map((t) => t.textContent),
-        series: [...svg.querySelectorAll('g.series')].map((g) => ({
-          silo: Number(g.getAttribute('data-silo')),
-          values: JSON.parse(g.getAttribute('data-values') ?? 'null') as (number | null)[],
-          dots: [...g.querySelectorAll('circle')].map((c) => Number(c.getAttribute('cy'))),
-          hasPath: g.querySelector('path') !== null,
-        })),
-      })),
+      slots: [...document.querySelectorAll('#charts .chart')].map(
+        (slot) => `${slot.getAttribute('data-scheme')}/${slot.getAttribute('data-kind')}`,
+      ),
+      charts: (window.fedscoreDashboard?.charts ?? []).map(({ scheme, kind, view }, k) => {
+        // The data marks Vega drew (legends aside): each line's items and each point.
+        const lines: (Row & { defined: boolean })[] = [];
+        const points: (Row & { y: number })[] = [];
+        const walk = (node: SceneNode) => {
+          for (const item of node.items ?? []) {
+            if (node.role === 'mark' && item.datum) {
+              const { round, silo, score } = item.datum;
+              if (node.marktype === 'line')
+                lines.push({ round, silo, score, defined: item.defined !== false });
+              if (node.marktype === 'symbol') points.push({ round, silo, score, y: item.y });
+            }
+            walk(item);
+          }
+        };
+        walk(view.scenegraph().root);
+        const slot = [...document.querySelectorAll('#charts .chart')][k] ?? null;
+        return {
+          scheme,
+          kind,
+          slot: slot && `${slot.getAttribute('data-scheme')}/${slot.getAttribute('data-kind')}`,
+          rows: view.data('scores').map(({ round, silo, score }) => ({ round, silo, score })),
+          lines,
+          points,
+          // …and what the SVG in the page holds.
+          svgLines: [...(slot?.querySelectorAll('svg g.mark-line.role-mark path') ?? [])].length,
+          svgPoints: [...(slot?.querySelectorAll('svg g.mark-symbol.role-mark path') ?? [])].length,
+          axisLabels: texts(slot, 'svg g.role-axis-label text'),
+          axisTitles: texts(slot, 'svg g.role-axis-title text'),
+        };
+      }),
       injected: document.querySelector('main img, main b') !== null || 'pwned' in window,
     };
   });
@@ -225,6 +337,7 @@ describe('dashboard in headless Chromium', () => {
       viewport: { width: 1280, height: 900 },
     });
     page = await context.newPage();
+    await page.addInitScript(RECORD_CSP_VIOLATIONS);
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
       if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
@@ -255,6 +368,8 @@ describe('dashboard in headless Chromium', () => {
     expect(s.rounds).toEqual([]);
     expect(await page.textContent('#rounds-body')).toBe('no round yet');
     expect(await page.textContent('#scores-note')).toBe('no scored round yet');
+    expect(s.slots).toEqual([]);
+    expect(s.charts).toEqual([]);
     expect(s.live).toBe('false');
 
     // Round 1, all four silos; round 2 opened and stopped while it waits for masked inputs.
@@ -284,15 +399,16 @@ describe('dashboard in headless Chromium', () => {
       'done:scored',
     ]);
     expect(s.rounds[1]).toMatchObject({ survivors: '4/4', dropped: 'none' });
-    const charts1 = s.charts;
-    expect(charts1).toHaveLength(2 * SCHEMES.length);
+    expect(s.charts).toHaveLength(2 * SCHEMES.length);
+    expect(s.charts.every((c) => c.rows.length === 4 && c.svgLines === 4)).toBe(true); // round 1
 
     // Round 2 finishes without silo 3 (it vanished after ShareKeys): the page follows without a reload.
     await step(h, 2, round2, 1, STEPS.length, [3]);
     await report(h, 2);
     await page.waitForFunction(
       () =>
-        document.querySelector('#rounds-body tr[data-round="2"]')?.getAttribute('data-stage') === 'scored',
+        document.querySelector('#rounds-body tr[data-round="2"]')?.getAttribute('data-stage') === 'scored' &&
+        document.body.dataset.live === 'false', // set once that refresh has drawn its charts
       undefined,
       { timeout: 15_000 },
     );
@@ -309,35 +425,46 @@ describe('dashboard in headless Chromium', () => {
       'done:scored',
     ]);
 
-    // Charts: per scheme, a per-round and a cumulative chart, one series per silo, the published values.
+    // Charts: per scheme, a per-round and a cumulative chart, read back from their Vega views and
+    // SVG: one line per silo, whose points are the published scores.
     const published = (await h.app.inject({ method: 'GET', url: `/v1/consortia/${CID}/scores` })).json();
     expect(published.rounds.map((r: { round: number }) => r.round)).toEqual([1, 2]);
     expect(s.charts.map((c) => `${c.scheme}/${c.kind}`)).toEqual(
       SCHEMES.flatMap((m) => [`${m}/round`, `${m}/cumulative`]),
     );
     for (const c of s.charts) {
-      expect(c.series.map((x) => x.silo)).toEqual([0, 1, 2, 3]);
-      expect(c.xLabels).toEqual(expect.arrayContaining(['1', '2', 'round']));
-      for (const { silo, values, dots, hasPath } of c.series) {
-        const perRound = published.rounds.map(
-          (r: { schemes: Record<string, (number | null)[]> }) => r.schemes[c.scheme!]![silo],
+      expect(c.slot).toBe(`${c.scheme}/${c.kind}`); // drawn under its own heading
+      const expected = [0, 1, 2, 3].flatMap((silo) => {
+        const own: (number | null)[] = published.rounds.map(
+          (r: { schemes: Record<string, (number | null)[]> }) => r.schemes[c.scheme]![silo],
         );
-        if (c.kind === 'round') {
-          expect(values).toEqual(perRound);
-          expect(dots).toHaveLength(perRound.filter((v: number | null) => v !== null).length);
-        } else {
-          expect(values).toEqual([perRound[0] ?? 0, (perRound[0] ?? 0) + (perRound[1] ?? 0)]);
-          expect(values[1]).toBe(published.cumulative[c.scheme!][silo]);
-          expect(dots).toHaveLength(2);
-        }
-        expect(hasPath).toBe(true);
-      }
-      expect(c.series[3]!.values[1] === null).toBe(c.kind === 'round'); // the dropout has no round-2 score
-      // The drawing follows the values: a larger score is drawn higher (smaller y).
-      const points = c.series.flatMap((x) =>
-        x.values.flatMap((v, k) => (v === null || k !== 0 ? [] : [{ v, y: x.dots[0]! }])),
+        let sum = 0;
+        return own.map((score, k) => {
+          sum += score ?? 0;
+          return { round: k + 1, silo, score: c.kind === 'round' ? score : sum };
+        });
+      });
+      expect(c.rows).toEqual(expected);
+      if (c.kind === 'cumulative')
+        expect(c.rows.filter((r) => r.round === 2).map((r) => r.score)).toEqual(
+          published.cumulative[c.scheme],
+        );
+      // The dropout has no round-2 score: a gap in the per-round line, no point.
+      const drawnScores = expected.filter((r) => r.score !== null);
+      expect(c.kind === 'round').toBe(drawnScores.length === 7);
+      expect(c.points.map(({ y: _, ...p }) => p)).toEqual(drawnScores);
+      expect([...new Set(c.lines.map((l) => l.silo))]).toEqual([0, 1, 2, 3]);
+      expect(c.lines.map(({ defined: _, ...l }) => l)).toEqual(expected);
+      expect(c.lines.filter((l) => !l.defined).map((l) => [l.silo, l.round])).toEqual(
+        c.kind === 'round' ? [[3, 2]] : [],
       );
-      for (const a of points) for (const b of points) if (a.v > b.v + 1e-12) expect(a.y).toBeLessThan(b.y);
+      expect(c.svgLines).toBe(4);
+      expect(c.svgPoints).toBe(drawnScores.length);
+      expect(c.axisLabels).toEqual(expect.arrayContaining(['1', '2']));
+      expect(c.axisTitles).toEqual(['round', 'score']);
+      // The drawing follows the values: a larger score is drawn higher (smaller y).
+      for (const a of c.points)
+        for (const b of c.points) if (a.score! > b.score! + 1e-12) expect(a.y).toBeLessThan(b.y);
     }
     expect(await page.textContent('#scores-note')).toBe('2 scored rounds; one line per silo');
     expect(s.injected).toBe(false);
@@ -361,9 +488,25 @@ describe('dashboard in headless Chromium', () => {
     ]);
     expect(s.live).toBe('false');
     expect(s.charts).toHaveLength(2 * SCHEMES.length); // an aborted round has no scores
+    expect(s.charts.every((c) => c.rows.length === 8)).toBe(true);
     expect(await page.textContent('#scores-note')).toBe('2 scored rounds; one line per silo');
 
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(problems).toEqual([]);
+    // The page ran under its CSP without a violation — and the CSP is in force: eval is refused,
+    // and reported. (The probe runs from a timer: code that page.evaluate runs directly is exempt.)
+    expect(await page.evaluate(() => window.cspViolations)).toEqual([]);
+    await page.evaluate(() =>
+      setTimeout(() => {
+        try {
+          document.body.dataset.probe = String(new Function('return 1')());
+        } catch (e) {
+          document.body.dataset.probe = (e as Error).name;
+        }
+      }, 0),
+    );
+    await page.waitForFunction(() => document.body.dataset.probe !== undefined);
+    expect(await page.evaluate(() => document.body.dataset.probe)).toBe('EvalError');
+    expect(await page.evaluate(() => window.cspViolations)).toEqual(['script-src eval']);
   }, 120_000);
 });

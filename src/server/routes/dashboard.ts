@@ -1,22 +1,49 @@
 /**
- * The dashboard (issue 6): a self-contained HTML page per consortium — its configuration, each
- * round's progress through the stages, and score charts per scheme over the rounds — that reads
- * the public JSON endpoints (`GET /v1/consortia/:cid`, `…/rounds`, `…/scores`) from the browser.
- * Read-only and unauthenticated like those endpoints; the page itself is in ../_dashboard-page.ts.
+ * The dashboard (issue 6): an HTML page per consortium — its configuration, each round's progress
+ * through the stages, and score charts per scheme over the rounds — that reads the public JSON
+ * endpoints (`GET /v1/consortia/:cid`, `…/rounds`) and its charts (`GET /dashboard/:cid/charts`,
+ * Vega-Lite specifications of src/fl/charts.ts, the report's chart module) from the browser, and
+ * draws the charts with vega-embed from `/dashboard/_assets/` (vega, vega-lite and vega-embed from
+ * node_modules, no CDN). Read-only and unauthenticated like those endpoints; the page itself is in
+ * ../_dashboard-page.ts. `_assets` cannot be a consortium id (ids start with a letter or digit).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { ASSET_NAMES, dashboardAsset } from '../_dashboard-assets.js';
+import { dashboardCharts } from '../_dashboard-charts.js';
 import { DASHBOARD_CSP, dashboardIndex, dashboardPage } from '../_dashboard-page.js';
 import { ConsortiumId, ConsortiumParams, errors } from '../schemas.js';
 
 const Html = Type.String({ description: 'text/html' });
+const Script = Type.Unsafe<Buffer>({ type: 'string', description: 'text/javascript (gzip when accepted)' });
 const IndexQuery = Type.Object({ cid: Type.Optional(ConsortiumId) }, { additionalProperties: false });
+const AssetParams = Type.Object(
+  { file: Type.Union(ASSET_NAMES.map((name) => Type.Literal(name))) },
+  { additionalProperties: false },
+);
+const Charts = Type.Object(
+  {
+    rounds: Type.Array(Type.Integer(), { description: 'the scored rounds' }),
+    charts: Type.Array(
+      Type.Object(
+        {
+          scheme: Type.String(),
+          kind: Type.Union([Type.Literal('round'), Type.Literal('cumulative')]),
+          spec: Type.Unknown({ description: 'a Vega-Lite specification with its data (src/fl/charts.ts)' }),
+          final: Type.Optional(Type.Array(Type.Number(), { description: 'cumulative: each silo’s sum' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const dashboard: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onSend', async (_request, reply) => {
     reply.header('content-security-policy', DASHBOARD_CSP);
     reply.header('x-content-type-options', 'nosniff');
-    reply.header('cache-control', 'no-store');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
   app.get(
     '/dashboard',
@@ -49,6 +76,42 @@ const dashboard: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = await app.service.consortium(request.params.cid); // 404 for an unknown id
       return reply.type('text/html; charset=utf-8').send(dashboardPage(id));
+    },
+  );
+  app.get(
+    '/dashboard/:cid/charts',
+    {
+      schema: {
+        summary: 'the dashboard’s charts: per scheme, per-round and cumulative scores as Vega-Lite',
+        tags: ['dashboard'],
+        params: ConsortiumParams,
+        response: { 200: Charts, ...errors(400, 404) },
+      },
+    },
+    async (request) => {
+      const consortium = await app.service.consortium(request.params.cid);
+      const scores = await app.service.cumulativeScores(consortium.id);
+      return dashboardCharts(consortium.schemes, consortium.participants.length, scores);
+    },
+  );
+  app.get(
+    '/dashboard/_assets/:file',
+    {
+      schema: {
+        summary: 'the dashboard’s scripts: vega, vega-lite and vega-embed from node_modules',
+        tags: ['dashboard'],
+        params: AssetParams,
+        produces: ['text/javascript'],
+        response: { 200: Script, 304: Type.Null(), ...errors(400) },
+      },
+    },
+    async (request, reply) => {
+      const asset = await dashboardAsset(request.params.file);
+      reply.header('etag', asset.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
+      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send(null);
+      reply.type('text/javascript; charset=utf-8');
+      if (!/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.send(asset.body);
+      return reply.header('content-encoding', 'gzip').send(asset.gzipped);
     },
   );
 };

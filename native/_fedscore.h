@@ -1,0 +1,64 @@
+/*
+ * Internal to native/: what the addon's three files share — the includes, OpenBLAS's thread
+ * controls, the argument checks of fedscore_kernels.c, the scratch buffer, the thread setting of
+ * products.c and every Node-API function that fedscore_kernels.c registers. Nothing here is
+ * part of the addon's interface (that is the object fedscore_kernels.c's NAPI_MODULE_INIT
+ * returns); the build compiles with -fvisibility=hidden, so none of these names is exported.
+ */
+#ifndef FEDSCORE_INTERNAL_H
+#define FEDSCORE_INTERNAL_H
+
+#define _POSIX_C_SOURCE 200809L
+#define NAPI_VERSION 8
+#include <cblas.h>
+#include <math.h>
+#include <node_api.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void openblas_set_num_threads(int);
+extern int openblas_get_num_threads(void);
+extern char *openblas_get_config(void);
+
+/* Large products are cut into SPLIT fixed blocks (products.c, "Threads"). */
+#define SPLIT 2
+/* Threads for this process's large products (products.c; 0 until NAPI_MODULE_INIT sets the cores). */
+extern int threads_large;
+
+/* fedscore_kernels.c: argument checks (each throws a TypeError/RangeError naming the argument). */
+napi_value fail(napi_env env, const char *kind, const char *msg);
+int f32(napi_env env, napi_value v, const char *name, size_t need, float **out);
+int i32(napi_env env, napi_value v, const char *name, size_t need, int32_t **out);
+int dim(napi_env env, napi_value v, const char *name, int64_t *out);
+int num(napi_env env, napi_value v, const char *name, double *out);
+/* fedscore_kernels.c: the environment's scratch buffer of at least `floats` floats (NULL: out of memory). */
+float *scratch(napi_env env, size_t floats);
+
+#define ARGS(n)                                                                 \
+  size_t argc = (n);                                                            \
+  napi_value argv[(n)];                                                         \
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL; \
+  if (argc < (n)) return fail(env, "TypeError", "expected " #n " arguments");
+
+/* products.c: OpenBLAS products. */
+napi_value gemm(napi_env env, napi_callback_info info);
+napi_value conv_forward(napi_env env, napi_callback_info info);
+napi_value conv_filter_grad(napi_env env, napi_callback_info info);
+napi_value conv_input_grad(napi_env env, napi_callback_info info);
+napi_value set_threads(napi_env env, napi_callback_info info);
+napi_value set_local_threads(napi_env env, napi_callback_info info);
+
+/* loops.c: plain C loops. */
+napi_value adam_step(napi_env env, napi_callback_info info);
+napi_value affine_relu(napi_env env, napi_callback_info info);
+napi_value reduce_logits(napi_env env, napi_callback_info info);
+napi_value softmax_xent(napi_env env, napi_callback_info info);
+napi_value bias_act(napi_env env, napi_callback_info info);
+napi_value bias_act_grad(napi_env env, napi_callback_info info);
+napi_value pool_grad(napi_env env, napi_callback_info info);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * fedscore's native kernels, the products (see fedscore_kernels.c): matrix products and stride-1
+ * NHWC convolutions with their gradients on OpenBLAS's sgemm, cut into fixed blocks that run on
+ * up to `threads` threads. Convolutions go through im2col in chunks of images, so the column
+ * buffer stays under CHUNK_FLOATS floats whatever the batch (2000-image evaluations included).
+ */
+#include "_fedscore.h"
+
+#define CHUNK_FLOATS ((size_t)8 << 20) /* 32 MB of im2col columns at most */
+
+/*
+ * Threads. OpenBLAS always runs single-threaded here: the bits of a product depend on its
+ * thread count (measured: a cnn003 update trained with OpenBLAS on two threads differs from one
+ * trained on one), and a model must come out the same whether the main thread, a pool worker or
+ * a silo's own process trained it. Large products (SMALL_MACS multiply-adds or more) are
+ * instead cut into SPLIT fixed blocks along their longer output side, always the same blocks for
+ * the same shape, each a single-threaded sgemm; the blocks run on up to `threads` threads (the
+ * cores, or setThreads) and one after the other in a pool worker (setLocalThreads(1): the pool
+ * already puts a worker on each core). Same blocks, same bits, however many threads ran them.
+ * Small products stay whole: inside a training loop two OpenBLAS threads made the MLP's
+ * 64×784·784×200 products slower, not faster (36k samples/s on one, 25k on two).
+ */
+#define SMALL_MACS ((double)(1 << 25))
+int threads_large = 0; /* 0: the online cores, capped at SPLIT */
+static _Thread_local int local_threads = 0;
+
+typedef struct {
+  int ta, tb;
+  int64_t m, n, k, lda, ldb;
+  const float *a, *b;
+  float beta, *c;
+  int64_t ldc;
+} Block;
+
+static void run_block(const Block *x) {
+  if (x->m == 0 || x->n == 0) return;
+  cblas_sgemm(CblasRowMajor, x->ta ? CblasTrans : CblasNoTrans, x->tb ? CblasTrans : CblasNoTrans, (blasint)x->m,
+              (blasint)x->n, (blasint)x->k, 1.0f, x->a, (blasint)x->lda, x->b, (blasint)x->ldb, x->beta, x->c,
+              (blasint)x->ldc);
+}
+
+static void *block_thread(void *arg) {
+  run_block((const Block *)arg);
+  return NULL;
+}
+
+static void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta,
+                     float *c) {
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  Block whole = {ta, tb, m, n, k, lda, ldb, a, b, beta, c, n};
+  if ((double)m * (double)n * (double)k < SMALL_MACS || (m < 2 * SPLIT && n < 2 * SPLIT)) {
+    run_block(&whole);
+    return;
+  }
+  Block blk[SPLIT];
+  const int by_rows = m >= n;
+  const int64_t len = by_rows ? m : n;
+  for (int i = 0; i < SPLIT; i++) {
+    const int64_t lo = len * i / SPLIT, hi = len * (i + 1) / SPLIT;
+    blk[i] = whole;
+    if (by_rows) {
+      blk[i].m = hi - lo;
+      blk[i].a = ta ? a + lo : a + lo * lda; /* rows lo..hi of op(A) */
+      blk[i].c = c + lo * n;
+    } else {
+      blk[i].n = hi - lo;
+      blk[i].b = tb ? b + lo * ldb : b + lo; /* columns lo..hi of op(B) */
+      blk[i].c = c + lo;
+    }
+  }
+  int threads = local_threads > 0 ? local_threads : threads_large;
+  if (threads > SPLIT) threads = SPLIT;
+  pthread_t helper[SPLIT];
+  int started[SPLIT] = {0};
+  for (int i = 1; i < SPLIT && i < threads; i++)
+    started[i] = pthread_create(&helper[i], NULL, block_thread, &blk[i]) == 0;
+  run_block(&blk[0]);
+  for (int i = 1; i < SPLIT; i++)
+    if (!started[i]) run_block(&blk[i]);
+  for (int i = 1; i < SPLIT; i++)
+    if (started[i]) pthread_join(helper[i], NULL);
+}
+
+/*
+ * gemm(batch, transA, transB, m, n, k, a, strideA, b, strideB, c, strideC):
+ * for each i < batch, C_i[m,n] = op(A_i)·op(B_i), row-major, where op transposes when the flag
+ * is 1 (A_i stored [k,m], B_i stored [n,k]). Strides are in elements; a stride of 0 broadcasts.
+ */
+napi_value gemm(napi_env env, napi_callback_info info) {
+  ARGS(12)
+  int64_t batch, ta, tb, m, n, k, sa, sb, sc;
+  float *a, *b, *c;
+  if (!dim(env, argv[0], "batch", &batch) || !dim(env, argv[1], "transA", &ta) ||
+      !dim(env, argv[2], "transB", &tb) || !dim(env, argv[3], "m", &m) || !dim(env, argv[4], "n", &n) ||
+      !dim(env, argv[5], "k", &k) || !dim(env, argv[7], "strideA", &sa) ||
+      !dim(env, argv[9], "strideB", &sb) || !dim(env, argv[11], "strideC", &sc))
+    return NULL;
+  if (ta > 1 || tb > 1) return fail(env, "RangeError", "transA, transB: expected 0 or 1");
+  size_t last = batch > 0 ? (size_t)(batch - 1) : 0;
+  if (!f32(env, argv[6], "a", batch ? last * sa + (size_t)(m * k) : 0, &a) ||
+      !f32(env, argv[8], "b", batch ? last * sb + (size_t)(k * n) : 0, &b) ||
+      !f32(env, argv[10], "c", batch ? last * sc + (size_t)(m * n) : 0, &c))
+    return NULL;
+  if (m == 0 || n == 0) return NULL;
+  for (int64_t i = 0; i < batch; i++) {
+    float *ci = c + i * sc;
+    if (k == 0) {
+      memset(ci, 0, (size_t)(m * n) * sizeof(float));
+      continue;
+    }
+    sgemm_rm((int)ta, (int)tb, m, n, k, a + i * sa, b + i * sb, 0.0f, ci);
+  }
+  return NULL;
+}
+
+/* Convolution geometry shared by the three convolution functions. */
+typedef struct {
+  int64_t n, h, w, c, kh, kw, o, pt, pl, oh, ow;
+} Conv;
+
+static int conv_args(napi_env env, napi_value *argv, Conv *g) {
+  static const char *names[] = {"n", "h", "w", "c", "kh", "kw", "o", "padTop", "padLeft", "outH", "outW"};
+  int64_t *f[] = {&g->n, &g->h, &g->w, &g->c, &g->kh, &g->kw, &g->o, &g->pt, &g->pl, &g->oh, &g->ow};
+  for (int i = 0; i < 11; i++)
+    if (!dim(env, argv[i], names[i], f[i])) return 0;
+  if (g->kh == 0 || g->kw == 0 || g->c == 0 || g->o == 0) {
+    fail(env, "RangeError", "kh, kw, c, o: expected positive sizes");
+    return 0;
+  }
+  if (g->oh + g->kh - 1 > g->h + 2 * g->pt + g->kh || g->ow + g->kw - 1 > g->w + 2 * g->pl + g->kw) {
+    fail(env, "RangeError", "outH, outW: larger than the padded input allows");
+    return 0;
+  }
+  return 1;
+}
+
+/* Images per im2col chunk so that the columns fit CHUNK_FLOATS (at least one image). */
+static int64_t chunk_images(const Conv *g) {
+  size_t per = (size_t)(g->oh * g->ow * g->kh * g->kw * g->c);
+  int64_t k = per ? (int64_t)(CHUNK_FLOATS / per) : g->n;
+  return k < 1 ? 1 : (k > g->n ? g->n : k);
+}
+
+/* cols[(i·OH + y)·OW + x][(ky·KW + kx)·C + ch] = x[n0+i][y+ky−pt][x+kx−pl][ch], 0 outside. */
+static void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols) {
+  const int64_t row = g->kh * g->kw * g->c;
+  for (int64_t i = 0; i < count; i++) {
+    const float *img = x + (n0 + i) * g->h * g->w * g->c;
+    for (int64_t oy = 0; oy < g->oh; oy++)
+      for (int64_t ox = 0; ox < g->ow; ox++) {
+        float *dst = cols + ((i * g->oh + oy) * g->ow + ox) * row;
+        for (int64_t ky = 0; ky < g->kh; ky++) {
+          const int64_t iy = oy + ky - g->pt;
+          float *d = dst + ky * g->kw * g->c;
+          if (iy < 0 || iy >= g->h) {
+            memset(d, 0, (size_t)(g->kw * g->c) * sizeof(float));
+            continue;
+          }
+          const int64_t x0 = ox - g->pl;
+          if (x0 >= 0 && x0 + g->kw <= g->w) {
+            const float *src = img + (iy * g->w + x0) * g->c;
+            for (int64_t q = 0; q < g->kw * g->c; q++) d[q] = src[q];
+            continue;
+          }
+          for (int64_t kx = 0; kx < g->kw; kx++) {
+            const int64_t ix = x0 + kx;
+            float *dd = d + kx * g->c;
+            const float *src = img + (iy * g->w + ix) * g->c;
+            const int inside = ix >= 0 && ix < g->w;
+            for (int64_t ch = 0; ch < g->c; ch++) dd[ch] = inside ? src[ch] : 0.0f;
+          }
+        }
+      }
+  }
+}
+
+/* The adjoint of im2col: dx[n0+i][…] += cols[…] (dx zeroed by the caller). */
+static void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx) {
+  const int64_t row = g->kh * g->kw * g->c;
+  for (int64_t i = 0; i < count; i++) {
+    float *img = dx + (n0 + i) * g->h * g->w * g->c;
+    for (int64_t oy = 0; oy < g->oh; oy++)
+      for (int64_t ox = 0; ox < g->ow; ox++) {
+        const float *src = cols + ((i * g->oh + oy) * g->ow + ox) * row;
+        for (int64_t ky = 0; ky < g->kh; ky++) {
+          const int64_t iy = oy + ky - g->pt;
+          if (iy < 0 || iy >= g->h) continue;
+          for (int64_t kx = 0; kx < g->kw; kx++) {
+            const int64_t ix = ox + kx - g->pl;
+            if (ix < 0 || ix >= g->w) continue;
+            const float *s = src + (ky * g->kw + kx) * g->c;
+            float *d = img + (iy * g->w + ix) * g->c;
+            for (int64_t ch = 0; ch < g->c; ch++) d[ch] += s[ch];
+          }
+        }
+      }
+  }
+}
+
+enum { CONV_FORWARD, CONV_FILTER_GRAD, CONV_INPUT_GRAD };
+
+/*
+ * The three convolution functions, all (n,h,w,c,kh,kw,o,padTop,padLeft,outH,outW, p, q, out):
+ *   conv2dForward    p = x[n,h,w,c],          q = filter[kh,kw,c,o], out = y[n,outH,outW,o];
+ *   conv2dFilterGrad p = x,                   q = dy[n,outH,outW,o], out = dw[kh,kw,c,o] = Σ colsᵀ·dy;
+ *   conv2dInputGrad  p = dy[n,outH,outW,o],   q = filter,            out = dx[n,h,w,c] = col2im(dy·Wᵀ).
+ * Images go through im2col in chunks (chunk_images), so the columns stay under CHUNK_FLOATS.
+ */
+static napi_value conv_op(napi_env env, napi_callback_info info, int mode) {
+  ARGS(14)
+  Conv g;
+  if (!conv_args(env, argv, &g)) return NULL;
+  const size_t xs = (size_t)(g.n * g.h * g.w * g.c);
+  const size_t ws = (size_t)(g.kh * g.kw * g.c * g.o);
+  const size_t ys = (size_t)(g.n * g.oh * g.ow * g.o);
+  static const char *names[3][3] = {{"x", "filter", "y"}, {"x", "dy", "dw"}, {"dy", "filter", "dx"}};
+  const size_t sizes[3][3] = {{xs, ws, ys}, {xs, ys, ws}, {ys, ws, xs}};
+  float *p, *q, *out;
+  if (!f32(env, argv[11], names[mode][0], sizes[mode][0], &p) ||
+      !f32(env, argv[12], names[mode][1], sizes[mode][1], &q) ||
+      !f32(env, argv[13], names[mode][2], sizes[mode][2], &out))
+    return NULL;
+  const int64_t kk = g.kh * g.kw * g.c;
+  const int64_t chunk = chunk_images(&g);
+  float *cols = scratch(env, (size_t)(chunk * g.oh * g.ow * kk));
+  if (cols == NULL) return fail(env, "Error", "out of memory for im2col columns");
+  if (mode != CONV_FORWARD) memset(out, 0, sizes[mode][2] * sizeof(float));
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
+    const int64_t rows = cnt * g.oh * g.ow;
+    const int64_t at = n0 * g.oh * g.ow * g.o; /* first row of y or dy in this chunk */
+    if (rows == 0) continue;
+    if (mode == CONV_INPUT_GRAD) {
+      sgemm_rm(0, 1, rows, kk, g.o, p + at, q, 0.0f, cols);
+      col2im(&g, cols, n0, cnt, out);
+      continue;
+    }
+    im2col(&g, p, n0, cnt, cols);
+    if (mode == CONV_FORWARD)
+      sgemm_rm(0, 0, rows, g.o, kk, cols, q, 0.0f, out + at);
+    else
+      sgemm_rm(1, 0, kk, g.o, rows, cols, q + at, 1.0f, out); /* out starts at zero */
+  }
+  return NULL;
+}
+
+napi_value conv_forward(napi_env env, napi_callback_info info) {
+  return conv_op(env, info, CONV_FORWARD);
+}
+
+napi_value conv_filter_grad(napi_env env, napi_callback_info info) {
+  return conv_op(env, info, CONV_FILTER_GRAD);
+}
+
+napi_value conv_input_grad(napi_env env, napi_callback_info info) {
+  return conv_op(env, info, CONV_INPUT_GRAD);
+}
+/* setThreads(k): threads for this process's large products (k ≥ 1; default: the cores, at most SPLIT). */
+napi_value set_threads(napi_env env, napi_callback_info info) {
+  ARGS(1)
+  int64_t k;
+  if (!dim(env, argv[0], "threads", &k)) return NULL;
+  if (k < 1 || k > 256) return fail(env, "RangeError", "threads: expected an integer in [1, 256]");
+  threads_large = (int)k;
+  return NULL;
+}
+
+/* setLocalThreads(k): threads for the calling thread's large products (0: the process's). */
+napi_value set_local_threads(napi_env env, napi_callback_info info) {
+  ARGS(1)
+  int64_t k;
+  if (!dim(env, argv[0], "threads", &k)) return NULL;
+  if (k > 256) return fail(env, "RangeError", "threads: expected an integer in [0, 256]");
+  local_threads = (int)k;
+  return NULL;
+}
