@@ -29,6 +29,7 @@ import { PRIVATE_METHODS, siloCoalitionModels } from './private-scoring.js';
 import { roundThreshold } from './secure-round.js';
 import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
 import { fedAvgWeight } from './strategies/fedavg.js';
+import { DEFAULT_STRATEGY } from './strategies/registry.js';
 import { createTfLearner } from './tf-learner.js';
 import { consortiumTrainer } from './trainer.js';
 
@@ -61,15 +62,15 @@ export interface NetworkedRun {
  */
 export function networkedRun(config: ExperimentConfig, seed: number): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
-  const strategy = (config.strategy ?? { name: 'fedavg' }) as {
+  const strategy = (config.strategy ?? DEFAULT_STRATEGY) as {
     name: string;
     fraction?: unknown;
     clientsPerRound?: unknown;
     weights?: unknown;
   };
-  if (strategy.name !== 'fedavg')
+  if (strategy.name !== DEFAULT_STRATEGY.name)
     throw new RangeError(
-      `strategy.name: networked runs support 'fedavg' over all silos only, got '${strategy.name}'`,
+      `strategy.name: networked runs support '${DEFAULT_STRATEGY.name}' over all silos only, got '${strategy.name}'`,
     );
   if (strategy.fraction !== undefined && strategy.fraction !== 1)
     throw new RangeError('strategy.fraction: networked runs take every silo every round (fraction 1)');

@@ -1,0 +1,433 @@
+/**
+ * The experiment configuration's JSON schema (TypeBox), with a description and default for every
+ * key (docs/config.md is generated from it: scripts/gen-config-docs.ts). Data sets, models and
+ * estimators come from their registries; parseConfig (./config.ts) validates against this schema
+ * and the registries.
+ */
+import Type, { type Static, type TSchema } from 'typebox';
+import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
+import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
+import {
+  BUILT_IN_ESTIMATORS,
+  BUILT_IN_ESTIMATORS_SCHEMA,
+  referenceEstimators,
+} from './estimators/registry.js';
+import { DEFAULT_STRATEGY } from './strategies/registry.js';
+
+const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
+  Type.Integer(o);
+const Num = (
+  o: {
+    minimum?: number;
+    maximum?: number;
+    exclusiveMinimum?: number;
+    default?: number;
+    description?: string;
+  } = {},
+) => Type.Number(o);
+export const Obj = <T extends Record<string, TSchema>>(props: T, description?: string) =>
+  Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
+const OneOf = <T extends string>(
+  values: readonly T[],
+  o: string | { description?: string; default?: T } = {},
+) => Type.Enum(values as T[], typeof o === 'string' ? (o ? { description: o } : {}) : o);
+/**
+ * `schema` with documentation added: `description`, and `default` as an annotation only (parseConfig
+ * validates with `Value.Errors`, which never fills defaults in). A copy; TypeBox's markers are kept.
+ * docs/config.md is generated from these annotations (scripts/gen-config-docs.ts).
+ */
+const Doc = <T extends TSchema>(schema: T, o: { description?: string; default?: unknown }): T =>
+  Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(schema), ...Object.getOwnPropertyDescriptors(o) },
+  ) as T;
+
+export const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
+
+/** The keys of `data` besides the data sets' option blocks. */
+export const DataKeys = {
+  dataset: Type.Optional(
+    Type.String({
+      description: `Data set, a name from the dataset registry (src/data/registry.ts), checked in parseConfig. Built-in: ${BUILTIN_DATASETS.map((d) => `'${d.name}' (${d.description})`).join('; ')}. Default '${DEFAULT_DATASET}'.`,
+    }),
+  ),
+  trainSize: Type.Optional(
+    Int({
+      minimum: 10,
+      description:
+        'Training examples shared out among the silos, before the long-tailed transform (default: all available).',
+    }),
+  ),
+  testSize: Type.Optional(
+    Int({ minimum: 10, description: 'Size of the common, class-balanced test set (default 2000).' }),
+  ),
+  longTail: Type.Optional(
+    Obj(
+      {
+        imbalance: Num({
+          exclusiveMinimum: 0,
+          maximum: 1,
+          description:
+            'Imbalance factor IF = n_min/n_max in (0, 1]; papers/004 §4.1 uses 0.01 and 0.05. 1 keeps the pool unchanged.',
+        }),
+        order: Type.Optional(
+          OneOf(
+            ['index', 'random'] as const,
+            "Which class gets which rank: 'index' (class 0 is the head, as in papers/004 Fig. 5; default) or a seeded 'random' order.",
+          ),
+        ),
+      },
+      'Long-tailed transform of the training pool before partitioning (papers/004 §4.1 and App. A, after Cao et al. 2019): the class of rank r keeps ⌊n_max·IF^(r/(C−1))⌋ of its examples, n_max the largest class count of the pool. The test and validation sets stay balanced.',
+    ),
+  ),
+};
+
+/** A configuration's `data`: the keys above and data sets' option blocks (`data.synthetic`). */
+export type DataConfig = Static<ReturnType<typeof Obj<typeof DataKeys>>> & { [dataset: string]: unknown };
+
+/** The option blocks of the built-in data sets that take options, keyed by name. */
+export const builtinDatasetBlocks = Object.fromEntries(
+  BUILTIN_DATASETS.flatMap((d) =>
+    d.options
+      ? [
+          [
+            d.name,
+            Type.Optional({
+              ...d.options,
+              description: `Options of data.dataset '${d.name}': ${String((d.options as { description?: string }).description ?? d.description)}.`,
+            }),
+          ],
+        ]
+      : [],
+  ),
+);
+
+/**
+ * Data set, its options and the test split. The options of data set X are the block `data.X`,
+ * checked against X's schema in `parseConfig` (the built-ins' blocks are listed here too, for the
+ * documentation).
+ */
+export const DataSchema = Type.Unsafe<DataConfig>(
+  Type.Object(
+    {
+      ...DataKeys,
+      ...builtinDatasetBlocks,
+    },
+    {
+      additionalProperties: true,
+      description:
+        'Data set and test split. Any other key is the options block of the data set of that name, checked against its schema (e.g. data.synthetic); a block for a data set other than data.dataset is an error.',
+    },
+  ),
+);
+
+/** How the training pool is shared out; parameters are checked against the kind in `parseConfig`. */
+export const PartitionSchema = Obj({
+  kind: OneOf(['iid', 'dirichlet', 'quantity-skew', 'mavericks', 'mixed'] as const, {
+    description:
+      'iid: equal random shares; dirichlet: label skew, Dirichlet(alpha) per class; quantity-skew: IID labels, sizes from Dirichlet(beta); mavericks: the last `mavericks` silos own whole classes; mixed: IID and Dirichlet(alpha) silos together (papers/002 §IV.A).',
+  }),
+  /** Dirichlet concentration μ over labels (kind = dirichlet, and the non-IID silos of kind = mixed). */
+  alpha: Type.Optional(
+    Num({
+      exclusiveMinimum: 0,
+      description:
+        'Dirichlet concentration over labels: required for kind = dirichlet and mixed (its non-IID silos); for kind = mavericks it splits the common classes among the other silos (default: equal shares).',
+    }),
+  ),
+  /** Dirichlet concentration of the silo sizes (kind = quantity-skew). */
+  beta: Type.Optional(
+    Num({
+      exclusiveMinimum: 0,
+      description: 'Dirichlet concentration of the silo sizes; needed by kind = quantity-skew.',
+    }),
+  ),
+  /** Mavericks (papers/000 Fig. 1, papers/001 Def. 3.1): how many silos (the last ones) own rare classes. */
+  mavericks: Type.Optional(
+    Int({
+      minimum: 1,
+      default: 1,
+      description:
+        'kind = mavericks (papers/000 Fig. 1, papers/001 Def. 3.1): how many silos, the last ones, own rare classes; fewer than `silos`.',
+    }),
+  ),
+  /** 'exclusive' (each Maverick alone owns its classes, default) or 'shared' (Mavericks share them). */
+  mode: Type.Optional(
+    OneOf(['exclusive', 'shared'] as const, {
+      default: 'exclusive',
+      description:
+        'kind = mavericks: each Maverick alone owns its classes (exclusive) or the Mavericks share them.',
+    }),
+  ),
+  /** Classes each Maverick owns (default 1). */
+  classesPerMaverick: Type.Optional(
+    Int({ minimum: 1, default: 1, description: 'kind = mavericks: classes each Maverick owns.' }),
+  ),
+  /**
+   * kind = mixed (papers/002 §IV.A: IID and Dirichlet(alpha) silos together): how many silos, the
+   * last ones, hold Dirichlet(alpha) data; the others are IID. Each group gets a share of the pool
+   * proportional to its number of silos.
+   */
+  nonIid: Type.Optional(
+    Int({
+      minimum: 1,
+      description:
+        'kind = mixed (required): how many silos, the last ones, hold Dirichlet(alpha) data; the others are IID. Each group gets a share of the pool proportional to its number of silos.',
+    }),
+  ),
+});
+
+export const AttackSchema = Obj({
+  silo: Int({ minimum: 0, description: 'The misbehaving silo (< silos).' }),
+  kind: OneOf(
+    ['label-flip', 'label-shuffle', 'random-data', 'random-update', 'free-rider', 'scale'] as const,
+    'label-flip: label c becomes K − 1 − c; label-shuffle: a fixed permutation of the classes; random-data: noise images with random labels; random-update: Δ replaced by Gaussian noise; free-rider: Δ = 0; scale: Δ multiplied by `factor`.',
+  ),
+  /** Update scaling factor (kind = scale) or noise scale (kind = random-update). */
+  factor: Type.Optional(
+    Num({
+      description:
+        "Update scaling factor (kind = scale, default −1) or the noise's standard deviation (kind = random-update, default: the RMS of the honest update).",
+    }),
+  ),
+});
+
+const modelOptionsText = (d: (typeof BUILTIN_MODELS)[number]) => {
+  const keys = Object.entries(d.options.properties).map(
+    ([k, v]) => `${k}: ${(v as { description?: string }).description ?? ''}`,
+  );
+  return `'${d.kind}' (${d.description}; ${keys.length > 0 ? `options ${keys.join('; ')}` : 'no options'})`;
+};
+
+/**
+ * The model: `kind` from the model registry and that model's options next to it, checked
+ * against the model's option schema in `parseConfig`.
+ */
+export const ModelSchema = Type.Unsafe<{ kind: string; [option: string]: unknown }>(
+  Type.Object(
+    {
+      kind: Type.String({
+        description: `Model, a kind from the model registry (src/ml/model-registry.ts), checked in parseConfig. Built-in: ${BUILTIN_MODELS.map(modelOptionsText).join('; ')}. Default '${DEFAULT_MODEL.kind}'.`,
+      }),
+    },
+    {
+      additionalProperties: true,
+      description:
+        "The model: kind and that model's options next to it (e.g. { kind: 'mlp', hidden: [200] }), checked against the model's option schema.",
+    },
+  ),
+);
+
+export const TrainingSchema = Obj({
+  optimizer: Type.Optional(
+    OneOf(['adam', 'sgd'] as const, { default: 'adam', description: 'Local optimizer.' }),
+  ),
+  learningRate: Type.Optional(
+    Num({ exclusiveMinimum: 0, default: 0.001, description: 'Learning rate (for either optimizer).' }),
+  ),
+  weightDecay: Type.Optional(Num({ minimum: 0, default: 0.001, description: 'Weight decay.' })),
+  epochs: Type.Optional(Int({ minimum: 1, default: 1, description: 'Local epochs per round.' })),
+  batchSize: Type.Optional(Int({ minimum: 1, default: 64, description: 'Minibatch size.' })),
+});
+
+export const SecureAggregationSchema = Obj({
+  /** Run the real masked-summation protocol (default true). */
+  enabled: Type.Optional(
+    Type.Boolean({
+      default: true,
+      description:
+        'Run the real masked-summation protocol; false sums the updates in the clear (networked runs always use the protocol).',
+    }),
+  ),
+  /** Shamir threshold t (default ⌊2k/3⌋ + 1 for a round of k participants). */
+  threshold: Type.Optional(
+    Int({
+      minimum: 2,
+      description:
+        "Shamir threshold t (≤ silos), raised to a strict majority of the round's participants and capped at their number. Default: ⌊2k/3⌋ + 1 for a round of k participants.",
+    }),
+  ),
+  /** Each update coordinate is clipped to [−clip, clip] before quantization. */
+  clip: Type.Optional(
+    Num({
+      exclusiveMinimum: 0,
+      default: 1,
+      description: 'Each update coordinate is clipped to [−clip, clip] before quantization.',
+    }),
+  ),
+  /** Simulated dropouts: silo `silo` vanishes in round `round` at point `at` of the protocol. */
+  dropouts: Type.Optional(
+    Type.Array(
+      Obj({
+        round: Int({ minimum: 1, description: 'Round of the dropout (≤ rounds).' }),
+        silo: Int({ minimum: 0, description: 'The silo that vanishes (< silos).' }),
+        at: OneOf(
+          ['before-advertise', 'after-advertise', 'after-share', 'after-mask', 'after-consistency'] as const,
+          'The last stage message the silo sends: none (before-advertise), AdvertiseKeys, ShareKeys, MaskedInputCollection or ConsistencyCheck.',
+        ),
+      }),
+      {
+        description:
+          'Simulated dropouts: silo `silo` vanishes in round `round` after point `at` of the protocol.',
+      },
+    ),
+  ),
+});
+
+/**
+ * Full-visibility estimators, one optional key per estimator, derived from the estimator registry
+ * (src/fl/estimators/registry.ts), where each estimator declares its options. This is the schema
+ * over the built-ins; `parseConfig` also accepts the estimators user modules registered.
+ */
+export const EstimatorsSchema = BUILT_IN_ESTIMATORS_SCHEMA;
+
+export const comparisonSchema = <E extends TSchema>(estimators: E) =>
+  Obj({
+    reference: Type.Optional(
+      OneOf([...referenceEstimators(), 'trueSv'], {
+        description:
+          'Reference of the comparison table: an estimator that can serve as one, or the true Shapley value of the retraining game. Default: trueSv when the true Shapley value is computed (see trueShapley), else mrsv.',
+      }),
+    ),
+    at: Type.Optional(
+      Type.Union([Type.Literal('cumulative'), Int({ minimum: 1 })], {
+        default: 'cumulative',
+        description:
+          'Compare scores summed over all rounds, or the single-round scores of round r (≤ rounds) against the reference accumulated to round r.',
+      }),
+    ),
+    estimators: Type.Optional(
+      Doc(estimators, {
+        default: Object.fromEntries(BUILT_IN_ESTIMATORS.filter((e) => e.byDefault).map((e) => [e.name, {}])),
+        description:
+          "Full-visibility estimators to run, by name (the estimator registry, src/fl/estimators/registry.ts); `{}` runs one with its defaults. Default: the registry's default ones.",
+      }),
+    ),
+    trueShapley: Type.Optional(
+      Type.Boolean({
+        description:
+          'Compute the true Shapley value of the retraining game (2^n FedAvg runs; at most 16 silos). Default: when silos ≤ 6.',
+      }),
+    ),
+  });
+
+export const ComparisonSchema = comparisonSchema(EstimatorsSchema);
+
+/** The whole experiment configuration. */
+export const ExperimentConfigSchema = Obj({
+  name: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Name of the run, shown in logs and the report.',
+    }),
+  ),
+  seed: Type.Optional(
+    Int({
+      minimum: 0,
+      maximum: 2 ** 31 - 1,
+      default: 1,
+      description:
+        "First seed; a run is fully determined by its configuration and seed. The networked commands' `--seed` overrides.",
+    }),
+  ),
+  /** Number of seeds (seed, seed+1, …); `--seeds` overrides. */
+  seeds: Type.Optional(
+    Int({
+      minimum: 1,
+      maximum: 100,
+      default: 1,
+      description: 'Number of seeds run by `fedscore experiment` (seed, seed+1, …); `--seeds` overrides.',
+    }),
+  ),
+  silos: Int({ minimum: 2, maximum: 1000, description: 'Number of silos n.' }),
+  rounds: Int({ minimum: 1, maximum: 100000, description: 'Number of federated rounds.' }),
+  data: Type.Optional(Doc(DataSchema, { description: 'Data set and test split.' })),
+  partition: Type.Optional(
+    Doc(PartitionSchema, {
+      default: { kind: 'iid' },
+      description:
+        'How the training pool is shared out among the silos; parameters are checked against the kind.',
+    }),
+  ),
+  /** Per-silo label noise with linearly increasing rates 0 … maxRate (papers/003 §5.4). */
+  labelNoise: Type.Optional(
+    Obj(
+      {
+        maxRate: Num({
+          minimum: 0,
+          maximum: 1,
+          description: 'Noise rate of the last silo; silo i of n gets maxRate·i/(n − 1).',
+        }),
+      },
+      'Per-silo label noise with linearly increasing rates 0 … maxRate (papers/003 §5.4).',
+    ),
+  ),
+  attacks: Type.Optional(Type.Array(AttackSchema, { description: 'Misbehaving silos to simulate.' })),
+  model: Type.Optional(
+    Doc(ModelSchema, {
+      default: DEFAULT_MODEL,
+      description: 'The model; `hidden` (layer widths, default [200]) applies to the MLP only.',
+    }),
+  ),
+  training: Type.Optional(Doc(TrainingSchema, { description: 'Local training of every silo.' })),
+  /**
+   * How coalition models are formed: FedAvg M_S = M0 + Σ w_iΔ_i / Σ w_i (default) or the papers'
+   * additive M_S = M0 + Σ_{i∈S} w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the
+   * strategy's (`strategy.weights` for FedAvg).
+   */
+  aggregation: Type.Optional(
+    Obj(
+      {
+        convention: Type.Optional(
+          OneOf(['fedavg', 'additive'] as const, {
+            default: 'fedavg',
+            description:
+              "How coalition models are formed: FedAvg M_S = M0 + Σ_S w_iΔ_i / Σ_S w_i, or the papers' additive M_S = M0 + Σ_S w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the strategy's.",
+          }),
+        ),
+      },
+      'How coalition models are formed.',
+    ),
+  ),
+  secureAggregation: Type.Optional(
+    Doc(SecureAggregationSchema, { description: "Secure aggregation of each round's updates." }),
+  ),
+  /** Selection/aggregation strategy, validated by the strategy registry (default fedavg, all silos). */
+  strategy: Type.Optional(
+    Type.Object(
+      {
+        name: Type.String({
+          description:
+            'fedavg, score-weighted, fedemd, fedowen, fedtsv, fedms, s-fedavg or greedyfed; networked runs take fedavg only.',
+        }),
+      },
+      {
+        additionalProperties: true,
+        default: DEFAULT_STRATEGY,
+        description:
+          "Selection/aggregation strategy `{ name, ...parameters }`; the other keys are the strategy's parameters, validated by the strategy registry (src/fl/strategies/registry.ts lists them with their defaults).",
+      },
+    ),
+  ),
+  scoring: Type.Optional(
+    Obj(
+      {
+        utility: Type.Optional(
+          OneOf(['accuracy', 'negLoss'] as const, {
+            default: 'accuracy',
+            description: 'Utility v of a model on the common test set: accuracy or the negative loss.',
+          }),
+        ),
+      },
+      'How models are valued.',
+    ),
+  ),
+  comparison: Type.Optional(
+    Doc(ComparisonSchema, {
+      description: 'The full-visibility comparison with Shapley-family references.',
+    }),
+  ),
+});
+
+export type ExperimentConfig = Static<typeof ExperimentConfigSchema>;
