@@ -8,11 +8,18 @@
  */
 import type { SigningKeyPair } from '../../crypto/signature.js';
 import { signScoreReport, verifyScoreReport } from '../../protocol/score-report.js';
-import { everybodyElse, fairPrivate, includeOneIn, leaveOneOut } from '../../scoring/private.js';
+import {
+  everybodyElse,
+  fairPrivate,
+  includeOneIn,
+  leaveOneOut,
+  SCHEMES,
+  type Scheme,
+} from '../../scoring/private.js';
 
-/** The names of the private schemes, in report order. */
-export const PRIVATE_METHODS = ['loo', 'ioi', 'fp', 'ee', 'eeMedian'] as const;
-export type PrivateMethod = (typeof PRIVATE_METHODS)[number];
+/** The names of the private schemes, in report order (scoring/private.ts owns the list). */
+export const PRIVATE_METHODS: readonly Scheme[] = SCHEMES;
+export type PrivateMethod = Scheme;
 
 /**
  * Silo i's two coalition models (FedAvg convention by default):
