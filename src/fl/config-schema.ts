@@ -6,6 +6,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
+import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
 import {
   BUILT_IN_ESTIMATORS,
@@ -380,8 +381,8 @@ export const ExperimentConfigSchema = Obj({
     Obj(
       {
         convention: Type.Optional(
-          OneOf(['fedavg', 'additive'] as const, {
-            default: 'fedavg',
+          OneOf(CONVENTIONS, {
+            default: DEFAULT_CONVENTION,
             description:
               "How coalition models are formed: FedAvg M_S = M0 + Σ_S w_iΔ_i / Σ_S w_i, or the papers' additive M_S = M0 + Σ_S w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the strategy's.",
           }),

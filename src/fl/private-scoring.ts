@@ -9,6 +9,7 @@
 import type { SigningKeyPair } from '../../crypto/signature.js';
 import { signScoreReport, verifyScoreReport } from '../../protocol/score-report.js';
 import { everybodyElse, fairPrivate, includeOneIn, leaveOneOut } from '../../scoring/private.js';
+import { type Convention, FEDAVG_CONVENTION } from '../ml/convention.js';
 
 /** The names of the private schemes, in report order. */
 export const PRIVATE_METHODS = ['loo', 'ioi', 'fp', 'ee', 'eeMedian'] as const;
@@ -26,14 +27,14 @@ export function siloCoalitionModels(
   weightedSum: Float64Array,
   totalWeight: number,
   own: { update: Float32Array; weight: number },
-  convention: 'fedavg' | 'additive',
+  convention: Convention,
 ): { singleton: Float32Array; complement: Float32Array } {
   const d = base.length;
   if (own.update.length !== d || weightedSum.length !== d)
     throw new RangeError(`update: expected ${d} parameters, got ${own.update.length}`);
   const singleton = new Float32Array(d);
   const complement = new Float32Array(d);
-  if (convention === 'fedavg') {
+  if (convention === FEDAVG_CONVENTION) {
     const rest = totalWeight - own.weight;
     const scale = rest > 1e-12 * totalWeight ? 1 / rest : 0;
     for (let k = 0; k < d; k++) {
