@@ -2,7 +2,7 @@
  * The estimator registry: name → definition (./estimator.ts) of every reference estimator the
  * comparison harness can run. The harness, the configuration schema (`comparison.estimators`), the
  * experiment's folds and comparison rules, the CLI and the benches all read it; an estimator's
- * name is written in its own file and nowhere else (test/arch/estimator-registry.test.ts).
+ * name is written in its own file and nowhere else (test/arch/registries.test.ts).
  *
  * A new built-in estimator is one file in this folder plus one line in `BUILT_IN_ESTIMATORS`; a
  * user module adds one with `registerEstimator`. Order matters: the harness runs estimators, and
