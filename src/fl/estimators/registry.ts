@@ -15,6 +15,7 @@
  * seeds; Maverick-Shapley's historical `[7]` shares its value with silo 7's.
  */
 import Type, { type TObject, type TOptional, type TSchema } from 'typebox';
+import { withDoc } from '../_doc.js';
 import type { ExperimentConfig } from '../config.js';
 import { PRIVATE_METHODS } from '../private-scoring.js';
 import { banzhaf } from './banzhaf.js';
@@ -137,7 +138,8 @@ type EstimatorsSchemaOf<D extends readonly EstimatorDefinition[]> = TObject<{
 
 function estimatorsSchemaOf<const D extends readonly EstimatorDefinition[]>(definitions: D) {
   const properties: Record<string, TSchema> = {};
-  for (const d of definitions) properties[d.name] = Type.Optional(d.schema);
+  for (const d of definitions)
+    properties[d.name] = Type.Optional(withDoc(d.schema, { description: `${d.title}.` }));
   return Type.Object(properties, { additionalProperties: false }) as unknown as EstimatorsSchemaOf<D>;
 }
 
