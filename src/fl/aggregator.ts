@@ -133,7 +133,7 @@ export function aggregatorOf(
   });
 }
 
-/** The run's coalition-model convention (`aggregation.convention`, default FedAvg's; src/ml/convention.ts). */
+/** The run's coalition-model convention (`aggregation.convention`; src/ml/convention.ts). */
 export function conventionOf(cfg: Pick<ExperimentConfig, 'aggregation'>): Convention {
   return cfg.aggregation?.convention ?? DEFAULT_CONVENTION;
 }

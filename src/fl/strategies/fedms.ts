@@ -79,7 +79,10 @@ export interface FedMsParams extends RoundSize {
   epsilonDEnd: number;
 }
 
-/** The parameters; defaults: papers/000 §5.1 (10 % of the silos, T = 0.01, α = 0.6, ε_b = ε_i = 0.001, ε_d 3.0 → 0.1). */
+/**
+ * The parameters; defaults: papers/000 §5.1 (10 % of the silos, T = 0.01, α = 0.6, ε_b = ε_i = 0.001,
+ * ε_d 3.0 → 0.1) and the choices above.
+ */
 export const FEDMS_PARAMETERS = parameters({
   ...roundSizeParameters(0.1),
   temperature: Type.Number({

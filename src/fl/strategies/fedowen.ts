@@ -64,7 +64,7 @@ export interface FedOwenParams extends RoundSize {
   eta: number;
 }
 
-/** The parameters; defaults: papers/004 §4.1 (10 % of the silos, ε = 0.1, M = 4, Q = 2) and the choices above. */
+/** The parameters; defaults: papers/004 §4.1 (10 % of the silos, ε = 0.1, M = 4, Q = 2) and our choices. */
 export const FEDOWEN_PARAMETERS = parameters({
   ...roundSizeParameters(0.1),
   epsilon: Type.Number({

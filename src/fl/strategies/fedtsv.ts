@@ -36,7 +36,7 @@ export interface FedTsvParams extends RoundSize {
   coalitionWeights: 'equal' | 'examples';
 }
 
-/** The parameters; defaults: every silo every round (the paper fixes no selection), TSV exact when possible. */
+/** The parameters; defaults: every silo every round (the paper fixes no selection), TSV exact if possible. */
 export const FEDTSV_PARAMETERS = parameters({
   ...roundSizeParameters(1),
   method: Type.Enum(['auto', 'exact', 'sampled'] as const, {
