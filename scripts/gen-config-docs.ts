@@ -1,7 +1,11 @@
 /**
  * Generates docs/config.md from the experiment configuration's schema (`ExperimentConfigSchema` in
- * src/fl/config.ts): every key with its JSON path, type, whether it is required, allowed values,
- * default and description.
+ * src/fl/config.ts) and the registries: every key with its JSON path, type, whether it is required,
+ * allowed values, default and description. Under its top-level section, each built-in data set,
+ * model, strategy and estimator gets a subsection with its keys, from its registry entry: a data
+ * set's options block (`data.synthetic`), a model's options (`model.hidden`), a strategy's
+ * parameters (`strategy.alpha`, from the entry's `parameters` schema) and an estimator's options
+ * (`comparison.estimators.gtg.budget`).
  *
  *   npm run docs:config        (npx tsx scripts/gen-config-docs.ts)
  *
@@ -18,7 +22,11 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILTIN_DATASETS } from '../src/data/registry.js';
 import { ExperimentConfigSchema } from '../src/fl/config.js';
+import { BUILT_IN_ESTIMATORS } from '../src/fl/estimators/registry.js';
+import { BUILT_IN_STRATEGIES } from '../src/fl/strategies/registry.js';
+import { BUILTIN_MODELS } from '../src/ml/model-registry.js';
 
 /** The part of a JSON Schema this generator reads. */
 export interface SchemaNode {
@@ -108,10 +116,11 @@ export function allowedOf(s: SchemaNode): string {
   if (s.type === 'integer' || s.type === 'number') {
     const lo = s.minimum !== undefined ? String(s.minimum) : undefined;
     const hi = s.maximum !== undefined ? String(s.maximum) : undefined;
-    if (s.exclusiveMinimum !== undefined) parts.push(`> ${s.exclusiveMinimum}`);
-    if (s.exclusiveMaximum !== undefined) parts.push(`< ${s.exclusiveMaximum}`);
     const r = range(lo, hi);
-    if (r) parts.unshift(r);
+    if (r) parts.push(r);
+    // An open end beside a closed one: the lower bound first (`> 0, ≤ 1`).
+    if (s.exclusiveMinimum !== undefined) parts.splice(0, 0, `> ${s.exclusiveMinimum}`);
+    if (s.exclusiveMaximum !== undefined) parts.push(`< ${s.exclusiveMaximum}`);
   }
   if (s.type === 'string') {
     const r = range(
@@ -188,19 +197,105 @@ function table(rows: KeyRow[]): string[] {
   ];
 }
 
-/** The whole page for a configuration schema (docs/config.md for ExperimentConfigSchema). */
+/** One built-in's keys, in a subsection of a top-level section. */
+export interface Subsection {
+  /** The top-level key it belongs under: `model`. */
+  section: string;
+  /** Its heading: ``model `mlp` ``. */
+  heading: string;
+  /** What it is, one paragraph. */
+  text: string;
+  /** Its keys; rows whose JSON path is `covers` or under it also leave the section's own table. */
+  rows: KeyRow[];
+  /** The JSON path of the block of the schema it documents (`data.synthetic`), if any. */
+  covers?: string;
+}
+
+const under = (path: string, prefix: string) =>
+  path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[]`);
+
+/**
+ * The subsections of the built-ins, from the registries: per data set (its options block), per
+ * model kind (its options), per strategy (its parameters) and per estimator (its options). Blocks
+ * that are part of the schema (data sets', estimators') take their rows from `rows`, the schema's,
+ * so the page documents what parseConfig validates.
+ */
+export function builtInSubsections(rows: KeyRow[]): Subsection[] {
+  const block = (path: string) => rows.filter((r) => under(r.path, path));
+  const nothing = (keys: KeyRow[], none: string) => (keys.length === 0 ? ` ${none}` : '');
+  return [
+    ...BUILTIN_DATASETS.map((d) => {
+      const keys = block(`data.${d.name}`);
+      return {
+        section: 'data',
+        heading: `data set ${code(d.name)}`,
+        text: `${code(`"dataset": "${d.name}"`)}: ${d.description}.${keys.length > 0 ? ` Options: the block ${code(`data.${d.name}`)}:` : ' No options.'}`,
+        rows: keys,
+        covers: `data.${d.name}`,
+      };
+    }),
+    ...BUILTIN_MODELS.map((m) => {
+      const keys = keyRows(m.options as unknown as SchemaNode, 'model');
+      return {
+        section: 'model',
+        heading: `model ${code(m.kind)}`,
+        text: `${code(`"kind": "${m.kind}"`)}: ${m.description}.${keys.length > 0 ? ' Options, next to `kind`:' : ''}${nothing(keys, 'No options.')}`,
+        rows: keys,
+      };
+    }),
+    ...BUILT_IN_STRATEGIES.map((e) => {
+      const keys = keyRows(e.parameters as unknown as SchemaNode, 'strategy');
+      return {
+        section: 'strategy',
+        heading: `strategy ${code(e.name)}`,
+        text: `${code(`"name": "${e.name}"`)}: ${e.description}.${keys.length > 0 ? ' Parameters, next to `name`:' : ''}${nothing(keys, 'No parameters.')}`,
+        rows: keys,
+      };
+    }),
+    ...BUILT_IN_ESTIMATORS.map((d) => {
+      const path = `comparison.estimators.${d.name}`;
+      const keys = block(path);
+      const traits = [
+        d.compare === 'round' ? 'compared per round' : 'compared cumulatively',
+        ...(d.byDefault ? ['runs by default'] : []),
+        ...(d.reference ? ['may be `comparison.reference`'] : []),
+        ...(d.needs?.referenceUpdate ? ['needs the validation reference update'] : []),
+        ...(d.needs?.estimators?.length
+          ? [`runs ${d.needs.estimators.map((n) => code(n.name)).join(', ')} too`]
+          : []),
+      ];
+      return {
+        section: 'comparison',
+        heading: `estimator ${code(d.name)}`,
+        text: `${code(path)}: ${d.title}; ${traits.join(', ')}.${nothing(keys, 'No options.')}`,
+        rows: keys,
+        covers: path,
+      };
+    }),
+  ];
+}
+
+/**
+ * The whole page for a configuration schema (docs/config.md for ExperimentConfigSchema, with the
+ * built-ins' subsections).
+ */
 export function renderConfigDocs(
   schema: SchemaNode = ExperimentConfigSchema as unknown as SchemaNode,
+  subsections: Subsection[] = schema === (ExperimentConfigSchema as unknown as SchemaNode)
+    ? builtInSubsections(keyRows(schema))
+    : [],
 ): string {
   const rows = keyRows(schema);
+  const covered = (r: KeyRow) =>
+    subsections.some((x) => x.covers !== undefined && (r.path === x.covers || under(r.path, x.covers)));
   const top = rows.filter((r) => !r.path.includes('.') && !r.path.includes('['));
-  const sections = top.filter((t) =>
-    rows.some((r) => r.path.startsWith(`${t.path}.`) || r.path.startsWith(`${t.path}[]`)),
+  const sections = top.filter(
+    (t) => rows.some((r) => under(r.path, t.path)) || subsections.some((x) => x.section === t.path),
   );
   const out = [
     '# Experiment configuration',
     '',
-    '<!-- Generated by scripts/gen-config-docs.ts from ExperimentConfigSchema (src/fl/config.ts). Do not edit: run `npm run docs:config`. -->',
+    '<!-- Generated by scripts/gen-config-docs.ts from ExperimentConfigSchema (src/fl/config.ts) and the registries. Do not edit: run `npm run docs:config`. -->',
     '',
     'An experiment is one JSON object, given to `fedscore experiment --config <file.json>` (and to',
     '`serve`, `client` and `consortium` for networked runs). `parseConfig` in `src/fl/config.ts`',
@@ -213,7 +308,9 @@ export function renderConfigDocs(
     '',
     'A key is a JSON path: `data.synthetic.features` is `{ "data": { "synthetic": { "features": … } } }`,',
     'and `attacks[].kind` is the `kind` of every element of the `attacks` array. "required" is within',
-    'the enclosing object. A default in words depends on other keys.',
+    'the enclosing object. A default in words depends on other keys. Data sets, models, strategies and',
+    'estimators come from registries: each built-in has a subsection with its own keys, from its entry',
+    '(a `--plugin` module may register more).',
     '',
     '## Top level',
     '',
@@ -229,12 +326,13 @@ export function renderConfigDocs(
     ),
   ];
   for (const t of sections) {
-    out.push(
-      '',
-      `## ${t.path}`,
-      '',
-      ...table(rows.filter((r) => r.path.startsWith(`${t.path}.`) || r.path.startsWith(`${t.path}[]`))),
-    );
+    const own = rows.filter((r) => under(r.path, t.path) && !covered(r));
+    out.push('', `## ${t.path}`);
+    if (own.length > 0) out.push('', ...table(own));
+    for (const x of subsections.filter((x) => x.section === t.path)) {
+      out.push('', `### ${x.heading}`, '', x.text);
+      if (x.rows.length > 0) out.push('', ...table(x.rows));
+    }
   }
   return `${out.join('\n')}\n`;
 }

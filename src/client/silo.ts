@@ -23,6 +23,7 @@ import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import type { Learner } from '../fl/learner.js';
 import { localUpdate, type NetworkedRun, siloInput, siloUtilities } from '../fl/networked.js';
+import type { Convention } from '../ml/convention.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 
 /** The consortium as GET /v1/consortia/:cid returns it (the fields the silo reads). */
@@ -33,7 +34,7 @@ export interface ConsortiumView {
   readonly model: { readonly name: string; readonly parameters: number };
   readonly testSetDigest: string;
   readonly encoding: { readonly clip: number; readonly weightRange: number };
-  readonly convention: 'fedavg' | 'additive';
+  readonly convention: Convention;
 }
 
 interface RoundView {

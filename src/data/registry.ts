@@ -102,37 +102,56 @@ const FASHION_MNIST: DatasetDefinition<Record<string, never>> = {
   },
 };
 
+/** The options of `synthetic` a configuration leaves out (its schema documents them as defaults). */
+const SYNTHETIC_DEFAULTS = { features: 784, classes: 10, separation: 0.6 } as const;
+
 const SYNTHETIC: DatasetDefinition<SyntheticOptions> = {
   name: 'synthetic',
   description: 'seeded Gaussian mixture, one component per class, [1, features, 1], no files',
   options: Type.Object(
     {
       features: Type.Optional(
-        Type.Integer({ minimum: 1, description: 'features per example (default 784)' }),
+        Type.Integer({
+          minimum: 1,
+          default: SYNTHETIC_DEFAULTS.features,
+          description: 'Features per example.',
+        }),
       ),
       classes: Type.Optional(
-        Type.Integer({ minimum: 2, description: 'classes, one mixture component each (default 10)' }),
+        Type.Integer({
+          minimum: 2,
+          default: SYNTHETIC_DEFAULTS.classes,
+          description: 'Classes, one mixture component each.',
+        }),
       ),
       separation: Type.Optional(
-        Type.Number({ exclusiveMinimum: 0, description: 'spread of the class means (default 0.6)' }),
+        Type.Number({
+          exclusiveMinimum: 0,
+          default: SYNTHETIC_DEFAULTS.separation,
+          description: 'Spread of the class means.',
+        }),
       ),
       examples: Type.Optional(
         Type.Integer({
           minimum: 20,
-          description: 'examples drawn (default: trainSize (200·silos) + testSize (500) + 200)',
+          description:
+            'Examples drawn, training pool and test set together. Default: trainSize (200·silos) + testSize (500) + 200.',
         }),
       ),
     },
     { additionalProperties: false, description: 'Gaussian-mixture settings' },
   ),
-  shape: (o) => ({ inputShape: [1, o.features ?? 784, 1], numClasses: o.classes ?? 10 }),
+  shape: (o) => ({
+    inputShape: [1, o.features ?? SYNTHETIC_DEFAULTS.features, 1],
+    numClasses: o.classes ?? SYNTHETIC_DEFAULTS.classes,
+  }),
   load(o, { seed, silos, trainSize, testSize }) {
     const total = o.examples ?? (trainSize ?? 200 * silos) + (testSize ?? 500) + 200;
     const pool = gaussianMixture({
       n: total,
-      numClasses: o.classes ?? 10,
-      features: o.features ?? 784,
-      separation: o.separation ?? 0.6,
+      numClasses: o.classes ?? SYNTHETIC_DEFAULTS.classes,
+      features: o.features ?? SYNTHETIC_DEFAULTS.features,
+      separation: o.separation ?? SYNTHETIC_DEFAULTS.separation,
       seed: deriveSeed(seed, 1),
       meansSeed: deriveSeed(seed, 2),
       name: SYNTHETIC.name,

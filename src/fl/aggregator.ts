@@ -8,6 +8,7 @@
  */
 import type { SigningKeyPair } from '../../crypto/signature.js';
 import type { DropPoint } from '../../protocol/simulate.js';
+import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import type { ExperimentConfig } from './config.js';
 import { plaintextAggregate, secureAggregate } from './secure-round.js';
 
@@ -132,15 +133,9 @@ export function aggregatorOf(
   });
 }
 
-/**
- * How coalition models are formed from the updates (docs/architecture.md): FedAvg's
- * M_S = M0 + Σ_{i∈S} w_iΔ_i / Σ_{i∈S} w_i, or the papers' literal additive form.
- */
-export type Convention = 'fedavg' | 'additive';
-
-/** The run's coalition-model convention (`aggregation.convention`, default FedAvg's). */
+/** The run's coalition-model convention (`aggregation.convention`; src/ml/convention.ts). */
 export function conventionOf(cfg: Pick<ExperimentConfig, 'aggregation'>): Convention {
-  return cfg.aggregation?.convention ?? 'fedavg';
+  return cfg.aggregation?.convention ?? DEFAULT_CONVENTION;
 }
 
 /**

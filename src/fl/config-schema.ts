@@ -6,13 +6,17 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
+import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
+import { withDoc } from './_doc.js';
 import {
   BUILT_IN_ESTIMATORS,
   BUILT_IN_ESTIMATORS_SCHEMA,
+  defaultReferenceEstimator,
   referenceEstimators,
+  TRUE_SHAPLEY_DEFAULT_MAX_SILOS,
 } from './estimators/registry.js';
-import { DEFAULT_STRATEGY } from './strategies/registry.js';
+import { DEFAULT_STRATEGY, STRATEGY_NAMES } from './strategies/registry.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -31,35 +35,32 @@ const OneOf = <T extends string>(
   values: readonly T[],
   o: string | { description?: string; default?: T } = {},
 ) => Type.Enum(values as T[], typeof o === 'string' ? (o ? { description: o } : {}) : o);
-/**
- * `schema` with documentation added: `description`, and `default` as an annotation only (parseConfig
- * validates with `Value.Errors`, which never fills defaults in). A copy; TypeBox's markers are kept.
- * docs/config.md is generated from these annotations (scripts/gen-config-docs.ts).
- */
-const Doc = <T extends TSchema>(schema: T, o: { description?: string; default?: unknown }): T =>
-  Object.defineProperties(
-    {},
-    { ...Object.getOwnPropertyDescriptors(schema), ...Object.getOwnPropertyDescriptors(o) },
-  ) as T;
-
 export const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
+
+/** Size of the common test set of a configuration without `data.testSize`. */
+export const DEFAULT_TEST_SIZE = 2000;
 
 /** The keys of `data` besides the data sets' option blocks. */
 export const DataKeys = {
   dataset: Type.Optional(
     Type.String({
-      description: `Data set, a name from the dataset registry (src/data/registry.ts), checked in parseConfig. Built-in: ${BUILTIN_DATASETS.map((d) => `'${d.name}' (${d.description})`).join('; ')}. Default '${DEFAULT_DATASET}'.`,
+      default: DEFAULT_DATASET,
+      description: `Data set, a name from the dataset registry (src/data/registry.ts), checked in parseConfig. Built-in: ${quoted(BUILTIN_DATASETS.map((d) => d.name))} (each with its options below).`,
     }),
   ),
   trainSize: Type.Optional(
     Int({
       minimum: 10,
       description:
-        'Training examples shared out among the silos, before the long-tailed transform (default: all available).',
+        'Training examples shared out among the silos, before the long-tailed transform. Default: all available.',
     }),
   ),
   testSize: Type.Optional(
-    Int({ minimum: 10, description: 'Size of the common, class-balanced test set (default 2000).' }),
+    Int({
+      minimum: 10,
+      default: DEFAULT_TEST_SIZE,
+      description: 'Size of the common, class-balanced test set.',
+    }),
   ),
   longTail: Type.Optional(
     Obj(
@@ -71,10 +72,11 @@ export const DataKeys = {
             'Imbalance factor IF = n_min/n_max in (0, 1]; papers/004 §4.1 uses 0.01 and 0.05. 1 keeps the pool unchanged.',
         }),
         order: Type.Optional(
-          OneOf(
-            ['index', 'random'] as const,
-            "Which class gets which rank: 'index' (class 0 is the head, as in papers/004 Fig. 5; default) or a seeded 'random' order.",
-          ),
+          OneOf(['index', 'random'] as const, {
+            default: 'index',
+            description:
+              "Which class gets which rank: 'index' (class 0 is the head, as in papers/004 Fig. 5) or a seeded 'random' order.",
+          }),
         ),
       },
       'Long-tailed transform of the training pool before partitioning (papers/004 §4.1 and App. A, after Cao et al. 2019): the class of rank r keeps ⌊n_max·IF^(r/(C−1))⌋ of its examples, n_max the largest class count of the pool. The test and validation sets stay balanced.',
@@ -132,7 +134,7 @@ export const PartitionSchema = Obj({
     Num({
       exclusiveMinimum: 0,
       description:
-        'Dirichlet concentration over labels: required for kind = dirichlet and mixed (its non-IID silos); for kind = mavericks it splits the common classes among the other silos (default: equal shares).',
+        'Dirichlet concentration over labels: required for kind = dirichlet and mixed (its non-IID silos); for kind = mavericks it splits the common classes among the other silos. Default: equal shares (kind = mavericks).',
     }),
   ),
   /** Dirichlet concentration of the silo sizes (kind = quantity-skew). */
@@ -187,17 +189,10 @@ export const AttackSchema = Obj({
   factor: Type.Optional(
     Num({
       description:
-        "Update scaling factor (kind = scale, default −1) or the noise's standard deviation (kind = random-update, default: the RMS of the honest update).",
+        "Update scaling factor (kind = scale) or the noise's standard deviation (kind = random-update). Default: −1 for kind = scale, the RMS of the honest update for kind = random-update.",
     }),
   ),
 });
-
-const modelOptionsText = (d: (typeof BUILTIN_MODELS)[number]) => {
-  const keys = Object.entries(d.options.properties).map(
-    ([k, v]) => `${k}: ${(v as { description?: string }).description ?? ''}`,
-  );
-  return `'${d.kind}' (${d.description}; ${keys.length > 0 ? `options ${keys.join('; ')}` : 'no options'})`;
-};
 
 /**
  * The model: `kind` from the model registry and that model's options next to it, checked
@@ -207,7 +202,7 @@ export const ModelSchema = Type.Unsafe<{ kind: string; [option: string]: unknown
   Type.Object(
     {
       kind: Type.String({
-        description: `Model, a kind from the model registry (src/ml/model-registry.ts), checked in parseConfig. Built-in: ${BUILTIN_MODELS.map(modelOptionsText).join('; ')}. Default '${DEFAULT_MODEL.kind}'.`,
+        description: `Model, a kind from the model registry (src/ml/model-registry.ts), checked in parseConfig. Built-in: ${quoted(BUILTIN_MODELS.map((m) => m.kind))} (each with its options below).`,
       }),
     },
     {
@@ -285,8 +280,7 @@ export const comparisonSchema = <E extends TSchema>(estimators: E) =>
   Obj({
     reference: Type.Optional(
       OneOf([...referenceEstimators(), 'trueSv'], {
-        description:
-          'Reference of the comparison table: an estimator that can serve as one, or the true Shapley value of the retraining game. Default: trueSv when the true Shapley value is computed (see trueShapley), else mrsv.',
+        description: `Reference of the comparison table: an estimator that can serve as one, or the true Shapley value of the retraining game. Default: trueSv when the true Shapley value is computed (see trueShapley), else ${defaultReferenceEstimator()}.`,
       }),
     ),
     at: Type.Optional(
@@ -297,7 +291,7 @@ export const comparisonSchema = <E extends TSchema>(estimators: E) =>
       }),
     ),
     estimators: Type.Optional(
-      Doc(estimators, {
+      withDoc(estimators, {
         default: Object.fromEntries(BUILT_IN_ESTIMATORS.filter((e) => e.byDefault).map((e) => [e.name, {}])),
         description:
           "Full-visibility estimators to run, by name (the estimator registry, src/fl/estimators/registry.ts); `{}` runs one with its defaults. Default: the registry's default ones.",
@@ -305,8 +299,7 @@ export const comparisonSchema = <E extends TSchema>(estimators: E) =>
     ),
     trueShapley: Type.Optional(
       Type.Boolean({
-        description:
-          'Compute the true Shapley value of the retraining game (2^n FedAvg runs; at most 16 silos). Default: when silos ≤ 6.',
+        description: `Compute the true Shapley value of the retraining game (2^n FedAvg runs; at most 16 silos). Default: when silos ≤ ${TRUE_SHAPLEY_DEFAULT_MAX_SILOS}.`,
       }),
     ),
   });
@@ -342,9 +335,9 @@ export const ExperimentConfigSchema = Obj({
   ),
   silos: Int({ minimum: 2, maximum: 1000, description: 'Number of silos n.' }),
   rounds: Int({ minimum: 1, maximum: 100000, description: 'Number of federated rounds.' }),
-  data: Type.Optional(Doc(DataSchema, { description: 'Data set and test split.' })),
+  data: Type.Optional(withDoc(DataSchema, { description: 'Data set and test split.' })),
   partition: Type.Optional(
-    Doc(PartitionSchema, {
+    withDoc(PartitionSchema, {
       default: { kind: 'iid' },
       description:
         'How the training pool is shared out among the silos; parameters are checked against the kind.',
@@ -365,12 +358,13 @@ export const ExperimentConfigSchema = Obj({
   ),
   attacks: Type.Optional(Type.Array(AttackSchema, { description: 'Misbehaving silos to simulate.' })),
   model: Type.Optional(
-    Doc(ModelSchema, {
+    withDoc(ModelSchema, {
       default: DEFAULT_MODEL,
-      description: 'The model; `hidden` (layer widths, default [200]) applies to the MLP only.',
+      description:
+        "The model: `kind` and that model's options next to it, checked against the model's option schema.",
     }),
   ),
-  training: Type.Optional(Doc(TrainingSchema, { description: 'Local training of every silo.' })),
+  training: Type.Optional(withDoc(TrainingSchema, { description: 'Local training of every silo.' })),
   /**
    * How coalition models are formed: FedAvg M_S = M0 + Σ w_iΔ_i / Σ w_i (default) or the papers'
    * additive M_S = M0 + Σ_{i∈S} w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the
@@ -380,8 +374,8 @@ export const ExperimentConfigSchema = Obj({
     Obj(
       {
         convention: Type.Optional(
-          OneOf(['fedavg', 'additive'] as const, {
-            default: 'fedavg',
+          OneOf(CONVENTIONS, {
+            default: DEFAULT_CONVENTION,
             description:
               "How coalition models are formed: FedAvg M_S = M0 + Σ_S w_iΔ_i / Σ_S w_i, or the papers' additive M_S = M0 + Σ_S w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the strategy's.",
           }),
@@ -391,22 +385,21 @@ export const ExperimentConfigSchema = Obj({
     ),
   ),
   secureAggregation: Type.Optional(
-    Doc(SecureAggregationSchema, { description: "Secure aggregation of each round's updates." }),
+    withDoc(SecureAggregationSchema, { description: "Secure aggregation of each round's updates." }),
   ),
   /** Selection/aggregation strategy, validated by the strategy registry (default fedavg, all silos). */
   strategy: Type.Optional(
     Type.Object(
       {
         name: Type.String({
-          description:
-            'fedavg, score-weighted, fedemd, fedowen, fedtsv, fedms, s-fedavg or greedyfed; networked runs take fedavg only.',
+          description: `Strategy, a name from the strategy registry (src/fl/strategies/registry.ts), checked when the run builds it. Built-in: ${quoted(STRATEGY_NAMES)} (each with its parameters below); networked runs take '${DEFAULT_STRATEGY.name}' only.`,
         }),
       },
       {
         additionalProperties: true,
         default: DEFAULT_STRATEGY,
         description:
-          "Selection/aggregation strategy `{ name, ...parameters }`; the other keys are the strategy's parameters, validated by the strategy registry (src/fl/strategies/registry.ts lists them with their defaults).",
+          "Selection/aggregation strategy `{ name, ...parameters }`; the other keys are the strategy's parameters, checked against its entry in the strategy registry.",
       },
     ),
   ),
@@ -424,7 +417,7 @@ export const ExperimentConfigSchema = Obj({
     ),
   ),
   comparison: Type.Optional(
-    Doc(ComparisonSchema, {
+    withDoc(ComparisonSchema, {
       description: 'The full-visibility comparison with Shapley-family references.',
     }),
   ),

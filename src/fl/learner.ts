@@ -6,6 +6,7 @@
 
 import type { Game, VectorGame } from '../../scoring/game.js';
 import type { Dataset } from '../data/dataset.js';
+import type { Convention } from '../ml/convention.js';
 
 /** Utilities of one parameter vector on a dataset. */
 export interface Utilities {
@@ -29,7 +30,7 @@ export interface CoalitionSpec {
   base: Float32Array;
   updates: readonly Float32Array[];
   weights: readonly number[];
-  convention: 'fedavg' | 'additive';
+  convention: Convention;
   test: Dataset;
   utility: UtilityName;
 }

@@ -22,6 +22,7 @@
  */
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { datasetDigest } from '../data/digest.js';
+import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
@@ -47,7 +48,7 @@ export interface NetworkedRun {
   readonly threshold: number;
   /** Clipping bound of each coordinate of ŵΔ. */
   readonly clip: number;
-  readonly convention: 'fedavg' | 'additive';
+  readonly convention: Convention;
   readonly utility: UtilityName;
   /** Hex SHA-256 of the common test set (src/data/digest.ts). */
   readonly testSetDigest: string;
@@ -97,7 +98,7 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
     weightScale: Math.max(...weights) || 1,
     threshold: roundThreshold(k, t),
     clip: config.secureAggregation?.clip ?? 1,
-    convention: config.aggregation?.convention ?? 'fedavg',
+    convention: config.aggregation?.convention ?? DEFAULT_CONVENTION,
     utility: config.scoring?.utility ?? 'accuracy',
     testSetDigest: datasetDigest(data.test),
   };

@@ -16,6 +16,7 @@ import {
   SCHEMES,
   type Scheme,
 } from '../../scoring/private.js';
+import { type Convention, FEDAVG_CONVENTION } from '../ml/convention.js';
 
 /** The names of the private schemes, in report order (scoring/private.ts owns the list). */
 export const PRIVATE_METHODS: readonly Scheme[] = SCHEMES;
@@ -33,14 +34,14 @@ export function siloCoalitionModels(
   weightedSum: Float64Array,
   totalWeight: number,
   own: { update: Float32Array; weight: number },
-  convention: 'fedavg' | 'additive',
+  convention: Convention,
 ): { singleton: Float32Array; complement: Float32Array } {
   const d = base.length;
   if (own.update.length !== d || weightedSum.length !== d)
     throw new RangeError(`update: expected ${d} parameters, got ${own.update.length}`);
   const singleton = new Float32Array(d);
   const complement = new Float32Array(d);
-  if (convention === 'fedavg') {
+  if (convention === FEDAVG_CONVENTION) {
     const rest = totalWeight - own.weight;
     const scale = rest > 1e-12 * totalWeight ? 1 / rest : 0;
     for (let k = 0; k < d; k++) {

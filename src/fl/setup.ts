@@ -31,7 +31,7 @@ import {
 } from '../data/registry.js';
 import { deriveSeed } from '../data/seed.js';
 import { balancedTestSplit } from '../data/test-set.js';
-import type { ExperimentConfig } from './config.js';
+import { DEFAULT_TEST_SIZE, type ExperimentConfig } from './config.js';
 
 export { deriveSeed };
 
@@ -205,7 +205,7 @@ export function buildConsortium(
 ): Consortium {
   const { pool, test: given, source, fullDataHint } = loadPool(cfg, seed, options.env ?? process.env);
   const numClasses = pool.numClasses;
-  const testSize = cfg.data?.testSize ?? 2000;
+  const testSize = cfg.data?.testSize ?? DEFAULT_TEST_SIZE;
   const validationSize = Math.min(500, Math.floor(pool.n / 10));
   // The common test set is class-balanced (papers/003 §5); drawn from the dedicated test split when there is one.
   const testPool = given ?? pool;

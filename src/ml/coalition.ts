@@ -29,11 +29,9 @@ import {
 } from '../../scoring/game.js';
 import { nativeAffineRelu } from './_blas_kernels.js';
 import { accumulate, summarize } from './_reduce.js';
+import { ADDITIVE_CONVENTION, CONVENTIONS, type Convention, DEFAULT_CONVENTION } from './convention.js';
 import { type Evaluation, evaluate } from './evaluate.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
-
-/** How coalition models are formed from the updates. */
-export type Convention = 'fedavg' | 'additive';
 
 /** Inputs of a coalition evaluator. */
 export interface CoalitionSetup {
@@ -44,7 +42,7 @@ export interface CoalitionSetup {
   readonly updates: readonly Float32Array[];
   /** FedAvg weights wᵢ > 0 (e.g. example counts; default all 1). Unused by `additive`. */
   readonly weights?: ArrayLike<number>;
-  /** `fedavg` (default) or `additive`. */
+  /** A name of ./convention.ts (default `DEFAULT_CONVENTION`, FedAvg's). */
   readonly convention?: Convention;
   /** The common test set. */
   readonly data: Examples;
@@ -100,12 +98,12 @@ function checkSetup(setup: CoalitionSetup): Coefficients {
     throw new RangeError('updates: expected at least one update');
   for (const [i, u] of updates.entries()) checkParams(spec, u, `updates[${i}]`);
   const n = updates.length;
-  const convention = setup.convention ?? 'fedavg';
-  if (convention !== 'fedavg' && convention !== 'additive')
-    throw new RangeError(`convention: expected fedavg or additive, got ${String(convention)}`);
+  const convention = setup.convention ?? DEFAULT_CONVENTION;
+  if (!CONVENTIONS.includes(convention))
+    throw new RangeError(`convention: expected ${CONVENTIONS.join(' or ')}, got ${String(convention)}`);
   const w = setup.weights ?? new Float64Array(n).fill(1);
   if (w.length !== n) throw new RangeError(`weights: expected ${n} weights, got ${w.length}`);
-  if (convention === 'additive') {
+  if (convention === ADDITIVE_CONVENTION) {
     // Zero weights are fine here: a silo of weight 0 contributes U_i = 0 to every coalition.
     const a = Float64Array.from(w);
     let total = 0;

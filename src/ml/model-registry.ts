@@ -173,6 +173,10 @@ export interface Cnn003Options {
   pool?: boolean;
 }
 
+/** The options of `mlp` and `cnn003` a configuration leaves out (their schemas document them as defaults). */
+const MLP_DEFAULTS = { hidden: [200] } as const;
+const CNN003_DEFAULTS = { hidden: 128, pool: false } as const;
+
 const MLP: ModelDefinition<MlpOptions> = {
   kind: 'mlp',
   description: 'multilayer perceptron on the flattened input: hidden ReLU layers, then a linear output layer',
@@ -181,7 +185,9 @@ const MLP: ModelDefinition<MlpOptions> = {
       hidden: Type.Optional(
         Type.Array(Type.Integer({ minimum: 1 }), {
           minItems: 1,
-          description: 'hidden layer widths (default [200]: 784-200-10 on 28×28×1 inputs)',
+          default: MLP_DEFAULTS.hidden,
+          description:
+            'Hidden layer widths, input side first (the default gives 784-200-10 on 28×28×1 inputs).',
         }),
       ),
     },
@@ -196,10 +202,18 @@ const CNN003: ModelDefinition<Cnn003Options> = {
   options: Type.Object(
     {
       hidden: Type.Optional(
-        Type.Integer({ minimum: 1, description: 'width of the hidden dense layer (default 128)' }),
+        Type.Integer({
+          minimum: 1,
+          default: CNN003_DEFAULTS.hidden,
+          description: 'Width of the hidden dense layer.',
+        }),
       ),
       pool: Type.Optional(
-        Type.Boolean({ description: '2×2 max pooling after each convolution (default false)' }),
+        Type.Boolean({
+          default: CNN003_DEFAULTS.pool,
+          description:
+            '2×2 max pooling after each convolution (papers/003 uses it for Brain-MRI, not for CIFAR-10).',
+        }),
       ),
     },
     { additionalProperties: false },
@@ -302,7 +316,7 @@ export function createModel(
 export function mlp(options: ArchitectureOptions & MlpOptions = {}): ModelSpec {
   const inputShape = checkShape('inputShape', options.inputShape ?? [28, 28, 1]);
   const numClasses = checkPositiveInt('numClasses', options.numClasses ?? 10);
-  const hidden = options.hidden ?? [200];
+  const hidden = options.hidden ?? MLP_DEFAULTS.hidden;
   if (!Array.isArray(hidden)) throw new TypeError('hidden: expected an array of layer widths');
   for (const [i, h] of hidden.entries()) checkPositiveInt(`hidden[${i}]`, h);
   const widths = [inputShape[0] * inputShape[1] * inputShape[2], ...hidden, numClasses];
@@ -320,8 +334,8 @@ export function mlp(options: ArchitectureOptions & MlpOptions = {}): ModelSpec {
 export function cnn003(options: ArchitectureOptions & Cnn003Options = {}): ModelSpec {
   const inputShape = checkShape('inputShape', options.inputShape ?? [28, 28, 1]);
   const numClasses = checkPositiveInt('numClasses', options.numClasses ?? 10);
-  const hidden = checkPositiveInt('hidden', options.hidden ?? 128);
-  const pool = options.pool ?? false;
+  const hidden = checkPositiveInt('hidden', options.hidden ?? CNN003_DEFAULTS.hidden);
+  const pool = options.pool ?? CNN003_DEFAULTS.pool;
   let [h, w] = inputShape;
   const layers: LayerSpec[] = [];
   for (const [inC, outC] of [

@@ -4,6 +4,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { PRIVATE_METHODS } from '../fl/private-scoring.js';
+import { CONVENTIONS } from '../ml/convention.js';
 import { ERRORS, type ErrorCode } from './errors.js';
 
 const Obj = <T extends Record<string, TSchema>>(props: T, description?: string) =>
@@ -76,7 +77,7 @@ export const ConsortiumInput = Obj({
     clip: Type.Number({ exclusiveMinimum: 0, maximum: 1e6, description: 'clipping bound of w·Δ entries' }),
     weightRange: Type.Number({ exclusiveMinimum: 0, maximum: 1e9, description: 'largest silo weight' }),
   }),
-  convention: Type.Optional(Type.Enum(['fedavg', 'additive'] as const)),
+  convention: Type.Optional(Type.Enum(CONVENTIONS)),
   deadlines: Type.Optional(Deadlines),
 });
 export type ConsortiumInput = Static<typeof ConsortiumInput>;
@@ -90,7 +91,7 @@ export const Consortium = Obj({
   testSetDigest: Type.String(),
   schemes: Type.Array(Scheme),
   encoding: Obj({ clip: Type.Number(), weightRange: Type.Number() }),
-  convention: Type.Enum(['fedavg', 'additive'] as const),
+  convention: Type.Enum(CONVENTIONS),
   deadlines: Deadlines,
   createdAt: Type.Number({ description: 'ms since the epoch' }),
 });

@@ -6,12 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  builtInSubsections,
   CONFIG_DOCS_PATH,
+  type KeyRow,
   keyRows,
   renderConfigDocs,
   type SchemaNode,
 } from '../../scripts/gen-config-docs.js';
+import { BUILTIN_DATASETS } from '../../src/data/registry.js';
 import { ExperimentConfigSchema, parseConfig } from '../../src/fl/config.js';
+import { BUILT_IN_ESTIMATORS } from '../../src/fl/estimators/registry.js';
+import { BUILT_IN_STRATEGIES } from '../../src/fl/strategies/registry.js';
+import { BUILTIN_MODELS } from '../../src/ml/model-registry.js';
 
 describe('docs/config.md', () => {
   it('is what scripts/gen-config-docs.ts generates from the schema', () => {
@@ -30,9 +36,73 @@ describe('docs/config.md', () => {
   it('documents every key of the schema', () => {
     const paths = keyRows(ExperimentConfigSchema as unknown as SchemaNode).map((r) => r.path);
     const page = renderConfigDocs();
-    for (const p of paths) expect(page).toContain(`| \`${p}\` |`);
+    // A built-in's block (`data.synthetic`, `comparison.estimators.gtg`) is its subsection's heading.
+    const blocks = new Map(
+      builtInSubsections(keyRows(ExperimentConfigSchema as unknown as SchemaNode)).flatMap((x) =>
+        x.covers ? [[x.covers, x.heading]] : [],
+      ),
+    );
+    for (const p of paths)
+      expect(page).toContain(blocks.has(p) ? `\n### ${blocks.get(p)}\n` : `| \`${p}\` |`);
     for (const key of Object.keys(ExperimentConfigSchema.properties)) expect(paths).toContain(key);
     expect(paths).toContain('secureAggregation.dropouts[].at');
+  });
+});
+
+describe('the built-ins, from their registry entries', () => {
+  const schemaRows = keyRows(ExperimentConfigSchema as unknown as SchemaNode);
+  const subsections = builtInSubsections(schemaRows);
+  const page = renderConfigDocs();
+  const keysOf = (schema: { properties: object }) => Object.keys(schema.properties);
+  const section = (heading: string) => {
+    const x = subsections.filter((s) => s.heading === heading);
+    expect(x, heading).toHaveLength(1);
+    expect(page).toContain(`\n### ${heading}\n`);
+    return x[0]!;
+  };
+  const paths = (rows: KeyRow[]) => rows.map((r) => r.path);
+
+  it('each strategy has a section with every parameter its entry declares', () => {
+    for (const e of BUILT_IN_STRATEGIES)
+      expect(paths(section(`strategy \`${e.name}\``).rows)).toEqual(
+        keysOf(e.parameters).map((k) => `strategy.${k}`),
+      );
+  });
+
+  it('each model kind has a section with its options', () => {
+    for (const m of BUILTIN_MODELS)
+      expect(paths(section(`model \`${m.kind}\``).rows)).toEqual(keysOf(m.options).map((k) => `model.${k}`));
+    expect(page).toContain('| `model.pool` | boolean | no | `true`, `false` | `false` |');
+  });
+
+  it('each estimator and data set has a section with its options, and they leave the main tables', () => {
+    for (const d of BUILT_IN_ESTIMATORS)
+      expect(paths(section(`estimator \`${d.name}\``).rows)).toEqual(
+        keysOf(d.schema).map((k) => `comparison.estimators.${d.name}.${k}`),
+      );
+    for (const d of BUILTIN_DATASETS)
+      expect(paths(section(`data set \`${d.name}\``).rows)).toEqual(
+        keysOf(d.options ?? { properties: {} }).map((k) => `data.${d.name}.${k}`),
+      );
+    expect(page.match(/\| `comparison\.estimators\.gtg\.budget` \|/g)).toHaveLength(1);
+    expect(page).not.toContain('| `comparison.estimators.gtg` |');
+  });
+
+  it('every key has a description and says its default: an annotation, or "Default: …" when it depends on others', () => {
+    const rows = [...schemaRows, ...subsections.flatMap((x) => x.rows)];
+    for (const r of rows) {
+      expect(r.description, r.path).toMatch(/\S/);
+      expect(r.description, r.path).not.toMatch(/\(default|Default /);
+    }
+    const defaulted = (path: string) => rows.find((r) => r.path === path)?.default;
+    expect(defaulted('data.dataset')).toBe('`"fashion-mnist"`');
+    expect(defaulted('data.testSize')).toBe('`2000`');
+    expect(defaulted('data.synthetic.features')).toBe('`784`');
+    expect(defaulted('comparison.estimators.maverick.alpha')).toBe('`0.7`');
+    expect(defaulted('comparison.estimators.gtg.budget')).toMatch(/^max\(/);
+    expect(section('strategy `fedowen`').rows.find((r) => r.path === 'strategy.epsilon')?.default).toBe(
+      '`0.1`',
+    );
   });
 });
 

@@ -43,12 +43,14 @@ function pair(name: string, o: { full: boolean; reference: boolean; boost: numbe
   };
 }
 
-registerStrategy('test-pair-full', {
+registerStrategy({
+  name: 'test-pair-full',
   create: (p) =>
     pair('test-pair-full', { full: true, reference: true, boost: p.number('boost', 1, { min: 0 }) }),
   description: 'test: silos 0 and 1, full visibility and Δ_val',
 });
-registerStrategy('test-pair-private', {
+registerStrategy({
+  name: 'test-pair-private',
   create: (p) => pair('test-pair-private', { full: false, reference: false, boost: p.number('boost', 1) }),
   description: 'test: silos 0 and 1, private',
 });

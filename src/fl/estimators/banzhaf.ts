@@ -9,7 +9,7 @@ import { defineEstimator } from './estimator.js';
 export const banzhaf = defineEstimator({
   name: 'banzhaf',
   title: 'Data Banzhaf, maximum sample reuse (MSR; papers/004 App. C)',
-  schema: options({ budget }),
+  schema: options({ budget: budget() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the
   // name (length 7, 'b' = 98).
   stream: [7, 98],

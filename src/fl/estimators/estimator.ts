@@ -69,7 +69,7 @@ export interface EstimatorFoldInput<C> {
 
 /**
  * A reference estimator. `name` is its key under `comparison.estimators`, its method name in
- * `results.json`, and appears nowhere else in the source (test/arch/estimator-registry.test.ts).
+ * `results.json`, and appears nowhere else in the source (test/arch/registries.test.ts).
  */
 export interface EstimatorDefinition<N extends string = string, T extends TObject = TObject, S = unknown> {
   readonly name: N;

@@ -10,7 +10,7 @@ import { defineEstimator } from './estimator.js';
 export const gtg = defineEstimator({
   name: 'gtg',
   title: 'GTG-Shapley (papers/000 Alg. 1, Eq. 11)',
-  schema: options({ budget }),
+  schema: options({ budget: budget() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the
   // name (length 3, 'g' = 103).
   stream: [3, 103],

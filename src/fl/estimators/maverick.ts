@@ -10,16 +10,29 @@ import { accumulateClassShapley, maverickScores, maverickShapleyRound } from '..
 import { budget, options } from './_schema.js';
 import { defineEstimator } from './estimator.js';
 
+/** The options a configuration leaves out (the schema documents them as defaults). */
+const DEFAULTS = { temperature: 0.01, alpha: 0.7 } as const;
+
 export const maverick = defineEstimator({
   name: 'maverick',
   title: 'Maverick-Shapley, MS-GTG (papers/000 Eq. 7–10, Alg. 1)',
   schema: options({
-    /** GTG's evaluation budget, per class. */
-    budget,
-    /** Softmax temperature of the class difficulties (default 0.01). */
-    temperature: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    /** Decay of the class-wise accumulator (default 0.7). */
-    alpha: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    budget: budget("GTG-Shapley's evaluation budget per class and round."),
+    temperature: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        default: DEFAULTS.temperature,
+        description: 'Softmax temperature of the class difficulties (papers/000 Eq. 10).',
+      }),
+    ),
+    alpha: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        default: DEFAULTS.alpha,
+        description: 'Decay of the class-wise accumulator S ← α·S + (1 − α)·φ (papers/000 Eq. 8).',
+      }),
+    ),
   }),
   // Historical value, frozen for reproducibility: the harness once seeded Maverick-Shapley with
   // deriveSeed(seed, round, 7).
@@ -32,14 +45,14 @@ export const maverick = defineEstimator({
     const round = await maverickShapleyRound(
       memoizeVector(input.perClass),
       (g, ctx) => gtgShapley(g, { budget, rng: ctx.rng }),
-      { temperature: config.temperature ?? 0.01, seed: input.seed },
+      { temperature: config.temperature ?? DEFAULTS.temperature, seed: input.seed },
     );
     const accumulated = accumulateClassShapley(
       state,
       numClasses,
       participants,
       round.phi,
-      config.alpha ?? 0.7,
+      config.alpha ?? DEFAULTS.alpha,
     );
     return {
       values: round.rewards,

@@ -9,7 +9,7 @@ import { defineEstimator } from './estimator.js';
 export const mc = defineEstimator({
   name: 'mc',
   title: 'Monte Carlo permutation sampling (papers/004 App. C)',
-  schema: options({ budget }),
+  schema: options({ budget: budget() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the
   // name (length 2, 'm' = 109).
   stream: [2, 109],

@@ -9,7 +9,7 @@ import { defineEstimator } from './estimator.js';
 export const owen = defineEstimator({
   name: 'owen',
   title: 'Owen sampling with η-truncation (papers/004 Alg. 1)',
-  schema: options({ budget }),
+  schema: options({ budget: budget() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the
   // name (length 4, 'o' = 111).
   stream: [4, 111],

@@ -2,7 +2,7 @@
  * The estimator registry: name → definition (./estimator.ts) of every reference estimator the
  * comparison harness can run. The harness, the configuration schema (`comparison.estimators`), the
  * experiment's folds and comparison rules, the CLI and the benches all read it; an estimator's
- * name is written in its own file and nowhere else (test/arch/estimator-registry.test.ts).
+ * name is written in its own file and nowhere else (test/arch/registries.test.ts).
  *
  * A new built-in estimator is one file in this folder plus one line in `BUILT_IN_ESTIMATORS`; a
  * user module adds one with `registerEstimator`. Order matters: the harness runs estimators, and
@@ -15,6 +15,7 @@
  * seeds; Maverick-Shapley's historical `[7]` shares its value with silo 7's.
  */
 import Type, { type TObject, type TOptional, type TSchema } from 'typebox';
+import { withDoc } from '../_doc.js';
 import type { ExperimentConfig } from '../config.js';
 import { PRIVATE_METHODS } from '../private-scoring.js';
 import { banzhaf } from './banzhaf.js';
@@ -137,7 +138,8 @@ type EstimatorsSchemaOf<D extends readonly EstimatorDefinition[]> = TObject<{
 
 function estimatorsSchemaOf<const D extends readonly EstimatorDefinition[]>(definitions: D) {
   const properties: Record<string, TSchema> = {};
-  for (const d of definitions) properties[d.name] = Type.Optional(d.schema);
+  for (const d of definitions)
+    properties[d.name] = Type.Optional(withDoc(d.schema, { description: `${d.title}.` }));
   return Type.Object(properties, { additionalProperties: false }) as unknown as EstimatorsSchemaOf<D>;
 }
 

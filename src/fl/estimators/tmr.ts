@@ -9,14 +9,28 @@ import { options } from './_schema.js';
 import { defineEstimator } from './estimator.js';
 import { mrsv } from './mrsv.js';
 
+/** The options a configuration leaves out (the schema documents them as defaults). */
+const DEFAULTS = { threshold: 1e-3, decay: 1 } as const;
+
 export const tmr = defineEstimator({
   name: 'tmr',
   title: 'truncated multi-round Shapley (TMR; Wei et al. 2020)',
   schema: options({
-    /** Rounds with |v(N) − v(∅)| below it are skipped (default 1e-3). */
-    threshold: Type.Optional(Type.Number({ minimum: 0 })),
-    /** Weight decay of older rounds (default 1: none). */
-    decay: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    threshold: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        default: DEFAULTS.threshold,
+        description: 'Rounds whose gain |v(N) − v(∅)| is below it are skipped.',
+      }),
+    ),
+    decay: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        default: DEFAULTS.decay,
+        description: 'Weight decay of older rounds (1: none).',
+      }),
+    ),
   }),
   // A new stream: the one its name once gave (length 3, 't' = 116) is Trajectory Shapley's.
   // TMR draws no random numbers; the stream stays reserved.
@@ -27,8 +41,8 @@ export const tmr = defineEstimator({
     (
       await truncatedMultiRoundShapley(tables, {
         n,
-        threshold: config.threshold ?? 1e-3,
-        decay: config.decay ?? 1,
+        threshold: config.threshold ?? DEFAULTS.threshold,
+        decay: config.decay ?? DEFAULTS.decay,
       })
     ).values,
 });

@@ -9,7 +9,11 @@ import { defineEstimator } from './estimator.js';
 export const tsv = defineEstimator({
   name: 'tsv',
   title: 'Trajectory Shapley (papers/002 Eq. 9–13)',
-  schema: options({ budget }),
+  schema: options({
+    budget: budget(
+      'Utilities per round when the Trajectory Shapley value is sampled (more than 20 participants): ⌊(budget − 1)/k⌋ permutations.',
+    ),
+  }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the
   // name (length 3, 't' = 116).
   stream: [3, 116],

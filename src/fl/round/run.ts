@@ -6,7 +6,8 @@
 import type { SigningKeyPair } from '../../../crypto/signature.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
 import { classCounts, type Dataset } from '../../data/dataset.js';
-import { type Aggregator, aggregatorOf, type Convention, conventionOf } from '../aggregator.js';
+import type { Convention } from '../../ml/convention.js';
+import { type Aggregator, aggregatorOf, conventionOf } from '../aggregator.js';
 import type { ExperimentConfig } from '../config.js';
 import {
   DEFAULT_ESTIMATORS,

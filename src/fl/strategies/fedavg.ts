@@ -4,6 +4,8 @@
  * variants in this folder spread `fedAvg(...)` and override `select` or `aggregationWeights`.
  */
 
+import Type from 'typebox';
+import { defaultsOf, parameters, readParameters, roundSizeParameters } from './_params.js';
 import {
   checkAggregateContext,
   checkSelectContext,
@@ -12,33 +14,35 @@ import {
   roundSize,
   uniformSample,
 } from './_sampling.js';
-import type { AggregateContext, SelectContext, Strategy, StrategyEntry, StrategyParams } from './strategy.js';
+import type {
+  AggregateContext,
+  BuiltInStrategyEntry,
+  SelectContext,
+  Strategy,
+  StrategyParams,
+} from './strategy.js';
 
-/** Parameters of `fedAvg`. */
+/** Parameters of `fedAvg` (FEDAVG_PARAMETERS documents them). */
 export interface FedAvgParams extends RoundSize {
-  /** 'examples' (FedAvg, n_i; default) or 'equal' (uniform aggregation). */
+  /** 'examples' (FedAvg, n_i) or 'equal' (uniform aggregation). */
   weights: 'examples' | 'equal';
 }
 
-/** Defaults of `fedAvg`: every silo every round, example-count weights. */
-export const FEDAVG_DEFAULTS: FedAvgParams = { fraction: 1, weights: 'examples' };
+/** FedAvg's parameters: every silo every round, example-count weights, unless configured. */
+export const FEDAVG_PARAMETERS = parameters({
+  ...roundSizeParameters(1),
+  weights: Type.Enum(['examples', 'equal'] as const, {
+    default: 'examples',
+    description: "A silo's aggregation weight: its example count n_i (FedAvg, papers/000 Eq. 3) or 1.",
+  }),
+});
 
-/** Reads the round-size parameters `fraction` (default `fallback`) and `clientsPerRound`. */
-export function readRoundSize(p: StrategyParams, fallback: number): RoundSize {
-  const fraction = p.number('fraction', fallback, { min: 0, minOpen: true, max: 1 });
-  const clientsPerRound = p.optionalNumber('clientsPerRound', { min: 1, integer: true });
-  return clientsPerRound === undefined ? { fraction } : { fraction, clientsPerRound };
-}
+/** Defaults of `fedAvg` (FEDAVG_PARAMETERS'). */
+export const FEDAVG_DEFAULTS = defaultsOf<FedAvgParams>(FEDAVG_PARAMETERS);
 
-/**
- * Reads FedAvg's parameters from a strategy config: `fraction` ∈ (0, 1] (default 1),
- * `clientsPerRound` (integer ≥ 1, overrides fraction), `weights` 'examples' | 'equal'.
- */
+/** Reads FedAvg's parameters from a strategy config (FEDAVG_PARAMETERS). */
 export function readFedAvgParams(p: StrategyParams): FedAvgParams {
-  return {
-    ...readRoundSize(p, FEDAVG_DEFAULTS.fraction),
-    weights: p.oneOf('weights', FEDAVG_DEFAULTS.weights, ['examples', 'equal'] as const),
-  };
+  return readParameters(p, FEDAVG_PARAMETERS);
 }
 
 /** FedAvg's aggregation weight of a silo with `examples` training examples: n_i, or 1 for 'equal'. */
@@ -82,7 +86,7 @@ export function fedAvg(params: Partial<FedAvgParams> = {}): Strategy<null> {
   if (weights !== 'examples' && weights !== 'equal')
     throw new RangeError(`strategy.weights: expected 'examples' or 'equal', got ${String(weights)}`);
   return {
-    name: 'fedavg',
+    name: fedAvgEntry.name,
     requiresFullVisibility: false,
     init(setup) {
       checkSetup(setup);
@@ -98,7 +102,9 @@ export function fedAvg(params: Partial<FedAvgParams> = {}): Strategy<null> {
 }
 
 /** The registry entry (./registry.ts): `fedAvg` from a JSON config. */
-export const fedAvgEntry: StrategyEntry = {
-  create: (p) => fedAvg(readFedAvgParams(p)),
+export const fedAvgEntry: BuiltInStrategyEntry = {
+  name: 'fedavg',
   description: 'FedAvg: random selection, example-count weights (McMahan et al. 2017)',
+  parameters: FEDAVG_PARAMETERS,
+  create: (p) => fedAvg(readFedAvgParams(p)),
 };

@@ -28,8 +28,9 @@
  * - `setup.globalLabelHistogram` is not used: Alg. 1 line 4 defines D_g as the sum of the reports.
  */
 
+import Type from 'typebox';
 import { createRng } from '../../../scoring/random.js';
-import { Params } from './_params.js';
+import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import {
   checkAggregateContext,
   checkSelectContext,
@@ -39,19 +40,36 @@ import {
   softmax,
   weightedSample,
 } from './_sampling.js';
-import { baseWeights, checkRoundSize, readRoundSize } from './fedavg.js';
-import type { History, Strategy, StrategyEntry, StrategyParams, StrategySetup } from './strategy.js';
+import { baseWeights, checkRoundSize } from './fedavg.js';
+import type { BuiltInStrategyEntry, History, Strategy, StrategyParams, StrategySetup } from './strategy.js';
 
-/** Parameters of `fedEmd`. */
+/** Parameters of `fedEmd` (FEDEMD_PARAMETERS documents them). */
 export interface FedEmdParams extends RoundSize {
-  /** α > 0, weight of the global distance (papers/001 A.10: 0.15 for MNIST/Fashion-MNIST, 0.11 for CIFAR-10). */
+  /** α > 0, weight of the global distance. */
   alpha: number;
-  /** β > 0, weight of the current distance (A.10: 0.0015; 0.001 for STL-10). */
+  /** β > 0, weight of the current distance. */
   beta: number;
 }
 
-/** Defaults: 10 % of the silos (papers/001 §5: 5 of 50), Fashion-MNIST's α = 0.15, β = 0.0015. */
-export const FEDEMD_DEFAULTS: FedEmdParams = { fraction: 0.1, alpha: 0.15, beta: 0.0015 };
+/** The parameters; defaults: 10 % of the silos (papers/001 §5: 5 of 50), Fashion-MNIST's α and β. */
+export const FEDEMD_PARAMETERS = parameters({
+  ...roundSizeParameters(0.1),
+  alpha: Type.Number({
+    exclusiveMinimum: 0,
+    default: 0.15,
+    description:
+      'α, weight of the distance to the global label distribution (papers/001 Alg. 1 line 23; A.10: 0.15 for MNIST and Fashion-MNIST, 0.11 for CIFAR-10).',
+  }),
+  beta: Type.Number({
+    exclusiveMinimum: 0,
+    default: 0.0015,
+    description:
+      'β, weight of the distance to the distribution selected so far (Alg. 1 line 23; A.10: 0.0015, 0.001 for STL-10).',
+  }),
+});
+
+/** Defaults (FEDEMD_PARAMETERS'). */
+export const FEDEMD_DEFAULTS = defaultsOf<FedEmdParams>(FEDEMD_PARAMETERS);
 
 /** FedEMD's fixed quantities: ẽmd_g, the normalizer m and the class c1. */
 export interface FedEmdState {
@@ -142,14 +160,9 @@ export function fedEmdProbabilities(
   return softmax(logits);
 }
 
-/** Reads the parameters from a strategy config (see `FedEmdParams`). */
+/** Reads the parameters from a strategy config (FEDEMD_PARAMETERS). */
 export function readFedEmdParams(p: StrategyParams): FedEmdParams {
-  const d = FEDEMD_DEFAULTS;
-  return {
-    ...readRoundSize(p, d.fraction),
-    alpha: p.number('alpha', d.alpha, { min: 0, minOpen: true }),
-    beta: p.number('beta', d.beta, { min: 0, minOpen: true }),
-  };
+  return readParameters(p, FEDEMD_PARAMETERS);
 }
 
 /**
@@ -159,10 +172,10 @@ export function readFedEmdParams(p: StrategyParams): FedEmdParams {
  */
 export function fedEmd(params: Partial<FedEmdParams> = {}): Strategy<FedEmdState> {
   const o = { ...FEDEMD_DEFAULTS, ...params };
-  readFedEmdParams(new Params({ ...o }, 'fedemd'));
+  readFedEmdParams(new Params({ ...o }, fedEmdEntry.name, FEDEMD_PARAMETERS));
   checkRoundSize(o);
   return {
-    name: 'fedemd',
+    name: fedEmdEntry.name,
     requiresFullVisibility: false,
     init: fedEmdInit,
     select(state, ctx) {
@@ -179,7 +192,9 @@ export function fedEmd(params: Partial<FedEmdParams> = {}): Strategy<FedEmdState
 }
 
 /** The registry entry (./registry.ts): `fedEmd` from a JSON config. */
-export const fedEmdEntry: StrategyEntry = {
-  create: (p) => fedEmd(readFedEmdParams(p)),
+export const fedEmdEntry: BuiltInStrategyEntry = {
+  name: 'fedemd',
   description: 'FedEMD: selection by label-distribution distance (papers/001 Alg. 1)',
+  parameters: FEDEMD_PARAMETERS,
+  create: (p) => fedEmd(readFedEmdParams(p)),
 };

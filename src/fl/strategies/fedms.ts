@@ -31,6 +31,7 @@
  *   evaluations (default 1000, shared memo across classes).
  */
 
+import Type from 'typebox';
 import { gtgShapley } from '../../../scoring/gtg.js';
 import {
   accumulateClassShapley,
@@ -39,7 +40,7 @@ import {
   maverickShapleyRound,
 } from '../../../scoring/maverick.js';
 import { exactShapleyOfGame } from '../../../scoring/shapley.js';
-import { Params } from './_params.js';
+import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import {
   checkAggregateContext,
   checkSelectContext,
@@ -51,47 +52,94 @@ import {
   softmax,
   weightedSample,
 } from './_sampling.js';
-import { checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
+import { checkRoundSize } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
 
-/** Parameters of `fedMs`. */
+/** Parameters of `fedMs` (FEDMS_PARAMETERS documents them). */
 export interface FedMsParams extends RoundSize {
-  /** T > 0, class-difficulty temperature of Eq. 10 (§5.1: 0.01). */
+  /** T > 0, class-difficulty temperature of Eq. 10. */
   temperature: number;
-  /** α ∈ [0, 1], decay of Eq. 8 (§5.1: 0.6 for Dir(1), Dir(0.1); 0.8 for Dir(10)). */
+  /** α ∈ [0, 1], decay of Eq. 8. */
   alpha: number;
-  /** ε_b ≥ 0, between-round truncation (§5.1: 0.001). */
+  /** ε_b ≥ 0, between-round truncation. */
   epsilonB: number;
-  /** ε_i ≥ 0, within-round truncation of GTG (§5.1: 0.001). */
+  /** ε_i ≥ 0, within-round truncation of GTG. */
   epsilonI: number;
-  /** 'gtg' (MS-GTG, Alg. 1; default) or 'exact' (MS-MR, Alg. 3; at most 20 participants). */
+  /** 'gtg' (MS-GTG, Alg. 1) or 'exact' (MS-MR, Alg. 3; at most 20 participants). */
   estimator: 'gtg' | 'exact';
-  /** GTG evaluation cap per class run (our choice: 1000). */
+  /** GTG evaluation cap per class run. */
   budget: number;
-  /** Select every silo in round 1 (footnote 1; default true). */
+  /** Select every silo in round 1 (footnote 1). */
   firstRoundAll: boolean;
-  /** Discard diverging coresets (§5.1; default true). */
+  /** Discard diverging coresets (§5.1). */
   discardDivergent: boolean;
-  /** ε_d at the first round (§5.1: 3.0). */
+  /** ε_d at the first round. */
   epsilonDStart: number;
-  /** ε_d at the last round (§5.1: 0.1; 0.2 for MNIST Dir(0.1)). */
+  /** ε_d at the last round. */
   epsilonDEnd: number;
 }
 
-/** Defaults: papers/000 §5.1 (10 % of the silos, T = 0.01, α = 0.6, ε_b = ε_i = 0.001, ε_d 3.0 → 0.1). */
-export const FEDMS_DEFAULTS: FedMsParams = {
-  fraction: 0.1,
-  temperature: 0.01,
-  alpha: 0.6,
-  epsilonB: 0.001,
-  epsilonI: 0.001,
-  estimator: 'gtg',
-  budget: 1000,
-  firstRoundAll: true,
-  discardDivergent: true,
-  epsilonDStart: 3.0,
-  epsilonDEnd: 0.1,
-};
+/**
+ * The parameters; defaults: papers/000 §5.1 (10 % of the silos, T = 0.01, α = 0.6, ε_b = ε_i = 0.001,
+ * ε_d 3.0 → 0.1) and the choices above.
+ */
+export const FEDMS_PARAMETERS = parameters({
+  ...roundSizeParameters(0.1),
+  temperature: Type.Number({
+    exclusiveMinimum: 0,
+    default: 0.01,
+    description: 'T, temperature of the class difficulties β (papers/000 Eq. 10; §5.1: 0.01).',
+  }),
+  alpha: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.6,
+    description:
+      'α, decay of the class-wise scores S ← α·S + (1 − α)·φ (papers/000 Eq. 8; §5.1: 0.6 for Dir(1) and Dir(0.1), 0.8 for Dir(10)).',
+  }),
+  epsilonB: Type.Number({
+    minimum: 0,
+    default: 0.001,
+    description: 'ε_b, between-round truncation of Maverick-Shapley (papers/000 Alg. 1; §5.1: 0.001).',
+  }),
+  epsilonI: Type.Number({
+    minimum: 0,
+    default: 0.001,
+    description: 'ε_i, within-round truncation of GTG (papers/000 Alg. 1; §5.1: 0.001).',
+  }),
+  estimator: Type.Enum(['gtg', 'exact'] as const, {
+    default: 'gtg',
+    description:
+      "Class-wise valuation: GTG-Shapley (MS-GTG, papers/000 Alg. 1, the paper's choice for FedMS) or exact Shapley (MS-MR, Alg. 3; at most 20 participants).",
+  }),
+  budget: Type.Integer({
+    minimum: 2,
+    default: 1000,
+    description: "GTG's evaluation cap per class run (ours; the paper stops GTG by Eq. 11 only).",
+  }),
+  firstRoundAll: Type.Boolean({
+    default: true,
+    description: 'Round 1 selects every silo (papers/000 footnote 1).',
+  }),
+  discardDivergent: Type.Boolean({
+    default: true,
+    description:
+      "Aggregate nothing when the coreset's class-wise accuracy fell by more than ε_d since the last coreset kept (§5.1).",
+  }),
+  epsilonDStart: Type.Number({
+    exclusiveMinimum: 0,
+    default: 3,
+    description: 'ε_d of the first round; it decays exponentially to epsilonDEnd over the run (§5.1: 3.0).',
+  }),
+  epsilonDEnd: Type.Number({
+    exclusiveMinimum: 0,
+    default: 0.1,
+    description: 'ε_d of the last round (§5.1: 0.1; 0.2 for MNIST Dir(0.1)).',
+  }),
+});
+
+/** Defaults (FEDMS_PARAMETERS'). */
+export const FEDMS_DEFAULTS = defaultsOf<FedMsParams>(FEDMS_PARAMETERS);
 
 /** FedMS's state (all arrays fresh per state; never mutated). */
 export interface FedMsState {
@@ -111,22 +159,9 @@ export function divergenceThreshold(round: number, rounds: number, start: number
   return start * (end / start) ** ((round - 1) / (rounds - 1));
 }
 
-/** Reads the parameters from a strategy config (see `FedMsParams`). */
+/** Reads the parameters from a strategy config (FEDMS_PARAMETERS). */
 export function readFedMsParams(p: StrategyParams): FedMsParams {
-  const d = FEDMS_DEFAULTS;
-  return {
-    ...readRoundSize(p, d.fraction),
-    temperature: p.number('temperature', d.temperature, { min: 0, minOpen: true }),
-    alpha: p.number('alpha', d.alpha, { min: 0, max: 1 }),
-    epsilonB: p.number('epsilonB', d.epsilonB, { min: 0 }),
-    epsilonI: p.number('epsilonI', d.epsilonI, { min: 0 }),
-    estimator: p.oneOf('estimator', d.estimator, ['gtg', 'exact'] as const),
-    budget: p.number('budget', d.budget, { min: 2, integer: true }),
-    firstRoundAll: p.boolean('firstRoundAll', d.firstRoundAll),
-    discardDivergent: p.boolean('discardDivergent', d.discardDivergent),
-    epsilonDStart: p.number('epsilonDStart', d.epsilonDStart, { min: 0, minOpen: true }),
-    epsilonDEnd: p.number('epsilonDEnd', d.epsilonDEnd, { min: 0, minOpen: true }),
-  };
+  return readParameters(p, FEDMS_PARAMETERS);
 }
 
 /**
@@ -135,14 +170,14 @@ export function readFedMsParams(p: StrategyParams): FedMsParams {
  */
 export function fedMs(params: Partial<FedMsParams> = {}): Strategy<FedMsState> {
   const o = { ...FEDMS_DEFAULTS, ...params };
-  readFedMsParams(new Params({ ...o }, 'fedms'));
+  readFedMsParams(new Params({ ...o }, fedMsEntry.name, FEDMS_PARAMETERS));
   checkRoundSize(o);
   const estimator: ClassEstimator =
     o.estimator === 'exact'
       ? (game) => exactShapleyOfGame(game)
       : (game, { rng }) => gtgShapley(game, { budget: o.budget, rng, withinRoundTolerance: o.epsilonI });
   return {
-    name: 'fedms',
+    name: fedMsEntry.name,
     requiresFullVisibility: true,
     init(setup) {
       checkSetup(setup);
@@ -161,7 +196,7 @@ export function fedMs(params: Partial<FedMsParams> = {}): Strategy<FedMsState> {
     },
     async aggregationWeights(state, ctx) {
       checkAggregateContext(ctx);
-      const full = requireFull('fedms', ctx);
+      const full = requireFull(fedMsEntry.name, ctx);
       const C = ctx.setup.numClasses;
       if (full.perClass.dims !== C)
         throw new RangeError(`ctx.full.perClass: expected ${C} classes, got ${full.perClass.dims}`);
@@ -203,7 +238,9 @@ export function fedMs(params: Partial<FedMsParams> = {}): Strategy<FedMsState> {
 }
 
 /** The registry entry (./registry.ts): `fedMs` from a JSON config. */
-export const fedMsEntry: StrategyEntry = {
-  create: (p) => fedMs(readFedMsParams(p)),
+export const fedMsEntry: BuiltInStrategyEntry = {
+  name: 'fedms',
   description: 'FedMS: Maverick-Shapley selection (papers/000 Alg. 2)',
+  parameters: FEDMS_PARAMETERS,
+  create: (p) => fedMs(readFedMsParams(p)),
 };

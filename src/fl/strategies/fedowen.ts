@@ -27,8 +27,9 @@
  * - Budget: max(N·M, 2 + Q·(N + 1)), the least Owen sampling with Q levels accepts.
  */
 
+import Type from 'typebox';
 import { owenShapley } from '../../../scoring/owen.js';
-import { Params } from './_params.js';
+import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import {
   checkAggregateContext,
   checkSelectContext,
@@ -40,41 +41,81 @@ import {
   uniformSample,
   weightedSample,
 } from './_sampling.js';
-import { checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
+import { checkRoundSize } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
 
-/** Parameters of `fedOwen`. */
+/** Parameters of `fedOwen` (FEDOWEN_PARAMETERS documents them). */
 export interface FedOwenParams extends RoundSize {
-  /** ε ∈ [0, 1], exploration probability (§4.1: 0.1). */
+  /** ε ∈ [0, 1], exploration probability. */
   epsilon: number;
-  /** c > 0, confidence weight of Eq. 13 (not given by the paper; default 0.1). */
+  /** c > 0, confidence weight of Eq. 13. */
   confidence: number;
-  /** τ, contribution floor of Alg. 2 lines 6, 8 (not given; default 0). */
+  /** τ, contribution floor of Alg. 2 lines 6, 8. */
   floor: number;
-  /** Scale of the bonus of low-gain silos (Alg. 2 line 9: 0.1). */
+  /** Scale of the bonus of low-gain silos (Alg. 2 line 9). */
   lowGainScale: number;
-  /** 'sample' (Alg. 2 line 15; default) or 'top-k'. */
+  /** 'sample' (Alg. 2 line 15) or 'top-k'. */
   exploit: 'sample' | 'top-k';
-  /** M, samples per participant of the N×M budget (§4.1: 4). */
+  /** M, samples per participant of the N×M budget. */
   samples: number;
-  /** Q, Owen inclusion levels (§4.1: 2). */
+  /** Q, Owen inclusion levels. */
   levels: number;
-  /** η ≥ 0, truncation tolerance of Alg. 1 (no value in the paper; default 0, no truncation). */
+  /** η ≥ 0, truncation tolerance of Alg. 1. */
   eta: number;
 }
 
-/** Defaults: papers/004 §4.1 (10 % of the silos, ε = 0.1, M = 4, Q = 2) and the choices above. */
-export const FEDOWEN_DEFAULTS: FedOwenParams = {
-  fraction: 0.1,
-  epsilon: 0.1,
-  confidence: 0.1,
-  floor: 0,
-  lowGainScale: 0.1,
-  exploit: 'sample',
-  samples: 4,
-  levels: 2,
-  eta: 0,
-};
+/** The parameters; defaults: papers/004 §4.1 (10 % of the silos, ε = 0.1, M = 4, Q = 2) and our choices. */
+export const FEDOWEN_PARAMETERS = parameters({
+  ...roundSizeParameters(0.1),
+  epsilon: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.1,
+    description:
+      'ε, exploration probability: a round is uniformly random with probability ε (papers/004 Alg. 2 lines 1–2; §4.1: 0.1).',
+  }),
+  confidence: Type.Number({
+    exclusiveMinimum: 0,
+    default: 0.1,
+    description:
+      'c, confidence weight of the UCB bonus c·√(ln(t+1)/(σ_i+1)) (papers/004 Eq. 13; no value in the paper, ours suits accuracy differences of 0.01–0.1).',
+  }),
+  floor: Type.Number({
+    default: 0,
+    description:
+      'τ, contribution floor: a silo with φ_i < τ gets no exploitation score and a scaled-down bonus (Alg. 2 lines 6, 8; no value in the paper).',
+  }),
+  lowGainScale: Type.Number({
+    minimum: 0,
+    default: 0.1,
+    description: 'Factor of the bonus of a silo below the floor (Alg. 2 line 9: 0.1).',
+  }),
+  exploit: Type.Enum(['sample', 'top-k'] as const, {
+    default: 'sample',
+    description:
+      'Exploitation: draw k silos by the scores (Alg. 2 line 15 as written) or take the k largest (ties to the lower id).',
+  }),
+  samples: Type.Integer({
+    minimum: 1,
+    default: 4,
+    description:
+      'M, Owen samples per participant: the budget is max(N·M, 2 + Q·(N + 1)) for N participants (§4.1: 4).',
+  }),
+  levels: Type.Integer({
+    minimum: 1,
+    default: 2,
+    description: 'Q, inclusion levels of Owen sampling (papers/004 Alg. 1; §4.1: 2).',
+  }),
+  eta: Type.Number({
+    minimum: 0,
+    default: 0,
+    description:
+      'η, truncation tolerance of Owen sampling (papers/004 Alg. 1; no value in the paper; 0: no truncation).',
+  }),
+});
+
+/** Defaults (FEDOWEN_PARAMETERS'). */
+export const FEDOWEN_DEFAULTS = defaultsOf<FedOwenParams>(FEDOWEN_PARAMETERS);
 
 /** FedOwen's state: the latest contribution estimate φ_i of every silo. */
 export interface FedOwenState {
@@ -108,20 +149,9 @@ export function ucbScores(
   return s;
 }
 
-/** Reads the parameters from a strategy config (see `FedOwenParams`). */
+/** Reads the parameters from a strategy config (FEDOWEN_PARAMETERS). */
 export function readFedOwenParams(p: StrategyParams): FedOwenParams {
-  const d = FEDOWEN_DEFAULTS;
-  return {
-    ...readRoundSize(p, d.fraction),
-    epsilon: p.number('epsilon', d.epsilon, { min: 0, max: 1 }),
-    confidence: p.number('confidence', d.confidence, { min: 0, minOpen: true }),
-    floor: p.number('floor', d.floor),
-    lowGainScale: p.number('lowGainScale', d.lowGainScale, { min: 0 }),
-    exploit: p.oneOf('exploit', d.exploit, ['sample', 'top-k'] as const),
-    samples: p.number('samples', d.samples, { min: 1, integer: true }),
-    levels: p.number('levels', d.levels, { min: 1, integer: true }),
-    eta: p.number('eta', d.eta, { min: 0 }),
-  };
+  return readParameters(p, FEDOWEN_PARAMETERS);
 }
 
 /**
@@ -131,10 +161,10 @@ export function readFedOwenParams(p: StrategyParams): FedOwenParams {
  */
 export function fedOwen(params: Partial<FedOwenParams> = {}): Strategy<FedOwenState> {
   const o = { ...FEDOWEN_DEFAULTS, ...params };
-  readFedOwenParams(new Params({ ...o }, 'fedowen'));
+  readFedOwenParams(new Params({ ...o }, fedOwenEntry.name, FEDOWEN_PARAMETERS));
   checkRoundSize(o);
   return {
-    name: 'fedowen',
+    name: fedOwenEntry.name,
     requiresFullVisibility: true,
     init(setup) {
       checkSetup(setup);
@@ -157,7 +187,7 @@ export function fedOwen(params: Partial<FedOwenParams> = {}): Strategy<FedOwenSt
     },
     async aggregationWeights(state, ctx) {
       checkAggregateContext(ctx);
-      const full = requireFull('fedowen', ctx);
+      const full = requireFull(fedOwenEntry.name, ctx);
       const k = ctx.selected.length;
       const budget = Math.max(k * o.samples, 2 + o.levels * (k + 1));
       const est = await owenShapley(full.game, { budget, rng: ctx.rng, levels: o.levels, eta: o.eta });
@@ -172,7 +202,9 @@ export function fedOwen(params: Partial<FedOwenParams> = {}): Strategy<FedOwenSt
 }
 
 /** The registry entry (./registry.ts): `fedOwen` from a JSON config. */
-export const fedOwenEntry: StrategyEntry = {
-  create: (p) => fedOwen(readFedOwenParams(p)),
+export const fedOwenEntry: BuiltInStrategyEntry = {
+  name: 'fedowen',
   description: 'FedOwen: ε-greedy Owen-value selection, softmax weights (papers/004 §3.4–3.5)',
+  parameters: FEDOWEN_PARAMETERS,
+  create: (p) => fedOwen(readFedOwenParams(p)),
 };

@@ -14,49 +14,60 @@
  * sampled budget has no value in the paper — ours is 100 permutations, 1 + 100·N utilities.
  */
 
+import Type from 'typebox';
 import {
   accumulateTrajectory,
   trajectoryShapley,
   trajectoryWeights,
   updateGeometry,
 } from '../../../scoring/trajectory.js';
-import { Params } from './_params.js';
+import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import { checkAggregateContext, checkSetup, type RoundSize, requireFull } from './_sampling.js';
-import { checkRoundSize, randomSelection, readRoundSize } from './fedavg.js';
-import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
+import { checkRoundSize, randomSelection } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
 
-/** Parameters of `fedTsv`. */
+/** Parameters of `fedTsv` (FEDTSV_PARAMETERS documents them). */
 export interface FedTsvParams extends RoundSize {
-  /** 'auto' (exact up to 20 participants, sampled beyond; default), 'exact' or 'sampled'. */
+  /** 'auto' (exact up to 20 participants, sampled beyond), 'exact' or 'sampled'. */
   method: 'auto' | 'exact' | 'sampled';
-  /** Permutations when sampling (default 100); the utility budget is 1 + permutations·N. */
+  /** Permutations when sampling; the utility budget is 1 + permutations·N. */
   permutations: number;
-  /** Coalition mean of Eq. 9: 'equal' (the paper; default) or 'examples' (FedAvg-weighted). */
+  /** Coalition mean of Eq. 9: 'equal' (the paper) or 'examples' (FedAvg-weighted). */
   coalitionWeights: 'equal' | 'examples';
 }
 
-/** Defaults: every silo every round (the paper fixes no selection), TSV exact when possible. */
-export const FEDTSV_DEFAULTS: FedTsvParams = {
-  fraction: 1,
-  method: 'auto',
-  permutations: 100,
-  coalitionWeights: 'equal',
-};
+/** The parameters; defaults: every silo every round (the paper fixes no selection), TSV exact if possible. */
+export const FEDTSV_PARAMETERS = parameters({
+  ...roundSizeParameters(1),
+  method: Type.Enum(['auto', 'exact', 'sampled'] as const, {
+    default: 'auto',
+    description:
+      'Per-round Trajectory Shapley: exact up to 20 participants and sampled beyond (auto), always exact, or always sampled ("a Monte Carlo approximation", papers/002 §III).',
+  }),
+  permutations: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description:
+      'Permutations when sampling: 1 + permutations·N utilities for N participants (no value in the paper).',
+  }),
+  coalitionWeights: Type.Enum(['equal', 'examples'] as const, {
+    default: 'equal',
+    description:
+      "The coalition's mean update in papers/002 Eq. 9: plain (the paper) or weighted by example counts.",
+  }),
+});
+
+/** Defaults (FEDTSV_PARAMETERS'). */
+export const FEDTSV_DEFAULTS = defaultsOf<FedTsvParams>(FEDTSV_PARAMETERS);
 
 /** FedTSV's state: the cumulative TSV φ_i of every silo (φ^0 = 0, Alg. 2 line 1). */
 export interface FedTsvState {
   readonly cumulative: Float64Array;
 }
 
-/** Reads the parameters from a strategy config (see `FedTsvParams`). */
+/** Reads the parameters from a strategy config (FEDTSV_PARAMETERS). */
 export function readFedTsvParams(p: StrategyParams): FedTsvParams {
-  const d = FEDTSV_DEFAULTS;
-  return {
-    ...readRoundSize(p, d.fraction),
-    method: p.oneOf('method', d.method, ['auto', 'exact', 'sampled'] as const),
-    permutations: p.number('permutations', d.permutations, { min: 1, integer: true }),
-    coalitionWeights: p.oneOf('coalitionWeights', d.coalitionWeights, ['equal', 'examples'] as const),
-  };
+  return readParameters(p, FEDTSV_PARAMETERS);
 }
 
 /**
@@ -65,10 +76,10 @@ export function readFedTsvParams(p: StrategyParams): FedTsvParams {
  */
 export function fedTsv(params: Partial<FedTsvParams> = {}): Strategy<FedTsvState> {
   const o = { ...FEDTSV_DEFAULTS, ...params };
-  readFedTsvParams(new Params({ ...o }, 'fedtsv'));
+  readFedTsvParams(new Params({ ...o }, fedTsvEntry.name, FEDTSV_PARAMETERS));
   checkRoundSize(o);
   return {
-    name: 'fedtsv',
+    name: fedTsvEntry.name,
     requiresFullVisibility: true,
     needsReferenceUpdate: true, // Δ_val of Eq. 10
     init(setup) {
@@ -78,9 +89,11 @@ export function fedTsv(params: Partial<FedTsvParams> = {}): Strategy<FedTsvState
     select: randomSelection(o),
     async aggregationWeights(state, ctx) {
       checkAggregateContext(ctx);
-      const full = requireFull('fedtsv', ctx);
+      const full = requireFull(fedTsvEntry.name, ctx);
       if (full.referenceUpdate === undefined)
-        throw new TypeError('ctx.full.referenceUpdate: fedtsv needs the validation reference update Δ_val');
+        throw new TypeError(
+          `ctx.full.referenceUpdate: ${fedTsvEntry.name} needs the validation reference update Δ_val`,
+        );
       const geometry = updateGeometry(full.updates, full.referenceUpdate); // Eq. 9–11 inputs
       const k = ctx.selected.length;
       const est = trajectoryShapley(geometry, {
@@ -100,7 +113,9 @@ export function fedTsv(params: Partial<FedTsvParams> = {}): Strategy<FedTsvState
 }
 
 /** The registry entry (./registry.ts): `fedTsv` from a JSON config. */
-export const fedTsvEntry: StrategyEntry = {
-  create: (p) => fedTsv(readFedTsvParams(p)),
+export const fedTsvEntry: BuiltInStrategyEntry = {
+  name: 'fedtsv',
   description: 'FedTSV: adaptive weights from Trajectory Shapley (papers/002 Alg. 2)',
+  parameters: FEDTSV_PARAMETERS,
+  create: (p) => fedTsv(readFedTsvParams(p)),
 };

@@ -16,9 +16,10 @@
  * GTG tolerances default to papers/000's ε_b = ε_i = 0.001; its evaluation cap (1000) is ours.
  */
 
+import Type from 'typebox';
 import { gtgShapley } from '../../../scoring/gtg.js';
 import { createRng, randomPermutation } from '../../../scoring/random.js';
-import { Params } from './_params.js';
+import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import {
   checkAggregateContext,
   checkSelectContext,
@@ -27,32 +28,56 @@ import {
   requireFull,
   roundSize,
 } from './_sampling.js';
-import { baseWeights, checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
+import { baseWeights, checkRoundSize } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
 
-/** Parameters of `greedyFed`. */
+/** Parameters of `greedyFed` (GREEDYFED_PARAMETERS documents them). */
 export interface GreedyFedParams extends RoundSize {
-  /** α ∈ [0, 1], decay of the accumulated value (papers/000 §5.1: 0.7). */
+  /** α ∈ [0, 1], decay of the accumulated value. */
   alpha: number;
-  /** 'ema' (decay α; default) or 'mean' (average of the silo's per-round values). */
+  /** 'ema' (decay α) or 'mean' (average of the silo's per-round values). */
   accumulation: 'ema' | 'mean';
-  /** GTG evaluation cap per round (ours: 1000). */
+  /** GTG evaluation cap per round. */
   budget: number;
-  /** ε_b of GTG (default 0.001). */
+  /** ε_b of GTG. */
   epsilonB: number;
-  /** ε_i of GTG (default 0.001). */
+  /** ε_i of GTG. */
   epsilonI: number;
 }
 
-/** Defaults: 10 % of the silos, α = 0.7 (papers/000 §5.1), GTG with ε_b = ε_i = 0.001. */
-export const GREEDYFED_DEFAULTS: GreedyFedParams = {
-  fraction: 0.1,
-  alpha: 0.7,
-  accumulation: 'ema',
-  budget: 1000,
-  epsilonB: 0.001,
-  epsilonI: 0.001,
-};
+/** The parameters; defaults: 10 % of the silos, α = 0.7 (papers/000 §5.1), GTG with ε_b = ε_i = 0.001. */
+export const GREEDYFED_PARAMETERS = parameters({
+  ...roundSizeParameters(0.1),
+  alpha: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.7,
+    description:
+      "α, decay of a silo's accumulated value u ← α·u + (1 − α)·φ (papers/000 §5.1: 0.7, chosen from {0.6, 0.7, 0.8}).",
+  }),
+  accumulation: Type.Enum(['ema', 'mean'] as const, {
+    default: 'ema',
+    description: "How a silo's GTG values accumulate: decay by alpha, or their running mean.",
+  }),
+  budget: Type.Integer({
+    minimum: 2,
+    default: 1000,
+    description: "GTG-Shapley's evaluation cap per round (ours).",
+  }),
+  epsilonB: Type.Number({
+    minimum: 0,
+    default: 0.001,
+    description: 'ε_b, between-round truncation of GTG-Shapley (papers/000 Alg. 1; §5.1: 0.001).',
+  }),
+  epsilonI: Type.Number({
+    minimum: 0,
+    default: 0.001,
+    description: 'ε_i, within-round truncation of GTG-Shapley (papers/000 Alg. 1; §5.1: 0.001).',
+  }),
+});
+
+/** Defaults (GREEDYFED_PARAMETERS'). */
+export const GREEDYFED_DEFAULTS = defaultsOf<GreedyFedParams>(GREEDYFED_PARAMETERS);
 
 /** GreedyFed's state. */
 export interface GreedyFedState {
@@ -64,17 +89,9 @@ export interface GreedyFedState {
   readonly order: readonly number[];
 }
 
-/** Reads the parameters from a strategy config (see `GreedyFedParams`). */
+/** Reads the parameters from a strategy config (GREEDYFED_PARAMETERS). */
 export function readGreedyFedParams(p: StrategyParams): GreedyFedParams {
-  const d = GREEDYFED_DEFAULTS;
-  return {
-    ...readRoundSize(p, d.fraction),
-    alpha: p.number('alpha', d.alpha, { min: 0, max: 1 }),
-    accumulation: p.oneOf('accumulation', d.accumulation, ['ema', 'mean'] as const),
-    budget: p.number('budget', d.budget, { min: 2, integer: true }),
-    epsilonB: p.number('epsilonB', d.epsilonB, { min: 0 }),
-    epsilonI: p.number('epsilonI', d.epsilonI, { min: 0 }),
-  };
+  return readParameters(p, GREEDYFED_PARAMETERS);
 }
 
 /** The k silos with the largest values, ties to the lower id; increasing ids. */
@@ -92,10 +109,10 @@ export function topK(values: ArrayLike<number>, k: number): number[] {
  */
 export function greedyFed(params: Partial<GreedyFedParams> = {}): Strategy<GreedyFedState> {
   const o = { ...GREEDYFED_DEFAULTS, ...params };
-  readGreedyFedParams(new Params({ ...o }, 'greedyfed'));
+  readGreedyFedParams(new Params({ ...o }, greedyFedEntry.name, GREEDYFED_PARAMETERS));
   checkRoundSize(o);
   return {
-    name: 'greedyfed',
+    name: greedyFedEntry.name,
     requiresFullVisibility: true,
     init(setup) {
       checkSetup(setup);
@@ -121,7 +138,7 @@ export function greedyFed(params: Partial<GreedyFedParams> = {}): Strategy<Greed
     },
     async aggregationWeights(state, ctx) {
       checkAggregateContext(ctx);
-      const full = requireFull('greedyfed', ctx);
+      const full = requireFull(greedyFedEntry.name, ctx);
       const est = await gtgShapley(full.game, {
         budget: o.budget,
         rng: ctx.rng,
@@ -149,7 +166,9 @@ export function greedyFed(params: Partial<GreedyFedParams> = {}): Strategy<Greed
 }
 
 /** The registry entry (./registry.ts): `greedyFed` from a JSON config. */
-export const greedyFedEntry: StrategyEntry = {
-  create: (p) => greedyFed(readGreedyFedParams(p)),
+export const greedyFedEntry: BuiltInStrategyEntry = {
+  name: 'greedyfed',
   description: 'GreedyFed: GTG-Shapley greedy selection baseline (Singhal et al. 2024)',
+  parameters: GREEDYFED_PARAMETERS,
+  create: (p) => greedyFed(readGreedyFedParams(p)),
 };

@@ -15,8 +15,9 @@
  * estimates; papers/000 replaced the estimator by MR, and we tie β to 1 − α.
  */
 
+import Type from 'typebox';
 import { exactShapleyOfGame } from '../../../scoring/shapley.js';
-import { Params } from './_params.js';
+import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import {
   checkAggregateContext,
   checkSelectContext,
@@ -27,32 +28,41 @@ import {
   softmax,
   weightedSample,
 } from './_sampling.js';
-import { baseWeights, checkRoundSize, readRoundSize } from './fedavg.js';
-import type { Strategy, StrategyEntry, StrategyParams } from './strategy.js';
+import { baseWeights, checkRoundSize } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
 
 /** Largest round S-FedAvg values exactly (2^k coalitions). */
 export const S_FEDAVG_MAX_PARTICIPANTS = 20;
 
-/** Parameters of `sFedAvg`. */
+/** Parameters of `sFedAvg` (S_FEDAVG_PARAMETERS documents them). */
 export interface SFedAvgParams extends RoundSize {
-  /** α ∈ [0, 1], decay of the relevance scores (papers/000 §5.1: 0.7). */
+  /** α ∈ [0, 1], decay of the relevance scores. */
   alpha: number;
 }
 
-/** Defaults: 10 % of the silos (papers/000's 50-silo setting), α = 0.7. */
-export const S_FEDAVG_DEFAULTS: SFedAvgParams = { fraction: 0.1, alpha: 0.7 };
+/** The parameters; defaults: 10 % of the silos (papers/000's 50-silo setting), α = 0.7. */
+export const S_FEDAVG_PARAMETERS = parameters({
+  ...roundSizeParameters(0.1),
+  alpha: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.7,
+    description:
+      'α, decay of the relevance scores S ← α·S + (1 − α)·φ (papers/000 §5.1: 0.7, chosen from {0.6, 0.7, 0.8}).',
+  }),
+});
+
+/** Defaults (S_FEDAVG_PARAMETERS'). */
+export const S_FEDAVG_DEFAULTS = defaultsOf<SFedAvgParams>(S_FEDAVG_PARAMETERS);
 
 /** S-FedAvg's state: the relevance score S_i of every silo. */
 export interface SFedAvgState {
   readonly relevance: Float64Array;
 }
 
-/** Reads the parameters from a strategy config (see `SFedAvgParams`). */
+/** Reads the parameters from a strategy config (S_FEDAVG_PARAMETERS). */
 export function readSFedAvgParams(p: StrategyParams): SFedAvgParams {
-  return {
-    ...readRoundSize(p, S_FEDAVG_DEFAULTS.fraction),
-    alpha: p.number('alpha', S_FEDAVG_DEFAULTS.alpha, { min: 0, max: 1 }),
-  };
+  return readParameters(p, S_FEDAVG_PARAMETERS);
 }
 
 /**
@@ -62,10 +72,10 @@ export function readSFedAvgParams(p: StrategyParams): SFedAvgParams {
  */
 export function sFedAvg(params: Partial<SFedAvgParams> = {}): Strategy<SFedAvgState> {
   const o = { ...S_FEDAVG_DEFAULTS, ...params };
-  readSFedAvgParams(new Params({ ...o }, 's-fedavg'));
+  readSFedAvgParams(new Params({ ...o }, sFedAvgEntry.name, S_FEDAVG_PARAMETERS));
   checkRoundSize(o);
   return {
-    name: 's-fedavg',
+    name: sFedAvgEntry.name,
     requiresFullVisibility: true,
     init(setup) {
       checkSetup(setup);
@@ -77,10 +87,10 @@ export function sFedAvg(params: Partial<SFedAvgParams> = {}): Strategy<SFedAvgSt
     },
     async aggregationWeights(state, ctx) {
       checkAggregateContext(ctx);
-      const full = requireFull('s-fedavg', ctx);
+      const full = requireFull(sFedAvgEntry.name, ctx);
       if (ctx.selected.length > S_FEDAVG_MAX_PARTICIPANTS)
         throw new RangeError(
-          `ctx.selected: s-fedavg values at most ${S_FEDAVG_MAX_PARTICIPANTS} participants exactly, got ${ctx.selected.length}`,
+          `ctx.selected: ${sFedAvgEntry.name} values at most ${S_FEDAVG_MAX_PARTICIPANTS} participants exactly, got ${ctx.selected.length}`,
         );
       const phi = (await exactShapleyOfGame(full.game)).values;
       const relevance = state.relevance.slice();
@@ -94,7 +104,9 @@ export function sFedAvg(params: Partial<SFedAvgParams> = {}): Strategy<SFedAvgSt
 }
 
 /** The registry entry (./registry.ts): `sFedAvg` from a JSON config. */
-export const sFedAvgEntry: StrategyEntry = {
-  create: (p) => sFedAvg(readSFedAvgParams(p)),
+export const sFedAvgEntry: BuiltInStrategyEntry = {
+  name: 's-fedavg',
   description: 'S-FedAvg: exact-Shapley selection baseline (Nagalapatti & Narayanam 2021)',
+  parameters: S_FEDAVG_PARAMETERS,
+  create: (p) => sFedAvg(readSFedAvgParams(p)),
 };

@@ -19,28 +19,45 @@
  *   `weights: 'examples'` multiplies the normalized score by n_i.
  */
 
-import { Params } from './_params.js';
+import Type from 'typebox';
+import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import { checkAggregateContext, checkSetup, type RoundSize } from './_sampling.js';
-import { baseWeights, checkRoundSize, randomSelection, readRoundSize } from './fedavg.js';
-import type { History, Strategy, StrategyEntry, StrategyParams } from './strategy.js';
+import { baseWeights, checkRoundSize, randomSelection } from './fedavg.js';
+import type { BuiltInStrategyEntry, History, Strategy, StrategyParams } from './strategy.js';
 
-/** Parameters of `scoreWeighted`. */
+/** Parameters of `scoreWeighted` (SCORE_WEIGHTED_PARAMETERS documents them). */
 export interface ScoreWeightedParams extends RoundSize {
-  /** Score scheme read from the history (`fp`, `ee`, `eeMedian`, `loo`, `ioi`, or an estimator); default 'fp'. */
+  /** Score scheme read from the history (`fp`, `ee`, `eeMedian`, `loo`, `ioi`, or an estimator). */
   score: string;
-  /** 'cumulative' (sum of per-round scores; default) or 'latest' (the most recent one). */
+  /** 'cumulative' (sum of per-round scores) or 'latest' (the most recent one). */
   accumulate: 'cumulative' | 'latest';
-  /** Base multiplied by the normalized score: 'equal' (default, as in the paper) or 'examples'. */
+  /** Base multiplied by the normalized score: 'equal' (as in the paper) or 'examples'. */
   weights: 'equal' | 'examples';
 }
 
-/** Defaults: every silo every round, FP scores, cumulative, uniform base. */
-export const SCORE_WEIGHTED_DEFAULTS: ScoreWeightedParams = {
-  fraction: 1,
-  score: 'fp',
-  accumulate: 'cumulative',
-  weights: 'equal',
-};
+/** The parameters: every silo every round, cumulative FP scores, uniform base, unless configured. */
+export const SCORE_WEIGHTED_PARAMETERS = parameters({
+  ...roundSizeParameters(1),
+  score: Type.String({
+    minLength: 1,
+    default: 'fp',
+    description:
+      'Score scheme whose published scores weight the silos: a private score (fp, ee, eeMedian, loo, ioi) or an estimator the run computes.',
+  }),
+  accumulate: Type.Enum(['cumulative', 'latest'] as const, {
+    default: 'cumulative',
+    description:
+      'A silo\'s current score: the sum of its per-round scores so far, or its most recent one (papers/003 §5.4 says "the current value").',
+  }),
+  weights: Type.Enum(['equal', 'examples'] as const, {
+    default: 'equal',
+    description:
+      'Base the normalized score multiplies: 1 (the paper compares against uniform aggregation) or the example count n_i.',
+  }),
+});
+
+/** Defaults (SCORE_WEIGHTED_PARAMETERS'). */
+export const SCORE_WEIGHTED_DEFAULTS = defaultsOf<ScoreWeightedParams>(SCORE_WEIGHTED_PARAMETERS);
 
 /**
  * papers/003 §5 normalization: (s − min s) / mean(s − min s). All 1 when the scores are all equal.
@@ -82,15 +99,9 @@ export function currentScores(
   return out;
 }
 
-/** Reads the parameters from a strategy config (see `ScoreWeightedParams`). */
+/** Reads the parameters from a strategy config (SCORE_WEIGHTED_PARAMETERS). */
 export function readScoreWeightedParams(p: StrategyParams): ScoreWeightedParams {
-  const d = SCORE_WEIGHTED_DEFAULTS;
-  return {
-    ...readRoundSize(p, d.fraction),
-    score: p.string('score', d.score),
-    accumulate: p.oneOf('accumulate', d.accumulate, ['cumulative', 'latest'] as const),
-    weights: p.oneOf('weights', d.weights, ['equal', 'examples'] as const),
-  };
+  return readParameters(p, SCORE_WEIGHTED_PARAMETERS);
 }
 
 /**
@@ -99,10 +110,10 @@ export function readScoreWeightedParams(p: StrategyParams): ScoreWeightedParams 
  */
 export function scoreWeighted(params: Partial<ScoreWeightedParams> = {}): Strategy<null> {
   const o = { ...SCORE_WEIGHTED_DEFAULTS, ...params };
-  readScoreWeightedParams(new Params({ ...o }, 'score-weighted')); // same checks as a config
+  readScoreWeightedParams(new Params({ ...o }, scoreWeightedEntry.name, SCORE_WEIGHTED_PARAMETERS)); // same checks as a config
   checkRoundSize(o);
   return {
-    name: 'score-weighted',
+    name: scoreWeightedEntry.name,
     requiresFullVisibility: false,
     init(setup) {
       checkSetup(setup);
@@ -124,7 +135,9 @@ export function scoreWeighted(params: Partial<ScoreWeightedParams> = {}): Strate
 }
 
 /** The registry entry (./registry.ts): `scoreWeighted` from a JSON config. */
-export const scoreWeightedEntry: StrategyEntry = {
-  create: (p) => scoreWeighted(readScoreWeightedParams(p)),
+export const scoreWeightedEntry: BuiltInStrategyEntry = {
+  name: 'score-weighted',
   description: 'aggregation weighted by private scores (papers/003 §5.4)',
+  parameters: SCORE_WEIGHTED_PARAMETERS,
+  create: (p) => scoreWeighted(readScoreWeightedParams(p)),
 };

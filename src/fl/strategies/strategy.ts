@@ -23,7 +23,7 @@
  * `needsReferenceUpdate`, the validation reference update.
  *
  * The engine never asks which strategy runs: what a strategy needs beyond the round's selection it
- * declares through these flags. New strategies are registered by name in ./registry.ts.
+ * declares through these flags. New strategies are registered, with their names, in ./registry.ts.
  *
  * Weights are relative: the engine normalizes them over the surviving silos. A weight may be 0
  * (FedTSV's max(0, φ), FedMS outside the coreset, score-weighted aggregation for the lowest score).
@@ -31,6 +31,7 @@
  * is discarded); the engine must handle that case instead of dividing by 0.
  */
 
+import type { TObject } from 'typebox';
 import type { Game, VectorGame } from '../../../scoring/game.js';
 import type { Rng } from '../../../scoring/random.js';
 
@@ -176,16 +177,31 @@ export interface StrategyParams {
   boolean(key: string, fallback: boolean): boolean;
 }
 
-/** What a strategy registers under its name (./registry.ts). */
+/** What a strategy registers (./registry.ts): its name, its parameters and how to build it. */
 export interface StrategyEntry {
   /**
-   * Builds the strategy from its parameters. Read every parameter through `params` (a key nobody
-   * read is rejected as unknown afterwards); the strategy's `name` must be the registered name.
+   * The name configurations use (`strategy.name`). Written here and nowhere else: the strategies
+   * it builds, and everything else, take it from the entry (test/arch/registries.test.ts).
    */
-  create(params: StrategyParams): Strategy<unknown>;
+  readonly name: string;
   /** One line for listings: what it does and its source. */
   readonly description: string;
+  /**
+   * TypeBox object schema of its parameters (the keys next to `name`), with the bounds, `default`
+   * and `description` of each: docs/config.md is generated from it. When present, `create` may read
+   * only the keys it declares, with the declared defaults and bounds (a read that disagrees throws
+   * Error). Every built-in has one; a user strategy without one is neither documented nor checked.
+   */
+  readonly parameters?: TObject;
+  /**
+   * Builds the strategy from its parameters. Read every parameter through `params` (a key nobody
+   * read is rejected as unknown afterwards); the strategy's `name` must be the entry's.
+   */
+  create(params: StrategyParams): Strategy<unknown>;
 }
+
+/** A built-in strategy's entry: its parameters are always documented. */
+export type BuiltInStrategyEntry = StrategyEntry & { readonly parameters: TObject };
 
 /**
  * The history before the first round.

@@ -6,6 +6,7 @@
 import { quantizer } from '../../../crypto/quantize.js';
 import { checkRoundConfig, type RoundConfig } from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
+import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import { fromHex } from '../_bytes.js';
 import { ServiceError } from '../errors.js';
 import type { Consortium, ConsortiumInput, Deadlines } from '../schemas.js';
@@ -56,7 +57,7 @@ export class Consortia {
       testSetDigest: input.testSetDigest,
       schemes: [...input.schemes],
       encoding: { ...input.encoding },
-      convention: input.convention ?? 'fedavg',
+      convention: input.convention ?? DEFAULT_CONVENTION,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
       createdAt: this.ctx.now(),
     };

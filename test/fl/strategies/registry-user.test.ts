@@ -17,7 +17,8 @@ const renamed = (name: string) => ({ ...fedAvg(), name });
 
 describe('registerStrategy', () => {
   it('adds a strategy that createStrategy builds with its parameters; the built-ins come first', () => {
-    registerStrategy('user-fedavg', {
+    registerStrategy({
+      name: 'user-fedavg',
       create: (p) => ({
         ...fedAvg({ fraction: p.number('fraction', 1, { min: 0, max: 1 }) }),
         name: 'user-fedavg',
@@ -35,20 +36,32 @@ describe('registerStrategy', () => {
   });
 
   it('refuses a duplicate name, built-in or not', () => {
-    const entry = { create: () => renamed('fedavg'), description: 'again' };
-    expect(() => registerStrategy('fedavg', entry)).toThrow(
-      new RangeError("name: strategy 'fedavg' is already registered"),
+    const again = (name: string) => ({ name, create: () => renamed(name), description: 'again' });
+    expect(() => registerStrategy(again('fedavg'))).toThrow(
+      new RangeError("entry.name: strategy 'fedavg' is already registered"),
     );
-    registerStrategy('user-twice', { create: () => renamed('user-twice'), description: 'once' });
-    expect(() => registerStrategy('user-twice', entry)).toThrow(RangeError);
+    registerStrategy({ name: 'user-twice', create: () => renamed('user-twice'), description: 'once' });
+    expect(() => registerStrategy(again('user-twice'))).toThrow(RangeError);
+    expect(describeStrategy('user-twice')).toBe('once');
   });
 
   it('checks its arguments', () => {
-    expect(() => registerStrategy('', { create: () => renamed(''), description: '' })).toThrow(TypeError);
-    expect(() => registerStrategy('user-bad', { description: 'x' } as never)).toThrow(/^entry: /);
-    expect(() => registerStrategy('user-bad', { create: () => renamed('user-bad') } as never)).toThrow(
+    expect(() => registerStrategy({ name: '', create: () => renamed(''), description: '' })).toThrow(
+      /^entry\.name: expected a non-empty string/,
+    );
+    expect(() => registerStrategy(null as never)).toThrow(/^entry: /);
+    expect(() => registerStrategy({ name: 'user-bad', description: 'x' } as never)).toThrow(/^entry: /);
+    expect(() => registerStrategy({ name: 'user-bad', create: () => renamed('user-bad') } as never)).toThrow(
       /^entry\.description: /,
     );
+    expect(() =>
+      registerStrategy({
+        name: 'user-bad',
+        create: () => renamed('user-bad'),
+        description: 'x',
+        parameters: { type: 'string' } as never,
+      }),
+    ).toThrow(/^entry\.parameters: /);
     expect(strategyNames()).not.toContain('user-bad');
   });
 
@@ -64,7 +77,7 @@ describe('registerStrategy', () => {
   });
 
   it('refuses a factory that builds a strategy under another name', () => {
-    registerStrategy('user-liar', { create: () => renamed('someone-else'), description: 'lies' });
+    registerStrategy({ name: 'user-liar', create: () => renamed('someone-else'), description: 'lies' });
     expect(() => createStrategy({ name: 'user-liar' })).toThrow(
       /^strategy\.name: 'user-liar' built a strategy named 'someone-else'/,
     );

@@ -1,0 +1,189 @@
+/**
+ * Registries are the only place names are listed: the name of each built-in estimator, data set,
+ * model, strategy and coalition convention is written exactly once in the non-test source, in its
+ * registry entry, and everything else (harness, configuration schema, experiment, CLI, server,
+ * benches) asks the registry or takes the entry's name (`fedAvgEntry.name`, `DEFAULT_DATASET`,
+ * `DEFAULT_CONVENTION`). What counts as writing a name, and what is scanned: ./_names.ts.
+ *
+ * A use of a name that means something else is listed below with the file, the exact count and
+ * why; the test fails when a file writes a name more often than its exception allows, and when an
+ * exception is no longer needed (count too high), so the list stays short and true.
+ */
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_DATASETS } from '../../src/data/registry.js';
+import { BUILT_IN_ESTIMATORS } from '../../src/fl/estimators/registry.js';
+import { BUILT_IN_STRATEGIES } from '../../src/fl/strategies/registry.js';
+import { CONVENTIONS } from '../../src/ml/convention.js';
+import { BUILTIN_MODELS } from '../../src/ml/model-registry.js';
+import { findNameUses, type NameHit, sourceNameUses } from './_names.js';
+
+/** Where a built-in's name is written: its entry (a string, initializing `property` if given). */
+interface Home {
+  registry: string;
+  name: string;
+  file: string;
+  property?: string;
+}
+
+const HOMES: Home[] = [
+  ...BUILT_IN_ESTIMATORS.map((e) => ({
+    registry: 'estimator',
+    name: e.name,
+    file: `src/fl/estimators/${e.name}.ts`,
+    property: 'name',
+  })),
+  ...BUILTIN_DATASETS.map((d) => ({
+    registry: 'data set',
+    name: d.name,
+    file: 'src/data/registry.ts',
+    property: 'name',
+  })),
+  ...BUILTIN_MODELS.map((m) => ({
+    registry: 'model',
+    name: m.kind,
+    file: 'src/ml/model-registry.ts',
+    property: 'kind',
+  })),
+  ...BUILT_IN_STRATEGIES.map((s) => ({
+    registry: 'strategy',
+    name: s.name,
+    file: `src/fl/strategies/${s.name}.ts`,
+    property: 'name',
+  })),
+  // The list `CONVENTIONS = ['fedavg', 'additive']`: elements, no property.
+  ...CONVENTIONS.map((c) => ({ registry: 'convention', name: c as string, file: 'src/ml/convention.ts' })),
+];
+
+/** Uses of a name that mean something else: the file, the name, how often, and why. */
+const EXCEPTIONS: { file: string; name: string; count: number; why: string }[] = [
+  {
+    file: 'src/fl/setup.ts',
+    name: 'maverick',
+    count: 1,
+    why: "a silo's role (papers/000 Fig. 1), not the estimator",
+  },
+  {
+    file: 'src/fl/strategies/fedms.ts',
+    name: 'gtg',
+    count: 3,
+    why: "FedMS's own `estimator` parameter (MS-GTG inside the strategy: type, values, default), not the harness estimator",
+  },
+  {
+    file: 'scoring/games.ts',
+    name: 'banzhaf',
+    count: 4,
+    why: "a known game's closed-form Banzhaf value (the mathematical quantity scoring/ tests against)",
+  },
+  {
+    file: 'bench/estimators.ts',
+    name: 'banzhaf',
+    count: 6,
+    why: 'which value a scoring/ micro-benchmark compares against (Shapley or Banzhaf)',
+  },
+  {
+    file: 'src/data/fashion-mnist.ts',
+    name: 'fashion-mnist',
+    count: 2,
+    why: 'the directory the IDX files sit in (examples/data/fashion-mnist/, $FEDSCORE_DATA_DIR/fashion-mnist/)',
+  },
+  {
+    file: 'src/data/cifar10.ts',
+    name: 'cifar10',
+    count: 2,
+    why: 'the default Dataset.name of a CIFAR-10 batch file read on its own (the reader, not the registry)',
+  },
+  {
+    file: 'bench/round.ts',
+    name: 'fashion-mnist',
+    count: 1,
+    why: "the benchmark's configuration (the setting docs/performance.md reports), data like examples/*.json",
+  },
+  {
+    file: 'bench/round.ts',
+    name: 'mlp',
+    count: 1,
+    why: "the benchmark's configuration (the setting docs/performance.md reports), data like examples/*.json",
+  },
+  {
+    file: 'bench/ml.ts',
+    name: 'mlp',
+    count: 1,
+    why: 'the key prefix of the PyTorch reference figures (`mlp_train_samples_per_s`), not the model kind',
+  },
+];
+
+const NAMES = new Set(HOMES.map((h) => h.name));
+const isHome = (h: NameHit) =>
+  h.kind === 'string' &&
+  HOMES.some((home) => home.name === h.name && home.file === h.file && home.property === h.property);
+const excused = (h: NameHit) => EXCEPTIONS.some((x) => x.file === h.file && x.name === h.name);
+const where = (h: NameHit) =>
+  `${h.file}:${h.line}: '${h.name}' (${h.kind}${h.property ? ` of ${h.property}` : ''})`;
+
+describe('registries are the only place names are written', () => {
+  const hits = sourceNameUses(NAMES);
+
+  it('sees every registry and its built-ins', () => {
+    const count = (registry: string) => HOMES.filter((h) => h.registry === registry).length;
+    expect(count('estimator')).toBeGreaterThanOrEqual(9);
+    expect(count('data set')).toBeGreaterThanOrEqual(3);
+    expect(count('model')).toBeGreaterThanOrEqual(3);
+    expect(count('strategy')).toBeGreaterThanOrEqual(8);
+    expect(count('convention')).toBe(2);
+    expect(hits.length).toBeGreaterThanOrEqual(HOMES.length);
+  });
+
+  it.each(HOMES)('the $registry $name is written once in $file, in its entry', (home) => {
+    const inFile = hits.filter((h) => h.name === home.name && h.file === home.file);
+    expect(inFile.map(where)).toHaveLength(1);
+    expect(inFile[0]).toMatchObject({
+      kind: 'string',
+      ...(home.property ? { property: home.property } : {}),
+    });
+  });
+
+  it('no built-in name is written anywhere else (outside the exceptions)', () => {
+    expect(hits.filter((h) => !isHome(h) && !excused(h)).map(where)).toEqual([]);
+  });
+
+  it.each(EXCEPTIONS)('$file writes $name exactly $count times (the exception is still needed)', (x) => {
+    const uses = hits.filter((h) => h.file === x.file && h.name === x.name && !isHome(h));
+    expect(uses.map(where), x.why).toHaveLength(x.count);
+  });
+});
+
+describe('the scanner (./_names.ts)', () => {
+  const names = new Set(['gtg', 'owen', 'mc', 'mrsv', 'cos', 'tsv', 'banzhaf', 'maverick', 'tmr', 'lenet5']);
+
+  it('flags literals, template pieces, keys and accesses; ignores comments, prose and Math.cos', () => {
+    const text = [
+      "// 'gtg' in a comment",
+      '/* and "owen" in a block comment */',
+      "const a = 'gtg';",
+      'const b = ["owen", `mc`];',
+      'const c = { mrsv: {}, "cos": 1 };',
+      'interface D { tsv?: number }',
+      'const e = cfg.estimators.banzhaf;',
+      "type F = 'maverick' | 'exact';",
+      "const g = 'add comparison.estimators.tmr';",
+      'const h = Math.cos(1);',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source text with a template literal in it
+      'const i = `${x}tmr`;',
+      "const j = { kind: 'lenet5' };",
+    ].join('\n');
+    expect(
+      findNameUses('x.ts', text, names).map((h) => `${h.line}:${h.name}:${h.kind}:${h.property ?? ''}`),
+    ).toEqual([
+      '3:gtg:string:',
+      '4:owen:string:',
+      '4:mc:string:',
+      '5:mrsv:property:',
+      '5:cos:string:',
+      '6:tsv:property:',
+      '7:banzhaf:access:',
+      '8:maverick:string:',
+      '11:tmr:string:',
+      '12:lenet5:string:kind',
+    ]);
+  });
+});
