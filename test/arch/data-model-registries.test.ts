@@ -104,6 +104,7 @@ describe('data set and model names live in their registry entries only', () => {
       'mlp',
       'cnn003',
       'lenet5',
+      'layers',
     ]);
   });
 
