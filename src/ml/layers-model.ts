@@ -30,8 +30,6 @@
  * initial parameters. This module does not import TensorFlow.js.
  */
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { type LayersModelFiles, readLayersModelFiles } from './layers-files.js';
 import type { DataShape, LayerSpec } from './model-registry.js';
 
@@ -425,26 +423,12 @@ function flatParameters(files: LayersModelFiles, params: readonly Parametrized[]
   return out;
 }
 
-const cache = new Map<string, { stamp: string; files: LayersModelFiles }>();
-
-/** The files at `path`, read once per modification (the registry asks for them twice per run). */
-function cachedFiles(path: string): LayersModelFiles {
-  const file = resolve(path);
-  const s = statSync(file, { throwIfNoEntry: false });
-  const stamp = s ? `${s.mtimeMs}:${s.size}` : '';
-  const hit = cache.get(file);
-  if (hit && stamp !== '' && hit.stamp === stamp) return hit.files;
-  const files = readLayersModelFiles(path);
-  cache.set(file, { stamp, files });
-  return files;
-}
-
 /**
  * Loads the Layers model at `path` (model.json) and converts it (see `convertLayersModel`).
  * Throws RangeError (`model: …`) naming the file, the layer or the weight.
  */
 export function loadLayersModel(path: string, data?: DataShape): LayersModel {
-  return convertLayersModel(cachedFiles(path), data);
+  return convertLayersModel(readLayersModelFiles(path), data);
 }
 
 /** The consortium file's digests of the model at `path` (see the module comment). */
