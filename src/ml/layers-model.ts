@@ -177,9 +177,8 @@ function inputShapeOf(layers: readonly KerasLayer[]): number[] {
   return shape as number[];
 }
 
+/** A Dense or Conv2D layer: its Keras name and the shapes of its kernel and bias. */
 interface Parametrized {
-  /** Index into the LayerSpec list. */
-  readonly at: number;
   readonly keras: string;
   readonly className: string;
   readonly shapes: readonly (readonly number[])[];
@@ -271,7 +270,6 @@ export function convertLayersModel(files: LayersModelFiles, data?: DataShape): L
         const inputs = shape[0]!;
         const r = activation(c.activation, where, k, true);
         params.push({
-          at: layers.length,
           keras: String(c.name),
           className: l.class_name,
           shapes: [[inputs, units as number], [units as number]],
@@ -306,7 +304,6 @@ export function convertLayersModel(files: LayersModelFiles, data?: DataShape): L
         if (oh < 1 || ow < 1) fail(`${where}: a ${kernel}×${kernel} kernel does not fit the ${h}×${w} input`);
         const r = activation(c.activation, where, k, true);
         params.push({
-          at: layers.length,
           keras: String(c.name),
           className: l.class_name,
           shapes: [[kernel, kernel, inC, filters as number], [filters as number]],
