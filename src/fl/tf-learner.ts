@@ -7,7 +7,12 @@ import type { Dataset } from '../data/dataset.js';
 import { type BackendName, initBackend, parseBackendName } from '../ml/backend.js';
 import { classwiseGame, coalitionGame, createCoalitionEvaluator } from '../ml/coalition.js';
 import { evaluate } from '../ml/evaluate.js';
-import { createModel, DEFAULT_MODEL, type ModelChoice } from '../ml/model-registry.js';
+import {
+  createModel,
+  DEFAULT_MODEL,
+  fixedInitialParameters,
+  type ModelChoice,
+} from '../ml/model-registry.js';
 import { initParams, type ModelSpec } from '../ml/models.js';
 import { createTrainPool, type TrainPool } from '../ml/parallel.js';
 import { trainLocal } from '../ml/train.js';
@@ -66,6 +71,8 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
     inputShape: o.inputShape ?? [28, 28, 1],
     numClasses: o.numClasses ?? 10,
   });
+  // A model read from files (kind 'tfjs-layers') starts from their weights, not from the seed.
+  const fixed = fixedInitialParameters(kind, modelOptions, spec);
   const training = { ...DEFAULT_TRAINING, ...o.training };
   const workers = o.workers ?? availableParallelism();
   if (!Number.isInteger(workers) || workers < 1)
@@ -82,7 +89,7 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
     tfjsVersion: info.tfjsVersion,
     parameterCount: spec.paramCount,
     spec,
-    initialParameters: (seed) => initParams(spec, seed),
+    initialParameters: (seed) => (fixed ? Float32Array.from(fixed) : initParams(spec, seed)),
     async trainMany(params, jobs) {
       if (workers > 1 && jobs.length > 1) {
         pool ??= createTrainPool({ workers, backend: info.name });

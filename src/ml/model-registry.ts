@@ -5,8 +5,10 @@
  *
  * The built-in architectures register in one list, `BUILTIN_MODELS`: `mlp` (784-200-10 by
  * default), `cnn003` (papers/003 §5 "Setup": Conv(c,16,3) → Conv(16,32,3) → Linear(·,128) →
- * Linear(128,classes), ReLU, optional 2×2 max pooling) and `lenet5` (LeCun et al. 1998, with ReLU
- * and average pooling) for 28×28×1 and 32×32×3 inputs. `registerModel` adds more.
+ * Linear(128,classes), ReLU, optional 2×2 max pooling), `lenet5` (LeCun et al. 1998, with ReLU
+ * and average pooling) for 28×28×1 and 32×32×3 inputs, and `tfjs-layers`, a user-supplied TF.js
+ * Layers model read from its files (layers-model.ts), whose initial parameters are the files'
+ * weights (`initialParameters`, `fixedInitialParameters`). `registerModel` adds more.
  *
  * A `ModelSpec` is plain data (layers and shapes), and models.ts trains and evaluates any spec
  * made of dense, conv, pool and flatten layers. The training pool (parallel.ts) sends the spec,
@@ -17,6 +19,7 @@
  */
 import Type, { type TObject } from 'typebox';
 import Value from 'typebox/value';
+import { checkLayersModelDigests, loadLayersModel } from './layers-model.js';
 
 /** One layer of a model. Convolutions are stride 1; `pad` zeros are added on every side. */
 export type LayerSpec =
@@ -84,6 +87,12 @@ export interface ModelDefinition<O = Record<string, unknown>> {
    * with `modelSpec(kind, …)`. Throws RangeError/TypeError naming a bad option.
    */
   build(options: O, data: DataShape): ModelSpec;
+  /**
+   * Fixed initial parameters for these options and the spec `build` returned (e.g. the weights
+   * of a model file): the run's M0 whatever its seed. Absent: seeded random initialization
+   * (models.ts `initParams`). Must return spec.paramCount values in the flat layout.
+   */
+  initialParameters?(options: O, spec: ModelSpec): Float32Array;
 }
 
 function checkPositiveInt(field: string, v: unknown): number {
@@ -228,8 +237,56 @@ const LENET5: ModelDefinition<Record<string, never>> = {
   build: (_options, data) => lenet5(data),
 };
 
+/** Options of the `tfjs-layers` model. */
+export interface LayersOptions {
+  /** Path of model.json; its weight files sit beside it. */
+  path: string;
+  /** The consortium's topology digest (`layersModelDigests`), checked when set. */
+  topologyDigest?: string;
+  /** The consortium's initial-weights digest, checked when set. */
+  weightsDigest?: string;
+}
+
+const SHA256_HEX = '^[0-9a-f]{64}$';
+
+/** The Layers model of `options`, its digests checked against the ones given. */
+function layersModelOf(o: LayersOptions, data: DataShape) {
+  const m = loadLayersModel(o.path, data);
+  checkLayersModelDigests(m, { topology: o.topologyDigest, weights: o.weightsDigest }, o.path);
+  return m;
+}
+
+const LAYERS: ModelDefinition<LayersOptions> = {
+  kind: 'tfjs-layers',
+  description:
+    "a TF.js Layers model from its model.json and weight files (Keras through tensorflowjs_converter, or tfjs's model.save()); the initial model is the files' weights",
+  options: Type.Object(
+    {
+      path: Type.String({
+        minLength: 1,
+        description: 'path of model.json, relative to the working directory; the weight files sit beside it',
+      }),
+      topologyDigest: Type.Optional(
+        Type.String({
+          pattern: SHA256_HEX,
+          description: "SHA-256 of the model's topology, checked when set",
+        }),
+      ),
+      weightsDigest: Type.Optional(
+        Type.String({ pattern: SHA256_HEX, description: 'SHA-256 of the initial weights, checked when set' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  build: (options, data) => {
+    const m = layersModelOf(options, data);
+    return modelSpec(LAYERS.kind, m.name, data.inputShape, data.numClasses, [...m.layers]);
+  },
+  initialParameters: (options, spec) => Float32Array.from(layersModelOf(options, spec).params),
+};
+
 /** The built-in models, registered in this order when the module loads. */
-export const BUILTIN_MODELS: readonly ModelDefinition[] = [MLP, CNN003, LENET5] as ModelDefinition[];
+export const BUILTIN_MODELS: readonly ModelDefinition[] = [MLP, CNN003, LENET5, LAYERS] as ModelDefinition[];
 
 /** The model of a configuration without `model`. */
 export const DEFAULT_MODEL: ModelChoice = Object.freeze({ kind: MLP.kind });
@@ -255,6 +312,8 @@ export function registerModel<O>(definition: ModelDefinition<O>): void {
   if (typeof options !== 'object' || options === null || options.type !== 'object')
     throw new TypeError('options: expected a TypeBox object schema (Type.Object)');
   if (typeof build !== 'function') throw new TypeError('build: expected a function');
+  if (definition.initialParameters !== undefined && typeof definition.initialParameters !== 'function')
+    throw new TypeError('initialParameters: expected a function');
   registry.set(kind, definition as ModelDefinition);
 }
 
@@ -306,6 +365,28 @@ export function createModel(
   if (spec?.kind !== definition.kind)
     throw new RangeError(`build: model '${definition.kind}' returned a spec of kind '${String(spec?.kind)}'`);
   return spec;
+}
+
+/**
+ * The fixed initial parameters of a model (its definition's `initialParameters`; the model
+ * options without `kind`), or undefined when it is initialized from the run's seed.
+ * @throws RangeError naming `kind` for an unknown kind, or when the vector does not have
+ *   spec.paramCount values.
+ */
+export function fixedInitialParameters(
+  kind: ModelKind,
+  options: Record<string, unknown>,
+  spec: ModelSpec,
+): Float32Array | undefined {
+  const definition = typeof kind === 'string' ? registry.get(kind) : undefined;
+  if (!definition)
+    throw new RangeError(`kind: expected one of ${quoted(modelNames())}, got '${String(kind)}'`);
+  const params = definition.initialParameters?.(options, spec);
+  if (params !== undefined && (!(params instanceof Float32Array) || params.length !== spec.paramCount))
+    throw new RangeError(
+      `initialParameters: model '${kind}' returned ${params instanceof Float32Array ? params.length : 'no Float32Array of'} values, ${spec.name} has ${spec.paramCount} parameters`,
+    );
+  return params;
 }
 
 /**

@@ -111,7 +111,7 @@ describe('data sets and models come from their registries', () => {
       "data.dataset: expected one of 'fashion-mnist', 'synthetic', 'cifar10'",
     ]);
     expect(issues({ silos: 4, rounds: 3, model: { kind: 'resnet18' } })).toEqual([
-      "model.kind: expected one of 'mlp', 'cnn003', 'lenet5'",
+      "model.kind: expected one of 'mlp', 'cnn003', 'lenet5', 'tfjs-layers'",
     ]);
     expect(issues({ silos: 4, rounds: 3, model: {} })).toEqual(['model.kind: required']);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { gaussianMixture } from '../../src/data/synthetic.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
 import { type LayerSpec, modelSpec, registerModel } from '../../src/ml/model-registry.js';
+import { saveModel, tinyCnn } from '../ml/_layers.js';
 
 // Registered in this (main) thread only: the training workers receive the ModelSpec, not the kind.
 registerModel({
@@ -46,6 +47,41 @@ describe('createTfLearner with a user-registered model', () => {
         expect(Array.from(d)).toEqual(Array.from(inMain[i]!));
       }
       const u = await pooled.evaluate(m0, jobs[0]!.data);
+      expect(u.perClass).toHaveLength(3);
+    } finally {
+      await pooled.close();
+      await inline.close();
+    }
+  });
+
+  it("trains a user-supplied TF.js Layers model (kind 'tfjs-layers') from its file weights, on the pool as in the main thread", async () => {
+    const model = tinyCnn(3);
+    const path = await saveModel(model);
+    const options = {
+      model: { kind: 'tfjs-layers', path },
+      inputShape: [8, 8, 2] as const,
+      numClasses: 3,
+      training: { epochs: 1, batchSize: 8 },
+      backend: 'wasm',
+    };
+    const pooled = await createTfLearner({ ...options, workers: 2 });
+    const inline = await createTfLearner({ ...options, workers: 1 });
+    try {
+      const m0 = pooled.initialParameters(1);
+      const fileWeights = Float32Array.from(model.getWeights().flatMap((w) => Array.from(w.dataSync())));
+      expect(Array.from(m0)).toEqual(Array.from(fileWeights));
+      expect(Array.from(pooled.initialParameters(99))).toEqual(Array.from(m0));
+      const shaped = [0, 1, 2].map((seed) => ({
+        data: gaussianMixture({ n: 24 + 8 * seed, numClasses: 3, shape: [8, 8, 2], seed }),
+        seed,
+      }));
+      const viaWorkers = await pooled.trainMany(m0, shaped);
+      const inMain = await inline.trainMany(m0, shaped);
+      for (const [i, d] of viaWorkers.entries()) {
+        expect(d.some((v) => v !== 0)).toBe(true);
+        expect(Array.from(d)).toEqual(Array.from(inMain[i]!));
+      }
+      const u = await pooled.evaluate(m0, shaped[0]!.data);
       expect(u.perClass).toHaveLength(3);
     } finally {
       await pooled.close();

@@ -5,6 +5,7 @@ import {
   createModel,
   DEFAULT_MODEL,
   findModel,
+  fixedInitialParameters,
   type LayerSpec,
   modelNames,
   modelSpec,
@@ -42,8 +43,8 @@ const tinyMlp = {
 
 describe('model registry', () => {
   it('lists the built-ins in one list, mlp the default', () => {
-    expect(modelNames().slice(0, 3)).toEqual(['mlp', 'cnn003', 'lenet5']);
-    expect(BUILTIN_MODELS.map((m) => m.kind)).toEqual(['mlp', 'cnn003', 'lenet5']);
+    expect(modelNames().slice(0, 4)).toEqual(['mlp', 'cnn003', 'lenet5', 'tfjs-layers']);
+    expect(BUILTIN_MODELS.map((m) => m.kind)).toEqual(['mlp', 'cnn003', 'lenet5', 'tfjs-layers']);
     expect(DEFAULT_MODEL).toEqual({ kind: 'mlp' });
     expect(Object.isFrozen(DEFAULT_MODEL)).toBe(true);
     for (const m of BUILTIN_MODELS)
@@ -59,7 +60,7 @@ describe('model registry', () => {
     expect(() => createModel('lenet5', { hidden: [10] })).toThrow("hidden: not an option of 'lenet5'");
     expect(() => createModel('cnn003', { pool: 'yes' })).toThrow('pool: must be boolean');
     expect(() => createModel('resnet')).toThrow(
-      "kind: expected one of 'mlp', 'cnn003', 'lenet5', got 'resnet'",
+      "kind: expected one of 'mlp', 'cnn003', 'lenet5', 'tfjs-layers', got 'resnet'",
     );
   });
 
@@ -83,6 +84,29 @@ describe('model registry', () => {
     registerModel({ ...tinyMlp, kind: 'registry-test-liar' });
     expect(() => createModel('registry-test-liar')).toThrow(
       "build: model 'registry-test-liar' returned a spec of kind 'registry-test-tiny'",
+    );
+  });
+
+  it('initializes from the seed unless the model has fixed initial parameters, which it checks', () => {
+    const spec = createModel('mlp', { hidden: [2], inputShape: [1, 2, 1], numClasses: 2 });
+    expect(fixedInitialParameters('mlp', {}, spec)).toBeUndefined();
+    const fixed = new Float32Array(spec.paramCount).fill(0.5);
+    registerModel({ ...tinyMlp, kind: 'registry-test-fixed', initialParameters: () => fixed });
+    expect(fixedInitialParameters('registry-test-fixed', {}, spec)).toBe(fixed);
+    registerModel({ ...tinyMlp, kind: 'registry-test-short', initialParameters: () => new Float32Array(3) });
+    expect(() => fixedInitialParameters('registry-test-short', {}, spec)).toThrow(
+      `initialParameters: model 'registry-test-short' returned 3 values, ${spec.name} has ${spec.paramCount} parameters`,
+    );
+    expect(() => fixedInitialParameters('nope', {}, spec)).toThrow(/^kind: expected one of/);
+    expect(() =>
+      registerModel({ ...tinyMlp, kind: 'registry-test-bad-init', initialParameters: 3 as never }),
+    ).toThrow('initialParameters: expected a function');
+  });
+
+  it("'tfjs-layers' needs the path of model.json and names a missing file", () => {
+    expect(() => createModel('tfjs-layers', {})).toThrow('options: must have required properties path');
+    expect(() => createModel('tfjs-layers', { path: '/nonexistent/model.json' })).toThrow(
+      'model: model file /nonexistent/model.json cannot be read (ENOENT)',
     );
   });
 
