@@ -1,9 +1,11 @@
 /**
- * The manipulation audit of a recorded experiment (issue 7; papers/003 §3.2, §5.3, Table 9): for
- * every run, round and private scheme, what a silo that reports selfishly can do. Pure: takes the
- * parsed `results.json` (`ExperimentResults`) and returns the `audit.json` document (`AuditResult`,
- * documented in docs/audit.md — keep the two in step). The math is scoring/manipulation/ and
- * scoring/private.ts.
+ * The manipulation audit of recorded rounds (issue 7; papers/003 §3.2, §5.3, Table 9): for every
+ * run, round and private scheme, what a silo that reports selfishly can do. Pure: takes rounds of
+ * recorded utilities — an experiment's parsed `results.json` (`auditExperiment`), a utilities file
+ * of `fedscore score` (`auditUtilities`) or a live consortium's scored rounds
+ * (`auditRecordedRounds`), all through `auditRounds` — and returns the `audit.json` document
+ * (`AuditResult`, documented in docs/audit.md — keep the two in step). The math is
+ * scoring/manipulation/ and scoring/private.ts.
  */
 import {
   ATTACK_KINDS,
@@ -31,7 +33,8 @@ import {
   schemeNormalizer,
   schemeScores,
 } from '../../scoring/private.js';
-import type { ExperimentResults, RoundRecord } from './results.js';
+import type { ExperimentResults, RoundUtilities } from './results.js';
+import type { UtilitiesFile } from './utilities-file.js';
 
 /** Version of the audit.json schema; bump on any incompatible change. */
 export const AUDIT_SCHEMA_VERSION = 1;
@@ -181,11 +184,39 @@ export interface SchemeSummary {
   attacks: Record<AttackKind, { meanSpearman: number | null; meanAttackerShareChange: number | null }>;
 }
 
+/** Where audited rounds came from (`AuditResult.source`). */
+export interface AuditSource {
+  createdAt: string | null;
+  dataSource: string;
+  silos: string[];
+  resultsSchemaVersion: number | null;
+}
+
+/**
+ * A round to audit: its number, the utilities recorded for it (null for a silo without a report)
+ * and, optionally, the scores recorded with them (compared with the recomputed ones). An
+ * experiment's `RoundRecord` is one.
+ */
+export interface AuditRoundInput {
+  round: number;
+  utilities: RoundUtilities;
+  scores?: Readonly<Record<string, readonly (number | null)[]>>;
+}
+
+/** One run of rounds to audit (an experiment's seed). */
+export interface AuditRunInput {
+  seed: number;
+  rounds: readonly AuditRoundInput[];
+}
+
 /** The whole of `audit.json`. */
 export interface AuditResult {
   auditSchemaVersion: typeof AUDIT_SCHEMA_VERSION;
-  /** From results.json. */
-  source: { createdAt: string; dataSource: string; silos: string[]; resultsSchemaVersion: number };
+  /**
+   * Where the rounds came from: results.json's `createdAt`, `dataSource`, silo names and
+   * `schemaVersion`; for a utilities file `createdAt` and `resultsSchemaVersion` are null.
+   */
+  source: AuditSource;
   options: {
     range: UtilityRange;
     threshold: number;
@@ -285,7 +316,7 @@ function checkResults(results: ExperimentResults): void {
 }
 
 /** The participants of a round and their utilities, or a reason to skip it. */
-function roundUtilities(rec: RoundRecord): { silos: number[]; u: PrivateUtilities } | string {
+function roundUtilities(rec: AuditRoundInput): { silos: number[]; u: PrivateUtilities } | string {
   const { utilities } = rec;
   if (utilities === null || typeof utilities !== 'object') return 'no utilities recorded';
   if (!Number.isFinite(utilities.full) || !Number.isFinite(utilities.empty))
@@ -345,7 +376,7 @@ const closedForms: Partial<
 
 function auditScheme(
   scheme: Scheme,
-  rec: RoundRecord,
+  rec: AuditRoundInput,
   silos: number[],
   u: PrivateUtilities,
   outcomes: AttackOutcome[],
@@ -421,7 +452,7 @@ function auditScheme(
 }
 
 function auditRound(
-  rec: RoundRecord,
+  rec: AuditRoundInput,
   o: Resolved,
   seed: number,
 ): RoundAudit | { round: number; skipped: string } {
@@ -471,25 +502,31 @@ function auditRound(
 }
 
 /**
- * Audits every run and round of a recorded experiment for every private scheme (LOO, IOI, FP, EE,
- * EE-median): influence (papers/003 Table 9) and sensitivity matrices, single-silo self-gain and
- * damage (also under the detector), collusion for the configured sizes, simulated attacks with
- * Spearman and budget-share changes, and detection rates. Rounds with fewer than 2 reporting silos
- * are listed as skipped. The random misreports of run r, round t use seed
- * `options.seed + 1000 · r + t`, so the audit is reproducible.
- * @throws TypeError/RangeError naming the parameter on malformed results or options.
+ * Audits every run and round for every private scheme (LOO, IOI, FP, EE, EE-median): influence
+ * (papers/003 Table 9) and sensitivity matrices, single-silo self-gain and damage (also under the
+ * detector), collusion for the configured sizes, simulated attacks with Spearman and budget-share
+ * changes, and detection rates. Rounds with fewer than 2 reporting silos are listed as skipped. The
+ * random misreports of run r, round t use seed `options.seed + 1000 · r + t`, so the audit is
+ * reproducible.
+ * @param runs the rounds of each run, in order.
+ * @param source where they came from, recorded as `source`.
+ * @throws TypeError/RangeError naming the parameter on malformed runs or options.
  */
-export function auditExperiment(results: ExperimentResults, options: AuditOptions = {}): AuditResult {
-  checkResults(results);
+export function auditRounds(
+  runs: readonly AuditRunInput[],
+  source: AuditSource,
+  options: AuditOptions = {},
+): AuditResult {
+  if (!Array.isArray(runs as unknown)) throw new TypeError('runs: expected an array of runs');
   const o = resolve(options);
   const wanted = o.rounds ? new Set(o.rounds) : null;
-  const runs = results.runs.map((run, r) => ({
+  const audits = runs.map((run, r) => ({
     seed: run.seed,
     rounds: run.rounds
       .filter((rec) => wanted === null || wanted.has(rec.round))
       .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round)),
   }));
-  const audited = runs.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
+  const audited = audits.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
   const summary = Object.fromEntries(
     SCHEMES.map((s) => {
       const per = audited.map((a) => a.schemes[s]);
@@ -521,12 +558,7 @@ export function auditExperiment(results: ExperimentResults, options: AuditOption
   ) as Record<AttackKind, number | null>;
   return {
     auditSchemaVersion: AUDIT_SCHEMA_VERSION,
-    source: {
-      createdAt: results.createdAt,
-      dataSource: results.dataSource,
-      silos: results.silos.names,
-      resultsSchemaVersion: results.schemaVersion,
-    },
+    source,
     options: {
       range: o.range,
       threshold: o.threshold,
@@ -538,10 +570,51 @@ export function auditExperiment(results: ExperimentResults, options: AuditOption
       exactBudget: o.exactBudget,
     },
     schemes: [...SCHEMES],
-    runs,
+    runs: audits,
     summary,
     detectionRates,
   };
+}
+
+/**
+ * The audit of a recorded experiment: `auditRounds` over the runs of its parsed `results.json`.
+ * @throws TypeError/RangeError naming the parameter on malformed results or options.
+ */
+export function auditExperiment(results: ExperimentResults, options: AuditOptions = {}): AuditResult {
+  checkResults(results);
+  return auditRounds(
+    results.runs,
+    {
+      createdAt: results.createdAt,
+      dataSource: results.dataSource,
+      silos: results.silos.names,
+      resultsSchemaVersion: results.schemaVersion,
+    },
+    options,
+  );
+}
+
+/**
+ * The audit of a utilities file (`fedscore audit --utilities`, docs/utilities.md): its rounds as
+ * one run (`seed` 0). Throws like `auditRounds`.
+ * @param file a file returned by `parseUtilitiesFile`.
+ * @param source the file name, recorded as `source.dataSource` (`utilities file <source>`).
+ */
+export function auditUtilities(file: UtilitiesFile, source: string, options: AuditOptions = {}): AuditResult {
+  const rounds: AuditRoundInput[] = file.rounds.map((r) => ({
+    round: r.round,
+    utilities: { full: r.full, empty: r.empty, withOnly: [...r.withOnly], without: [...r.without] },
+  }));
+  return auditRounds(
+    [{ seed: 0, rounds }],
+    {
+      createdAt: null,
+      dataSource: `utilities file ${source}`,
+      silos: [...file.silos],
+      resultsSchemaVersion: null,
+    },
+    options,
+  );
 }
 
 /** One round as a live consortium records it (the service's scored rounds). */
@@ -563,30 +636,19 @@ export function auditRecordedRounds(
   source: string,
   options: AuditOptions = {},
 ): AuditResult {
-  const n = silos.length;
-  const records: RoundRecord[] = rounds.map((r) => ({
+  const recorded: AuditRoundInput[] = rounds.map((r) => ({
     round: r.round,
-    selected: [...Array(n).keys()],
-    dropped: [],
-    aggregationWeights: [],
-    testAccuracy: Number.NaN,
-    testLoss: Number.NaN,
     utilities: {
       full: r.utilities.full,
       empty: r.utilities.empty,
       withOnly: [...r.withOnly],
       without: [...r.without],
     },
-    scores: Object.fromEntries(Object.entries(r.schemes).map(([k, v]) => [k, [...v]])),
-    evaluations: {},
-    timingsMs: {},
+    scores: r.schemes,
   }));
-  const results = {
-    schemaVersion: 1,
-    createdAt: new Date(0).toISOString(),
-    dataSource: source,
-    silos: { count: n, names: [...silos], examples: [], roles: [] },
-    runs: [{ seed: 0, rounds: records }],
-  } as unknown as ExperimentResults;
-  return auditExperiment(results, options);
+  return auditRounds(
+    [{ seed: 0, rounds: recorded }],
+    { createdAt: new Date(0).toISOString(), dataSource: source, silos: [...silos], resultsSchemaVersion: 1 },
+    options,
+  );
 }
