@@ -1,8 +1,9 @@
 /**
  * `fedscore audit --from <experiment output dir>` (or `--config <file> --from <dir>` to run the
  * experiment into <dir> first): writes <dir>/audit.json and adds the audit section to the report.
- * `fedscore audit --utilities <file> --out <dir>`: the same audit of a utilities file
- * (docs/utilities.md); the section goes into the reports `fedscore score` wrote to <dir>, if any.
+ * `fedscore audit --utilities <file> [--out <dir>]`: the same audit of a utilities file
+ * (docs/utilities.md), its summary printed; with --out, <dir>/audit.json is written and the section
+ * goes into the reports `fedscore score` wrote to <dir>, if any.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,10 +27,11 @@ export interface AuditExperimentFlags {
   quiet?: boolean;
 }
 
-/** `--utilities <file> --out <dir>`: the audit of a utilities file. */
+/** `--utilities <file> [--out <dir>]`: the audit of a utilities file. */
 export interface AuditUtilitiesFlags {
   utilities: string;
-  out: string;
+  /** Where to write audit.json (and patch the reports); absent: print the summary only. */
+  out?: string;
 }
 
 /** Runs `fedscore audit`. @returns the exit code. */
@@ -38,6 +40,12 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
   if ('utilities' in values) {
     const file = await loadUtilities(values.utilities);
     const audit = auditUtilities(file, values.utilities);
+    if (values.out === undefined) {
+      process.stdout.write(
+        `${summary(audit, values.utilities, t0)}\n(--out <dir> writes audit.json, docs/audit.md)\n`,
+      );
+      return 0;
+    }
     await mkdir(values.out, { recursive: true });
     return writeAudit(values.out, audit, t0, values.utilities, false);
   }
@@ -94,6 +102,14 @@ async function writeAudit(
       before && text.includes(before) ? text.replace(before, `${section}\n${before}`) : `${text}\n${section}`;
     await writeFile(path, text);
   }
+  process.stdout.write(
+    `${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
+  );
+  return 0;
+}
+
+/** The heading and the per-scheme summary table, as printed. */
+function summary(audit: AuditResult, what: string, t0: number): string {
   const rows = auditSummaryRows(audit);
   const widths = rows[0]!.map((_, k) => Math.max(...rows.map((r) => r[k]!.length)));
   const table = rows
@@ -102,8 +118,5 @@ async function writeAudit(
         `  ${r.map((cell, k) => (k === 0 ? cell.padEnd(widths[k]!) : cell.padStart(widths[k]! + 2))).join('')}`,
     )
     .join('\n');
-  process.stdout.write(
-    `\nManipulation audit of ${what} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n\n${table}\n\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
-  );
-  return 0;
+  return `\nManipulation audit of ${what} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n\n${table}\n`;
 }

@@ -154,16 +154,23 @@ describe('fedscore audit --utilities', () => {
     expect(r.stdout).not.toContain('audit section added');
   });
 
-  it('takes --from or --utilities with --out, not both', async () => {
+  it('without --out prints the summary and writes nothing', async () => {
+    const r = await run(['audit', '--utilities', EXAMPLE]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Manipulation audit of .*four-silos\.json[\s\S]*\n {2}eeMedian /);
+    expect(r.stdout).toContain('(--out <dir> writes audit.json, docs/audit.md)');
+    expect(r.stdout).not.toContain('wrote');
+  });
+
+  it('takes --from or --utilities, not both; --out only with --utilities', async () => {
     const cases: [string[], string][] = [
-      [['audit', '--utilities', EXAMPLE], '--out: required with --utilities'],
       [
         ['audit', '--from', 'd', '--utilities', EXAMPLE, '--out', 'o'],
         '--utilities: give either --from or --utilities, not both',
       ],
       [['audit', '--utilities', EXAMPLE, '--out', 'o', '--config', 'c.json'], '--config: only with --from'],
       [['audit', '--from', 'd', '--out', 'o'], '--out: only with --utilities'],
-      [['audit'], '--from: required (or --utilities with --out)'],
+      [['audit'], '--from: required (or --utilities)'],
     ];
     for (const [argv, message] of cases) {
       const r = await cli(argv);

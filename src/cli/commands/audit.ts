@@ -12,11 +12,14 @@ export const audit: CommandDefinition<ParsedAuditFlags, AuditFlags> = {
   summary:
     'manipulation audit of an experiment or a utilities file (docs/audit.md): audit.json + report section',
   description:
-    'Manipulation audit (docs/audit.md): how far a selfish silo can move the scores. Of an experiment (--from <dir>: writes <dir>/audit.json and adds the audit section to report.html and report.md), or of a utilities file computed anywhere (--utilities <file> --out <dir>: writes <dir>/audit.json, and adds the section to the reports `fedscore score` wrote there).',
+    'Manipulation audit (docs/audit.md): how far a selfish silo can move the scores. Of an experiment (--from <dir>: writes <dir>/audit.json and adds the audit section to report.html and report.md), or of a utilities file computed anywhere (--utilities <file>: prints the summary; with --out <dir> also writes <dir>/audit.json and adds the section to the reports `fedscore score` wrote there).',
   options: [
     new Option('--from <dir>', 'an experiment output directory (its results.json)'),
     new Option('--utilities <file>', 'a utilities file (docs/utilities.md) instead of an experiment'),
-    new Option('--out <dir>', 'with --utilities: the output directory'),
+    new Option(
+      '--out <dir>',
+      'with --utilities: where to write audit.json (default: print the summary only)',
+    ),
     new Option('--config <file>', 'run this experiment configuration into --from first'),
     backendOption(' for the experiment run by --config'),
     new Option('--quiet', 'no progress lines from the experiment run by --config'),
@@ -26,11 +29,10 @@ export const audit: CommandDefinition<ParsedAuditFlags, AuditFlags> = {
     if (flags.from !== undefined && flags.utilities !== undefined)
       throw new UsageError('--utilities: give either --from or --utilities, not both');
     if (flags.utilities !== undefined) {
-      if (flags.out === undefined) throw new UsageError('--out: required with --utilities');
       if (flags.config !== undefined) throw new UsageError('--config: only with --from');
-      return { utilities: flags.utilities, out: flags.out };
+      return { utilities: flags.utilities, ...(flags.out !== undefined ? { out: flags.out } : {}) };
     }
-    if (flags.from === undefined) throw new UsageError('--from: required (or --utilities with --out)');
+    if (flags.from === undefined) throw new UsageError('--from: required (or --utilities)');
     if (flags.out !== undefined)
       throw new UsageError('--out: only with --utilities (--from writes into its directory)');
     const { out: _, utilities: __, ...rest } = flags;
