@@ -96,6 +96,32 @@ export function checkUtilities(u: PrivateUtilities, name?: string): CheckedUtili
 }
 
 /**
+ * The private utilities of a round whose every coalition value is known: from the table of 2^n
+ * values v(S) (index = integer mask, bit i = silo i; v(∅) = table[0], v(N) = table[2^n − 1]),
+ * full = v(N), empty = v(∅), withOnly[i] = v({i}), without[i] = v(N ∖ {i}) — the four kinds of
+ * values papers/003 §4 lets a server see under secure aggregation, read off a full-visibility game.
+ * @param n the number of silos, 2 ≤ n ≤ 30.
+ * @param table the 2^n coalition values.
+ * @throws RangeError `n:` out of range, `table:` of the wrong length or with a non-finite value;
+ *   TypeError `table:` when it is not an array of numbers.
+ */
+export function utilitiesOfTable(n: number, table: ArrayLike<number>): PrivateUtilities {
+  if (!Number.isInteger(n) || n < 2 || n > 30)
+    throw new RangeError(`n: expected an integer in [2, 30], got ${n}`);
+  const length = (table as ArrayLike<number> | null)?.length;
+  if (typeof length === 'number' && length !== 2 ** n)
+    throw new RangeError(`table: expected 2^${n} = ${2 ** n} values, got ${length}`);
+  const values = checkFiniteVector('table', table, undefined);
+  const all = 2 ** n - 1;
+  return {
+    full: values[all]!,
+    empty: values[0]!,
+    withOnly: Array.from({ length: n }, (_, i) => values[2 ** i]!),
+    without: Array.from({ length: n }, (_, i) => values[all - 2 ** i]!),
+  };
+}
+
+/**
  * Validates a scheme name.
  * @throws RangeError starting with `scheme:` unless it is one of `SCHEMES`.
  */

@@ -1,17 +1,24 @@
 /**
  * `fedscore audit --from <experiment output dir>` (or `--config <file> --from <dir>` to run the
  * experiment into <dir> first): writes <dir>/audit.json and adds the audit section to the report.
+ * `fedscore audit --utilities <file> [--out <dir>]`: the same audit of a utilities file
+ * (docs/utilities.md), its summary printed; with --out, <dir>/audit.json is written and the section
+ * goes into the reports `fedscore score` wrote to <dir>, if any.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { auditExperiment } from '../fl/audit.js';
+import { type AuditResult, auditExperiment, auditUtilities } from '../fl/audit.js';
 import { auditHtml, auditMarkdown, auditSummaryRows } from '../fl/audit-report.js';
 import type { ExperimentResults } from '../fl/results.js';
 import { UsageError } from './_flags.js';
+import { loadUtilities } from './_utilities.js';
 import { experimentCommand } from './experiment.js';
 
-/** What `fedscore audit` takes: its flags (src/cli/commands/audit.ts). */
-export interface AuditFlags {
+/** What `fedscore audit` takes: its flags (src/cli/commands/audit.ts), either form. */
+export type AuditFlags = AuditExperimentFlags | AuditUtilitiesFlags;
+
+/** `--from <dir>`: the audit of an experiment. */
+export interface AuditExperimentFlags {
   /** The experiment output directory (its results.json). */
   from: string;
   /** Run this configuration into `from` first. */
@@ -20,8 +27,28 @@ export interface AuditFlags {
   quiet?: boolean;
 }
 
+/** `--utilities <file> [--out <dir>]`: the audit of a utilities file. */
+export interface AuditUtilitiesFlags {
+  utilities: string;
+  /** Where to write audit.json (and patch the reports); absent: print the summary only. */
+  out?: string;
+}
+
 /** Runs `fedscore audit`. @returns the exit code. */
 export async function auditCommand(values: AuditFlags): Promise<number> {
+  const t0 = performance.now();
+  if ('utilities' in values) {
+    const file = await loadUtilities(values.utilities);
+    const audit = auditUtilities(file, values.utilities);
+    if (values.out === undefined) {
+      process.stdout.write(
+        `${summary(audit, values.utilities, t0)}\n(--out <dir> writes audit.json, docs/audit.md)\n`,
+      );
+      return 0;
+    }
+    await mkdir(values.out, { recursive: true });
+    return writeAudit(values.out, audit, t0, values.utilities, false);
+  }
   const dir = values.from;
   if (values.config) {
     const code = await experimentCommand({
@@ -42,20 +69,47 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
     throw new UsageError(
       `--from: ${join(dir, 'results.json')} is not a fedscore results.json (schemaVersion 1)`,
     );
-  const t0 = performance.now();
-  const audit = auditExperiment(results);
+  return writeAudit(dir, auditExperiment(results), t0, dir, true);
+}
+
+/**
+ * Writes <dir>/audit.json, puts the audit section into report.md and report.html (replacing an
+ * earlier one; `createReports`: a missing report is started with the section alone, else left
+ * missing) and prints the summary table.
+ */
+async function writeAudit(
+  dir: string,
+  audit: AuditResult,
+  t0: number,
+  what: string,
+  createReports: boolean,
+): Promise<number> {
   await writeFile(join(dir, 'audit.json'), `${JSON.stringify(audit)}\n`);
+  const patched: string[] = [];
   for (const [file, section, before] of [
     ['report.md', auditMarkdown(audit), null],
     ['report.html', auditHtml(audit), '</body>'],
   ] as const) {
     const path = join(dir, file);
-    let text = await readFile(path, 'utf8').catch(() => '');
+    let text = await readFile(path, 'utf8').catch(() => null);
+    if (text === null) {
+      if (!createReports) continue;
+      text = '';
+    }
+    patched.push(file);
     text = text.replace(/<section id="audit">[\s\S]*?<\/section>\n?|## Manipulation audit[\s\S]*$/, '');
     text =
       before && text.includes(before) ? text.replace(before, `${section}\n${before}`) : `${text}\n${section}`;
     await writeFile(path, text);
   }
+  process.stdout.write(
+    `${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
+  );
+  return 0;
+}
+
+/** The heading and the per-scheme summary table, as printed. */
+function summary(audit: AuditResult, what: string, t0: number): string {
   const rows = auditSummaryRows(audit);
   const widths = rows[0]!.map((_, k) => Math.max(...rows.map((r) => r[k]!.length)));
   const table = rows
@@ -64,8 +118,5 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
         `  ${r.map((cell, k) => (k === 0 ? cell.padEnd(widths[k]!) : cell.padStart(widths[k]! + 2))).join('')}`,
     )
     .join('\n');
-  process.stdout.write(
-    `\nManipulation audit of ${dir} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n\n${table}\n\nwrote ${join(dir, 'audit.json')}; audit section added to report.html and report.md\n`,
-  );
-  return 0;
+  return `\nManipulation audit of ${what} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n\n${table}\n`;
 }

@@ -9,9 +9,9 @@
  * - 2: usage — the input is wrong and nothing was run: an unknown command or flag, a missing or
  *   bad flag value (out of range, an unreadable file, a key file without a key), a `--plugin`
  *   module that cannot be imported (UsageError, printed with `Run "fedscore <cmd> --help"`), and an
- *   invalid experiment configuration (ConfigError, whose message names the file and the field;
- *   printed without the pointer to --help, which would not help). Running again with the same
- *   input fails the same way.
+ *   invalid experiment configuration or utilities file (ConfigError, UtilitiesFileError, whose
+ *   messages name the file and the JSON path of the field; printed without the pointer to --help,
+ *   which would not help). Running again with the same input fails the same way.
  * - 1: runtime — the command started and failed (a service it could not reach, a request refused,
  *   an aborted secure round, a failure while training). Known error types print their message;
  *   anything else its stack trace.
@@ -27,10 +27,20 @@ import { consortium } from './commands/consortium.js';
 import { demo } from './commands/demo.js';
 import { experiment } from './commands/experiment.js';
 import { keygen } from './commands/keygen.js';
+import { score } from './commands/score.js';
 import { serve } from './commands/serve.js';
 
 /** The subcommands, in the order `fedscore --help` lists them. */
-export const COMMANDS: readonly AnyCommand[] = [experiment, audit, serve, client, consortium, keygen, demo];
+export const COMMANDS: readonly AnyCommand[] = [
+  experiment,
+  score,
+  audit,
+  serve,
+  client,
+  consortium,
+  keygen,
+  demo,
+];
 
 /** Where the program writes help and errors, and what it reads besides argv. */
 export interface CliIo {
@@ -48,13 +58,16 @@ const processIo = (): CliIo => ({
   cwd: process.cwd(),
 });
 
+/** Invalid input files: their message names the file and the field (exit code 2). */
+const INPUT_ERRORS = new Set(['ConfigError', 'UtilitiesFileError']);
+
 /** Errors whose message says it all: printed without a stack trace (exit code 1). */
 const RUNTIME_ERRORS = new Set(['RangeError', 'TypeError', 'SecureRoundAborted']);
 
 const EXIT_CODES = `
 Exit codes: 0 done; 1 the command failed while running; 2 usage error (an unknown
-command or flag, a bad flag value, an unreadable file, an invalid configuration):
-nothing was run.`;
+command or flag, a bad flag value, an unreadable file, an invalid configuration
+or utilities file): nothing was run.`;
 
 /** Help: a required flag is marked "(required)" after its description. */
 function optionDescription(this: Help, option: Option): string {
@@ -138,7 +151,7 @@ function report(e: unknown, command: Command | undefined, io: CliIo): number {
     io.err(`fedscore: ${error.message}\nRun "${help}" for usage.\n`);
     return 2;
   }
-  if (error?.name === 'ConfigError') {
+  if (error && INPUT_ERRORS.has(error.name)) {
     io.err(`fedscore: ${error.message}\n`);
     return 2;
   }

@@ -1,9 +1,11 @@
 /**
- * The manipulation audit of a recorded experiment (issue 7; papers/003 §3.2, §5.3, Table 9): for
- * every run, round and private scheme, what a silo that reports selfishly can do. Pure: takes the
- * parsed `results.json` (`ExperimentResults`) and returns the `audit.json` document (`AuditResult`,
- * documented in docs/audit.md — keep the two in step). The math is scoring/manipulation/ and
- * scoring/private.ts.
+ * The manipulation audit of recorded rounds (issue 7; papers/003 §3.2, §5.3, Table 9): for every
+ * run, round and private scheme, what a silo that reports selfishly can do. Pure: takes rounds of
+ * recorded utilities — an experiment's parsed `results.json` (`auditExperiment`), a utilities file
+ * of `fedscore score` (`auditUtilities`) or a live consortium's scored rounds
+ * (`auditRecordedRounds`), all through `auditRounds` — and returns the `audit.json` document
+ * (`AuditResult`, documented in docs/audit.md — keep the two in step). The math is
+ * scoring/manipulation/ and scoring/private.ts.
  */
 import {
   ATTACK_KINDS,
@@ -11,7 +13,7 @@ import {
   type AttackOutcome,
   simulateAttacks,
 } from '../../scoring/manipulation/attacks.js';
-import type { Extremum, ExtremumMethod } from '../../scoring/manipulation/bounds.js';
+import type { Extremum } from '../../scoring/manipulation/bounds.js';
 import {
   eeMedianDamageBound,
   eeSelfGain,
@@ -22,7 +24,7 @@ import {
 import { binomial, collusionBounds } from '../../scoring/manipulation/collusion.js';
 import { DEFAULT_THRESHOLD, detectReports, undetectedBox } from '../../scoring/manipulation/detection.js';
 import { influenceMatrix, sensitivityMatrix } from '../../scoring/manipulation/influence.js';
-import type { ReportBox, SiloReports, UtilityRange } from '../../scoring/manipulation/reports.js';
+import type { ReportBox, UtilityRange } from '../../scoring/manipulation/reports.js';
 import { singleSiloBounds } from '../../scoring/manipulation/single-silo.js';
 import {
   type PrivateUtilities,
@@ -31,10 +33,33 @@ import {
   schemeNormalizer,
   schemeScores,
 } from '../../scoring/private.js';
-import type { ExperimentResults, RoundRecord } from './results.js';
+import {
+  type AttackSummaryJson,
+  AUDIT_SCHEMA_VERSION,
+  type AuditResult,
+  type AuditSource,
+  type BoundJson,
+  type CollusionJson,
+  type RoundAudit,
+  type SchemeAudit,
+  type SchemeSummary,
+} from './audit-json.js';
+import type { ExperimentResults, RoundUtilities } from './results.js';
+import type { UtilitiesFile } from './utilities-file.js';
 
-/** Version of the audit.json schema; bump on any incompatible change. */
-export const AUDIT_SCHEMA_VERSION = 1;
+export {
+  type AttackSummaryJson,
+  AUDIT_SCHEMA_VERSION,
+  type AuditResult,
+  type AuditSource,
+  type BoundJson,
+  type CoalitionJson,
+  type CollusionJson,
+  type DetectionJson,
+  type RoundAudit,
+  type SchemeAudit,
+  type SchemeSummary,
+} from './audit-json.js';
 
 /** Options of `auditExperiment` (all optional; defaults in docs/audit.md). */
 export interface AuditOptions {
@@ -58,149 +83,21 @@ export interface AuditOptions {
   rounds?: number[];
 }
 
-/** A supremum in JSON: `value` null when unbounded. */
-export interface BoundJson {
-  /** Largest change of the score (score units); null when unbounded. */
-  value: number | null;
-  /** value / v(M): the change of the budget share; null when unbounded or v(M) = 0. */
-  share: number | null;
-  unbounded: boolean;
-  /** true: the supremum; false: a value attained by feasible reports (coordinate search). */
-  exact: boolean;
-  method: ExtremumMethod;
-  /** Reports attaining it, one per attacker; null when unbounded. */
-  reports: SiloReports[] | null;
-}
-
-/** One coalition of colluders. */
-export interface CoalitionJson {
-  /** Silo indices (global). */
-  members: number[];
-  /** Largest increase of the members' summed score. */
-  total: BoundJson;
-  /** Per member: largest increase of its own score with the coalition's help. */
-  memberGain: BoundJson[];
-  /** Per non-member: largest decrease of its score. */
-  damage: { silo: number; bound: BoundJson }[];
-}
-
-/** Collusion of size k. */
-export interface CollusionJson {
-  k: number;
-  /** Every k-subset of the round's silos, or [] when skipped. */
-  coalitions: CoalitionJson[];
-  /** Why k was not audited (C(N, k) > maxCoalitions, or k > N). */
-  skipped: string | null;
-}
-
-/** Simulated attacks of one kind under one scheme. */
-export interface AttackSummaryJson {
-  /** Misreports simulated (N for the deterministic kinds, N × randomTrials for `random`). */
-  count: number;
-  /** Per attacker (round order), mean over its misreports: Spearman of attacked vs honest scores. */
-  spearman: (number | null)[];
-  /** Per attacker: mean change of its own budget share score/v(M). */
-  attackerShareChange: (number | null)[];
-  /** Per attacker: mean of the largest share another silo loses. */
-  largestVictimShareLoss: (number | null)[];
-  meanSpearman: number | null;
-  minSpearman: number | null;
-  meanAttackerShareChange: number | null;
-  maxAttackerShareChange: number | null;
-}
-
-/** Everything about one scheme in one round. */
-export interface SchemeAudit {
-  /** Scores recomputed from the recorded utilities (round order). */
-  scores: number[];
-  /** max |recomputed − recorded `scores[scheme]`|; null when the round did not record the scheme. */
-  recordedScoresMaxAbsDiff: number | null;
-  /** D = Σ_j w_j (FP, EE, EE-median); null for LOO and IOI. */
-  normalizer: number | null;
-  /** papers/003 Table 9: rows scored silo, columns reporting silo, share of w_i; rows sum to 1. */
-  influence: number[][];
-  /** Local sensitivity shares, normalizer included; rows sum to 1 (null entries where D = 0). */
-  sensitivity: (number | null)[][];
-  /** Per silo: largest gain of its own score, reports anywhere in [lo, hi]². */
-  selfGain: BoundJson[];
-  /** Per silo: the closed form of its self-gain (LOO, IOI, FP, EE; null entry = unbounded); null for EE-median. */
-  selfGainClosedForm: (number | null)[] | null;
-  /** Per silo: largest self-gain with reports the detector does not flag. */
-  selfGainUndetected: BoundJson[];
-  /** damage[i][v]: largest decrease of silo v's score that silo i alone can cause; null = unbounded; 0 on the diagonal. */
-  damage: (number | null)[][];
-  /** Whether every damage entry is the supremum. */
-  damageExact: boolean;
-  /** EE-median only: the bound from the honest reports' neighbouring order statistics (null = none). */
-  damageBound: (number | null)[][] | null;
-  collusion: CollusionJson[];
-  attacks: Record<AttackKind, AttackSummaryJson>;
-}
-
-/** The detector on one round. */
-export interface DetectionJson {
-  threshold: number;
-  /** Robust z of the honest reported marginals v(M0+U_i) − v(M0) and v(M) − v(M−U_i). */
-  zWithOnly: number[];
-  zWithout: number[];
-  /** Silos (global indices) flagged on the honest reports. */
-  flaggedHonest: number[];
-  /** Per attack kind: fraction of the simulated misreports whose attacker is flagged (null: none simulated). */
-  rates: Record<AttackKind, number | null>;
-  /** Per attack kind: mean number of honest silos flagged alongside the attacker (null: none simulated). */
-  honestFlaggedPerAttack: Record<AttackKind, number | null>;
-}
-
-/** One round of one run. */
-export interface RoundAudit {
+/**
+ * A round to audit: its number, the utilities recorded for it (null for a silo without a report)
+ * and, optionally, the scores recorded with them (compared with the recomputed ones). An
+ * experiment's `RoundRecord` is one.
+ */
+export interface AuditRoundInput {
   round: number;
-  /** Silos (global indices) that reported this round; every per-silo array is in this order. */
-  silos: number[];
-  /** The recorded utilities, restricted to `silos`. */
-  utilities: { full: number; empty: number; withOnly: number[]; without: number[] };
-  /** The feasible-report box the detector lets through, per silo (scheme-independent). */
-  undetectedBoxes: ReportBox[];
-  detection: DetectionJson;
-  schemes: Record<Scheme, SchemeAudit>;
+  utilities: RoundUtilities;
+  scores?: Readonly<Record<string, readonly (number | null)[]>>;
 }
 
-/** Per scheme, over all audited rounds. */
-export interface SchemeSummary {
-  /** Rounds × silos in which a single silo's self-gain is unbounded. */
-  unboundedSelfGain: number;
-  /** Silo-rounds audited. */
-  siloRounds: number;
-  /** Largest finite self-gain as a share of v(M); null when none is finite. */
-  maxFiniteSelfGainShare: number | null;
-  /** Mean and max undetected self-gain share over bounded silo-rounds. */
-  meanUndetectedSelfGainShare: number | null;
-  maxUndetectedSelfGainShare: number | null;
-  /** Silo-rounds whose undetected self-gain is unbounded. */
-  unboundedUndetectedSelfGain: number;
-  /** Per attack kind: mean Spearman and mean attacker share change over all rounds. */
-  attacks: Record<AttackKind, { meanSpearman: number | null; meanAttackerShareChange: number | null }>;
-}
-
-/** The whole of `audit.json`. */
-export interface AuditResult {
-  auditSchemaVersion: typeof AUDIT_SCHEMA_VERSION;
-  /** From results.json. */
-  source: { createdAt: string; dataSource: string; silos: string[]; resultsSchemaVersion: number };
-  options: {
-    range: UtilityRange;
-    threshold: number;
-    inflateFactor: number;
-    randomTrials: number;
-    seed: number;
-    collusionSizes: number[];
-    maxCoalitions: number;
-    exactBudget: number;
-  };
-  schemes: Scheme[];
-  runs: { seed: number; rounds: (RoundAudit | { round: number; skipped: string })[] }[];
-  summary: Record<Scheme, SchemeSummary>;
-  /** Detection rate per attack kind over all audited rounds. */
-  detectionRates: Record<AttackKind, number | null>;
+/** One run of rounds to audit (an experiment's seed). */
+export interface AuditRunInput {
+  seed: number;
+  rounds: readonly AuditRoundInput[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -285,7 +182,7 @@ function checkResults(results: ExperimentResults): void {
 }
 
 /** The participants of a round and their utilities, or a reason to skip it. */
-function roundUtilities(rec: RoundRecord): { silos: number[]; u: PrivateUtilities } | string {
+function roundUtilities(rec: AuditRoundInput): { silos: number[]; u: PrivateUtilities } | string {
   const { utilities } = rec;
   if (utilities === null || typeof utilities !== 'object') return 'no utilities recorded';
   if (!Number.isFinite(utilities.full) || !Number.isFinite(utilities.empty))
@@ -345,7 +242,7 @@ const closedForms: Partial<
 
 function auditScheme(
   scheme: Scheme,
-  rec: RoundRecord,
+  rec: AuditRoundInput,
   silos: number[],
   u: PrivateUtilities,
   outcomes: AttackOutcome[],
@@ -421,7 +318,7 @@ function auditScheme(
 }
 
 function auditRound(
-  rec: RoundRecord,
+  rec: AuditRoundInput,
   o: Resolved,
   seed: number,
 ): RoundAudit | { round: number; skipped: string } {
@@ -471,25 +368,31 @@ function auditRound(
 }
 
 /**
- * Audits every run and round of a recorded experiment for every private scheme (LOO, IOI, FP, EE,
- * EE-median): influence (papers/003 Table 9) and sensitivity matrices, single-silo self-gain and
- * damage (also under the detector), collusion for the configured sizes, simulated attacks with
- * Spearman and budget-share changes, and detection rates. Rounds with fewer than 2 reporting silos
- * are listed as skipped. The random misreports of run r, round t use seed
- * `options.seed + 1000 · r + t`, so the audit is reproducible.
- * @throws TypeError/RangeError naming the parameter on malformed results or options.
+ * Audits every run and round for every private scheme (LOO, IOI, FP, EE, EE-median): influence
+ * (papers/003 Table 9) and sensitivity matrices, single-silo self-gain and damage (also under the
+ * detector), collusion for the configured sizes, simulated attacks with Spearman and budget-share
+ * changes, and detection rates. Rounds with fewer than 2 reporting silos are listed as skipped. The
+ * random misreports of run r, round t use seed `options.seed + 1000 · r + t`, so the audit is
+ * reproducible.
+ * @param runs the rounds of each run, in order.
+ * @param source where they came from, recorded as `source`.
+ * @throws TypeError/RangeError naming the parameter on malformed runs or options.
  */
-export function auditExperiment(results: ExperimentResults, options: AuditOptions = {}): AuditResult {
-  checkResults(results);
+export function auditRounds(
+  runs: readonly AuditRunInput[],
+  source: AuditSource,
+  options: AuditOptions = {},
+): AuditResult {
+  if (!Array.isArray(runs as unknown)) throw new TypeError('runs: expected an array of runs');
   const o = resolve(options);
   const wanted = o.rounds ? new Set(o.rounds) : null;
-  const runs = results.runs.map((run, r) => ({
+  const audits = runs.map((run, r) => ({
     seed: run.seed,
     rounds: run.rounds
       .filter((rec) => wanted === null || wanted.has(rec.round))
       .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round)),
   }));
-  const audited = runs.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
+  const audited = audits.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
   const summary = Object.fromEntries(
     SCHEMES.map((s) => {
       const per = audited.map((a) => a.schemes[s]);
@@ -521,12 +424,7 @@ export function auditExperiment(results: ExperimentResults, options: AuditOption
   ) as Record<AttackKind, number | null>;
   return {
     auditSchemaVersion: AUDIT_SCHEMA_VERSION,
-    source: {
-      createdAt: results.createdAt,
-      dataSource: results.dataSource,
-      silos: results.silos.names,
-      resultsSchemaVersion: results.schemaVersion,
-    },
+    source,
     options: {
       range: o.range,
       threshold: o.threshold,
@@ -538,10 +436,51 @@ export function auditExperiment(results: ExperimentResults, options: AuditOption
       exactBudget: o.exactBudget,
     },
     schemes: [...SCHEMES],
-    runs,
+    runs: audits,
     summary,
     detectionRates,
   };
+}
+
+/**
+ * The audit of a recorded experiment: `auditRounds` over the runs of its parsed `results.json`.
+ * @throws TypeError/RangeError naming the parameter on malformed results or options.
+ */
+export function auditExperiment(results: ExperimentResults, options: AuditOptions = {}): AuditResult {
+  checkResults(results);
+  return auditRounds(
+    results.runs,
+    {
+      createdAt: results.createdAt,
+      dataSource: results.dataSource,
+      silos: results.silos.names,
+      resultsSchemaVersion: results.schemaVersion,
+    },
+    options,
+  );
+}
+
+/**
+ * The audit of a utilities file (`fedscore audit --utilities`, docs/utilities.md): its rounds as
+ * one run (`seed` 0). Throws like `auditRounds`.
+ * @param file a file returned by `parseUtilitiesFile`.
+ * @param source the file name, recorded as `source.dataSource` (`utilities file <source>`).
+ */
+export function auditUtilities(file: UtilitiesFile, source: string, options: AuditOptions = {}): AuditResult {
+  const rounds: AuditRoundInput[] = file.rounds.map((r) => ({
+    round: r.round,
+    utilities: { full: r.full, empty: r.empty, withOnly: [...r.withOnly], without: [...r.without] },
+  }));
+  return auditRounds(
+    [{ seed: 0, rounds }],
+    {
+      createdAt: null,
+      dataSource: `utilities file ${source}`,
+      silos: [...file.silos],
+      resultsSchemaVersion: null,
+    },
+    options,
+  );
 }
 
 /** One round as a live consortium records it (the service's scored rounds). */
@@ -563,30 +502,19 @@ export function auditRecordedRounds(
   source: string,
   options: AuditOptions = {},
 ): AuditResult {
-  const n = silos.length;
-  const records: RoundRecord[] = rounds.map((r) => ({
+  const recorded: AuditRoundInput[] = rounds.map((r) => ({
     round: r.round,
-    selected: [...Array(n).keys()],
-    dropped: [],
-    aggregationWeights: [],
-    testAccuracy: Number.NaN,
-    testLoss: Number.NaN,
     utilities: {
       full: r.utilities.full,
       empty: r.utilities.empty,
       withOnly: [...r.withOnly],
       without: [...r.without],
     },
-    scores: Object.fromEntries(Object.entries(r.schemes).map(([k, v]) => [k, [...v]])),
-    evaluations: {},
-    timingsMs: {},
+    scores: r.schemes,
   }));
-  const results = {
-    schemaVersion: 1,
-    createdAt: new Date(0).toISOString(),
-    dataSource: source,
-    silos: { count: n, names: [...silos], examples: [], roles: [] },
-    runs: [{ seed: 0, rounds: records }],
-  } as unknown as ExperimentResults;
-  return auditExperiment(results, options);
+  return auditRounds(
+    [{ seed: 0, rounds: recorded }],
+    { createdAt: new Date(0).toISOString(), dataSource: source, silos: [...silos], resultsSchemaVersion: 1 },
+    options,
+  );
 }

@@ -3,9 +3,9 @@
  * ./config-schema.ts). A run is fully determined by its configuration and seed.
  */
 import Type, { type TSchema } from 'typebox';
-import Value from 'typebox/value';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { findModel, modelNames } from '../ml/model-registry.js';
+import { type SchemaIssue, schemaIssues } from './_schema-issues.js';
 import {
   builtinDatasetBlocks,
   comparisonSchema,
@@ -21,10 +21,7 @@ import { estimatorsSchema } from './estimators/registry.js';
 export * from './config-schema.js';
 
 /** A configuration problem: the JSON path of the field and what is wrong with it. */
-export interface ConfigIssue {
-  path: string;
-  message: string;
-}
+export type ConfigIssue = SchemaIssue;
 
 /** Thrown by `parseConfig`; `issues` lists every problem, the message the first few. */
 export class ConfigError extends Error {
@@ -43,49 +40,7 @@ const UNION_HINTS: Record<string, string> = {
   'comparison.at': "expected 'cumulative' or a round number ≥ 1",
 };
 
-/** JSON pointer `/a/0/b` → `a[0].b`. */
-function toPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
-}
-
-/** Human messages from TypeBox's errors, one per field (the most specific first). */
-function issuesOf(schema: TSchema, value: unknown): ConfigIssue[] {
-  const byPath = new Map<string, string>();
-  for (const e of Value.Errors(schema, value)) {
-    const err = e as {
-      keyword: string;
-      instancePath: string;
-      params: Record<string, unknown>;
-      message: string;
-    };
-    if (err.keyword === 'boolean') continue; // reported as additionalProperties on the parent
-    if (err.keyword === 'additionalProperties') {
-      for (const key of (err.params.additionalProperties as string[]) ?? [])
-        byPath.set(toPath(`${err.instancePath}/${key}`), 'unknown key');
-      continue;
-    }
-    const path = toPath(err.instancePath);
-    if (err.keyword === 'anyOf') {
-      byPath.set(path, UNION_HINTS[path] ?? 'does not match any allowed form');
-      continue;
-    }
-    if (byPath.has(path)) continue;
-    let message = err.message;
-    if (err.keyword === 'enum')
-      message = `expected one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    if (err.keyword === 'required') {
-      const missing = (err.params.requiredProperties as string[]) ?? [];
-      for (const key of missing) byPath.set(toPath(`${err.instancePath}/${key}`), 'required');
-      continue;
-    }
-    byPath.set(path, message);
-  }
-  return [...byPath].map(([path, message]) => ({ path, message }));
-}
+const issuesOf = (schema: TSchema, value: unknown) => schemaIssues(schema, value, { unions: UNION_HINTS });
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,15 +1,18 @@
-/** Writes an experiment's outputs: results.json, report.md, report.html and charts/*.svg. */
+/**
+ * Writes a report's outputs: the record (results.json for an experiment, scores.json for
+ * `fedscore score`), report.md, report.html and charts/*.svg.
+ */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildCharts, renderHtml, renderMarkdown } from './report.js';
-import type { ExperimentResults } from './results.js';
+import { buildCharts, isUtilityScores, type Reportable, renderHtml, renderMarkdown } from './report.js';
 
-/** Writes every output file into `dir` (created if missing); returns the paths written. */
-export async function writeOutputs(dir: string, results: ExperimentResults): Promise<string[]> {
+/** Writes every output file into `dir` (created if missing); returns the paths written, the record first. */
+export async function writeOutputs(dir: string, results: Reportable): Promise<string[]> {
   await mkdir(join(dir, 'charts'), { recursive: true });
   const charts = await buildCharts(results);
+  const record = isUtilityScores(results) ? 'scores.json' : 'results.json';
   const files: [string, string][] = [
-    ['results.json', `${JSON.stringify(results, null, 2)}\n`],
+    [record, `${JSON.stringify(results, null, 2)}\n`],
     ['report.md', `${renderMarkdown(results, charts)}\n`],
     ['report.html', renderHtml(results, charts)],
     ...charts.map((c) => [join('charts', `${c.id}.svg`), c.svg] as [string, string]),

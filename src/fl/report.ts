@@ -1,8 +1,10 @@
 /**
  * Experiment reports: `report.md` and a self-contained `report.html` (charts inlined as SVG, no
- * scripts, opens offline) from a `results.json`. Charts are the Vega-Lite specifications of
- * charts.ts (which the service's dashboard draws too), rendered headlessly to SVG by vega (no
- * browser, no canvas).
+ * scripts, opens offline) from a `results.json` — or from a `scores.json` (`fedscore score`:
+ * scores of utilities computed elsewhere, with no training to report), through the same renderer:
+ * the summary, the agreement table when there is a reference, the FP-inversion warning and the
+ * charts. Charts are the Vega-Lite specifications of charts.ts (which the service's dashboard
+ * draws too), rendered headlessly to SVG by vega (no browser, no canvas).
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
@@ -12,9 +14,17 @@ import {
   type ParticipationRow,
   participationSpec,
   type SiloScoreRow,
+  scoreHistorySpec,
   siloScoresSpec,
 } from './charts.js';
 import type { ExperimentResults } from './results.js';
+import type { UtilityScores } from './utility-scores.js';
+
+/** What a report is rendered from: an experiment's results.json, or a scores.json. */
+export type Reportable = ExperimentResults | UtilityScores;
+
+/** Whether `r` is a scores.json (scores of a utilities file) rather than an experiment. */
+export const isUtilityScores = (r: Reportable): r is UtilityScores => 'scoresSchemaVersion' in r;
 
 /** A rendered chart: a title, its file stem and its SVG text. */
 export interface Chart {
@@ -40,24 +50,59 @@ const pm = (m: { mean: number; std: number }) => `${fmt(m.mean)} ± ${fmt(m.std)
  * Outcomes by silo role (papers/000 Table 2, papers/002 Fig. 2) as rows of cells (header first);
  * empty when the results carry no outcomes (written before they existed).
  */
-export function outcomeRows(r: ExperimentResults): string[][] {
-  if (!r.outcomes) return [];
+export function outcomeRows(r: Reportable): string[][] {
+  if (isUtilityScores(r) || !r.outcomes) return [];
   const rows = [['role', 'silos', 'participation rate', 'aggregation share (1 = equal)']];
   for (const [role, o] of Object.entries(r.outcomes.byRole))
     rows.push([role, String(o.silos.length), pm(o.participation), pm(o.aggregationShare)]);
   return rows;
 }
 
-/** The comparison table as rows of cells (header first). */
-export function comparisonRows(r: ExperimentResults): string[][] {
+/**
+ * The comparison table as rows of cells (header first): mean ± std over seeds for an experiment,
+ * the values themselves for a scores.json (one set of scores); the header alone without a reference.
+ */
+export function comparisonRows(r: Reportable): string[][] {
   const rows = [['method', 'Spearman', 'Kendall', 'Pearson', 'normalized L2']];
-  for (const [name, c] of Object.entries(r.comparison.methods))
-    rows.push([name, pm(c.spearman), pm(c.kendall), pm(c.pearson), pm(c.l2)]);
+  const cell = isUtilityScores(r) ? (m: { mean: number }) => fmt(m.mean) : pm;
+  for (const [name, c] of Object.entries(r.comparison?.methods ?? {}))
+    rows.push([name, cell(c.spearman), cell(c.kendall), cell(c.pearson), cell(c.l2)]);
   return rows;
 }
 
-/** Builds the report's charts: per-silo scores per scheme, accuracy curves, participation. */
-export async function buildCharts(r: ExperimentResults): Promise<Chart[]> {
+/** Renders chart specifications in order. */
+async function render(specs: [string, string, TopLevelSpec][]): Promise<Chart[]> {
+  const charts: Chart[] = [];
+  for (const [id, title, spec] of specs) charts.push({ id, title, svg: await renderVegaLite(spec) });
+  return charts;
+}
+
+/** A scores.json's charts: cumulative scores per method, and each silo's EE summed round by round. */
+function scoresCharts(r: UtilityScores): Promise<Chart[]> {
+  const names = r.silos.names;
+  const scoreRows: SiloScoreRow[] = Object.entries(r.cumulative).flatMap(([method, values]) =>
+    values.map((score, i) => ({ method, silo: names[i] ?? `silo-${i}`, score })),
+  );
+  const history = {
+    rounds: r.rounds.map((rd) => rd.round),
+    scores: names.map((_, i) => r.rounds.map((rd) => rd.scores.ee?.[i] ?? null)),
+  };
+  return render([
+    ['scores', 'Per-silo scores by scheme (cumulative over rounds)', siloScoresSpec(scoreRows)],
+    [
+      'history',
+      'Everybody-Else score per silo, summed over the rounds so far (color: silo index)',
+      scoreHistorySpec(history, 'cumulative'),
+    ],
+  ]);
+}
+
+/**
+ * Builds the report's charts: per-silo scores per scheme, accuracy curves and participation for an
+ * experiment; per-silo scores and the EE history for a scores.json.
+ */
+export async function buildCharts(r: Reportable): Promise<Chart[]> {
+  if (isUtilityScores(r)) return scoresCharts(r);
   const names = r.silos.names;
   const scoreRows: SiloScoreRow[] = [];
   for (const run of r.runs.slice(0, 1)) {
@@ -76,7 +121,7 @@ export async function buildCharts(r: ExperimentResults): Promise<Chart[]> {
       r.runs.reduce((s, run) => s + (run.participation[i] ?? 0) / Math.max(1, run.rounds.length), 0) /
       Math.max(1, r.runs.length),
   }));
-  const specs: [string, string, TopLevelSpec][] = [
+  return render([
     [
       'scores',
       `Per-silo scores by scheme (seed ${r.runs[0]?.seed ?? '-'}, ${r.comparison.at === 'cumulative' ? 'cumulative' : `round ${r.comparison.at}`})`,
@@ -88,10 +133,7 @@ export async function buildCharts(r: ExperimentResults): Promise<Chart[]> {
       'Selection rate per silo (fraction of rounds selected, mean over seeds)',
       participationSpec(participationRows),
     ],
-  ];
-  const charts: Chart[] = [];
-  for (const [id, title, spec] of specs) charts.push({ id, title, svg: await renderVegaLite(spec) });
-  return charts;
+  ]);
 }
 
 function mdTable(rows: string[][]): string {
@@ -107,8 +149,13 @@ function mdTable(rows: string[][]): string {
 /**
  * Rounds whose Fair-Private normalizer Σ_i α(i) was ≤ 0 (papers/003 Eq. 2): there FP(i) = α(i)/Σα·v(M)
  * reverses the order of the α's. Happens when singleton models are worse than M0 on average.
+ * One entry per seed of an experiment (`seed 1: rounds 2, 3`); one entry for a scores.json (`rounds 2, 3`).
  */
-export function fpSignWarnings(r: ExperimentResults): string[] {
+export function fpSignWarnings(r: Reportable): string[] {
+  if (isUtilityScores(r)) {
+    const bad = r.rounds.filter((rd) => rd.fpNormalizer !== null && rd.fpNormalizer <= 0);
+    return bad.length > 0 ? [`rounds ${bad.map((rd) => rd.round).join(', ')}`] : [];
+  }
   const out: string[] = [];
   for (const run of r.runs) {
     const bad = run.rounds.filter((rd) => {
@@ -125,10 +172,34 @@ export function fpSignWarnings(r: ExperimentResults): string[] {
   return out;
 }
 
-function summaryLines(r: ExperimentResults): string[] {
+/** The FP-inversion warning as a summary line, when there is one. */
+function fpWarningLines(r: Reportable): string[] {
+  const fpWarnings = fpSignWarnings(r);
+  return fpWarnings.length > 0
+    ? [
+        `- warning: the Fair-Private normalizer Σα was ≤ 0 (${fpWarnings.join('; ')}); there FP reverses the ranking of α (singleton models worse than M0 on average, typical of FedAvg coalitions on non-IID data; the additive convention avoids it)`,
+      ]
+    : [];
+}
+
+/** A scores.json's summary lines. */
+function scoresSummaryLines(r: UtilityScores): string[] {
+  const skipped = r.rounds.filter((rd) => rd.skipped !== undefined);
+  return [
+    `- silos: ${r.silos.count}; rounds: ${r.rounds.length}${skipped.length > 0 ? ` (not scored, fewer than 2 reports: ${skipped.map((rd) => rd.round).join(', ')})` : ''}`,
+    `- utilities: \`${r.source}\`, computed outside fedscore; scores by scoring/private.ts (fedscore ${r.versions.fedscore})`,
+    r.comparison
+      ? `- reference for the comparison: \`${r.comparison.reference}\` (cumulative over rounds), from the file's coalition tables`
+      : '- no reference: the file has no coalition tables (a `table` in every round gives MR-SV and the agreement table)',
+    '- a silo without a report in a round is left out of that round (null score); cumulative scores sum the rounds it reported in',
+    ...fpWarningLines(r),
+  ];
+}
+
+function summaryLines(r: Reportable): string[] {
+  if (isUtilityScores(r)) return scoresSummaryLines(r);
   const acc = r.runs.map((run) => run.finalAccuracy);
   const mean = acc.reduce((s, x) => s + x, 0) / Math.max(1, acc.length);
-  const fpWarnings = fpSignWarnings(r);
   return [
     `- silos: ${r.silos.count}; rounds: ${r.runs[0]?.rounds.length ?? 0}; seeds: ${r.seeds.join(', ')}`,
     `- backend: ${r.backend}${r.kernels ? ` (${r.kernels})` : ''}; data: ${r.dataSource}`,
@@ -136,40 +207,48 @@ function summaryLines(r: ExperimentResults): string[] {
     `- reference for the comparison: \`${r.comparison.reference}\` (${r.comparison.at === 'cumulative' ? 'cumulative over rounds' : `round ${r.comparison.at}`})`,
     `- visibility: ${r.visibility.note}`,
     `- wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`,
-    ...(fpWarnings.length > 0
-      ? [
-          `- warning: the Fair-Private normalizer Σα was ≤ 0 (${fpWarnings.join('; ')}); there FP reverses the ranking of α (singleton models worse than M0 on average, typical of FedAvg coalitions on non-IID data; the additive convention avoids it)`,
-        ]
-      : []),
+    ...fpWarningLines(r),
   ];
 }
 
+/** The report's title. */
+const titleOf = (r: Reportable) =>
+  isUtilityScores(r)
+    ? `scores of ${r.source.split(/[\\/]/).pop()}`
+    : ((r.config as { name?: string }).name ?? 'experiment');
+
+/** The heading of the agreement table, or null when there is no reference. */
+function agreementHeading(r: Reportable): string | null {
+  if (isUtilityScores(r))
+    return r.comparison ? `Agreement with ${r.comparison.reference} (cumulative scores)` : null;
+  return `Agreement with ${r.comparison.reference} (mean ± std over seeds)`;
+}
+
 /** report.md: summary, comparison table and links to the chart files (written by the caller as `<id>.svg`). */
-export function renderMarkdown(r: ExperimentResults, charts: Chart[], chartDir = 'charts'): string {
-  const title = (r.config as { name?: string }).name ?? 'experiment';
+export function renderMarkdown(r: Reportable, charts: Chart[], chartDir = 'charts'): string {
+  const agreement = agreementHeading(r);
+  const outcomes = isUtilityScores(r) ? undefined : r.outcomes;
+  const detection = isUtilityScores(r) ? undefined : r.comparison.detection;
   return [
-    `# fedscore report: ${title}`,
+    `# fedscore report: ${titleOf(r)}`,
     '',
     ...summaryLines(r),
     '',
-    `## Agreement with ${r.comparison.reference} (mean ± std over seeds)`,
-    '',
-    mdTable(comparisonRows(r)),
-    '',
-    ...(r.outcomes
+    ...(agreement ? [`## ${agreement}`, '', mdTable(comparisonRows(r)), ''] : []),
+    ...(outcomes
       ? [
           '## Outcomes by silo role (mean ± std over seeds)',
           '',
-          `Final test accuracy: ${pm(r.outcomes.finalAccuracy)}. Participation rate: fraction of rounds a silo of the role was selected in; aggregation share: its weight over the round's mean weight when aggregated.`,
+          `Final test accuracy: ${pm(outcomes.finalAccuracy)}. Participation rate: fraction of rounds a silo of the role was selected in; aggregation share: its weight over the round's mean weight when aggregated.`,
           '',
           mdTable(outcomeRows(r)),
           '',
         ]
       : []),
-    ...(r.comparison.detection
+    ...(detection
       ? [
           `Misbehaviour detection — fraction of seeds whose lowest score is a misbehaving silo's: ${Object.entries(
-            r.comparison.detection,
+            detection,
           )
             .map(([m, v]) => `${m} ${v.toFixed(2)}`)
             .join(', ')}`,
@@ -187,18 +266,20 @@ const escapeHtml = (s: string) =>
   );
 
 /** report.html: one self-contained file (inline CSS and SVG; no scripts, no external resources). */
-export function renderHtml(r: ExperimentResults, charts: Chart[]): string {
-  const title = escapeHtml((r.config as { name?: string }).name ?? 'experiment');
+export function renderHtml(r: Reportable, charts: Chart[]): string {
+  const title = escapeHtml(titleOf(r));
+  const agreement = agreementHeading(r);
+  const outcomeSummary = isUtilityScores(r) ? undefined : r.outcomes;
   const htmlTable = (rows: string[][]) => {
     const [head, ...body] = rows;
     return `<table><thead><tr>${head!.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body
       .map((row) => `<tr>${row.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
       .join('')}</tbody></table>`;
   };
-  const table = htmlTable(comparisonRows(r));
-  const outcomes = r.outcomes
+  const table = agreement ? `<h2>${escapeHtml(agreement)}</h2>\n${htmlTable(comparisonRows(r))}` : '';
+  const outcomes = outcomeSummary
     ? `<h2>Outcomes by silo role (mean ± std over seeds)</h2>
-<p>Final test accuracy: ${escapeHtml(pm(r.outcomes.finalAccuracy))}. Participation rate: fraction of rounds a silo of the role was selected in; aggregation share: its weight over the round's mean weight when aggregated.</p>
+<p>Final test accuracy: ${escapeHtml(pm(outcomeSummary.finalAccuracy))}. Participation rate: fraction of rounds a silo of the role was selected in; aggregation share: its weight over the round's mean weight when aggregated.</p>
 ${htmlTable(outcomeRows(r))}`
     : '';
   return `<!doctype html>
@@ -213,7 +294,6 @@ svg{max-width:100%;height:auto}
 <ul>${summaryLines(r)
     .map((l) => `<li>${escapeHtml(l.replace(/^- /, '').replaceAll('`', ''))}</li>`)
     .join('')}</ul>
-<h2>Agreement with ${escapeHtml(r.comparison.reference)} (mean ± std over seeds)</h2>
 ${table}
 ${outcomes}
 ${charts.map((c) => `<figure id="${c.id}"><figcaption>${escapeHtml(c.title)}</figcaption>${c.svg}</figure>`).join('\n')}

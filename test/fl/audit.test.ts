@@ -13,9 +13,11 @@ import {
   AUDIT_SCHEMA_VERSION,
   type AuditResult,
   auditExperiment,
+  auditUtilities,
   type RoundAudit,
 } from '../../src/fl/audit.js';
 import type { ExperimentResults, RoundRecord } from '../../src/fl/results.js';
+import { parseUtilitiesFile } from '../../src/fl/utilities-file.js';
 
 const N = 6;
 
@@ -275,5 +277,27 @@ describe('auditExperiment on a synthetic 6-silo run', () => {
     expect(() => auditExperiment(results, { range: { lo: 1, hi: 0 } })).toThrow(/^options\.range:/);
     expect(() => auditExperiment(results, { collusionSizes: [0] })).toThrow(/^options\.collusionSizes:/);
     expect(() => auditExperiment(results, { threshold: -1 })).toThrow(/^options\.threshold:/);
+  });
+});
+
+describe('auditUtilities', () => {
+  it('audits a utilities file as auditExperiment audits the same rounds (source aside)', () => {
+    const rounds = results.runs[0]!.rounds;
+    const file = parseUtilitiesFile({
+      silos: results.silos.names,
+      rounds: rounds.map((r) => ({ round: r.round, ...r.utilities })),
+    });
+    const fromFile = auditUtilities(file, 'u.json', { randomTrials: 5 });
+    expect(fromFile.source).toEqual({
+      createdAt: null,
+      dataSource: 'utilities file u.json',
+      silos: results.silos.names,
+      resultsSchemaVersion: null,
+    });
+    // Without recorded scores there is nothing to compare the recomputed ones with.
+    const unrecorded = (a: AuditResult) =>
+      JSON.parse(JSON.stringify(a.runs), (k, v) => (k === 'recordedScoresMaxAbsDiff' ? null : v));
+    expect(unrecorded(fromFile)).toEqual(unrecorded({ ...audit, runs: [{ ...audit.runs[0]!, seed: 0 }] }));
+    expect(fromFile.summary).toEqual(audit.summary);
   });
 });

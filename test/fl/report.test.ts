@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { buildCharts, fpSignWarnings, renderHtml, renderMarkdown } from '../../src/fl/report.js';
+import {
+  buildCharts,
+  comparisonRows,
+  fpSignWarnings,
+  isUtilityScores,
+  outcomeRows,
+  renderHtml,
+  renderMarkdown,
+} from '../../src/fl/report.js';
 import type { ExperimentResults, RoundRecord } from '../../src/fl/results.js';
+import { parseUtilitiesFile } from '../../src/fl/utilities-file.js';
+import { scoreUtilities } from '../../src/fl/utility-scores.js';
 
 function fakeResults(): ExperimentResults {
   const round = (r: number): RoundRecord => ({
@@ -107,5 +117,55 @@ describe('reports', () => {
     expect(html).toContain('unit &lt;test&gt;'); // escaped
     expect(html).not.toMatch(/<script|src="http|href="http/); // offline: no scripts, no external resources
     expect((html.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('reports of a scores.json (fedscore score)', () => {
+  it('renders the same report without training: summary, FP warning, agreement only with a reference', async () => {
+    const s = await scoreUtilities(
+      parseUtilitiesFile({
+        silos: ['a', 'b', 'c'],
+        rounds: [
+          { round: 1, full: 3, empty: 0, withOnly: [0, 1, 2], without: [3, 2, 1] },
+          { round: 2, full: 0.7, empty: 0.5, withOnly: [0.2, 0.3, 0.1], without: [0.65, 0.7, 0.69] },
+          { round: 4, full: 0.7, empty: 0.5, withOnly: [0.6, null, null], without: [0.6, null, null] },
+        ],
+      }),
+      { source: 'dir/u <1>.json', fedscoreVersion: '0.1.0' },
+    );
+    expect(isUtilityScores(s)).toBe(true);
+    expect(fpSignWarnings(s)).toEqual(['rounds 2']);
+    expect(outcomeRows(s)).toEqual([]);
+    const charts = await buildCharts(s);
+    expect(charts.map((c) => c.id)).toEqual(['scores', 'history']);
+    const md = renderMarkdown(s, charts);
+    expect(md).toContain('# fedscore report: scores of u <1>.json');
+    expect(md).toContain('- silos: 3; rounds: 3 (not scored, fewer than 2 reports: 4)');
+    expect(md).toContain('Fair-Private normalizer Σα was ≤ 0 (rounds 2)');
+    expect(md).toContain('- no reference: the file has no coalition tables');
+    expect(md).not.toContain('## Agreement');
+    expect(md).toContain('![Per-silo scores by scheme (cumulative over rounds)](charts/scores.svg)');
+    const html = renderHtml(s, charts);
+    expect(html).toContain('<h1>fedscore report: scores of u &lt;1&gt;.json</h1>');
+    expect(html).not.toContain('<h2>Agreement');
+    expect(html).not.toMatch(/<script|src="http|href="http/);
+
+    const withTable = await scoreUtilities(
+      parseUtilitiesFile({
+        rounds: [
+          {
+            round: 1,
+            full: 3,
+            empty: 0,
+            withOnly: [0, 1, 2],
+            without: [3, 2, 1],
+            table: [0, 0, 1, 1, 2, 2, 3, 3],
+          },
+        ],
+      }),
+      { source: 'e2.json', fedscoreVersion: '0.1.0' },
+    );
+    expect(comparisonRows(withTable)).toContainEqual(['fp', '1.000', '1.000', '1.000', '0.000']);
+    expect(renderMarkdown(withTable, [])).toContain('## Agreement with mrsv (cumulative scores)');
   });
 });

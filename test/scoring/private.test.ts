@@ -19,19 +19,9 @@ import {
   schemeWeights,
   scoreCheckedScheme,
   scoreScheme,
+  utilitiesOfTable,
 } from '../../scoring/private.js';
 import { exactShapley } from '../../scoring/shapley.js';
-
-/** The private utilities of a game given by its 2^n table (bit i = silo i). */
-function utilitiesOfTable(n: number, table: ArrayLike<number>): PrivateUtilities {
-  const all = 2 ** n - 1;
-  return {
-    full: table[all]!,
-    empty: table[0]!,
-    withOnly: Array.from({ length: n }, (_, i) => table[1 << i]!),
-    without: Array.from({ length: n }, (_, i) => table[all & ~(1 << i)]!),
-  };
-}
 
 const sum = (x: Float64Array) => x.reduce((s, v) => s + v, 0);
 /**
@@ -371,5 +361,24 @@ describe('bad input', () => {
       without: Float64Array.of(0.5, 0.5),
       n: 2,
     });
+  });
+});
+
+describe('utilitiesOfTable', () => {
+  it('reads v(N), v(∅), v({i}) and v(N ∖ {i}) off the 2^n table (bit i = silo i)', () => {
+    const table = Array.from({ length: 16 }, (_, mask) => mask * 10 + 1);
+    expect(utilitiesOfTable(4, table)).toEqual({
+      full: 151,
+      empty: 1,
+      withOnly: [11, 21, 41, 81],
+      without: [141, 131, 111, 71],
+    });
+  });
+
+  it('names the bad argument', () => {
+    expect(() => utilitiesOfTable(1, [0, 1])).toThrow(/^n: expected an integer in \[2, 30\]/);
+    expect(() => utilitiesOfTable(3, [0, 1, 2])).toThrow(/^table: expected 2\^3 = 8 values, got 3/);
+    expect(() => utilitiesOfTable(2, [0, 1, Number.NaN, 3])).toThrow(/^table\[2\]: expected a finite number/);
+    expect(() => utilitiesOfTable(2, null as never)).toThrow(TypeError);
   });
 });

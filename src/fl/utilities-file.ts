@@ -1,0 +1,221 @@
+/**
+ * The utilities file of `fedscore score --utilities` and `fedscore audit --utilities`
+ * (docs/utilities.md): per round the four kinds of utilities private scoring needs, computed by
+ * any federated-learning stack, with the names of scoring/private.ts — `full` = v(M),
+ * `empty` = v(M0), `withOnly[i]` = v(M0 + U_i), `without[i]` = v(M − U_i), null for a silo that
+ * did not report — and optionally the round's full coalition table for the Shapley reference.
+ * The schema is TypeBox (docs/utilities.schema.json is generated from it:
+ * scripts/gen-utilities-schema.ts); `parseUtilitiesFile` checks it and what a schema cannot say,
+ * and names the JSON path of every problem.
+ */
+import Type, { type Static } from 'typebox';
+import { type SchemaIssue, schemaIssues } from './_schema-issues.js';
+import { MAX_EXACT_PLAYERS } from './estimators/mrsv.js';
+
+/** Version of the utilities file format (its `$schema` may name docs/utilities.schema.json). */
+export const UTILITIES_FORMAT_VERSION = 1;
+
+/** Largest number of silos a coalition table may cover: as many as MR-SV handles (2^20 values per round). */
+export const MAX_TABLE_SILOS = MAX_EXACT_PLAYERS;
+
+/** Two utilities agree when they differ by at most this much, relative to max(1, |a|, |b|). */
+const AGREEMENT = 1e-6;
+
+const Report = Type.Union([Type.Number(), Type.Null()]);
+
+/** One round of the file. */
+export const UtilitiesRoundSchema = Type.Object(
+  {
+    round: Type.Integer({
+      minimum: 1,
+      description: 'The round number, 1-based; rounds are listed in increasing order.',
+    }),
+    full: Type.Number({
+      description: 'v(M): utility of the round’s aggregated model on the common test set.',
+    }),
+    empty: Type.Number({ description: 'v(M0): utility of the round’s starting model.' }),
+    withOnly: Type.Array(Report, {
+      minItems: 2,
+      description:
+        'v(M0 + U_i) per silo, in silo order: the utility of the starting model plus silo i’s update alone. null: silo i did not report this round.',
+    }),
+    without: Type.Array(Report, {
+      minItems: 2,
+      description:
+        'v(M − U_i) per silo, in silo order: the utility of the aggregate without silo i’s update. null exactly where withOnly is null (a silo reports both or neither).',
+    }),
+    table: Type.Optional(
+      Type.Array(Type.Number(), {
+        minItems: 4,
+        description: `Optional full coalition table of the round: 2^n values v(S), index = bitmask over the n silos (bit i = silo i), table[0] = v(∅) = empty, table[2^n − 1] = full; at most ${MAX_TABLE_SILOS} silos. Given in every round or in none; it gives the exact Shapley reference (MR-SV) and the agreement table.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The whole file. */
+export const UtilitiesFileSchema = Type.Object(
+  {
+    $schema: Type.Optional(
+      Type.String({ description: 'The JSON schema the file follows, for editors; not read.' }),
+    ),
+    silos: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 2,
+        description:
+          'Silo names in silo order (default silo-0, silo-1, …); its length is the number of silos.',
+      }),
+    ),
+    rounds: Type.Array(UtilitiesRoundSchema, {
+      minItems: 1,
+      description: 'The scored rounds, in increasing round order.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    title: 'fedscore utilities file',
+    description:
+      'Per round, the utilities private contribution scores are computed from (papers/003 §4): v(M), v(M0), and per silo v(M0 + U_i) and v(M − U_i). Read by `fedscore score --utilities` and `fedscore audit --utilities` (docs/utilities.md).',
+  },
+);
+
+/** A round of a validated utilities file. */
+export type UtilitiesRound = Static<typeof UtilitiesRoundSchema>;
+
+/** A validated utilities file, with its silo names filled in. */
+export interface UtilitiesFile {
+  /** Silo names in silo order (`silos`, or silo-0, silo-1, …). */
+  silos: string[];
+  rounds: UtilitiesRound[];
+}
+
+/** Thrown by `parseUtilitiesFile`; `issues` lists every problem, the message the first few. */
+export class UtilitiesFileError extends Error {
+  readonly issues: SchemaIssue[];
+  constructor(issues: SchemaIssue[], source = 'utilities') {
+    const shown = issues.slice(0, 8).map((i) => `  ${i.path || '(root)'}: ${i.message}`);
+    const more = issues.length > 8 ? [`  … and ${issues.length - 8} more`] : [];
+    super(`${source}: invalid utilities file (docs/utilities.md)\n${[...shown, ...more].join('\n')}`);
+    this.name = 'UtilitiesFileError';
+    this.issues = issues;
+  }
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) <= AGREEMENT * Math.max(1, Math.abs(a), Math.abs(b));
+
+/** What the schema cannot check: lengths against the number of silos, paired nulls, order, tables. */
+function fileIssues(file: Static<typeof UtilitiesFileSchema>): SchemaIssue[] {
+  const out: SchemaIssue[] = [];
+  const n = file.silos?.length ?? file.rounds[0]!.withOnly.length;
+  const nFrom = file.silos ? 'silos' : 'rounds[0].withOnly';
+  const withTable = file.rounds.findIndex((r) => r.table !== undefined);
+  file.rounds.forEach((r, k) => {
+    const at = `rounds[${k}]`;
+    if (k > 0 && r.round <= file.rounds[k - 1]!.round)
+      out.push({
+        path: `${at}.round`,
+        message: `expected a round number greater than ${file.rounds[k - 1]!.round} (rounds in increasing order)`,
+      });
+    for (const key of ['withOnly', 'without'] as const)
+      if (r[key].length !== n)
+        out.push({
+          path: `${at}.${key}`,
+          message: `expected ${n} entries, one per silo (as ${nFrom}), got ${r[key].length}`,
+        });
+    const silos = Math.min(n, r.withOnly.length, r.without.length);
+    for (let i = 0; i < silos; i++) {
+      const a = r.withOnly[i];
+      const b = r.without[i];
+      if ((a === null) !== (b === null))
+        out.push({
+          path: `${at}.${a === null ? 'without' : 'withOnly'}[${i}]`,
+          message: `expected null, as ${at}.${a === null ? 'withOnly' : 'without'}[${i}] is null (a silo reports both utilities or neither)`,
+        });
+    }
+    if (r.table === undefined) {
+      if (withTable >= 0)
+        out.push({
+          path: `${at}.table`,
+          message: `required, as rounds[${withTable}] has one (a table in every round or in none)`,
+        });
+      return;
+    }
+    if (n > MAX_TABLE_SILOS) {
+      out.push({
+        path: `${at}.table`,
+        message: `a coalition table covers at most ${MAX_TABLE_SILOS} silos, not ${n}`,
+      });
+      return;
+    }
+    const size = 2 ** n;
+    if (r.table.length !== size) {
+      out.push({
+        path: `${at}.table`,
+        message: `expected 2^${n} = ${size} values (index = bitmask over the ${n} silos), got ${r.table.length}`,
+      });
+      return;
+    }
+    // The table and the utilities describe the same round: a reversed bit order shows up here.
+    const all = size - 1;
+    const agree = (index: number, value: number | null, name: string, what: string) => {
+      if (value !== null && !close(r.table![index]!, value))
+        out.push({
+          path: `${at}.table[${index}]`,
+          message: `${what} = ${r.table![index]} differs from ${at}.${name} = ${value} (index = bitmask, bit i = silo i)`,
+        });
+    };
+    agree(0, r.empty, 'empty', 'v(∅)');
+    agree(all, r.full, 'full', 'v(N)');
+    for (let i = 0; i < n; i++) {
+      agree(2 ** i, r.withOnly[i] ?? null, `withOnly[${i}]`, `v({${i}})`);
+      agree(all - 2 ** i, r.without[i] ?? null, `without[${i}]`, `v(N ∖ {${i}})`);
+    }
+  });
+  return out;
+}
+
+/**
+ * Validates a parsed utilities file (docs/utilities.md): the schema, then one entry per silo in
+ * every round (as `silos`, else as the first round), both reports of a silo null or neither,
+ * increasing round numbers, and tables of 2^n values in every round or none that agree with the
+ * round's utilities.
+ * @param value the parsed JSON.
+ * @param source the file name, for the message.
+ * @throws UtilitiesFileError listing every problem with its JSON path
+ *   (`rounds[2].withOnly[3]: expected a number or null`).
+ */
+export function parseUtilitiesFile(value: unknown, source = 'utilities'): UtilitiesFile {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UtilitiesFileError([{ path: '', message: 'expected a JSON object' }], source);
+  const issues = schemaIssues(UtilitiesFileSchema, value, {
+    expectedTypes: true,
+    unions: {
+      'rounds[].withOnly[]': 'expected a number or null',
+      'rounds[].without[]': 'expected a number or null',
+    },
+  });
+  if (issues.length > 0) throw new UtilitiesFileError(issues, source);
+  const file = value as Static<typeof UtilitiesFileSchema>;
+  const more = fileIssues(file);
+  if (more.length > 0) throw new UtilitiesFileError(more, source);
+  const n = file.silos?.length ?? file.rounds[0]!.withOnly.length;
+  return {
+    silos: file.silos ? [...file.silos] : Array.from({ length: n }, (_, i) => `silo-${i}`),
+    rounds: file.rounds,
+  };
+}
+
+/**
+ * Parses the text of a utilities file.
+ * @throws UtilitiesFileError when it is not JSON or not a valid utilities file.
+ */
+export function parseUtilitiesText(text: string, source = 'utilities'): UtilitiesFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UtilitiesFileError([{ path: '', message: `not valid JSON (${(e as Error).message})` }], source);
+  }
+  return parseUtilitiesFile(json, source);
+}

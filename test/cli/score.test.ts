@@ -1,0 +1,190 @@
+/**
+ * `fedscore score --utilities` and `fedscore audit --utilities`, end to end in-process: the
+ * scores.json of generated files equals scoring/private.ts called directly (a property over
+ * random files the test writes and the command reads), the report and charts are written with the
+ * agreement table and the FP-inversion warning, bad files are refused with the JSON path of the
+ * problem (exit code 2), and the audit runs on the same files.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { AuditResult, RoundAudit } from '../../src/fl/audit.js';
+import type { UtilityScores } from '../../src/fl/utility-scores.js';
+import { expectScoresOfFile, type UtilitiesJson, utilitiesFileArb } from '../fl/_utilities-files.js';
+import { cli } from './_cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'fedscore-score-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const EXAMPLE = new URL('../../examples/utilities/four-silos.json', import.meta.url).pathname;
+
+let count = 0;
+/** Writes `json` to a fresh file under the test's directory; returns its path. */
+function writeJson(json: unknown): string {
+  const path = join(tmp, `u${++count}.json`);
+  writeFileSync(path, typeof json === 'string' ? json : JSON.stringify(json));
+  return path;
+}
+const readJson = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
+
+/** `cli(argv)` with what the command itself prints to stdout (it writes to process.stdout). */
+async function run(argv: string[]) {
+  let stdout = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk);
+    return true;
+  });
+  try {
+    return { ...(await cli(argv)), stdout };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('fedscore score --utilities', () => {
+  it('scores examples/utilities/four-silos.json: scores.json, report with agreement table and FP warning, charts', async () => {
+    const out = join(tmp, 'example');
+    const r = await run(['score', '--utilities', EXAMPLE, '--out', out]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const file = readJson<UtilitiesJson>(EXAMPLE);
+    const scores = readJson<UtilityScores>(join(out, 'scores.json'));
+    expectScoresOfFile(file, scores);
+    expect(scores.silos.names).toEqual(['hospital-a', 'hospital-b', 'clinic-c', 'free-rider-d']);
+    expect(scores.rounds[2]!.scores.ee![3]).toBeNull(); // free-rider-d did not report in round 3
+    expect(Object.keys(scores.cumulative)).toEqual(['loo', 'ioi', 'fp', 'ee', 'eeMedian', 'mrsv']);
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(md).toContain('# fedscore report: scores of four-silos.json');
+    expect(md).toContain('## Agreement with mrsv (cumulative scores)');
+    expect(md).toMatch(/\| ee \| 1\.000 \| 1\.000 \| \d\.\d{3} \| \d\.\d{3} \|/);
+    expect(md).toContain('warning: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('<h2>Agreement with mrsv (cumulative scores)</h2>');
+    expect(html).not.toContain('<script');
+    for (const chart of ['scores', 'history'])
+      expect(readFileSync(join(out, 'charts', `${chart}.svg`), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>$/);
+    expect(r.stdout).toContain('Agreement with mrsv (cumulative scores):');
+    expect(r.stdout).toMatch(/free-rider-d +-?0\.\d{4}/);
+    expect(r.stdout).toContain('warning: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
+  });
+
+  it('writes what scoring/private.ts gives on random files it has not seen (hidden inputs)', async () => {
+    await fc.assert(
+      fc.asyncProperty(utilitiesFileArb(false), utilitiesFileArb(true), fc.boolean(), async (a, b, pick) => {
+        const file = pick ? b : a;
+        const out = join(tmp, `random-${++count}`);
+        const r = await run(['score', '--utilities', writeJson(file), '--out', out]);
+        expect(r.err).toBe('');
+        expect(r.code).toBe(0);
+        const scores = readJson<UtilityScores>(join(out, 'scores.json'));
+        expectScoresOfFile(file, scores);
+        expect(scores.comparison !== undefined).toBe(pick);
+        expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(
+          pick ? '## Agreement with mrsv' : '- no reference: the file has no coalition tables',
+        );
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  it('refuses a bad file with the JSON path of the problem (exit 2, nothing written)', async () => {
+    const round = (k: number) => ({
+      round: k,
+      full: 0.8,
+      empty: 0.5,
+      withOnly: [0.6, 0.7, 0.6, 0.6],
+      without: [0.7, 0.6, 0.7, 0.7],
+    });
+    const bad = { rounds: [round(1), round(2), { ...round(3), withOnly: [0.6, 0.7, 0.6, '0.6'] }] };
+    const out = join(tmp, 'bad');
+    const r = await cli(['score', '--utilities', writeJson(bad), '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      /^fedscore: .*u\d+\.json: invalid utilities file \(docs\/utilities\.md\)\n {2}rounds\[2\]\.withOnly\[3\]: expected a number or null\n$/,
+    );
+    expect(existsSync(out)).toBe(false);
+    const notJson = await cli(['score', '--utilities', writeJson('{"rounds": ['), '--out', out]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.err).toContain('(root): not valid JSON');
+    const missing = await cli(['score', '--utilities', join(tmp, 'nope.json'), '--out', out]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('--utilities: cannot read');
+    expect(missing.err).toContain('Run "fedscore score --help" for usage.');
+  });
+});
+
+describe('fedscore audit --utilities', () => {
+  it('audits the file: audit.json of its rounds, the section added to the reports score wrote', async () => {
+    const out = join(tmp, 'audited');
+    expect((await run(['score', '--utilities', EXAMPLE, '--out', out])).code).toBe(0);
+    const r = await run(['audit', '--utilities', EXAMPLE, '--out', out]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('audit section added to report.html and report.md');
+    const audit = readJson<AuditResult>(join(out, 'audit.json'));
+    expect(audit.source).toEqual({
+      createdAt: null,
+      dataSource: `utilities file ${EXAMPLE}`,
+      silos: ['hospital-a', 'hospital-b', 'clinic-c', 'free-rider-d'],
+      resultsSchemaVersion: null,
+    });
+    const scores = readJson<UtilityScores>(join(out, 'scores.json'));
+    const rounds = audit.runs[0]!.rounds as RoundAudit[];
+    expect(rounds.map((rd) => rd.silos)).toEqual([
+      [0, 1, 2, 3],
+      [0, 1, 2, 3],
+      [0, 1, 2],
+    ]);
+    rounds.forEach((rd, t) => {
+      for (const s of ['loo', 'ioi', 'fp', 'ee', 'eeMedian'] as const)
+        expect(rd.schemes[s].scores).toEqual(rd.silos.map((i) => scores.rounds[t]!.scores[s]![i]));
+    });
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('## Manipulation audit');
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<section id="audit">[\s\S]*<\/body>/);
+  });
+
+  it('into a directory without reports writes audit.json only', async () => {
+    const out = join(tmp, 'audit-only');
+    const r = await run(['audit', '--utilities', EXAMPLE, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(out, 'audit.json'))).toBe(true);
+    expect(existsSync(join(out, 'report.md'))).toBe(false);
+    expect(r.stdout).toContain('wrote ');
+    expect(r.stdout).not.toContain('audit section added');
+  });
+
+  it('without --out prints the summary and writes nothing', async () => {
+    const r = await run(['audit', '--utilities', EXAMPLE]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Manipulation audit of .*four-silos\.json[\s\S]*\n {2}eeMedian /);
+    expect(r.stdout).toContain('(--out <dir> writes audit.json, docs/audit.md)');
+    expect(r.stdout).not.toContain('wrote');
+  });
+
+  it('takes --from or --utilities, not both; --out only with --utilities', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['audit', '--from', 'd', '--utilities', EXAMPLE, '--out', 'o'],
+        '--utilities: give either --from or --utilities, not both',
+      ],
+      [['audit', '--utilities', EXAMPLE, '--out', 'o', '--config', 'c.json'], '--config: only with --from'],
+      [['audit', '--from', 'd', '--out', 'o'], '--out: only with --utilities'],
+      [['audit'], '--from: required (or --utilities)'],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.err).toContain(message);
+    }
+    const bad = await cli([
+      'audit',
+      '--utilities',
+      writeJson({ rounds: [{ round: 1 }] }),
+      '--out',
+      join(tmp, 'x'),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('rounds[0].full: required');
+  });
+});
