@@ -17,7 +17,7 @@ import { gaussianMixture } from '../src/data/synthetic.js';
 import { describeBackend, initBackend } from '../src/ml/backend.js';
 import { createCoalitionEvaluator } from '../src/ml/coalition.js';
 import { layersModelSaveHandler } from '../src/ml/layers-files.js';
-import { createModel, fixedInitialParameters } from '../src/ml/model-registry.js';
+import { createModel, fixedInitialParameters, LAYERS_MODEL } from '../src/ml/model-registry.js';
 import { initParams, mlp } from '../src/ml/models.js';
 import { trainLocal } from '../src/ml/train.js';
 
@@ -66,8 +66,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   try {
     const shape = { inputShape: [28, 28, 1] as const, numClasses: 10 };
     const builtin = mlp(shape);
-    const user = createModel('tfjs-layers', { path, ...shape });
-    const userM0 = fixedInitialParameters('tfjs-layers', { path }, user)!;
+    const user = createModel(LAYERS_MODEL.kind, { path, ...shape });
+    const userM0 = fixedInitialParameters(LAYERS_MODEL.kind, { path }, user)!;
     const builtinM0 = initParams(builtin, 1);
     const data = gaussianMixture({ n: samples, numClasses: 10, shape: [28, 28, 1], seed: 3 });
     const options = { seed: 1, epochs: 1, batchSize: 64, learningRate: 1e-3, weightDecay: 1e-3 } as const;

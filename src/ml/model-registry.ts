@@ -256,7 +256,7 @@ function layersModelOf(o: LayersOptions, data: DataShape) {
   return m;
 }
 
-const LAYERS: ModelDefinition<LayersOptions> = {
+export const LAYERS_MODEL: ModelDefinition<LayersOptions> = {
   kind: 'tfjs-layers',
   description:
     "a TF.js Layers model from its model.json and weight files (Keras through tensorflowjs_converter, or tfjs's model.save()); the initial model is the files' weights",
@@ -280,13 +280,13 @@ const LAYERS: ModelDefinition<LayersOptions> = {
   ),
   build: (options, data) => {
     const m = layersModelOf(options, data);
-    return modelSpec(LAYERS.kind, m.name, data.inputShape, data.numClasses, [...m.layers]);
+    return modelSpec(LAYERS_MODEL.kind, m.name, data.inputShape, data.numClasses, [...m.layers]);
   },
   initialParameters: (options, spec) => Float32Array.from(layersModelOf(options, spec).params),
 };
 
 /** The built-in models, registered in this order when the module loads. */
-export const BUILTIN_MODELS: readonly ModelDefinition[] = [MLP, CNN003, LENET5, LAYERS] as ModelDefinition[];
+export const BUILTIN_MODELS: readonly ModelDefinition[] = [MLP, CNN003, LENET5, LAYERS_MODEL] as ModelDefinition[];
 
 /** The model of a configuration without `model`. */
 export const DEFAULT_MODEL: ModelChoice = Object.freeze({ kind: MLP.kind });
