@@ -1,0 +1,150 @@
+/**
+ * Attack family: thresholds below the active-security bound (trust issue, finding 2).
+ *
+ * A malicious server and one corrupt silo (silo 4) of n = 5. After every silo has sent its
+ * masked input, the server shows two survivor sets: U_3 = {0, 1, 4} to silos 0–1 and
+ * U_3 = {2, 3, 4} to silos 2–3. The corrupt silo signs both. With t = 3 each view gathers t
+ * consistency signatures, so silos 0–1 reveal the seed shares of {0, 1, 4} and the key shares of
+ * the "dropped" {2, 3}, and silos 2–3 the seed shares of {2, 3, 4} and the key shares of {0, 1};
+ * with the corrupt silo's own shares the server then holds t seed shares AND t key shares of
+ * every honest silo, and unmasks all four inputs.
+ */
+import { describe, expect, it } from 'vitest';
+import { agree } from '../../crypto/key-agreement.js';
+import { applyMask } from '../../crypto/prg.js';
+import { combineShares } from '../../crypto/shamir.js';
+import { sign } from '../../crypto/signature.js';
+import { clientHandle } from '../../protocol/client.js';
+import { signedPayload } from '../../protocol/codec.js';
+import type {
+  ConsistencyCheck,
+  MaskedInput,
+  ServerMessage,
+  UnmaskResponse,
+} from '../../protocol/messages.js';
+import { PROTOCOL_VERSION } from '../../protocol/messages.js';
+import { serverAdvance, serverHandle } from '../../protocol/server.js';
+import { type Party, parties } from './_round.js';
+
+const N = 5;
+const CORRUPT = 4;
+const D = 8;
+const inputs = Array.from({ length: N }, (_, i) =>
+  Uint32Array.from({ length: D }, (_, j) => 1000 * (i + 1) + j),
+);
+
+type AttackResult = { recovered: Map<number, Uint32Array> } | { aborted: { silo: number; code: string } };
+
+/** The malicious server's split-view attack; returns the inputs it unmasked or the first honest abort. */
+async function splitView(p: Party): Promise<AttackResult> {
+  const { config } = p;
+  const h = { version: PROTOCOL_VERSION, session: config.session, round: config.round };
+  // Rounds 0–2 run honestly: everyone advertises, shares and sends its masked input.
+  for (let i = 0; i < N; i++) {
+    const { clientStart } = await import('../../protocol/client.js');
+    const s = clientStart(p.clients[i]!, p.deps[i]!);
+    p.clients[i] = s.state;
+    if (s.reply.type === 'send') p.server = serverHandle(p.server, s.reply.message).state;
+  }
+  const masked = new Map<number, Uint32Array>();
+  for (let k = 0; k < 2; k++) {
+    const adv = await serverAdvance(p.server);
+    p.server = adv.state;
+    if (adv.output.type !== 'send') throw new Error('expected messages');
+    for (const { to, message } of adv.output.messages) {
+      const s = await clientHandle(p.clients[to]!, message, p.deps[to]!);
+      p.clients[to] = s.state;
+      if (s.reply.type === 'abort') return { aborted: { silo: to, code: s.reply.code } };
+      if (s.reply.type !== 'send') throw new Error('expected a reply');
+      if (s.reply.message.type === 'mask') masked.set(to, (s.reply.message as MaskedInput).masked);
+      p.server = serverHandle(p.server, s.reply.message).state;
+    }
+  }
+  // Round 3: two views of U_3, each completed by the corrupt silo's signature.
+  const views = [
+    { silos: [0, 1], survivors: [0, 1, CORRUPT], dropped: [2, 3] },
+    { silos: [2, 3], survivors: [2, 3, CORRUPT], dropped: [0, 1] },
+  ];
+  const corruptSignature = (survivors: number[]) => {
+    const body: Omit<ConsistencyCheck, 'signature'> = {
+      ...h,
+      sender: CORRUPT,
+      type: 'consistency',
+      survivors,
+    };
+    return sign(p.ids[CORRUPT]!.secretKey, signedPayload(body));
+  };
+  const seedShares = new Map<number, Uint8Array[]>();
+  const keyShares = new Map<number, Uint8Array[]>();
+  const keep = (into: Map<number, Uint8Array[]>, owner: number, share: Uint8Array) =>
+    into.set(owner, [...(into.get(owner) ?? []), share]);
+  for (const view of views) {
+    const signatures = [{ id: CORRUPT, signature: corruptSignature(view.survivors) }];
+    for (const i of view.silos) {
+      const m: ServerMessage = { ...h, type: 'survivors', survivors: view.survivors };
+      const s = await clientHandle(p.clients[i]!, m, p.deps[i]!);
+      p.clients[i] = s.state;
+      if (s.reply.type === 'abort') return { aborted: { silo: i, code: s.reply.code } };
+      if (s.reply.type !== 'send') throw new Error('expected a signature');
+      signatures.push({ id: i, signature: s.reply.message.signature });
+    }
+    signatures.sort((a, b) => a.id - b.id);
+    for (const i of view.silos) {
+      const m: ServerMessage = {
+        ...h,
+        type: 'unmask-request',
+        survivors: view.survivors,
+        dropped: view.dropped,
+        signatures,
+      };
+      const s = await clientHandle(p.clients[i]!, m, p.deps[i]!);
+      p.clients[i] = s.state;
+      if (s.reply.type === 'abort') return { aborted: { silo: i, code: s.reply.code } };
+      if (s.reply.type !== 'send') throw new Error('expected shares');
+      const r = s.reply.message as UnmaskResponse;
+      for (const x of r.seedShares) keep(seedShares, x.owner, x.share);
+      for (const x of r.keyShares) keep(keyShares, x.owner, x.share);
+    }
+  }
+  // The corrupt silo hands over every share it holds.
+  for (const [owner, held] of p.clients[CORRUPT]!.held!) {
+    keep(seedShares, owner, held.seedShare);
+    keep(keyShares, owner, held.keyShare);
+  }
+  const recovered = new Map<number, Uint32Array>();
+  for (const v of [0, 1, 2, 3]) {
+    const b = await combineShares(seedShares.get(v)!.slice(0, config.threshold));
+    const sk = await combineShares(keyShares.get(v)!.slice(0, config.threshold));
+    const x = masked.get(v)!.slice();
+    applyMask(x, b, { kind: 'self', session: config.session, round: config.round, owner: v, vector: 0 }, -1);
+    for (let u = 0; u < N; u++) {
+      if (u === v) continue;
+      const seed = agree(sk, p.server.adverts.get(u)!.sPK);
+      const label = {
+        kind: 'pair' as const,
+        session: config.session,
+        round: config.round,
+        a: v,
+        b: u,
+        vector: 0,
+      };
+      applyMask(x, seed, label, v < u ? -1 : 1);
+    }
+    recovered.set(v, x);
+  }
+  return { recovered };
+}
+
+describe('security: split survivor views against a threshold below (n + n_C)/2', () => {
+  it('old behaviour: with n = 5, t = 3 and one corrupt silo the server unmasks all four honest inputs', async () => {
+    const r = await splitView(parties(inputs, { session: 'split', round: 1, threshold: 3 }));
+    expect('recovered' in r).toBe(true);
+    if (!('recovered' in r)) return;
+    for (const v of [0, 1, 2, 3]) expect(r.recovered.get(v)).toEqual(inputs[v]);
+  });
+
+  it('with t = 4 the attack aborts: an honest silo sees fewer than t consistency signatures', async () => {
+    const r = await splitView(parties(inputs, { session: 'split', round: 1, threshold: 4 }));
+    expect(r).toEqual({ aborted: { silo: 0, code: 'BELOW_THRESHOLD' } });
+  });
+});
