@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { quantizer } from '../../crypto/quantize.js';
-import { decodeWeightedSum, encodeWeightedInput } from '../../protocol/weighted.js';
+import {
+  decodeWeightedSum,
+  encodeWeightedInput,
+  valueErrorBound,
+  weightErrorBound,
+} from '../../protocol/weighted.js';
 
 describe('protocol/weighted', () => {
   it('Σ of encoded (wΔ, w) decodes to Σ wΔ and Σ w within n·ε', () => {
@@ -18,8 +22,8 @@ describe('protocol/weighted', () => {
       for (let j = 0; j < 4; j++) sum[j]! += x[j]!;
     });
     const agg = decodeWeightedSum(sum, enc);
-    const ev = quantizer({ range: 10, n: 3 }).errorBound;
-    const ew = quantizer({ range: 100, n: 3 }).errorBound;
+    const ev = valueErrorBound(enc);
+    const ew = weightErrorBound(enc);
     expect(Math.abs(agg.totalWeight - 100)).toBeLessThanOrEqual(3 * ew);
     // w·Δ is clipped to ±10: 30·0.25 = 7.5 fits, 60·3 = 180 → 10, 10·(−2) = −20 → −10
     const clipped = (x: number) => Math.max(-10, Math.min(10, x));

@@ -15,7 +15,12 @@ import {
 } from '../../protocol/client.js';
 import { signedPayload } from '../../protocol/codec.js';
 import type { RoundConfig } from '../../protocol/config.js';
-import type { ClientMessage, ServerMessage, UnsignedClientMessage } from '../../protocol/messages.js';
+import type {
+  ClientMessage,
+  ServerMessage,
+  ShareKeys,
+  UnsignedClientMessage,
+} from '../../protocol/messages.js';
 import {
   COLLECTING_STAGES,
   createServer,
@@ -116,6 +121,26 @@ export async function runHonestServer(
     }
   }
   throw new Error('unreachable');
+}
+
+/**
+ * Every silo advertises and the server closes AdvertiseKeys; returns silo `i`'s ShareKeys, not
+ * yet sent (the server is then collecting ShareKeys).
+ */
+export async function shareKeysOf(p: Party, i: number): Promise<ShareKeys> {
+  for (let j = 0; j < p.clients.length; j++) {
+    const s = clientStart(p.clients[j]!, p.deps[j]!);
+    p.clients[j] = s.state;
+    if (s.reply.type === 'send') p.server = serverHandle(p.server, s.reply.message).state;
+  }
+  const adv = await serverAdvance(p.server);
+  p.server = adv.state;
+  if (adv.output.type !== 'send') throw new Error('expected the key list');
+  const keys = adv.output.messages.find((m) => m.to === i)!.message;
+  const s = await clientHandle(p.clients[i]!, keys, p.deps[i]!);
+  p.clients[i] = s.state;
+  if (s.reply.type !== 'send' || s.reply.message.type !== 'share') throw new Error('expected ShareKeys');
+  return s.reply.message;
 }
 
 /** Σ of the given silos' inputs over Z_(2^32). */

@@ -8,14 +8,25 @@
  * the "dropped" {2, 3}, and silos 2–3 the seed shares of {2, 3, 4} and the key shares of {0, 1};
  * with the corrupt silo's own shares the server then holds t seed shares AND t key shares of
  * every honest silo, and unmasks all four inputs.
+ *
+ * Bonawitz et al. 2017, §6 (active model) needs t > (n + n_C)/2 (protocol/config.ts); fedscore
+ * now refuses a lower t (WEAK_THRESHOLD) unless the configuration opts in explicitly.
  */
 import { describe, expect, it } from 'vitest';
 import { agree } from '../../crypto/key-agreement.js';
 import { applyMask } from '../../crypto/prg.js';
 import { combineShares } from '../../crypto/shamir.js';
-import { sign } from '../../crypto/signature.js';
+import { sign, signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { clientHandle } from '../../protocol/client.js';
 import { signedPayload } from '../../protocol/codec.js';
+import {
+  defaultCorruptTolerated,
+  defaultThreshold,
+  isWeakRound,
+  minimumThreshold,
+  roundThreshold,
+} from '../../protocol/config.js';
+import { WeakThresholdError } from '../../protocol/errors.js';
 import type {
   ConsistencyCheck,
   MaskedInput,
@@ -136,15 +147,68 @@ async function splitView(p: Party): Promise<AttackResult> {
 }
 
 describe('security: split survivor views against a threshold below (n + n_C)/2', () => {
-  it('old behaviour: with n = 5, t = 3 and one corrupt silo the server unmasks all four honest inputs', async () => {
-    const r = await splitView(parties(inputs, { session: 'split', round: 1, threshold: 3 }));
+  // Old behaviour (commit f34f0a2, protocol/config.ts accepting any t > n/2): with n = 5, t = 3
+  // and one corrupt silo the attack below returned all four honest inputs exactly.
+  it('n = 5, t = 3, n_C = 1 (the default): every honest party refuses the round with WEAK_THRESHOLD', () => {
+    let error: unknown;
+    try {
+      parties(inputs, { session: 'split', round: 1, threshold: 3 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(WeakThresholdError);
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as WeakThresholdError).code).toBe('WEAK_THRESHOLD');
+    expect((error as Error).message).toMatch(/^config\.threshold: t = 3 is below ⌊\(n \+ n_C\)\/2⌋ \+ 1 = 4/);
+  });
+
+  it('t = 4 (the bound for n_C = 1, and the default ⌊2n/3⌋ + 1): the attack aborts — an honest silo sees BELOW_THRESHOLD', async () => {
+    const r = await splitView(parties(inputs, { session: 'split', round: 1, threshold: 4 }));
+    expect(r).toEqual({ aborted: { silo: 0, code: 'BELOW_THRESHOLD' } });
+  });
+
+  it('with the explicit weakThreshold opt-in t = 3 runs, and the attack succeeds: the opt-in is exactly this risk', async () => {
+    const weak = parties(inputs, { session: 'split', round: 1, threshold: 3, weakThreshold: true });
+    expect(isWeakRound(weak.config)).toBe(true);
+    const r = await splitView(weak);
     expect('recovered' in r).toBe(true);
     if (!('recovered' in r)) return;
     for (const v of [0, 1, 2, 3]) expect(r.recovered.get(v)).toEqual(inputs[v]);
   });
 
-  it('with t = 4 the attack aborts: an honest silo sees fewer than t consistency signatures', async () => {
-    const r = await splitView(parties(inputs, { session: 'split', round: 1, threshold: 4 }));
-    expect(r).toEqual({ aborted: { silo: 0, code: 'BELOW_THRESHOLD' } });
+  it('t = 3 is safe when the round declares n_C = 0 — and then the attack needs a corrupt silo it does not have', async () => {
+    const p = parties(inputs, { session: 'split', round: 1, threshold: 3, corruptTolerated: 0 });
+    expect(isWeakRound(p.config)).toBe(false);
+    expect(minimumThreshold(5, 0)).toBe(3);
+  });
+
+  it('the bound is tight: two disjoint honest groups, each completed by the n_C corrupt silos, reach t iff t ≤ (n + n_C)/2', () => {
+    for (let n = 2; n <= 60; n++)
+      for (let corrupt = 0; corrupt < n; corrupt++) {
+        const tMin = minimumThreshold(n, corrupt);
+        // the split needs two disjoint honest groups of t − n_C each among the n − n_C honest silos
+        const splittable = (t: number) => t > corrupt && 2 * (t - corrupt) <= n - corrupt;
+        expect(splittable(tMin)).toBe(false);
+        if (tMin - 1 > corrupt) expect(splittable(tMin - 1)).toBe(true);
+        expect(tMin).toBeGreaterThan(corrupt); // the corrupted silos alone never reach t
+      }
+  });
+
+  it('defaults: n_C = ⌈n/3⌉ − 1 and t = ⌊2n/3⌋ + 1 meet the bound for every n', () => {
+    for (let n = 2; n <= 255; n++) {
+      const corrupt = defaultCorruptTolerated(n);
+      expect(3 * corrupt).toBeLessThan(n);
+      expect(3 * (corrupt + 1)).toBeGreaterThanOrEqual(n);
+      expect(defaultThreshold(n)).toBeGreaterThanOrEqual(minimumThreshold(n, corrupt));
+    }
+  });
+
+  it('a round of k < n participants tolerates min(n_C, k − 1) of them and raises t to its bound', () => {
+    // n = 10 silos, n_C = 3: a round of 5 selected silos may hold all 3 corrupted ones
+    expect(roundThreshold(5, { corruptSilos: 3 })).toBe(5); // ⌊(5 + 3)/2⌋ + 1
+    expect(roundThreshold(5, { corruptSilos: 3, weakThreshold: true })).toBe(4); // ⌊2·5/3⌋ + 1, ≥ majority
+    expect(roundThreshold(10, { corruptSilos: 3 })).toBe(7);
+    expect(roundThreshold(3, { threshold: 2, corruptSilos: 3 })).toBe(3); // n_C(3) = 2 → t = 3
+    expect(roundThreshold(10, { threshold: 9, corruptSilos: 3 })).toBe(9);
   });
 });
