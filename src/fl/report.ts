@@ -125,6 +125,19 @@ export function fpSignWarnings(r: ExperimentResults): string[] {
   return out;
 }
 
+/** The secure-aggregation parameters, with a warning when the run used the weak-threshold opt-in. */
+function secureAggregationLines(r: ExperimentResults): string[] {
+  const sa = r.secureAggregation;
+  if (!sa) return [];
+  const line = `- secure aggregation: t = ${sa.threshold} of ${r.silos.count} silos, tolerating n_C = ${sa.corruptSilos} corrupted silos (bound ⌊(n + n_C)/2⌋ + 1 = ${sa.minimumThreshold}); corrections ${sa.corrections}`;
+  return sa.weakThreshold
+    ? [
+        line,
+        `- warning: WEAK THRESHOLD (secureAggregation.weakThreshold): t = ${sa.threshold} < ${sa.minimumThreshold}, so the rounds are not private against a malicious server colluding with ${sa.corruptSilos} silo(s) (docs/threat-model-protocol.md)`,
+      ]
+    : [line];
+}
+
 function summaryLines(r: ExperimentResults): string[] {
   const acc = r.runs.map((run) => run.finalAccuracy);
   const mean = acc.reduce((s, x) => s + x, 0) / Math.max(1, acc.length);
@@ -135,6 +148,7 @@ function summaryLines(r: ExperimentResults): string[] {
     `- final test accuracy (mean over seeds): ${fmt(mean, 4)}`,
     `- reference for the comparison: \`${r.comparison.reference}\` (${r.comparison.at === 'cumulative' ? 'cumulative over rounds' : `round ${r.comparison.at}`})`,
     `- visibility: ${r.visibility.note}`,
+    ...secureAggregationLines(r),
     `- wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`,
     ...(fpWarnings.length > 0
       ? [

@@ -35,7 +35,22 @@ import type {
 } from '../../protocol/messages.js';
 import { PROTOCOL_VERSION } from '../../protocol/messages.js';
 import { serverAdvance, serverHandle } from '../../protocol/server.js';
+import { checkConsortium } from '../../src/client/silo.js';
+import type { ExperimentConfig } from '../../src/fl/config.js';
+import { networkedRun } from '../../src/fl/networked.js';
+import { consortiumInput, fixture } from '../server/service/_service.js';
 import { type Party, parties } from './_round.js';
+
+const siloConfig: ExperimentConfig = {
+  silos: 4,
+  rounds: 1,
+  data: {
+    dataset: 'synthetic',
+    trainSize: 80,
+    testSize: 30,
+    synthetic: { features: 4, classes: 3, examples: 200 },
+  },
+};
 
 const N = 5;
 const CORRUPT = 4;
@@ -210,5 +225,59 @@ describe('security: split survivor views against a threshold below (n + n_C)/2',
     expect(roundThreshold(10, { corruptSilos: 3 })).toBe(7);
     expect(roundThreshold(3, { threshold: 2, corruptSilos: 3 })).toBe(3); // n_C(3) = 2 → t = 3
     expect(roundThreshold(10, { threshold: 9, corruptSilos: 3 })).toBe(9);
+  });
+
+  it('the service refuses such a consortium (INVALID_CONSORTIUM, WEAK_THRESHOLD text) unless allowWeakThreshold, then shows it', async () => {
+    const f = await fixture({ consortium: false });
+    try {
+      // n = 4 with n_C = 2 needs t ≥ ⌊(4 + 2)/2⌋ + 1 = 4
+      const body = { ...consortiumInput(f.keys, 3), corruptSilos: 2 };
+      await expect(f.service.createConsortium(body)).rejects.toMatchObject({
+        code: 'FEDSCORE_ERR_INVALID_CONSORTIUM',
+        detail: expect.stringMatching(
+          /^threshold: t = 3 is below ⌊\(n \+ n_C\)\/2⌋ \+ 1 = 4 .*\(allowWeakThreshold\)$/,
+        ),
+      });
+      const weak = await f.service.createConsortium({ ...body, allowWeakThreshold: true });
+      expect(weak).toMatchObject({ threshold: 3, corruptSilos: 2, minimumThreshold: 4, weakThreshold: true });
+      const safe = await f.service.createConsortium({ ...consortiumInput(f.keys, 3), id: 'c2' });
+      expect(safe).toMatchObject({
+        threshold: 3,
+        corruptSilos: 1,
+        minimumThreshold: 3,
+        weakThreshold: false,
+      });
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('a silo checks the threshold against its own n_C, not the server’s word (SiloSetupError threshold)', () => {
+    const run = networkedRun(siloConfig, 1);
+    const key = new Uint8Array(32).fill(9);
+    const view = {
+      id: 'c1',
+      participants: Array.from({ length: 4 }, (_, i) => ({
+        publicKey: Buffer.from(
+          signingKeyPairFromSeed(i === 0 ? key : new Uint8Array(32).fill(i)).publicKey,
+        ).toString('hex'),
+      })),
+      threshold: 2,
+      corruptSilos: 0, // the server claims n_C = 0, which would allow t = 3 … and t = 2 is still refused
+      model: { name: 'mlp', parameters: 10 },
+      testSetDigest: run.testSetDigest,
+      encoding: { clip: 1, weightRange: 1 },
+      convention: 'fedavg' as const,
+    };
+    expect(() => checkConsortium(view, run, 0, key, 10)).toThrow(
+      /^threshold: t = 2 is below ⌊\(n \+ n_C\)\/2⌋ \+ 1 = 3/,
+    );
+    expect(() => checkConsortium({ ...view, threshold: 3 }, run, 0, key, 10)).not.toThrow();
+    const weakRun = networkedRun(
+      { ...siloConfig, secureAggregation: { threshold: 3, weakThreshold: true } },
+      1,
+    );
+    expect(weakRun.weakThreshold).toBe(true);
+    expect(() => checkConsortium(view, weakRun, 0, key, 10)).not.toThrow();
   });
 });
