@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandomFromInts } from '../../crypto/random.js';
 import {
+  checkWeightedEncoding,
+  checkWeightedSum,
   decodeWeightedSum,
   encodeWeightedInput,
+  GUARD_BITS,
   valueErrorBound,
   weightErrorBound,
 } from '../../protocol/weighted.js';
@@ -43,5 +47,34 @@ describe('protocol/weighted', () => {
     expect(() => encodeWeightedInput(u, 1, { ...enc, valueRange: 0 })).toThrow(/^range/);
     expect(() => encodeWeightedInput([1] as unknown as Float32Array, 1, enc)).toThrow(/^update/);
     expect(() => decodeWeightedSum(new Uint32Array(0), enc)).toThrow(/^sum/);
+  });
+
+  it('guard bits: a uniformly random sum fails the range check (a corrupted sum cannot pass as one of n inputs)', () => {
+    const enc = { valueRange: 1, weightRange: 1, n: 5 };
+    const random = seededRandomFromInts(0x9a4d);
+    let passed = 0;
+    let wordsPassed = 0;
+    for (let k = 0; k < 2000; k++) {
+      const b = random(4 * 9);
+      const sum = new Uint32Array(b.buffer, b.byteOffset, 9);
+      if (checkWeightedSum(sum, enc, 5) === null) passed++;
+      const one = new Uint32Array([sum[0]!, encodeWeightedInput(new Float64Array(0), 1, enc)[0]! * 5]);
+      if (checkWeightedSum(one, enc, 5) === null) wordsPassed++;
+    }
+    expect(passed).toBe(0); // ≤ 2^(−4·9) each
+    // one value word passes with probability ≈ 2^−GUARD_BITS = 1/16
+    expect(wordsPassed / 2000).toBeGreaterThan(1 / 32);
+    expect(wordsPassed / 2000).toBeLessThan(1 / 8);
+    expect(GUARD_BITS).toBe(4);
+  });
+
+  it('checks the encoding: n ≤ 4095, 0 ≤ minWeight ≤ weightRange; a weight below minWeight is refused', () => {
+    expect(() => checkWeightedEncoding('e', { valueRange: 1, weightRange: 1, n: 4096 })).toThrow(/^e\.n/);
+    expect(() => checkWeightedEncoding('e', { valueRange: 1, weightRange: 1, n: 3, minWeight: 2 })).toThrow(
+      /^e\.minWeight/,
+    );
+    expect(() =>
+      encodeWeightedInput(new Float32Array(1), 0.1, { valueRange: 1, weightRange: 1, n: 3, minWeight: 0.2 }),
+    ).toThrow(/^weight: 0\.1 is outside \[minWeight = 0\.2/);
   });
 });

@@ -191,7 +191,7 @@ describe('security: split survivor views against a threshold below (n + n_C)/2',
     for (const v of [0, 1, 2, 3]) expect(r.recovered.get(v)).toEqual(inputs[v]);
   });
 
-  it('t = 3 is safe when the round declares n_C = 0 — and then the attack needs a corrupt silo it does not have', async () => {
+  it('t = 3 of 5 is accepted when the round declares n_C = 0 (it then tolerates no corrupted silo)', async () => {
     const p = parties(inputs, { session: 'split', round: 1, threshold: 3, corruptTolerated: 0 });
     expect(isWeakRound(p.config)).toBe(false);
     expect(minimumThreshold(5, 0)).toBe(3);
