@@ -4,8 +4,9 @@
  * A survivor's correction (its summed pairwise masks with the dropped silos, UnmaskResponse.
  * correction) used to be subtracted from the sum unchecked. A corrupt survivor sends its true
  * correction plus a small vector: the sum shifts by it, stays in the quantizer's range and was
- * decoded as if nothing happened (old behaviour, commit f34f0a2: Σw·Δ[0] = −1.341 decoded instead
- * of the survivors' −0.875).
+ * decoded as if nothing happened (old behaviour, commit f34f0a2 with n = 5: Σw·Δ[0] = −1.341
+ * decoded instead of the survivors' −0.875; with this file's n = 6, checked against the code
+ * before the fix: −1.641 instead of −1.175).
  *
  * Now RoundConfig.corrections (protocol/config.ts CorrectionMode) decides, default 'off':
  *  - 'off': no corrections are sent; one sent anyway is refused; the server rebuilds the masks;
