@@ -132,7 +132,11 @@ function secureAggregationRecord(cfg: ExperimentConfig): { secureAggregation?: S
   if (sa.enabled === false) return {};
   const n = cfg.silos;
   const corruptSilos = sa.corruptSilos ?? defaultCorruptTolerated(n);
-  const threshold = roundThreshold(n, { threshold: sa.threshold, corruptSilos, weakThreshold: sa.weakThreshold === true });
+  const threshold = roundThreshold(n, {
+    threshold: sa.threshold,
+    corruptSilos,
+    weakThreshold: sa.weakThreshold === true,
+  });
   const minimum = minimumThreshold(n, corruptSilos);
   return {
     secureAggregation: {
