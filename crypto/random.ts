@@ -6,7 +6,7 @@
  * (docs/architecture.md, "Layers": protocol/ … randomness and key generation are
  * passed in).
  */
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv } from 'node:crypto';
 import { checkBytes, checkInt } from './_check.js';
 import { hkdfSha256 } from './kdf.js';
 
@@ -15,11 +15,21 @@ export type RandomSource = (length: number) => Uint8Array;
 
 const MAX_REQUEST = 1 << 30;
 
-/** The operating system's CSPRNG (node:crypto `randomBytes`). Use this outside simulations. */
+/** Largest request crypto.getRandomValues serves in one call (Web Crypto API). */
+const GET_RANDOM_VALUES_MAX = 65536;
+
+/**
+ * The operating system's CSPRNG through the Web Crypto API (`crypto.getRandomValues`, which Node
+ * backs with the OS source, as node:crypto `randomBytes`). Use this outside simulations; it is
+ * the only source the networked silo uses (src/client/silo.ts `siloDeps`).
+ */
 export function systemRandom(): RandomSource {
   return (length: number) => {
     checkInt('length', length, 0, MAX_REQUEST);
-    return new Uint8Array(randomBytes(length));
+    const out = new Uint8Array(length);
+    for (let o = 0; o < length; o += GET_RANDOM_VALUES_MAX)
+      globalThis.crypto.getRandomValues(out.subarray(o, Math.min(length, o + GET_RANDOM_VALUES_MAX)));
+    return out;
   };
 }
 
@@ -27,7 +37,8 @@ export function systemRandom(): RandomSource {
  * A deterministic random source: the AES-128-CTR keystream under a key and IV derived by
  * HKDF-SHA256 from `seed` (RFC 5869) — the CTR_DRBG idea of NIST SP 800-90A without reseeding.
  * Two sources built from equal seeds return equal byte streams; use only for simulations and
- * replays, where the seed is the experiment's seed.
+ * replays, where the seed is the experiment's seed (protocol/simulation-random.ts) — never on a
+ * networked path (test/arch/layers.ts checks that src/client and src/server cannot reach one).
  *
  * @param seed - 16 to 64 bytes; copied, the caller keeps ownership.
  * @throws TypeError if `seed` is not a Uint8Array; RangeError if its length is outside [16, 64].

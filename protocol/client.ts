@@ -19,7 +19,17 @@ import { applyMask } from '../crypto/prg.js';
 import type { RandomSource } from '../crypto/random.js';
 import { SHARE_LENGTH, shareIndex, splitSecret } from '../crypto/shamir.js';
 import { sign, verify } from '../crypto/signature.js';
-import { ascending, pairLabel, pairSign, sameIds, selfLabel, shareBoxKey } from './_keys.js';
+import {
+  ascending,
+  pairLabel,
+  pairSign,
+  sameBytes,
+  sameIds,
+  seedCommitment,
+  selfLabel,
+  shareBoxKey,
+  shareDigest,
+} from './_keys.js';
 import { signedPayload } from './codec.js';
 import { checkRoundConfig, type RoundConfig } from './config.js';
 import type { SecAggErrorCode } from './errors.js';
@@ -287,21 +297,33 @@ async function onKeys(state: ClientState, m: KeyList, deps: SecAggDeps): Promise
     plaintext.fill(0);
     boxes.push({ receiver: v, box });
   }
+  // fedscore's extension of round 1: commit, in this signed message, to every share dealt (one
+  // digest per holder of U_1, this client included) and to b_u, so that Unmasking is verifiable.
+  const digests = [...peers.keys()]
+    .sort((a, b) => a - b)
+    .map((holder) => ({
+      holder,
+      key: shareDigest('key', config.session, config.round, id, holder, keyShares[holder]!),
+      seed: shareDigest('seed', config.session, config.round, id, holder, seedShares[holder]!),
+    }));
+  const commitment = seedCommitment(config.session, config.round, id, selfSeed);
   const held = new Map<number, HeldShares>([[id, { keyShare: keyShares[id]!, seedShare: seedShares[id]! }]]);
   for (let i = 0; i < n; i++) {
     if (i === id) continue;
     keyShares[i]!.fill(0);
     seedShares[i]!.fill(0);
   }
-  const message = signed<ShareKeys>(state, { ...header(state), type: 'share', boxes });
+  const message = signed<ShareKeys>(state, {
+    ...header(state),
+    type: 'share',
+    boxes,
+    digests,
+    seedCommitment: commitment,
+  });
   return {
     state: { ...state, stage: 'shared', peers, selfSeed, held, boxKeys },
     reply: { type: 'send', message },
   };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Round 2 (MaskedInputCollection): open the boxes from U_2, then send y_u. */
@@ -329,6 +351,21 @@ async function onShares(state: ClientState, m: ShareList): Promise<ClientStep> {
     pt.fill(0);
     if (shareIndex(keyShare) !== id + 1 || shareIndex(seedShare) !== id + 1)
       return abort(state, 'BAD_CIPHERTEXT', `shares from ${b.sender} are not for x = ${id + 1}`);
+    // The dealer signed these digests in ShareKeys and the server will check the shares this
+    // client reveals against them: a mismatch now means the dealer (or the relaying server) lies,
+    // and going on would get this client named for a bad share in Unmasking.
+    const digestOk = (kind: 'key' | 'seed', share: Uint8Array, digest: unknown) =>
+      digest instanceof Uint8Array &&
+      sameBytes(shareDigest(kind, config.session, config.round, b.sender, id, share), digest);
+    if (!digestOk('key', keyShare, b.keyDigest) || !digestOk('seed', seedShare, b.seedDigest)) {
+      keyShare.fill(0);
+      seedShare.fill(0);
+      return abort(
+        { ...state, held },
+        'BAD_SHARE',
+        `shares from ${b.sender} do not match the digests it signed in ShareKeys`,
+      );
+    }
     held.set(b.sender, { keyShare, seedShare });
   }
   const u2 = [...held.keys()].sort((a, b) => a - b);
@@ -389,7 +426,7 @@ function droppedMasks(state: ClientState, dropped: readonly number[]): Uint32Arr
  * shares of one peer, when its survivor set differs from the set this client signed, when fewer
  * than t consistency signatures on that set verify, or when a "dropped" id is not in U_2 ∖ U_3.
  * Otherwise it reveals key shares of the dropped and seed shares of the survivors, once, and
- * (unless `config.corrections` is false) its summed pairwise masks with the dropped.
+ * (when `config.corrections` is not 'off') its summed pairwise masks with the dropped.
  */
 function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
   const { config } = state;
@@ -436,7 +473,7 @@ function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
   const keyShares = m.dropped.map((v) => ({ owner: v, share: held.get(v)!.keyShare.slice() }));
   const seedShares = m.survivors.map((v) => ({ owner: v, share: held.get(v)!.seedShare.slice() }));
   const correction =
-    m.dropped.length > 0 && config.corrections !== false
+    m.dropped.length > 0 && (config.corrections ?? 'off') !== 'off'
       ? { correction: droppedMasks(state, m.dropped) }
       : {};
   const message = signed<UnmaskResponse>(state, {

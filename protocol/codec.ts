@@ -2,7 +2,9 @@
  * Compact binary encoding of protocol messages.
  *
  * Layout: "FSA" ‖ version u8 ‖ type u8 ‖ session (u8 length + UTF-8) ‖ round u32 ‖ [sender u8] ‖
- * body ‖ [signature 64 bytes]. Integers are big-endian except vectors, which travel as raw
+ * body ‖ [signature 64 bytes]. Version 2 (protocol/messages.ts PROTOCOL_VERSION) adds to ShareKeys
+ * the digests (u16 count, then holder u8 ‖ key digest 32 ‖ seed digest 32 each) and the 32-byte
+ * self-seed commitment, and to each relayed box its two 32-byte digests. Integers are big-endian except vectors, which travel as raw
  * little-endian uint32 words (a 10^6-element masked vector is 4 MB plus a 4-byte count, not a
  * JSON array). Byte strings carry a u32 length; id lists a u16 count and one byte per id.
  * Decoding is strict: trailing bytes, unknown types or truncation throw SecAggError MALFORMED.
@@ -175,7 +177,12 @@ function clientBody(m: UnsignedClientMessage): Writer {
     case 'share':
       w.u16(m.boxes.length);
       for (const b of m.boxes) w.u8(b.receiver).varBytes(b.box);
-      return w;
+      w.u16(m.digests.length);
+      for (const d of m.digests)
+        w.u8(d.holder)
+          .bytes(checkBytes('key digest', d.key, 32))
+          .bytes(checkBytes('seed digest', d.seed, 32));
+      return w.bytes(checkBytes('seedCommitment', m.seedCommitment, 32));
     case 'mask':
       return w.words(m.masked);
     case 'consistency':
@@ -254,7 +261,21 @@ export function decodeClientMessage(bytes: Uint8Array): ClientMessage {
     case 'share': {
       const n = r.u16();
       const boxes = Array.from({ length: n }, () => ({ receiver: r.u8(), box: r.varBytes() }));
-      m = { ...base, type: 'share', boxes, signature: r.bytes(ED25519_SIGNATURE_LENGTH) } satisfies ShareKeys;
+      const k = r.u16();
+      const digests = Array.from({ length: k }, () => ({
+        holder: r.u8(),
+        key: r.bytes(32),
+        seed: r.bytes(32),
+      }));
+      const seedCommitment = r.bytes(32);
+      m = {
+        ...base,
+        type: 'share',
+        boxes,
+        digests,
+        seedCommitment,
+        signature: r.bytes(ED25519_SIGNATURE_LENGTH),
+      } satisfies ShareKeys;
       break;
     }
     case 'mask': {
@@ -312,7 +333,11 @@ export function encodeServerMessage(m: ServerMessage): Uint8Array {
       break;
     case 'shares':
       w.u16(m.boxes.length);
-      for (const b of m.boxes) w.u8(b.sender).varBytes(b.box);
+      for (const b of m.boxes)
+        w.u8(b.sender)
+          .varBytes(b.box)
+          .bytes(checkBytes('keyDigest', b.keyDigest, 32))
+          .bytes(checkBytes('seedDigest', b.seedDigest, 32));
       break;
     case 'survivors':
       w.ids(m.survivors);
@@ -348,7 +373,13 @@ export function decodeServerMessage(bytes: Uint8Array): ServerMessage {
     }
     case 'shares': {
       const n = r.u16();
-      m = { ...h, type, boxes: Array.from({ length: n }, () => ({ sender: r.u8(), box: r.varBytes() })) };
+      const boxes = Array.from({ length: n }, () => ({
+        sender: r.u8(),
+        box: r.varBytes(),
+        keyDigest: r.bytes(32),
+        seedDigest: r.bytes(32),
+      }));
+      m = { ...h, type, boxes };
       break;
     }
     case 'survivors':

@@ -24,7 +24,12 @@ export type SecAggErrorCode =
   | 'BOTH_SHARES_REQUESTED'
   | 'CONSISTENCY_MISMATCH'
   | 'RECONSTRUCTION_FAILED'
-  | 'ABORTED';
+  | 'ABORTED'
+  | 'WEAK_THRESHOLD'
+  | 'BAD_SHARE'
+  | 'BAD_DEALING'
+  | 'BAD_CORRECTION'
+  | 'AGGREGATE_OUT_OF_RANGE';
 
 /** Human text for each code (the HTTP edge adds statuses). */
 export const SECAGG_ERRORS: Readonly<Record<SecAggErrorCode, string>> = {
@@ -44,9 +49,40 @@ export const SECAGG_ERRORS: Readonly<Record<SecAggErrorCode, string>> = {
   BELOW_THRESHOLD: 'fewer than t participants remain: the round aborts',
   BOTH_SHARES_REQUESTED: 'the server asked for both the key share and the seed share of one peer',
   CONSISTENCY_MISMATCH: 'the survivor set differs from the one the client signed in the consistency check',
-  RECONSTRUCTION_FAILED: 'a reconstructed secret does not match its advertised public key',
+  RECONSTRUCTION_FAILED:
+    'fewer than t verified shares of a secret remain: the round aborts, naming the silos whose shares were bad',
   ABORTED: 'the round was aborted',
+  WEAK_THRESHOLD:
+    'the threshold is below the active-security bound ⌊(n + n_C)/2⌋ + 1 and weak thresholds were not allowed',
+  BAD_SHARE:
+    'a share does not match the digest its dealer signed in ShareKeys: it is discarded and its sender named',
+  BAD_DEALING:
+    "a silo's shares, each matching its signed digest, do not reconstruct the secret it committed to: the dealer is named",
+  BAD_CORRECTION:
+    "a survivor's Unmasking correction differs from the one recomputed from the dropped silos' keys: it is discarded and its sender named",
+  AGGREGATE_OUT_OF_RANGE:
+    'the decoded aggregate is outside what the m survivors can sum to (a coordinate beyond m·clip, or a total weight outside m·[minWeight, weightRange])',
 };
+
+/** A protocol misbehaviour the server detected and survived (or aborted on): who, how, what. */
+export interface Fault {
+  /** The silo named: the sender of a bad share or correction, or the dealer of bad shares. */
+  readonly silo: number;
+  readonly code: 'BAD_SHARE' | 'BAD_DEALING' | 'BAD_CORRECTION';
+  readonly detail: string;
+}
+
+/**
+ * A round configuration whose threshold is below the active-security bound (protocol/config.ts):
+ * a RangeError naming `config.threshold`, with the code an honest party reports.
+ */
+export class WeakThresholdError extends RangeError {
+  readonly code = 'WEAK_THRESHOLD' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'WeakThresholdError';
+  }
+}
 
 /** An error carrying a {@link SecAggErrorCode}. */
 export class SecAggError extends Error {

@@ -9,8 +9,11 @@
  */
 import type { SecAggErrorCode } from './errors.js';
 
-/** Wire format version (first byte after the magic). */
-export const PROTOCOL_VERSION = 1;
+/**
+ * Wire format version (first byte after the magic). 2: ShareKeys carries the dealer's signed
+ * share digests and self-seed commitment, relayed boxes carry the recipient's two digests.
+ */
+export const PROTOCOL_VERSION = 2;
 
 interface Header {
   readonly version: number;
@@ -38,10 +41,31 @@ export interface ShareBox {
   readonly box: Uint8Array;
 }
 
-/** Round 1 (ShareKeys): e_{u,v} for every other v ∈ U_1. */
+/**
+ * The dealer's commitment to the two shares it gives `holder`: SHA-256 digests of the key share
+ * and of the seed share, each bound to session, round, dealer and holder (protocol/_keys.ts
+ * `shareDigest`). The holder checks them when it opens its box; the server checks every share
+ * revealed in Unmasking against them (protocol/reconstruct.ts).
+ */
+export interface ShareDigest {
+  readonly holder: number;
+  readonly key: Uint8Array;
+  readonly seed: Uint8Array;
+}
+
+/**
+ * Round 1 (ShareKeys): e_{u,v} for every other v ∈ U_1, and — signed with them, before any masked
+ * input exists — the commitments that make Unmasking verifiable (fedscore's extension of
+ * Bonawitz et al. 2017, round 1): a digest of each share for every holder in U_1 (the sender
+ * included) and a commitment to the self-mask seed b_u (protocol/_keys.ts `seedCommitment`).
+ */
 export interface ShareKeys extends Signed {
   readonly type: 'share';
   readonly boxes: readonly ShareBox[];
+  /** One entry per holder of U_1, ascending (the sender's own shares included). */
+  readonly digests: readonly ShareDigest[];
+  /** SHA-256 commitment to b_u (32 bytes). */
+  readonly seedCommitment: Uint8Array;
 }
 
 /** Round 2 (MaskedInputCollection): y_u = x_u + PRG(b_u) + Σ_v ±PRG(s_{u,v}) over Z_(2^32). */
@@ -71,9 +95,10 @@ export interface UnmaskResponse extends Signed {
   /**
    * The sender v's pairwise masks with the dropped silos D = U_2 ∖ U_3, as its masked input
    * carries them: Σ_{u ∈ D} Δ_{v,u}·PRG(s_{v,u}) over Z_(2^32). Present when D is non-empty and
-   * the round's `config.corrections` is not false; the server subtracts it instead of
-   * regenerating those |D| masks itself from the reconstructed s_u^SK (fedscore's extension of
-   * Bonawitz et al. 2017, round 4; see protocol/server.ts for why it reveals nothing new).
+   * the round's `config.corrections` is not 'off'; the server verifies it or subtracts it instead
+   * of regenerating those |D| masks itself from the reconstructed s_u^SK (fedscore's extension
+   * of Bonawitz et al. 2017, round 4; protocol/config.ts `CorrectionMode`; see
+   * protocol/server.ts for why it reveals nothing new).
    */
   readonly correction?: Uint32Array;
 }
@@ -102,10 +127,15 @@ export interface KeyList extends Header {
   readonly entries: readonly KeyEntry[];
 }
 
-/** A relayed encrypted share: `sender`'s box for the recipient. */
+/**
+ * A relayed encrypted share: `sender`'s box for the recipient, with the digests `sender` signed
+ * for the recipient's two shares (ShareKeys.digests), which the recipient checks on opening.
+ */
 export interface RelayedBox {
   readonly sender: number;
   readonly box: Uint8Array;
+  readonly keyDigest: Uint8Array;
+  readonly seedDigest: Uint8Array;
 }
 
 /** Server → one client after round 1: the boxes addressed to it (their senders form U_2 ∖ {it}). */

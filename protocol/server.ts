@@ -15,15 +15,13 @@
  * stage, sender, duplicate) so it cannot be tricked by a replay, and it only ever holds masked
  * vectors: y_u for u ∈ U_3 and the reconstructed masks, never an individual x_u.
  */
-import { agree, agreementPublicKey } from '../crypto/key-agreement.js';
-import { applyMask } from '../crypto/prg.js';
-import { combineShares, SHARE_LENGTH, shareIndex } from '../crypto/shamir.js';
+import { SHARE_LENGTH, shareIndex } from '../crypto/shamir.js';
 import { verify } from '../crypto/signature.js';
-import { pairLabel, pairSign, sameIds, selfLabel } from './_keys.js';
+import { sameIds } from './_keys.js';
 import type { SecAggDeps } from './client.js';
 import { signedPayload } from './codec.js';
 import { checkRoundConfig, type RoundConfig } from './config.js';
-import type { SecAggErrorCode } from './errors.js';
+import type { Fault, SecAggErrorCode } from './errors.js';
 import {
   type AdvertiseKeys,
   type ClientMessage,
@@ -34,6 +32,7 @@ import {
   type ShareKeys,
   type UnmaskResponse,
 } from './messages.js';
+import { unmaskSum } from './reconstruct.js';
 
 /**
  * The stages that collect client messages, in protocol order (Bonawitz et al. 2017, rounds 0–4).
@@ -96,6 +95,11 @@ export interface AggregationResult {
   readonly dropped: readonly number[];
   /** Participant sets of every stage (U_1 … U_5), for audit logs. */
   readonly sets: readonly (readonly number[])[];
+  /**
+   * Misbehaviour the server detected and survived: bad shares discarded (BAD_SHARE) and wrong
+   * corrections replaced (BAD_CORRECTION), each naming its sender (protocol/reconstruct.ts).
+   */
+  readonly faults: readonly Fault[];
 }
 
 /** Server state: the messages accepted per stage and the participant sets of closed stages. */
@@ -110,7 +114,12 @@ export interface ServerState {
   /** U_1 … U_k of the stages closed so far, ascending. */
   readonly sets: readonly (readonly number[])[];
   readonly result?: AggregationResult;
-  readonly error?: { readonly code: SecAggErrorCode; readonly detail: string };
+  readonly error?: {
+    readonly code: SecAggErrorCode;
+    readonly detail: string;
+    /** Silos named as the cause of the abort (bad shares, bad dealing), ascending. */
+    readonly culprits?: readonly number[];
+  };
 }
 
 /** Reply to one client message. */
@@ -129,6 +138,10 @@ export type ServerOutput =
       readonly code: SecAggErrorCode;
       readonly detail: string;
       readonly to: readonly number[];
+      /** Silos named as the cause (empty for a dropout or an unattributable aggregate). */
+      readonly culprits: readonly number[];
+      /** Misbehaviour detected before the abort (protocol/reconstruct.ts). */
+      readonly faults: readonly Fault[];
     }
   | { readonly type: 'result'; readonly result: AggregationResult };
 
@@ -214,6 +227,17 @@ function checkContent(state: ServerState, m: ClientMessage): [SecAggErrorCode, s
       const got = m.boxes.map((b) => b.receiver);
       if (!sameIds(got, expected))
         return ['INCONSISTENT_SET', 'boxes must address U_1 ∖ {sender}, ascending'];
+      if (
+        !Array.isArray(m.digests) ||
+        !sameIds(
+          m.digests.map((d) => d.holder),
+          sets[0]!,
+        )
+      )
+        return ['INCONSISTENT_SET', 'share digests must cover U_1, ascending'];
+      const is32 = (b: unknown) => b instanceof Uint8Array && b.length === 32;
+      if (!m.digests.every((d) => is32(d.key) && is32(d.seed)) || !is32(m.seedCommitment))
+        return ['MALFORMED', 'share digests and the seed commitment are 32 bytes each'];
       return null;
     }
     case 'mask':
@@ -245,8 +269,8 @@ function checkContent(state: ServerState, m: ClientMessage): [SecAggErrorCode, s
         if (s.share.length !== SHARE_LENGTH || shareIndex(s.share) !== m.sender + 1)
           return ['MALFORMED', `share of ${s.owner} is not at x = ${m.sender + 1}`];
       if (m.correction !== undefined) {
-        if (config.corrections === false)
-          return ['MALFORMED', 'correction sent although config.corrections is false'];
+        if ((config.corrections ?? 'off') === 'off')
+          return ['MALFORMED', "correction sent although config.corrections is 'off'"];
         if (dropped.length === 0) return ['MALFORMED', 'correction sent although no silo dropped'];
         if (m.correction.length !== config.length)
           return ['WRONG_LENGTH', `correction has ${m.correction.length} words, expected ${config.length}`];
@@ -260,19 +284,33 @@ function header(config: RoundConfig) {
   return { version: PROTOCOL_VERSION, session: config.session, round: config.round };
 }
 
-function abortAll(state: ServerState, code: SecAggErrorCode, detail: string, to: readonly number[]) {
+function abortAll(
+  state: ServerState,
+  code: SecAggErrorCode,
+  detail: string,
+  to: readonly number[],
+  culprits: readonly number[] = [],
+  faults: readonly Fault[] = [],
+) {
   return {
-    state: { ...state, stage: 'aborted' as const, error: { code, detail } },
-    output: { type: 'abort' as const, code, detail, to },
+    state: { ...state, stage: 'aborted' as const, error: { code, detail, culprits } },
+    output: { type: 'abort' as const, code, detail, to, culprits, faults },
   };
 }
 
 /**
  * Closes the current stage (its deadline has come) and produces the next stage's messages.
  * Aborts with BELOW_THRESHOLD when fewer than t silos completed the stage. After Unmasking it
- * reconstructs s_u^SK of each dropped u and b_v of each survivor v from t shares and returns
- * Σ_{v ∈ U_3} x_v = Σ y_v − Σ PRG(b_v) − Σ_{u dropped, v ∈ U_3} Δ_{v,u}·PRG(s_{u,v}), the last
- * term taken from the survivors' corrections where they sent one (UnmaskResponse.correction).
+ * reconstructs s_u^SK of each dropped u and b_v of each survivor v from verified shares and
+ * returns Σ_{v ∈ U_3} x_v = Σ y_v − Σ PRG(b_v) − Σ_{u dropped, v ∈ U_3} Δ_{v,u}·PRG(s_{u,v})
+ * (protocol/reconstruct.ts: bad shares are discarded and their senders named in
+ * `result.faults`; corrections are used as `config.corrections` says; with `config.encoding`
+ * the aggregate is checked). It aborts, naming `culprits`, with RECONSTRUCTION_FAILED (fewer
+ * than t verified shares of a secret), BAD_DEALING (a dealer's shares do not reconstruct its
+ * committed secret) or AGGREGATE_OUT_OF_RANGE.
+ *
+ * The corrections add no leakage: each is a function of s_u^SK (u ∈ D), which the server
+ * reconstructs anyway, and of the sender's own s^SK.
  */
 export async function serverAdvance(
   state: ServerState,
@@ -284,7 +322,14 @@ export async function serverAdvance(
   if (stage === 'done' || stage === 'aborted') {
     return {
       state,
-      output: { type: 'abort', code: 'OUT_OF_ORDER', detail: `round already ${stage}`, to: [] },
+      output: {
+        type: 'abort',
+        code: 'OUT_OF_ORDER',
+        detail: `round already ${stage}`,
+        to: [],
+        culprits: [],
+        faults: [],
+      },
     };
   }
   const received = receivedIn(state, stage);
@@ -310,7 +355,12 @@ export async function serverAdvance(
       const messages = set.map((to) => {
         const boxes = set
           .filter((u) => u !== to)
-          .map((u) => ({ sender: u, box: state.shares.get(u)!.boxes.find((b) => b.receiver === to)!.box }));
+          .map((u) => {
+            const m = state.shares.get(u)!;
+            const digest = m.digests.find((d) => d.holder === to)!;
+            const box = m.boxes.find((b) => b.receiver === to)!.box;
+            return { sender: u, box, keyDigest: digest.key, seedDigest: digest.seed };
+          });
         return { to, message: { ...h, type: 'shares', boxes } as ServerMessage };
       });
       return { state: { ...state, stage: 'mask', sets }, output: { type: 'send', messages } };
@@ -338,51 +388,34 @@ export async function serverAdvance(
 }
 
 async function unmask(state: ServerState, sets: (readonly number[])[]) {
-  const { config } = state;
-  const t = config.threshold;
   const u3 = sets[2]!;
   const dropped = sets[1]!.filter((v) => !u3.includes(v));
-  const responders = sets[4]!.slice(0, t);
-  const sharesOf = (owner: number, kind: 'keyShares' | 'seedShares') =>
-    responders.map((r) => state.unmasks.get(r)![kind].find((s) => s.owner === owner)!.share);
-
-  const sum = new Uint32Array(config.length);
-  for (const v of u3) addInto(sum, state.masked.get(v)!.masked, 1);
-  // Self masks of survivors: b_v from t seed shares, subtract PRG(b_v).
-  for (const v of u3) {
-    const b = await combineShares(sharesOf(v, 'seedShares'));
-    applyMask(sum, b, selfLabel(config.session, config.round, v), -1);
-    b.fill(0);
-  }
-  // Pairwise masks between dropped u and surviving v, which y_v carries as Δ_{v,u}·PRG(s_{u,v}).
-  // A survivor that answered round 4 with a correction (Σ_{u ∈ D} of those masks) has them
-  // subtracted in one pass; for the others the server rebuilds them from s_u^SK (Bonawitz et al.
-  // 2017, round 4). Either way s_u^SK is reconstructed from t key shares and checked against the
-  // advertised s_u^PK, so a dropped silo's key is verified even when no mask must be rebuilt.
-  // The corrections add no leakage: each is a function of s_u^SK (u ∈ D), which the server
-  // reconstructs anyway, and of the sender's own s^SK.
-  const rebuild: number[] = [];
-  for (const v of u3) {
-    const correction = state.unmasks.get(v)?.correction;
-    if (correction !== undefined && dropped.length > 0) addInto(sum, correction, -1);
-    else rebuild.push(v);
-  }
-  for (const u of dropped) {
-    const sk = await combineShares(sharesOf(u, 'keyShares'));
-    const spk = state.adverts.get(u)!.sPK;
-    const pk = agreementPublicKey(sk);
-    if (!pk.every((x, i) => x === spk[i])) {
-      sk.fill(0);
-      return abortAll(state, 'RECONSTRUCTION_FAILED', `s^SK of ${u} does not match its s^PK`, sets[0]!);
-    }
-    for (const v of rebuild) {
-      const seed = agree(sk, state.adverts.get(v)!.sPK);
-      applyMask(sum, seed, pairLabel(config.session, config.round, u, v), pairSign(v, u) === 1 ? -1 : 1);
-      seed.fill(0);
-    }
-    sk.fill(0);
-  }
-  const result: AggregationResult = { sum, survivors: u3, dropped, sets };
+  const outcome = await unmaskSum({
+    config: state.config,
+    survivors: u3,
+    dropped,
+    responders: sets[4]!,
+    adverts: state.adverts,
+    shares: state.shares,
+    masked: state.masked,
+    unmasks: state.unmasks,
+  });
+  if (!outcome.ok)
+    return abortAll(
+      { ...state, sets },
+      outcome.code,
+      outcome.detail,
+      sets[0]!,
+      outcome.culprits,
+      outcome.faults,
+    );
+  const result: AggregationResult = {
+    sum: outcome.sum,
+    survivors: u3,
+    dropped,
+    sets,
+    faults: outcome.faults,
+  };
   return {
     state: { ...state, stage: 'done' as const, sets, result },
     output: { type: 'result' as const, result },
@@ -426,14 +459,14 @@ export function stageProgress(state: ServerState, stage: CollectingStage): Stage
 
 /**
  * The stages whose messages serverAdvance reads when it closes each stage: its own and, for
- * Unmasking, the advertised keys and the masked inputs it unmasks.
+ * Unmasking, the advertised keys, the share commitments and the masked inputs it unmasks.
  */
 const ADVANCE_READS: Readonly<Record<CollectingStage, readonly CollectingStage[]>> = {
   advertise: ['advertise'],
   share: ['share'],
   mask: ['mask'],
   consistency: ['consistency'],
-  unmask: ['advertise', 'mask', 'unmask'],
+  unmask: ['advertise', 'share', 'mask', 'unmask'],
 };
 
 /**
@@ -442,7 +475,8 @@ const ADVANCE_READS: Readonly<Record<CollectingStage, readonly CollectingStage[]
  * (with {@link restoreServer}) a state holding only these and get the same step:
  *  - `'handle'` ({@link serverHandle}): the stage's own messages (the DUPLICATE check);
  *  - `'advance'` ({@link serverAdvance}): the stage's own (its set, relayed keys, boxes and
- *    signatures) and, for Unmasking, the advertised s^PK and the masked inputs it unmasks.
+ *    signatures) and, for Unmasking, the advertised s^PK, the share digests and seed
+ *    commitments of ShareKeys, and the masked inputs it unmasks.
  * Large vectors (masked inputs of d words per silo) then need not be read back for every step.
  *
  * @throws RangeError when `step` or `stage` is unknown.
@@ -495,10 +529,4 @@ export function restoreServer(snapshot: ServerSnapshot, messages: Iterable<Clien
   }
   const fields = received as unknown as Pick<ServerState, (typeof RECEIVED)[CollectingStage]>;
   return { stage, config, ...fields, sets };
-}
-
-/** acc ← acc + sign·x over Z_(2^32), element-wise (a Uint32Array store wraps mod 2^32). */
-function addInto(acc: Uint32Array, x: Uint32Array, sign: 1 | -1): void {
-  if (sign === 1) for (let i = 0; i < acc.length; i++) acc[i]! += x[i]!;
-  else for (let i = 0; i < acc.length; i++) acc[i]! -= x[i]!;
 }

@@ -20,7 +20,7 @@ import {
   encodeClientMessage,
   encodeServerMessage,
 } from './codec.js';
-import type { RoundConfig } from './config.js';
+import type { CorrectionMode, RoundConfig } from './config.js';
 import type { SecAggErrorCode } from './errors.js';
 import type { ClientMessage, ServerMessage } from './messages.js';
 import {
@@ -32,6 +32,8 @@ import {
   serverAdvance,
   serverHandle,
 } from './server.js';
+import { simulationRandom } from './simulation-random.js';
+import type { WeightedEncoding } from './weighted.js';
 
 /** Where a silo vanishes: it sends the named stage's message and nothing after it. */
 export type DropPoint =
@@ -76,8 +78,14 @@ export interface StepHooks {
 export interface SimulationOptions {
   readonly session: string;
   readonly round: number;
-  /** Threshold t, n/2 < t ≤ n. */
+  /** Threshold t (protocol/config.ts: at least ⌊(n + n_C)/2⌋ + 1 unless `weakThreshold`). */
   readonly threshold: number;
+  /** RoundConfig.corruptTolerated: n_C (default ⌈n/3⌉ − 1). */
+  readonly corruptTolerated?: number;
+  /** RoundConfig.weakThreshold: the explicit opt-in to a threshold below the bound. */
+  readonly weakThreshold?: boolean;
+  /** RoundConfig.encoding: the inputs are weighted; the server checks the aggregate. */
+  readonly encoding?: WeightedEncoding;
   /** Quantized inputs x_i, all of the same length; index = silo id. Not modified. */
   readonly inputs: readonly Uint32Array[];
   /** Ed25519 secret keys of the silos (index = silo id); the roster is their public keys. */
@@ -88,12 +96,15 @@ export interface SimulationOptions {
    * silo in one round and its seed shares in another, and unmask it.
    */
   readonly random?: (silo: number) => RandomSource;
-  /** Experiment seed: silo i then draws from seededRandomFromInts(seed, round, i). */
+  /**
+   * Simulation seed: silo i then draws from simulationRandom(seed, round, i)
+   * (./simulation-random.ts — public-seed randomness, for simulations only).
+   */
   readonly seed?: number;
   /** Silos that drop out, and where. */
   readonly dropouts?: ReadonlyMap<number, DropPoint>;
-  /** RoundConfig.corrections: survivors send their masks with the dropped (default true). */
-  readonly corrections?: boolean;
+  /** RoundConfig.corrections (default 'off'). */
+  readonly corrections?: CorrectionMode;
   /** Send messages through the binary codec (default true). */
   readonly wire?: boolean;
   /** Called for every message on the wire. */
@@ -119,6 +130,8 @@ export type SimulationResult =
       readonly stage: ServerStage;
       /** Silo whose client aborted, when it was a client (undefined for a server abort). */
       readonly silo?: number;
+      /** Silos the server named as the cause of its abort. */
+      readonly culprits?: readonly number[];
     };
 
 /**
@@ -152,7 +165,7 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
     throw new TypeError('random: give exactly one of random and seed');
   if (o.seed !== undefined) checkInt('seed', o.seed, 0, 0xffffffff);
   checkInt('round', o.round, 0, 0xffffffff);
-  const randomOf = o.random ?? ((i: number) => seededRandomFromInts(o.seed!, o.round, i));
+  const randomOf = o.random ?? ((i: number) => simulationRandom(o.seed!, o.round, i));
   const n = o.inputs.length;
   const length = o.inputs[0]?.length ?? 0;
   o.signingKeys.forEach((k, i) => {
@@ -165,6 +178,9 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
     length,
     roster: o.signingKeys.map((k) => k.publicKey),
     ...(o.corrections === undefined ? {} : { corrections: o.corrections }),
+    ...(o.corruptTolerated === undefined ? {} : { corruptTolerated: o.corruptTolerated }),
+    ...(o.weakThreshold === undefined ? {} : { weakThreshold: o.weakThreshold }),
+    ...(o.encoding === undefined ? {} : { encoding: o.encoding }),
   };
   const wire = o.wire ?? true;
   /** Index of the last stage silo i takes part in (4 = Unmasking, i.e. it never drops). */
@@ -234,7 +250,8 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
     o.hooks?.after?.('server', stage);
     server = adv.state;
     const out = adv.output;
-    if (out.type === 'abort') return { ok: false, code: out.code, detail: out.detail, stage };
+    if (out.type === 'abort')
+      return { ok: false, code: out.code, detail: out.detail, stage, culprits: out.culprits };
     if (out.type === 'result') return { ok: true, result: out.result, bytesUp, bytesDown, rejected };
     const next = STAGES[k + 1]!;
     for (const { to, message } of out.messages) {

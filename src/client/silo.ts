@@ -11,13 +11,26 @@
  * as the in-process engine's.
  *
  * Before any round the runtime checks the consortium against its own setup: its public key is
- * the registered one for its id, the model size matches, and the common test set's digest is the
- * consortium's `testSetDigest` — otherwise it refuses to take part ({@link SiloSetupError}).
+ * the registered one for its id, the model size matches, the common test set's digest is the
+ * consortium's `testSetDigest`, and the threshold meets the active-security bound for the silo's
+ * own n_C — otherwise it refuses to take part ({@link SiloSetupError}).
+ *
+ * The protocol's randomness (key seeds, the self-mask seed b_u, Shamir coefficients, nonces)
+ * comes from the operating system's CSPRNG ({@link siloDeps}) and cannot be replaced: the
+ * engine's seed-derived randomness (protocol/simulation-random.ts) is public-seed randomness and
+ * no module the silo imports can reach it (test/arch/layers.ts).
  */
-import { type RandomSource, systemRandom } from '../../crypto/random.js';
+import { systemRandom } from '../../crypto/random.js';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { type ClientState, clientHandle, clientStart, createClient } from '../../protocol/client.js';
+import {
+  type ClientState,
+  clientHandle,
+  clientStart,
+  createClient,
+  type SecAggDeps,
+} from '../../protocol/client.js';
 import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
+import { minimumThreshold, type RoundConfig } from '../../protocol/config.js';
 import type { ClientMessage } from '../../protocol/messages.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
@@ -31,9 +44,12 @@ export interface ConsortiumView {
   readonly id: string;
   readonly participants: readonly { readonly publicKey: string }[];
   readonly threshold: number;
+  /** n_C as the consortium records it (the silo checks the threshold against its own n_C). */
+  readonly corruptSilos?: number;
+  readonly weakThreshold?: boolean;
   readonly model: { readonly name: string; readonly parameters: number };
   readonly testSetDigest: string;
-  readonly encoding: { readonly clip: number; readonly weightRange: number };
+  readonly encoding: { readonly clip: number; readonly weightRange: number; readonly minWeight?: number };
   readonly convention: Convention;
 }
 
@@ -83,8 +99,6 @@ export interface SiloOptions {
   readonly lastRound: number;
   /** Progress lines. */
   readonly log?: (line: string) => void;
-  /** Source of the protocol's key seeds, self-mask seed and share randomness (default: the OS CSPRNG). */
-  readonly random?: RandomSource;
   /** Polling backoff (default 20 ms growing ×1.5 to 500 ms). */
   readonly poll?: { readonly initialMs: number; readonly maxMs: number };
   /** Give up waiting for the server after this long (default 1 h). */
@@ -93,6 +107,14 @@ export interface SiloOptions {
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+/**
+ * The protocol dependencies of a silo: randomness from the OS CSPRNG (crypto/random.ts
+ * `systemRandom`, crypto.getRandomValues), fresh for every round.
+ */
+export function siloDeps(): SecAggDeps {
+  return { random: systemRandom() };
+}
 
 /**
  * Checks that this silo can take part in `c`.
@@ -143,6 +165,34 @@ export function checkConsortium(
       'encoding.weightRange',
       `the silo's weight ${w} exceeds ${c.encoding.weightRange}`,
     );
+  if (w < (c.encoding.minWeight ?? 0))
+    throw new SiloSetupError(
+      'encoding.minWeight',
+      `the silo's weight ${w} is below the consortium's minimum ${c.encoding.minWeight}`,
+    );
+  // The threshold is the server's word: the silo checks it against its own n_C and its own
+  // opt-in, not the consortium's (a malicious server could lower both).
+  const n = c.participants.length;
+  const minimum = minimumThreshold(n, Math.min(run.corruptSilos, n - 1));
+  if (c.threshold < minimum && !run.weakThreshold)
+    throw new SiloSetupError(
+      'threshold',
+      `t = ${c.threshold} is below ⌊(n + n_C)/2⌋ + 1 = ${minimum} for this silo's n_C = ${run.corruptSilos}; refusing to take part (set secureAggregation.weakThreshold to accept a weaker threshold)`,
+    );
+}
+
+/** The round configuration this silo runs: the consortium's threshold, its own n_C and opt-in. */
+export function siloRoundConfig(c: ConsortiumView, run: NetworkedRun, round: number): RoundConfig {
+  const roster = c.participants.map((p) => Uint8Array.from(Buffer.from(p.publicKey, 'hex')));
+  return {
+    session: c.id,
+    round,
+    threshold: c.threshold,
+    length: c.model.parameters + 1,
+    roster,
+    corruptTolerated: Math.min(run.corruptSilos, roster.length - 1),
+    ...(run.weakThreshold ? { weakThreshold: true } : {}),
+  };
 }
 
 /**
@@ -213,9 +263,8 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
 
   // 3. Secure aggregation (Bonawitz et al. 2017, rounds 0–4).
   const input = siloInput(run, silo, update, { ...c.encoding, n: c.participants.length });
-  const roster = c.participants.map((p) => Uint8Array.from(Buffer.from(p.publicKey, 'hex')));
-  const config = { session: c.id, round: r, threshold: c.threshold, length: c.model.parameters + 1, roster };
-  const deps = { random: o.random ?? systemRandom() };
+  const config = siloRoundConfig(c, run, r);
+  const deps = siloDeps();
   let state: ClientState = createClient(config, silo, o.secretKey, input);
   const post = async (m: ClientMessage) => {
     await http.expect('POST', `${roundPath}/${m.type}`, [202], { body: encodeClientMessage(m) });

@@ -7,6 +7,8 @@
  * (`plaintextAggregate`). The retraining game (./retraining.ts) aggregates with the plaintext one.
  */
 import type { SigningKeyPair } from '../../crypto/signature.js';
+import { type CorrectionMode, defaultCorruptTolerated } from '../../protocol/config.js';
+import type { Fault } from '../../protocol/errors.js';
 import type { DropPoint } from '../../protocol/simulate.js';
 import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import type { ExperimentConfig } from './config.js';
@@ -36,6 +38,8 @@ export interface AggregateSum {
   totalWeight: number;
   /** Σ w_iΔ_i / Σ w_i (all zeros when every weight is 0: "aggregate nothing"). */
   average: Float64Array;
+  /** Misbehaviour the secure-aggregation server detected and survived (none in plaintext). */
+  faults?: readonly Fault[];
 }
 
 /** Sums a round's weighted updates (secure or plaintext; the caller cannot tell). */
@@ -66,6 +70,10 @@ export interface SecureAggregatorOptions {
   identities: readonly SigningKeyPair[];
   clip: number;
   threshold?: number;
+  /** n_C of the consortium (default ⌈n/3⌉ − 1 of the identities). */
+  corruptSilos?: number;
+  weakThreshold?: boolean;
+  corrections?: CorrectionMode;
   dropouts?: readonly Dropout[];
 }
 
@@ -88,10 +96,13 @@ export function secureAggregator(o: SecureAggregatorOptions): Aggregator {
         identities: o.identities,
         clip: o.clip,
         ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
+        ...(o.corruptSilos !== undefined ? { corruptSilos: o.corruptSilos } : {}),
+        ...(o.weakThreshold !== undefined ? { weakThreshold: o.weakThreshold } : {}),
+        ...(o.corrections !== undefined ? { corrections: o.corrections } : {}),
         dropouts: dropoutsIn(o.dropouts ?? [], input.round),
       });
-      const { survivors, dropped, weightedSum, totalWeight, average } = sum;
-      return { survivors, dropped, weightedSum, totalWeight, average };
+      const { survivors, dropped, weightedSum, totalWeight, average, faults } = sum;
+      return { survivors, dropped, weightedSum, totalWeight, average, faults };
     },
   };
 }
@@ -116,7 +127,7 @@ export function plaintextAggregator(o: { dropouts?: readonly Dropout[] } = {}): 
 
 /**
  * The run's aggregator from `cfg.secureAggregation` (default: enabled, clip 1, the default
- * threshold, no dropouts).
+ * threshold and n_C, corrections off, no dropouts).
  */
 export function aggregatorOf(
   cfg: Pick<ExperimentConfig, 'secureAggregation'>,
@@ -129,6 +140,9 @@ export function aggregatorOf(
     ...run,
     clip: sa.clip ?? 1,
     ...(sa.threshold !== undefined ? { threshold: sa.threshold } : {}),
+    corruptSilos: sa.corruptSilos ?? defaultCorruptTolerated(run.identities.length),
+    ...(sa.weakThreshold !== undefined ? { weakThreshold: sa.weakThreshold } : {}),
+    ...(sa.corrections !== undefined ? { corrections: sa.corrections } : {}),
     dropouts,
   });
 }

@@ -239,7 +239,31 @@ export const SecureAggregationSchema = Obj({
     Int({
       minimum: 2,
       description:
-        "Shamir threshold t (≤ silos), raised to a strict majority of the round's participants and capped at their number. Default: ⌊2k/3⌋ + 1 for a round of k participants.",
+        'Shamir threshold t (≤ silos). Must be ≥ ⌊(silos + corruptSilos)/2⌋ + 1 (Bonawitz et al. 2017 §6, active security) unless weakThreshold is set. A round of k selected silos runs with t raised to ⌊(k + min(corruptSilos, k − 1))/2⌋ + 1 (with weakThreshold: to a strict majority) and capped at k. Default: ⌊2k/3⌋ + 1.',
+    }),
+  ),
+  /** n_C: corrupted silos the protocol must tolerate (default ⌈silos/3⌉ − 1). */
+  corruptSilos: Type.Optional(
+    Int({
+      minimum: 0,
+      description:
+        'n_C, the number of corrupted silos (colluding with a possibly malicious server) the secure aggregation must tolerate; < silos. It sets the smallest safe threshold ⌊(n + n_C)/2⌋ + 1. Default: ⌈silos/3⌉ − 1, the largest n_C < silos/3.',
+    }),
+  ),
+  /** Explicit opt-in to a threshold below the active-security bound. */
+  weakThreshold: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'Explicit opt-in to a threshold below ⌊(silos + corruptSilos)/2⌋ + 1: such rounds are not private against a malicious server colluding with corruptSilos silos. Recorded in results.json (secureAggregation.weakThreshold) and in the report.',
+    }),
+  ),
+  /** What survivors do with their masks with dropped silos in Unmasking (protocol/config.ts CorrectionMode). */
+  corrections: Type.Optional(
+    OneOf(['off', 'recompute', 'fallback'] as const, {
+      default: 'off',
+      description:
+        "Unmasking corrections: 'off' (the server rebuilds the survivors' masks with dropped silos), 'recompute' (survivors send them, the server recomputes and names wrong ones) or 'fallback' (the server trusts them and rebuilds only when the aggregate check fails; a forged correction that keeps the aggregate in range goes undetected).",
     }),
   ),
   /** Each update coordinate is clipped to [−clip, clip] before quantization. */

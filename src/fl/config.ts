@@ -3,6 +3,12 @@
  * ./config-schema.ts). A run is fully determined by its configuration and seed.
  */
 import Type, { type TSchema } from 'typebox';
+import {
+  defaultCorruptTolerated,
+  MAX_PARTICIPANTS,
+  minimumThreshold,
+  weakThresholdMessage,
+} from '../../protocol/config.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { findModel, modelNames } from '../ml/model-registry.js';
 import { type SchemaIssue, schemaIssues } from './_schema-issues.js';
@@ -184,9 +190,23 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
     if (p.kind === 'mavericks' && (p.mavericks ?? 1) >= cfg.silos)
       extra.push({ path: 'partition.mavericks', message: `must be < silos (${cfg.silos})` });
   }
-  const t = cfg.secureAggregation?.threshold;
+  const sa = cfg.secureAggregation;
+  const t = sa?.threshold;
   if (t !== undefined && t > cfg.silos)
     extra.push({ path: 'secureAggregation.threshold', message: `must be ≤ silos (${cfg.silos})` });
+  if (sa?.corruptSilos !== undefined && sa.corruptSilos >= cfg.silos)
+    extra.push({ path: 'secureAggregation.corruptSilos', message: `must be < silos (${cfg.silos})` });
+  else if (t !== undefined && t <= cfg.silos && sa?.weakThreshold !== true && cfg.silos <= MAX_PARTICIPANTS) {
+    const corrupt = sa?.corruptSilos ?? defaultCorruptTolerated(cfg.silos);
+    if (t < minimumThreshold(cfg.silos, corrupt))
+      extra.push({
+        path: 'secureAggregation.threshold',
+        message: weakThresholdMessage('secureAggregation.threshold', t, cfg.silos, corrupt).replace(
+          /^secureAggregation\.threshold: /,
+          '',
+        ),
+      });
+  }
   const at = cfg.comparison?.at;
   if (typeof at === 'number' && at > cfg.rounds)
     extra.push({ path: 'comparison.at', message: `must be ≤ rounds (${cfg.rounds})` });

@@ -4,6 +4,8 @@
  * the `results.json` record (docs/results.md).
  */
 
+import { defaultCorruptTolerated, minimumThreshold, roundThreshold } from '../../protocol/config.js';
+import { GUARD_BITS } from '../../protocol/weighted.js';
 import { compareMethods } from './compare.js';
 import type { ExperimentConfig } from './config.js';
 import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
@@ -18,7 +20,12 @@ import {
 import type { Learner } from './learner.js';
 import { outcomesOf } from './outcomes.js';
 import { PRIVATE_METHODS } from './private-scoring.js';
-import { type ExperimentResults, RESULTS_SCHEMA_VERSION, type RunRecord } from './results.js';
+import {
+  type ExperimentResults,
+  RESULTS_SCHEMA_VERSION,
+  type RunRecord,
+  type SecureAggregationRecord,
+} from './results.js';
 import { retrainingShapley } from './retraining.js';
 
 /**
@@ -119,6 +126,30 @@ export function lowestScoreRates(
   return out;
 }
 
+/** `results.json`'s record of the secure-aggregation parameters (none when it is off). */
+function secureAggregationRecord(cfg: ExperimentConfig): { secureAggregation?: SecureAggregationRecord } {
+  const sa = cfg.secureAggregation ?? {};
+  if (sa.enabled === false) return {};
+  const n = cfg.silos;
+  const corruptSilos = sa.corruptSilos ?? defaultCorruptTolerated(n);
+  const threshold = roundThreshold(n, {
+    threshold: sa.threshold,
+    corruptSilos,
+    weakThreshold: sa.weakThreshold === true,
+  });
+  const minimum = minimumThreshold(n, corruptSilos);
+  return {
+    secureAggregation: {
+      corruptSilos,
+      threshold,
+      minimumThreshold: minimum,
+      weakThreshold: threshold < minimum,
+      corrections: sa.corrections ?? 'off',
+      guardBits: GUARD_BITS,
+    },
+  };
+}
+
 /** Runs every seed and assembles `results.json`. */
 export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions): Promise<ExperimentResults> {
   const t0 = performance.now();
@@ -167,6 +198,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
         ? `strategy '${strategy.name}' needs individual updates, so this run is not private; the private scores still use only signed reports`
         : 'private mode: the server side saw only masked vectors, the securely aggregated sum and signed score reports; only the comparison harness read individual updates',
     },
+    ...secureAggregationRecord(cfg),
     seeds: o.seeds,
     silos: {
       count: cfg.silos,

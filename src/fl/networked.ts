@@ -11,7 +11,8 @@
  *
  * - local training: `learner.trainMany(M0, [{ data, seed: deriveSeed(seed, r, i) }])`;
  * - the silo's input: x_i = (ŵ_iΔ_i, ŵ_i), ŵ_i = w_i / max_j w_j, quantized with the consortium's
- *   clip, weight range 1 and n silos — the engine's `secureAggregate` encoding (secure-round.ts);
+ *   clip, weight range 1, minimum weight min_j ŵ_j and n silos — the engine's `secureAggregate`
+ *   encoding (secure-round.ts, which this module must not import: it is simulation-only);
  *   Σ x_i mod 2^32 is the same integer vector whatever the masks, so both sides decode the same sum;
  * - M = M0 + Σŵ_iΔ_i / Σŵ_i (protocol/weighted.ts, the service's finishAggregation);
  * - the silo's coalitions from (Σŵ_jΔ_j · max w, Σŵ_j · max w) and its raw (Δ_i, w_i), as the
@@ -20,6 +21,7 @@
  * Networked runs support FedAvg over all silos (the default strategy): selection and weights
  * are then public and fixed, so no silo needs another's update or score to take part.
  */
+import { defaultCorruptTolerated, roundThreshold } from '../../protocol/config.js';
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { datasetDigest } from '../data/digest.js';
 import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
@@ -27,7 +29,6 @@ import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
 import { PRIVATE_METHODS, siloCoalitionModels } from './private-scoring.js';
-import { roundThreshold } from './secure-round.js';
 import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
 import { fedAvgWeight } from './strategies/fedavg.js';
 import { DEFAULT_STRATEGY } from './strategies/registry.js';
@@ -44,8 +45,14 @@ export interface NetworkedRun {
   readonly weights: readonly number[];
   /** max_j w_j: weights are divided by it before quantization (engine: secure-round.ts). */
   readonly weightScale: number;
-  /** Secure-aggregation threshold t (the engine's rule for all n silos). */
+  /** Secure-aggregation threshold t (the engine's rule for all n silos, protocol/config.ts). */
   readonly threshold: number;
+  /** n_C: corrupted silos tolerated (`secureAggregation.corruptSilos`, default ⌈n/3⌉ − 1). */
+  readonly corruptSilos: number;
+  /** `secureAggregation.weakThreshold`: this process's own opt-in to a threshold below the bound. */
+  readonly weakThreshold: boolean;
+  /** The smallest normalized weight min_i w_i / max_j w_j: the consortium's `encoding.minWeight`. */
+  readonly minWeight: number;
   /** Clipping bound of each coordinate of ŵΔ. */
   readonly clip: number;
   readonly convention: Convention;
@@ -89,14 +96,20 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
     fedAvgWeight(s.n, strategy.weights === 'equal' ? 'equal' : 'examples'),
   );
   const k = config.silos;
-  const t = config.secureAggregation?.threshold;
+  const sa = config.secureAggregation;
+  const corruptSilos = sa?.corruptSilos ?? defaultCorruptTolerated(k);
+  const weakThreshold = sa?.weakThreshold === true;
+  const weightScale = Math.max(...weights) || 1;
   return {
     config,
     seed,
     data,
     weights,
-    weightScale: Math.max(...weights) || 1,
-    threshold: roundThreshold(k, t),
+    weightScale,
+    threshold: roundThreshold(k, { threshold: sa?.threshold, corruptSilos, weakThreshold }),
+    corruptSilos,
+    weakThreshold,
+    minWeight: Math.min(...weights.map((w) => w / weightScale)),
     clip: config.secureAggregation?.clip ?? 1,
     convention: config.aggregation?.convention ?? DEFAULT_CONVENTION,
     utility: config.scoring?.utility ?? 'accuracy',
@@ -144,12 +157,13 @@ export function siloInput(
   run: NetworkedRun,
   silo: number,
   update: Float32Array,
-  encoding: { clip: number; weightRange: number; n: number },
+  encoding: { clip: number; weightRange: number; n: number; minWeight?: number },
 ): Uint32Array {
   return encodeWeightedInput(update, run.weights[silo]! / run.weightScale, {
     valueRange: encoding.clip,
     weightRange: encoding.weightRange,
     n: encoding.n,
+    ...(encoding.minWeight !== undefined ? { minWeight: encoding.minWeight } : {}),
   });
 }
 
@@ -198,8 +212,10 @@ export function testSetEvaluator(
 
 /**
  * The body of `POST /v1/consortia` for this run: the participants' public keys (hex, silo id =
- * index), the engine's threshold, the model size, the test set's digest, every private scheme,
- * the engine's quantization (clip, weight range 1: silos send normalized weights) and convention.
+ * index), the engine's threshold and n_C (and the weak-threshold opt-in when configured), the
+ * model size, the test set's digest, every private scheme, the engine's quantization (clip,
+ * weight range 1: silos send normalized weights; the smallest normalized weight as minWeight)
+ * and convention.
  */
 export function consortiumInput(
   run: NetworkedRun,
@@ -216,10 +232,12 @@ export function consortiumInput(
     id,
     participants: publicKeys.map((publicKey) => ({ publicKey })),
     threshold: run.threshold,
+    corruptSilos: run.corruptSilos,
+    ...(run.weakThreshold ? { allowWeakThreshold: true } : {}),
     model: { name: run.config.model?.kind ?? DEFAULT_MODEL.kind, parameters },
     testSetDigest: run.testSetDigest,
     schemes: [...PRIVATE_METHODS],
-    encoding: { clip: run.clip, weightRange: 1 },
+    encoding: { clip: run.clip, weightRange: 1, minWeight: run.minWeight },
     convention: run.convention,
     ...(deadlines ? { deadlines } : {}),
   };

@@ -196,6 +196,19 @@ function scoresSummaryLines(r: UtilityScores): string[] {
   ];
 }
 
+/** The secure-aggregation parameters, with a warning when the run used the weak-threshold opt-in. */
+function secureAggregationLines(r: ExperimentResults): string[] {
+  const sa = r.secureAggregation;
+  if (!sa) return [];
+  const line = `- secure aggregation: t = ${sa.threshold} of ${r.silos.count} silos, tolerating n_C = ${sa.corruptSilos} corrupted silos (bound ⌊(n + n_C)/2⌋ + 1 = ${sa.minimumThreshold}); corrections ${sa.corrections}`;
+  return sa.weakThreshold
+    ? [
+        line,
+        `- warning: WEAK THRESHOLD (secureAggregation.weakThreshold): t = ${sa.threshold} < ${sa.minimumThreshold}, so the rounds are not private against a malicious server colluding with ${sa.corruptSilos} silo(s) (docs/threat-model-protocol.md)`,
+      ]
+    : [line];
+}
+
 function summaryLines(r: Reportable): string[] {
   if (isUtilityScores(r)) return scoresSummaryLines(r);
   const acc = r.runs.map((run) => run.finalAccuracy);
@@ -206,6 +219,7 @@ function summaryLines(r: Reportable): string[] {
     `- final test accuracy (mean over seeds): ${fmt(mean, 4)}`,
     `- reference for the comparison: \`${r.comparison.reference}\` (${r.comparison.at === 'cumulative' ? 'cumulative over rounds' : `round ${r.comparison.at}`})`,
     `- visibility: ${r.visibility.note}`,
+    ...secureAggregationLines(r),
     `- wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`,
     ...fpWarningLines(r),
   ];

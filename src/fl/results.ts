@@ -94,6 +94,26 @@ export interface Outcomes {
   byRole: Record<string, RoleOutcome>;
 }
 
+/**
+ * The secure-aggregation parameters a private run used (protocol/config.ts, protocol/weighted.ts;
+ * docs/threat-model-protocol.md). Thresholds are those of a round of all silos; a round of k < n
+ * selected silos raises t to its own bound.
+ */
+export interface SecureAggregationRecord {
+  /** n_C: corrupted silos tolerated (`secureAggregation.corruptSilos`, default ⌈n/3⌉ − 1). */
+  corruptSilos: number;
+  /** The threshold t of a round of all silos. */
+  threshold: number;
+  /** ⌊(n + n_C)/2⌋ + 1: the smallest t private against a malicious server colluding with n_C silos. */
+  minimumThreshold: number;
+  /** True when t < minimumThreshold: the explicit `weakThreshold` opt-in was used. */
+  weakThreshold: boolean;
+  /** Unmasking corrections (`off`, `recompute`, `fallback`). */
+  corrections: 'off' | 'recompute' | 'fallback';
+  /** Headroom bits of the quantizer that make the aggregate range check meaningful. */
+  guardBits: number;
+}
+
 /** The whole of `results.json`. */
 export interface ExperimentResults {
   schemaVersion: typeof RESULTS_SCHEMA_VERSION;
@@ -112,6 +132,8 @@ export interface ExperimentResults {
    * harness (full visibility) does, and the strategies that need updates do.
    */
   visibility: { serverReadIndividualUpdates: boolean; harnessReadIndividualUpdates: boolean; note: string };
+  /** Absent when secure aggregation is off (`secureAggregation.enabled: false`) and in older results. */
+  secureAggregation?: SecureAggregationRecord;
   seeds: number[];
   silos: { count: number; names: string[]; examples: number[]; roles: string[] };
   runs: RunRecord[];

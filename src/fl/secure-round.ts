@@ -2,10 +2,21 @@
  * One round of secure aggregation in process: each selected silo quantizes x_i = (w_i·Δ_i, w_i)
  * (protocol/weighted.ts) and the real Bonawitz et al. 2017 state machines sum them
  * (protocol/simulate.ts). The server side learns Σ w_iΔ_i and Σ w_i over the survivors only.
+ *
+ * Simulation only: every silo's protocol randomness is derived from the public experiment seed
+ * (protocol/simulation-random.ts), so this module must never be on a networked path (the silo
+ * and the service import nothing that reaches it; test/arch/layers.ts checks).
  */
-import { seededRandomFromInts } from '../../crypto/random.js';
 import type { SigningKeyPair } from '../../crypto/signature.js';
+import {
+  type CorrectionMode,
+  defaultCorruptTolerated,
+  roundCorruptTolerated,
+  roundThreshold,
+} from '../../protocol/config.js';
+import type { Fault } from '../../protocol/errors.js';
 import { type DropPoint, simulateRound } from '../../protocol/simulate.js';
+import { experimentRandom } from '../../protocol/simulation-random.js';
 import { decodeWeightedSum, encodeWeightedInput, type WeightedEncoding } from '../../protocol/weighted.js';
 
 /** What one secure round returns to the server side. */
@@ -21,14 +32,20 @@ export interface SecureSum {
   dropped: number[];
   bytesUp: number;
   bytesDown: number;
+  /** Misbehaviour the protocol server detected and survived (none among simulated honest silos). */
+  faults: readonly Fault[];
 }
 
-/** A round that could not complete (fewer than t survivors at some stage). */
+/**
+ * A round that could not complete: fewer than t survivors at some stage, or a coded failure
+ * naming `culprits` (protocol/reconstruct.ts), or an aggregate out of range.
+ */
 export class SecureRoundAborted extends Error {
   constructor(
     readonly code: string,
     readonly round: number,
     detail: string,
+    readonly culprits: readonly number[] = [],
   ) {
     super(`round ${round}: secure aggregation aborted (${code}): ${detail}`);
     this.name = 'SecureRoundAborted';
@@ -48,23 +65,16 @@ export interface SecureRoundOptions {
   identities: readonly SigningKeyPair[];
   /** Clipping bound of each coordinate of w·Δ after normalization. */
   clip: number;
-  /** Threshold for this round's roster (default ⌊2k/3⌋ + 1 for k selected silos). */
+  /** Configured threshold (protocol/config.ts `roundThreshold` derives the round's from it). */
   threshold?: number;
+  /** n_C of the whole consortium (default ⌈silos/3⌉ − 1 of the identities). */
+  corruptSilos?: number;
+  /** The explicit opt-in to thresholds below the active-security bound. */
+  weakThreshold?: boolean;
+  /** RoundConfig.corrections (default 'off'). */
+  corrections?: CorrectionMode;
   /** Dropouts by global silo id. */
   dropouts?: ReadonlyMap<number, DropPoint>;
-}
-
-/** The default threshold for k participants: a strict two-thirds majority. */
-export function defaultThreshold(k: number): number {
-  return Math.floor((2 * k) / 3) + 1;
-}
-
-/**
- * The threshold a round of k participants runs with: the configured one (default
- * {@link defaultThreshold}), raised to a strict majority and capped at k (protocol/config.ts).
- */
-export function roundThreshold(k: number, configured?: number): number {
-  return Math.min(k, Math.max(configured ?? defaultThreshold(k), Math.floor(k / 2) + 1));
 }
 
 /** Aggregation weights must be finite and ≥ 0. @throws RangeError naming the weight. */
@@ -83,25 +93,40 @@ export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum>
   checkWeights(o.weights);
   // All weights 0 (FedMS discarding its coreset) means "aggregate nothing": the sum decodes to zeros.
   const maxWeight = Math.max(...o.weights) || 1;
-  const encoding: WeightedEncoding = { valueRange: o.clip, weightRange: 1, n: k };
+  // The weights are public to the engine: the smallest one bounds the total weight from below
+  // (protocol/weighted.ts checkWeightedSum), so a silo cannot shrink Σw to amplify the step.
+  const minWeight = Math.min(...o.weights.map((w) => w / maxWeight));
+  const encoding: WeightedEncoding = { valueRange: o.clip, weightRange: 1, n: k, minWeight };
   const inputs = o.updates.map((u, j) => encodeWeightedInput(u, o.weights[j]! / maxWeight, encoding));
   const dropouts = new Map<number, DropPoint>();
   for (const [silo, at] of o.dropouts ?? []) {
     const local = o.selected.indexOf(silo);
     if (local >= 0) dropouts.set(local, at);
   }
-  const threshold = roundThreshold(k, o.threshold);
+  const corruptSilos = o.corruptSilos ?? defaultCorruptTolerated(o.identities.length);
+  const weak = o.weakThreshold === true;
+  const threshold = roundThreshold(k, { threshold: o.threshold, corruptSilos, weakThreshold: weak });
   const r = await simulateRound({
     session: o.session,
     round: o.round,
     threshold,
+    corruptTolerated: roundCorruptTolerated(k, corruptSilos),
+    ...(weak ? { weakThreshold: true } : {}),
+    corrections: o.corrections ?? 'off',
+    encoding,
     inputs,
     signingKeys: o.selected.map((s) => o.identities[s]!),
-    random: (local) => seededRandomFromInts(0x5ec, o.seed, o.round, o.selected[local]!),
+    random: (local) => experimentRandom(o.seed, o.round, o.selected[local]!),
     dropouts,
   });
-  if (!r.ok) throw new SecureRoundAborted(r.code, o.round, r.detail);
-  const sum = decodeWeightedSum(r.result.sum, encoding);
+  if (!r.ok)
+    throw new SecureRoundAborted(
+      r.code,
+      o.round,
+      r.detail,
+      (r.culprits ?? []).map((l) => o.selected[l]!),
+    );
+  const sum = decodeWeightedSum(r.result.sum, encoding, r.result.survivors.length);
   const survivors = r.result.survivors.map((l) => o.selected[l]!);
   return {
     average: sum.average,
@@ -111,6 +136,7 @@ export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum>
     dropped: o.selected.filter((s) => !survivors.includes(s)),
     bytesUp: r.bytesUp,
     bytesDown: r.bytesDown,
+    faults: r.result.faults.map((f) => ({ ...f, silo: o.selected[f.silo]! })),
   };
 }
 

@@ -286,7 +286,12 @@ export const LAYERS_MODEL: ModelDefinition<LayersOptions> = {
 };
 
 /** The built-in models, registered in this order when the module loads. */
-export const BUILTIN_MODELS: readonly ModelDefinition[] = [MLP, CNN003, LENET5, LAYERS_MODEL] as ModelDefinition[];
+export const BUILTIN_MODELS: readonly ModelDefinition[] = [
+  MLP,
+  CNN003,
+  LENET5,
+  LAYERS_MODEL,
+] as ModelDefinition[];
 
 /** The model of a configuration without `model`. */
 export const DEFAULT_MODEL: ModelChoice = Object.freeze({ kind: MLP.kind });

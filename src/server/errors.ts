@@ -104,6 +104,11 @@ const SECAGG_STATUS: Readonly<Record<SecAggErrorCode, number>> = {
   CONSISTENCY_MISMATCH: 400,
   RECONSTRUCTION_FAILED: 400,
   ABORTED: 409,
+  WEAK_THRESHOLD: 400,
+  BAD_SHARE: 400,
+  BAD_DEALING: 400,
+  BAD_CORRECTION: 400,
+  AGGREGATE_OUT_OF_RANGE: 409,
 };
 
 /** A secure-aggregation rejection's service code. */

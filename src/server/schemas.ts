@@ -61,8 +61,23 @@ export const ConsortiumInput = Obj({
   threshold: Type.Integer({
     minimum: 2,
     maximum: 255,
-    description: 'secure-aggregation threshold t, n/2 < t ≤ n',
+    description:
+      'secure-aggregation threshold t ≤ n; at least ⌊(n + corruptSilos)/2⌋ + 1 unless allowWeakThreshold (then > n/2)',
   }),
+  corruptSilos: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 254,
+      description:
+        'n_C: corrupted silos (colluding with a possibly malicious server) the protocol must tolerate, < n; default ⌈n/3⌉ − 1',
+    }),
+  ),
+  allowWeakThreshold: Type.Optional(
+    Type.Boolean({
+      description:
+        'explicit opt-in to a threshold below ⌊(n + corruptSilos)/2⌋ + 1: rounds are then not private against a malicious server colluding with corruptSilos silos (shown as weakThreshold)',
+    }),
+  ),
   model: Obj({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     parameters: Type.Integer({
@@ -76,6 +91,14 @@ export const ConsortiumInput = Obj({
   encoding: Obj({
     clip: Type.Number({ exclusiveMinimum: 0, maximum: 1e6, description: 'clipping bound of w·Δ entries' }),
     weightRange: Type.Number({ exclusiveMinimum: 0, maximum: 1e9, description: 'largest silo weight' }),
+    minWeight: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1e9,
+        description:
+          'smallest silo weight (≤ weightRange, default 0); the total weight of m survivors must be ≥ m·minWeight',
+      }),
+    ),
   }),
   convention: Type.Optional(Type.Enum(CONVENTIONS)),
   deadlines: Type.Optional(Deadlines),
@@ -87,10 +110,18 @@ export const Consortium = Obj({
   id: ConsortiumId,
   participants: Type.Array(Obj({ publicKey: Type.String() })),
   threshold: Type.Integer(),
+  corruptSilos: Type.Integer({ description: 'n_C: corrupted silos tolerated' }),
+  minimumThreshold: Type.Integer({
+    description: '⌊(n + n_C)/2⌋ + 1, the smallest threshold private against n_C',
+  }),
+  weakThreshold: Type.Boolean({
+    description:
+      'true when threshold < minimumThreshold (allowed only by the explicit allowWeakThreshold opt-in): rounds are not private against a malicious server colluding with corruptSilos silos',
+  }),
   model: Obj({ name: Type.String(), parameters: Type.Integer() }),
   testSetDigest: Type.String(),
   schemes: Type.Array(Scheme),
-  encoding: Obj({ clip: Type.Number(), weightRange: Type.Number() }),
+  encoding: Obj({ clip: Type.Number(), weightRange: Type.Number(), minWeight: Type.Number() }),
   convention: Type.Enum(CONVENTIONS),
   deadlines: Deadlines,
   createdAt: Type.Number({ description: 'ms since the epoch' }),
@@ -127,6 +158,10 @@ export const Round = Obj({
   totalWeight: Type.Union([Type.Number(), Type.Null()]),
   utilities: Type.Union([Obj({ full: Type.Number(), empty: Type.Number() }), Type.Null()]),
   error: Type.Union([Obj({ code: Type.String(), detail: Type.String() }), Type.Null()]),
+  faults: Type.Array(Obj({ silo: Type.Integer(), code: Type.String(), detail: Type.String() }), {
+    description:
+      'misbehaviour the secure-aggregation server detected in this round and survived or aborted on (protocol/reconstruct.ts): BAD_SHARE, BAD_DEALING, BAD_CORRECTION, each naming a silo',
+  }),
   openedAt: Type.Number(),
 });
 export type Round = Static<typeof Round>;

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findViolations, type SourceFile } from './layers.js';
+import { findSimulationRandomnessLeaks, findViolations, type SourceFile } from './layers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -69,6 +69,25 @@ describe('layering (docs/architecture.md)', () => {
       'protocol/e.ts',
       'src/fl/f.ts',
       'src/data/g.ts',
+    ]);
+  });
+
+  it('the networked processes cannot reach simulation randomness (protocol/simulation-random.ts)', () => {
+    expect(findSimulationRandomnessLeaks(projectSources())).toEqual([]);
+  });
+
+  it('flags a networked module reaching simulation randomness, directly or not', () => {
+    const files: SourceFile[] = [
+      { path: 'src/client/a.ts', text: "import { x } from '../fl/b.js';" },
+      { path: 'src/fl/b.ts', text: "import { y } from '../../protocol/simulate.js';" },
+      { path: 'protocol/simulate.ts', text: '' },
+      { path: 'src/server/c.ts', text: "import { seededRandom } from '../../crypto/random.js';" },
+      { path: 'crypto/random.ts', text: 'export function seededRandom() {}' },
+      { path: 'src/client/ok.ts', text: "import { systemRandom } from '../../crypto/random.js';" },
+    ];
+    expect(findSimulationRandomnessLeaks(files).map((v) => [v.file, v.specifier])).toEqual([
+      ['src/client/a.ts', 'src/client/a.ts → src/fl/b.ts → protocol/simulate.ts'],
+      ['src/server/c.ts', 'src/server/c.ts'],
     ]);
   });
 });

@@ -65,3 +65,61 @@ export function findViolations(files: SourceFile[]): Violation[] {
   }
   return out;
 }
+
+/**
+ * Modules whose randomness is derived from the public experiment seed (simulation only,
+ * protocol/simulation-random.ts) or that use it: the networked processes must never reach them.
+ */
+export const SIMULATION_RANDOMNESS = [
+  'protocol/simulation-random.ts',
+  'protocol/simulate.ts',
+  'src/fl/secure-round.ts',
+] as const;
+
+/** The roots of the networked processes: the silo runtime and the service. */
+const NETWORKED = (path: string) => path.startsWith('src/client/') || path.startsWith('src/server/');
+
+/** The only module allowed to mention seeded random sources while being reachable: their definition. */
+const SEEDED_DEFINITION = 'crypto/random.ts';
+
+/**
+ * Every way a networked module (src/client, src/server) reaches simulation randomness through its
+ * relative imports, directly or transitively: a module of {@link SIMULATION_RANDOMNESS}, or any
+ * module that mentions a seeded random source (`seededRandom…`). `file` is the networked root,
+ * `specifier` the import chain to the offending module.
+ */
+export function findSimulationRandomnessLeaks(files: SourceFile[]): Violation[] {
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const resolveImport = (from: string, spec: string) =>
+    posix.normalize(posix.join(posix.dirname(from), spec)).replace(/\.js$/, '.ts');
+  const out: Violation[] = [];
+  for (const root of files.filter((f) => NETWORKED(f.path))) {
+    const parent = new Map<string, string | null>([[root.path, null]]);
+    const queue = [root.path];
+    while (queue.length > 0) {
+      const path = queue.shift()!;
+      const f = byPath.get(path);
+      if (!f) continue;
+      const forbidden = (SIMULATION_RANDOMNESS as readonly string[]).includes(path);
+      if (forbidden || (path !== SEEDED_DEFINITION && /\bseededRandom/.test(f.text))) {
+        const chain: string[] = [];
+        for (let p: string | null | undefined = path; p; p = parent.get(p)) chain.unshift(p);
+        out.push({
+          file: root.path,
+          specifier: chain.join(' → '),
+          rule: 'networked code (src/client, src/server) must not reach simulation randomness',
+        });
+        continue;
+      }
+      for (const spec of importsOf(f.text)) {
+        if (!spec.startsWith('.')) continue;
+        const target = resolveImport(path, spec);
+        if (!parent.has(target)) {
+          parent.set(target, path);
+          queue.push(target);
+        }
+      }
+    }
+  }
+  return out;
+}

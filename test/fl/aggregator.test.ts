@@ -33,9 +33,18 @@ describe('plaintextAggregator', () => {
 describe('secureAggregator', () => {
   it('sums what the plaintext aggregator sums, within the quantization bound, with the same survivors', async () => {
     const dropouts = [{ round: 2, silo: 6, at: 'after-share' as const }];
-    const secure = secureAggregator({ session: 's', seed: 1, identities, clip: 1, dropouts });
+    // n_C = 1 of the 7 silos: a round of 4 then needs t = ⌊(4 + 1)/2⌋ + 1 = 3, so three survive a
+    // dropout. (With the default n_C = ⌈7/3⌉ − 1 = 2, both corrupted silos may be among the 4
+    // selected and t = 4: see the next test.)
+    const secure = secureAggregator({
+      session: 's',
+      seed: 1,
+      identities,
+      clip: 1,
+      corruptSilos: 1,
+      dropouts,
+    });
     expect(secure.secure).toBe(true);
-    // Four silos, so that three survive a dropout (threshold ⌊2·4/3⌋ + 1 = 3).
     const four = {
       ...input,
       selected: [0, 1, 4, 6],
@@ -49,6 +58,23 @@ describe('secureAggregator', () => {
     expect(s.dropped).toEqual(p.dropped);
     expect(s.totalWeight).toBeCloseTo(p.totalWeight, 6);
     for (let j = 0; j < 2; j++) expect(s.average[j]!).toBeCloseTo(p.average[j]!, 6);
+    expect(s.faults).toEqual([]);
+  });
+
+  it('a round of k < n silos tolerates min(n_C, k − 1) corrupted ones: with the default n_C a dropout of 4 aborts', async () => {
+    const dropouts = [{ round: 2, silo: 6, at: 'after-share' as const }];
+    const secure = secureAggregator({ session: 's', seed: 1, identities, clip: 1, dropouts });
+    const four = {
+      ...input,
+      selected: [0, 1, 4, 6],
+      updates: [...updates, Float32Array.of(0.5, 0.5)],
+      weights: [1, 3, 2, 5],
+    };
+    await expect(secure.aggregate(four)).rejects.toMatchObject({
+      name: 'SecureRoundAborted',
+      code: 'BELOW_THRESHOLD',
+    });
+    await expect(secure.aggregate({ ...four, round: 3 })).resolves.toMatchObject({ survivors: [0, 1, 4, 6] });
   });
 });
 

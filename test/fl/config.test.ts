@@ -97,6 +97,21 @@ describe('experiment configuration', () => {
     expect(issues([1, 2])).toEqual([': expected a JSON object']);
   });
 
+  it('refuses a threshold below ⌊(silos + corruptSilos)/2⌋ + 1 unless weakThreshold (Bonawitz et al. 2017 §6)', () => {
+    const sa = (secureAggregation: Record<string, unknown>) =>
+      issues({ silos: 5, rounds: 3, secureAggregation });
+    expect(sa({ threshold: 3 })).toEqual([
+      'secureAggregation.threshold: t = 3 is below ⌊(n + n_C)/2⌋ + 1 = 4 for n = 5 silos and n_C = 1 corrupted ones (Bonawitz et al. 2017, §6: a malicious server could show two survivor sets and unmask inputs); opt in to a weak threshold explicitly to run below the bound',
+    ]);
+    expect(sa({ threshold: 3, weakThreshold: true })).toEqual([]);
+    expect(sa({ threshold: 3, corruptSilos: 0 })).toEqual([]);
+    expect(sa({ threshold: 4 })).toEqual([]);
+    expect(sa({ threshold: 4, corruptSilos: 3 })).toHaveLength(1); // ⌊8/2⌋ + 1 = 5
+    expect(sa({ corruptSilos: 5 })).toEqual(['secureAggregation.corruptSilos: must be < silos (5)']);
+    expect(sa({ corrections: 'fallback' })).toEqual([]);
+    expect(sa({ corrections: 'sometimes' })[0]).toMatch(/^secureAggregation\.corrections: expected one of/);
+  });
+
   it('puts the paths in the error message', () => {
     expect(() => parseConfig({ silos: 'many', rounds: 1 }, 'examples/x.json')).toThrow(
       /^examples\/x\.json: invalid configuration\n {2}silos: must be integer/,

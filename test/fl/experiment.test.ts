@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { valueErrorBound, weightErrorBound } from '../../protocol/weighted.js';
 import { everybodyElse, fairPrivate, includeOneIn, leaveOneOut } from '../../scoring/private.js';
 import { type ExperimentConfig, parseConfig } from '../../src/fl/config.js';
 import { runExperiment } from '../../src/fl/experiment.js';
@@ -75,9 +76,9 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
     const w = consortium.silos.map((s) => s.n);
     const maxW = Math.max(...w);
     const k = cfg.silos;
-    const K = Math.floor((2 ** 31 - 1) / k);
-    const epsValue = (1 / (2 * K)) * (1 + 2 ** -19); // clip c = 1 (crypto/quantize.ts bound)
-    const epsWeight = (1 / (2 * K)) * (1 + 2 ** -19);
+    // clip c = 1, weight range 1 (crypto/quantize.ts bound for k·2^GUARD_BITS summands)
+    const epsValue = valueErrorBound({ valueRange: 1, weightRange: 1, n: k });
+    const epsWeight = weightErrorBound({ valueRange: 1, weightRange: 1, n: k });
     for (let r = 0; r < cfg.rounds; r++) {
       const { base, updates } = calls[r]!;
       const next = r + 1 < cfg.rounds ? calls[r + 1]!.base : undefined;

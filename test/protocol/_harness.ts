@@ -29,6 +29,11 @@ export interface Harness {
   inbox: Map<number, ServerMessage>;
 }
 
+/**
+ * n silos with threshold t and vectors of d words. The round tolerates the largest n_C that t
+ * allows (t ≥ ⌊(n + n_C)/2⌋ + 1 ⇔ n_C ≤ 2t − n − 1, protocol/config.ts): these tests exercise
+ * the protocol's mechanics, test/security the bound itself.
+ */
 export function makeHarness(n: number, t: number, d: number, round = 1, seed = 1): Harness {
   const ids = simulatedIdentities(n, seed);
   const config: RoundConfig = {
@@ -37,6 +42,7 @@ export function makeHarness(n: number, t: number, d: number, round = 1, seed = 1
     threshold: t,
     length: d,
     roster: ids.map((k) => k.publicKey),
+    corruptTolerated: Math.max(0, Math.min(n - 1, 2 * t - n - 1)),
   };
   const inputs = Array.from({ length: n }, (_, i) =>
     Uint32Array.from({ length: d }, (_, j) => (i + 1) * 1000 + j),

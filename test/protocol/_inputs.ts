@@ -16,3 +16,12 @@ export function plainSum(inputs: Uint32Array[], members: readonly number[], d: n
   for (const v of members) for (let j = 0; j < d; j++) s[j]! += inputs[v]![j]!;
   return s;
 }
+
+/**
+ * The largest n_C a threshold t allows for n silos (t ≥ ⌊(n + n_C)/2⌋ + 1 ⇔ n_C ≤ 2t − n − 1,
+ * protocol/config.ts): the protocol tests exercise mechanics at any valid t; test/security and
+ * test/protocol/config.test.ts test the bound itself.
+ */
+export function tolerated(n: number, t: number): number {
+  return Math.max(0, Math.min(n - 1, 2 * t - n - 1));
+}

@@ -4,12 +4,13 @@ import { applyMask } from '../../crypto/prg.js';
 import { sign } from '../../crypto/signature.js';
 import { clientHandle, clientStart, createClient } from '../../protocol/client.js';
 import { signedPayload } from '../../protocol/codec.js';
-import type {
-  KeyList,
-  ServerMessage,
-  ShareList,
-  SurvivorList,
-  UnmaskRequest,
+import {
+  type KeyList,
+  PROTOCOL_VERSION,
+  type ServerMessage,
+  type ShareList,
+  type SurvivorList,
+  type UnmaskRequest,
 } from '../../protocol/messages.js';
 import { advertise, all, close, type Harness, makeHarness, respond } from './_harness.js';
 
@@ -60,7 +61,7 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
     // The server substitutes silo 2's keys with its own and signs with a key that is not silo 2's.
     const fake = { ...kl.entries[2]!, cPK: kl.entries[3]!.sPK.map((x) => x ^ 1) };
     const payload = signedPayload({
-      version: 1,
+      version: PROTOCOL_VERSION,
       session: kl.session,
       round: kl.round,
       sender: 2,
@@ -107,7 +108,7 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
     const kl = h.inbox.get(0) as KeyList;
     const e2 = kl.entries[2]!;
     const payload = signedPayload({
-      version: 1,
+      version: PROTOCOL_VERSION,
       session: kl.session,
       round: kl.round,
       sender: 1,
@@ -131,8 +132,8 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
     const h2 = await upTo('shares');
     // the server swaps the senders of two boxes: the AEAD associated data (sender id) no longer matches
     const swapped = [
-      { sender: sl.boxes[1]!.sender, box: sl.boxes[0]!.box },
-      { sender: sl.boxes[0]!.sender, box: sl.boxes[1]!.box },
+      { ...sl.boxes[0]!, sender: sl.boxes[1]!.sender },
+      { ...sl.boxes[1]!, sender: sl.boxes[0]!.sender },
       ...sl.boxes.slice(2),
     ];
     expect(codeOf(await feed(h2, 0, { ...sl, boxes: swapped }))).toBe('BAD_CIPHERTEXT');
@@ -216,7 +217,7 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
     const h = await upTo('keys');
     const kl = h.inbox.get(0) as KeyList;
     const sv: SurvivorList = {
-      version: 1,
+      version: PROTOCOL_VERSION,
       session: kl.session,
       round: kl.round,
       type: 'survivors',
@@ -228,7 +229,7 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
     const h3 = await upTo('keys');
     expect(codeOf(await feed(h3, 0, { ...kl, session: 'other' }))).toBe('WRONG_SESSION');
     const h4 = await upTo('keys');
-    expect(codeOf(await feed(h4, 0, { ...kl, version: 2 }))).toBe('UNSUPPORTED_VERSION');
+    expect(codeOf(await feed(h4, 0, { ...kl, version: PROTOCOL_VERSION + 1 }))).toBe('UNSUPPORTED_VERSION');
     const h5 = await upTo('keys');
     expect(
       codeOf(await feed(h5, 0, { ...kl, type: 'abort', code: 'BELOW_THRESHOLD' } as ServerMessage)),
@@ -258,8 +259,9 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
 });
 
 describe('protocol/client: the Unmasking correction (Σ of its pairwise masks with the dropped)', () => {
-  it('sends exactly the masks with the dropped that its masked input carries', async () => {
+  it("sends exactly the masks with the dropped that its masked input carries (corrections 'recompute')", async () => {
     const h = await upTo('unmask-request', [3, 4]);
+    h.clients[0] = { ...h.clients[0]!, config: { ...h.config, corrections: 'recompute' } };
     const req = h.inbox.get(0) as UnmaskRequest;
     expect(req.dropped).toEqual([3, 4]);
     // the client's secret key is wiped once it answers: take the expected masks first
@@ -283,13 +285,13 @@ describe('protocol/client: the Unmasking correction (Σ of its pairwise masks wi
     expect(expected.some((x) => x !== 0)).toBe(true);
   });
 
-  it('sends none when nobody dropped, or when the round configuration turns corrections off', async () => {
+  it("sends none when nobody dropped, or when the round configuration's corrections are 'off' (the default)", async () => {
     const h = await upTo('unmask-request');
     const r = await feed(h, 0, h.inbox.get(0)!);
     if (r.reply.type !== 'send' || r.reply.message.type !== 'unmask') throw new Error('expected unmask');
     expect(r.reply.message.correction).toBeUndefined();
     const off = await upTo('unmask-request', [4]);
-    off.clients[0] = { ...off.clients[0]!, config: { ...off.config, corrections: false } };
+    off.clients[0] = { ...off.clients[0]!, config: { ...off.config, corrections: 'off' } };
     const r2 = await feed(off, 0, off.inbox.get(0)!);
     if (r2.reply.type !== 'send' || r2.reply.message.type !== 'unmask') throw new Error('expected unmask');
     expect(r2.reply.message.keyShares.map((s) => s.owner)).toEqual([4]);

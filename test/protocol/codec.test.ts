@@ -6,9 +6,9 @@ import {
   encodeServerMessage,
 } from '../../protocol/codec.js';
 import { SecAggError } from '../../protocol/errors.js';
-import type { ClientMessage, ServerMessage } from '../../protocol/messages.js';
+import { type ClientMessage, PROTOCOL_VERSION, type ServerMessage } from '../../protocol/messages.js';
 
-const h = { version: 1, session: 'sé', round: 70000 };
+const h = { version: PROTOCOL_VERSION, session: 'sé', round: 70000 };
 const b = (n: number, v: number) => new Uint8Array(n).fill(v);
 const sig = b(64, 9);
 
@@ -22,6 +22,12 @@ const clientMessages: ClientMessage[] = [
       { receiver: 0, box: b(90, 3) },
       { receiver: 4, box: b(90, 4) },
     ],
+    digests: [
+      { holder: 0, key: b(32, 10), seed: b(32, 11) },
+      { holder: 3, key: b(32, 12), seed: b(32, 13) },
+      { holder: 4, key: b(32, 14), seed: b(32, 15) },
+    ],
+    seedCommitment: b(32, 16),
     signature: sig,
   },
   { ...h, sender: 3, type: 'mask', masked: Uint32Array.from([0, 1, 0xffffffff, 12345678]), signature: sig },
@@ -49,7 +55,11 @@ const clientMessages: ClientMessage[] = [
 ];
 const serverMessages: ServerMessage[] = [
   { ...h, type: 'keys', entries: [{ id: 2, cPK: b(32, 1), sPK: b(32, 2), signature: sig }] },
-  { ...h, type: 'shares', boxes: [{ sender: 1, box: b(90, 8) }] },
+  {
+    ...h,
+    type: 'shares',
+    boxes: [{ sender: 1, box: b(90, 8), keyDigest: b(32, 17), seedDigest: b(32, 18) }],
+  },
   { ...h, type: 'survivors', survivors: [1, 2, 200] },
   { ...h, type: 'unmask-request', survivors: [1, 2], dropped: [5], signatures: [{ id: 1, signature: sig }] },
   { ...h, type: 'abort', code: 'BELOW_THRESHOLD' },
@@ -97,8 +107,12 @@ describe('protocol/codec', () => {
     badType[4] = 0x42;
     expect(codeOf(() => decodeClientMessage(badType))).toBe('MALFORMED');
     const badVersion = good.slice();
-    badVersion[3] = 2;
+    badVersion[3] = PROTOCOL_VERSION + 1;
     expect(codeOf(() => decodeClientMessage(badVersion))).toBe('UNSUPPORTED_VERSION');
+    // version 1 (before share digests and the seed commitment) is no longer spoken
+    const v1 = good.slice();
+    v1[3] = 1;
+    expect(codeOf(() => decodeClientMessage(v1))).toBe('UNSUPPORTED_VERSION');
     const badMagic = good.slice();
     badMagic[0] = 0;
     expect(codeOf(() => decodeClientMessage(badMagic))).toBe('MALFORMED');
@@ -123,5 +137,16 @@ describe('protocol/codec', () => {
     expect(() => encodeClientMessage({ ...m, type: 'advertise', cPK: b(31, 0) } as ClientMessage)).toThrow(
       /^cPK/,
     );
+    const share = clientMessages[1]!;
+    expect(() => encodeClientMessage({ ...share, seedCommitment: b(31, 0) } as ClientMessage)).toThrow(
+      /^seedCommitment/,
+    );
+    expect(() =>
+      encodeServerMessage({
+        ...h,
+        type: 'shares',
+        boxes: [{ sender: 1, box: b(90, 8), keyDigest: b(31, 0), seedDigest: b(32, 0) }],
+      }),
+    ).toThrow(/^keyDigest/);
   });
 });

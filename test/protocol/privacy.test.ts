@@ -12,6 +12,7 @@ import { combineShares } from '../../crypto/shamir.js';
 import type { MaskedInput, UnmaskResponse } from '../../protocol/messages.js';
 import { simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
 import { pearson } from '../../scoring/metrics.js';
+import { tolerated } from './_inputs.js';
 
 const D = 1 << 16;
 /** χ²(255) quantile at 1 − 10^−6 (Wilson–Hilferty): ≈ 377. */
@@ -63,10 +64,13 @@ describe('protocol: the server transcript reveals no individual input (statistic
     session,
     round,
     threshold: 3,
+    corruptTolerated: tolerated(n, 3),
     inputs,
     signingKeys: simulatedIdentities(n, 21),
     random: (i) => seededRandomFromInts(21, i),
     dropouts: new Map([[4, 'after-share']]),
+    // the corrections' privacy is what this file checks: have the survivors send them
+    corrections: 'recompute',
     observe: (e) => {
       if (e.direction !== 'up') return;
       if (e.message.type === 'mask') masked.set(e.from, (e.message as MaskedInput).masked);

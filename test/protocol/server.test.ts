@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sign } from '../../crypto/signature.js';
 import { signedPayload } from '../../protocol/codec.js';
+import type { CorrectionMode } from '../../protocol/config.js';
 import type {
   ClientMessage,
   ConsistencyCheck,
@@ -138,7 +139,7 @@ describe('protocol/server: every client message is checked, rejects carry codes 
   it('checks Unmasking corrections: length, a dropped set to correct for, and the configuration', async () => {
     const { clientHandle } = await import('../../protocol/client.js');
     /** 5 silos (t = 3) up to the unmasking request; `drop` never send their masked input. */
-    const unmaskOf = async (drop: number[], corrections?: boolean) => {
+    const unmaskOf = async (drop: number[], corrections?: CorrectionMode) => {
       const h = makeHarness(5, 3, 8);
       if (corrections !== undefined) {
         h.config = { ...h.config, corrections };
@@ -160,7 +161,7 @@ describe('protocol/server: every client message is checked, rejects carry codes 
       if (s.reply.type !== 'send' || s.reply.message.type !== 'unmask') throw new Error('expected unmask');
       return { h, m: s.reply.message };
     };
-    const { h, m } = await unmaskOf([4]);
+    const { h, m } = await unmaskOf([4], 'recompute');
     expect(m.correction?.length).toBe(8);
     expect(codeOf(serverHandle(h.server, m))).toBe('accepted');
     const { correction: _c, signature: _s, ...rest } = m;
@@ -169,13 +170,14 @@ describe('protocol/server: every client message is checked, rejects carry codes 
     // without it the message is still acceptable: the server rebuilds the masks itself
     expect(codeOf(serverHandle(h.server, resign<UnmaskResponse>(h, 0, rest)))).toBe('accepted');
 
-    const none = await unmaskOf([]);
+    const none = await unmaskOf([], 'recompute');
     expect(none.m.correction).toBeUndefined();
     const { signature: _n, ...noneRest } = none.m;
     const spurious = resign<UnmaskResponse>(none.h, 0, { ...noneRest, correction: new Uint32Array(8) });
     expect(codeOf(serverHandle(none.h.server, spurious))).toBe('MALFORMED');
 
-    const off = await unmaskOf([4], false);
+    // the default, 'off': no correction is sent, and one sent anyway is refused
+    const off = await unmaskOf([4]);
     expect(off.m.correction).toBeUndefined();
     const { signature: _o, ...offRest } = off.m;
     const unasked = resign<UnmaskResponse>(off.h, 0, { ...offRest, correction: new Uint32Array(8) });
@@ -185,9 +187,11 @@ describe('protocol/server: every client message is checked, rejects carry codes 
 
   it('checks its configuration', () => {
     const h = makeHarness(4, 3, 8);
-    expect(() => createServer({ ...h.config, corrections: 1 as unknown as boolean })).toThrow(
+    expect(() => createServer({ ...h.config, corrections: 1 as unknown as CorrectionMode })).toThrow(
       /^config\.corrections/,
     );
+    // 'fallback' trusts corrections and relies on the aggregate check: it needs the encoding
+    expect(() => createServer({ ...h.config, corrections: 'fallback' })).toThrow(/^config\.corrections/);
     expect(() => createServer({ ...h.config, threshold: 2 })).toThrow(/^config\.threshold/);
     expect(() => createServer({ ...h.config, length: 0 })).toThrow(/^config\.length/);
     expect(() => createServer({ ...h.config, session: '' })).toThrow(/^config\.session/);

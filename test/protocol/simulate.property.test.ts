@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandomFromInts } from '../../crypto/random.js';
 import { simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
-import { plainSum, randomInputs } from './_inputs.js';
+import { plainSum, randomInputs, tolerated } from './_inputs.js';
 
 describe('protocol/simulate (property)', () => {
   it('recovers the exact sum for random n ∈ [3, 30], random d and t (fast-check)', async () => {
@@ -27,6 +27,7 @@ describe('protocol/simulate (property)', () => {
             session: 'fc',
             round: seed,
             threshold: t,
+            corruptTolerated: tolerated(n, t),
             inputs,
             signingKeys: simulatedIdentities(n, seed),
             random: (i) => seededRandomFromInts(seed, i),

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandomFromInts } from '../../crypto/random.js';
 import { type DropPoint, simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
-import { plainSum } from './_inputs.js';
+import { plainSum, tolerated } from './_inputs.js';
 
 const POINTS: DropPoint[] = [
   'before-advertise',
@@ -55,6 +55,7 @@ describe('protocol/simulate (slow sweep)', () => {
             session: 'sweep',
             round: seed,
             threshold: t,
+            corruptTolerated: tolerated(n, t),
             inputs,
             signingKeys: simulatedIdentities(n, seed),
             random: (i) => seededRandomFromInts(seed, i),

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { quantizer } from '../../crypto/quantize.js';
 import { seededRandomFromInts } from '../../crypto/random.js';
 import { encodeClientMessage, encodeServerMessage } from '../../protocol/codec.js';
 import {
@@ -8,8 +7,13 @@ import {
   simulateRound,
   type WireEvent,
 } from '../../protocol/simulate.js';
-import { decodeWeightedSum, encodeWeightedInput } from '../../protocol/weighted.js';
-import { plainSum, randomInputs } from './_inputs.js';
+import {
+  decodeWeightedSum,
+  encodeWeightedInput,
+  valueErrorBound,
+  weightErrorBound,
+} from '../../protocol/weighted.js';
+import { plainSum, randomInputs, tolerated } from './_inputs.js';
 
 const POINTS: DropPoint[] = [
   'before-advertise',
@@ -36,14 +40,15 @@ describe('protocol/simulate: Unmasking corrections', () => {
   const survivors = [0, 2, 3, 4, 5, 7, 8];
 
   it.each([
-    [true, 'corrections from the responders, rebuilt masks for the rest'],
-    [false, 'every mask rebuilt by the server'],
-  ])('corrections %s: %s — the sum is exact', async (corrections) => {
+    ['recompute' as const, 'corrections from the responders, each recomputed; rebuilt masks for the rest'],
+    ['off' as const, 'every mask rebuilt by the server'],
+  ])('corrections %s: %s — the sum is exact', async (corrections, _what) => {
     let unmaskBytes = 0;
     const r = await simulateRound({
       session: 'corr',
       round: 3,
       threshold: t,
+      corruptTolerated: tolerated(n, t),
       inputs,
       signingKeys: keys,
       random: (i) => seededRandomFromInts(78, i),
@@ -58,8 +63,9 @@ describe('protocol/simulate: Unmasking corrections', () => {
     expect(r.result.survivors).toEqual(survivors);
     expect(r.result.dropped).toEqual([1, 6]);
     expect(r.result.sum).toEqual(plainSum(inputs, survivors, d));
+    expect(r.result.faults).toEqual([]);
     // 5 responders; with corrections each carries d more words
-    if (corrections) expect(unmaskBytes).toBeGreaterThan(5 * 4 * d);
+    if (corrections !== 'off') expect(unmaskBytes).toBeGreaterThan(5 * 4 * d);
     else expect(unmaskBytes).toBeLessThan(5 * 4 * d);
   });
 });
@@ -84,6 +90,7 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
           session: 'drop',
           round: 2,
           threshold: t,
+          corruptTolerated: tolerated(n, t),
           inputs,
           signingKeys: keys,
           random: (i) => seededRandomFromInts(77, i),
@@ -105,6 +112,7 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
         session: 'drop',
         round: 2,
         threshold: t,
+        corruptTolerated: tolerated(n, t),
         inputs,
         signingKeys: keys,
         random: (i) => seededRandomFromInts(77, i),
@@ -139,6 +147,7 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
       session: 'mixed',
       round: 1,
       threshold: 6,
+      corruptTolerated: tolerated(n, 6),
       inputs,
       signingKeys: simulatedIdentities(n, 9),
       random: (i) => seededRandomFromInts(9, i),
@@ -167,6 +176,7 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
         session: 'replay',
         round: 4,
         threshold: 3,
+        corruptTolerated: tolerated(n, 3),
         inputs,
         signingKeys: simulatedIdentities(n, 3),
         random: (i) => seededRandomFromInts(seed, i),
@@ -198,6 +208,7 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
       session: 'fedavg',
       round: 1,
       threshold: 3,
+      corruptTolerated: tolerated(n, 3),
       inputs,
       signingKeys: simulatedIdentities(n, 11),
       random: (i) => seededRandomFromInts(11, i),
@@ -205,15 +216,15 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
     });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    const agg = decodeWeightedSum(r.result.sum, enc);
     const members = [0, 1, 2, 3];
+    const agg = decodeWeightedSum(r.result.sum, enc, members.length);
     const W = members.reduce((s, i) => s + weights[i]!, 0);
-    const qv = quantizer({ range: enc.valueRange, n });
-    const qw = quantizer({ range: enc.weightRange, n });
-    expect(Math.abs(agg.totalWeight - W)).toBeLessThanOrEqual(members.length * qw.errorBound);
+    expect(Math.abs(agg.totalWeight - W)).toBeLessThanOrEqual(members.length * weightErrorBound(enc));
     for (let j = 0; j < d; j++) {
       const exact = members.reduce((s, i) => s + weights[i]! * updates[i]![j]!, 0);
-      expect(Math.abs(agg.weightedSum[j]! - exact)).toBeLessThanOrEqual(members.length * qv.errorBound);
+      expect(Math.abs(agg.weightedSum[j]! - exact)).toBeLessThanOrEqual(
+        members.length * valueErrorBound(enc),
+      );
     }
     expect(agg.average[0]).toBeCloseTo(agg.weightedSum[0]! / agg.totalWeight, 12);
   });
@@ -226,6 +237,7 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
         session: 'seeded',
         round,
         threshold: 2,
+        corruptTolerated: tolerated(n, 2),
         inputs: randomInputs(n, 8, 1),
         signingKeys: simulatedIdentities(n, 1),
         seed: 5,
@@ -249,6 +261,7 @@ describe('protocol/simulate: one secure-aggregation round in process', () => {
       session: 'size',
       round: 1,
       threshold: 2,
+      corruptTolerated: tolerated(n, 2),
       inputs: randomInputs(n, d, 1),
       signingKeys: simulatedIdentities(n, 1),
       random: (i) => seededRandomFromInts(1, i),

@@ -4,7 +4,7 @@
  * M0 + Σ w_iΔ_i / Σ w_i, and the scores are the private scores of the silos' signed reports.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { decodeWeightedSum } from '../../protocol/weighted.js';
+import { decodeWeightedSum, valueErrorBound } from '../../protocol/weighted.js';
 import { leaveOneOut } from '../../scoring/private.js';
 import { scoreReports, signedReport, siloCoalitionModels } from '../../src/fl/private-scoring.js';
 import {
@@ -108,7 +108,7 @@ describe('a whole round over HTTP', () => {
     );
     expect(round.totalWeight).toBe(expected.totalWeight);
     // … and within the quantizer's bound of the true Σ w_iΔ_i.
-    const bound = (ENCODING.clip / (2 * Math.floor(0x7fffffff / 4))) * 4 * 1.01;
+    const bound = valueErrorBound(encoding) * 4 * 1.01;
     for (let j = 0; j < D; j++) {
       let truth = 0;
       for (let i = 0; i < 4; i++) truth += updateOf(i, 1).weight * updateOf(i, 1).update[j]!;

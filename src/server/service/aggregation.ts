@@ -6,8 +6,12 @@
  * collecting stage of a locked round: the protocol's next messages go to the outbox, an abort
  * ends the round, and after Unmasking the sum becomes the next model M = M0 + Σ w_iΔ_i / Σ w_i
  * (with v(M) and v(M0) when the service has an evaluator) and the round moves to reporting.
+ * The protocol's faults (bad shares discarded and their senders, wrong corrections, a bad
+ * dealer) are stored with the round (`faults`) and logged; an abort's culprits are named in its
+ * error.
  */
 import type { Transaction } from 'kysely';
+import type { Fault } from '../../../protocol/errors.js';
 import {
   type AggregationResult,
   type CollectingStage,
@@ -73,10 +77,12 @@ export class Aggregation {
         deadline: now + loaded.consortium.deadlines[next.stage as CollectingStage],
       };
     } else if (output.type === 'abort') {
+      const named = output.culprits.length > 0 ? ` (culprits: silos ${output.culprits.join(', ')})` : '';
       patch = {
         stage: 'aborted',
         sets: JSON.stringify(next.sets),
-        error: JSON.stringify({ code: output.code, detail: output.detail }),
+        error: JSON.stringify({ code: output.code, detail: `${output.detail}${named}` }),
+        ...this.faults(row, output.faults),
       };
     } else {
       patch = await this.finish(trx, loaded, row, output.result);
@@ -84,6 +90,18 @@ export class Aggregation {
       await deleteMessages(trx, row, 'mask');
     }
     return this.rows.update(trx, row, patch);
+  }
+
+  /**
+   * The faults the protocol server recorded (bad shares discarded, wrong corrections replaced,
+   * a bad dealer): stored with the round, where silos and the dashboard read them, and reported
+   * to the operator's log.
+   */
+  private faults(row: RoundRow, faults: readonly Fault[]): { faults: string } | Record<string, never> {
+    if (faults.length === 0) return {};
+    for (const f of faults)
+      this.ctx.warn(`round ${row.round} of ${row.consortium}: silo ${f.silo} ${f.code}: ${f.detail}`, f);
+    return { faults: JSON.stringify(faults) };
   }
 
   /** The sum is known: decode it, store M = M0 + Σ w_iΔ_i / Σ w_i and the utilities. */
@@ -94,7 +112,9 @@ export class Aggregation {
     result: AggregationResult,
   ): Promise<RoundPatch> {
     const { consortium } = loaded;
-    const sum = decodeWeightedSum(result.sum, weightedEncoding(consortium));
+    // The protocol server checked the aggregate already (roundConfig carries the encoding); the
+    // decoder checks it again against |U_3| before anything is published.
+    const sum = decodeWeightedSum(result.sum, weightedEncoding(consortium), result.survivors.length);
     const base = readFloat32(await this.models.paramsOf(trx, row.consortium, row.base_version));
     const next = new Float32Array(base.length);
     for (let j = 0; j < base.length; j++) next[j] = base[j]! + sum.average[j]!;
@@ -121,6 +141,7 @@ export class Aggregation {
       weighted_sum: floatBytes(sum.weightedSum),
       total_weight: sum.totalWeight,
       ...utilities,
+      ...this.faults(row, result.faults),
     };
   }
 }

@@ -4,7 +4,13 @@
  * form — the configuration and the roster of Ed25519 keys — is cached per process.
  */
 import { quantizer } from '../../../crypto/quantize.js';
-import { checkRoundConfig, type RoundConfig } from '../../../protocol/config.js';
+import {
+  checkRoundConfig,
+  defaultCorruptTolerated,
+  minimumThreshold,
+  type RoundConfig,
+  weakThresholdMessage,
+} from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import { fromHex } from '../_bytes.js';
@@ -28,14 +34,52 @@ export interface LoadedConsortium {
   readonly roster: readonly Uint8Array[];
 }
 
-/** The protocol's configuration of round `round` of consortium `c`: the vector is (w·Δ, w), d + 1 words. */
+/**
+ * The protocol's configuration of round `round` of consortium `c`: the vector is (w·Δ, w), d + 1
+ * words; n_C and the weak-threshold opt-in as the consortium records them; the encoding, so that
+ * the protocol server checks every aggregate (protocol/weighted.ts checkWeightedSum).
+ */
 export function roundConfig(c: Consortium, roster: readonly Uint8Array[], round: number): RoundConfig {
-  return { session: c.id, round, threshold: c.threshold, length: c.model.parameters + 1, roster };
+  return {
+    session: c.id,
+    round,
+    threshold: c.threshold,
+    length: c.model.parameters + 1,
+    roster,
+    corruptTolerated: c.corruptSilos,
+    ...(c.weakThreshold ? { weakThreshold: true } : {}),
+    encoding: weightedEncoding(c),
+  };
 }
 
 /** How the consortium's silos quantize their weighted inputs (protocol/weighted.ts). */
 export function weightedEncoding(c: Consortium): WeightedEncoding {
-  return { valueRange: c.encoding.clip, weightRange: c.encoding.weightRange, n: c.participants.length };
+  return {
+    valueRange: c.encoding.clip,
+    weightRange: c.encoding.weightRange,
+    n: c.participants.length,
+    minWeight: c.encoding.minWeight,
+  };
+}
+
+/**
+ * A stored consortium with the fields of the active-security threshold filled in: consortia
+ * stored before they existed get n_C = ⌈n/3⌉ − 1, minWeight 0, and are flagged `weakThreshold`
+ * when their threshold is below the bound (they were created under the older t > n/2 rule).
+ */
+function withSecurityFields(
+  c: Omit<Consortium, 'corruptSilos' | 'minimumThreshold' | 'weakThreshold'> & Partial<Consortium>,
+): Consortium {
+  const n = c.participants.length;
+  const corruptSilos = c.corruptSilos ?? defaultCorruptTolerated(n);
+  const minimum = minimumThreshold(n, corruptSilos);
+  return {
+    ...c,
+    corruptSilos,
+    minimumThreshold: minimum,
+    weakThreshold: c.threshold < minimum,
+    encoding: { ...c.encoding, minWeight: c.encoding.minWeight ?? 0 },
+  };
 }
 
 /** Creating and reading consortia (table `consortia`). */
@@ -46,21 +90,29 @@ export class Consortia {
 
   /**
    * Creates a consortium.
-   * @throws ServiceError INVALID_CONSORTIUM (threshold, repeated keys, encoding), CONSORTIUM_EXISTS.
+   * @throws ServiceError INVALID_CONSORTIUM (threshold — below ⌊(n + n_C)/2⌋ + 1 without
+   *   allowWeakThreshold, or ≤ n/2 —, corruptSilos ≥ n, repeated keys, encoding), CONSORTIUM_EXISTS.
    */
   async create(input: ConsortiumInput): Promise<Consortium> {
-    const consortium: Consortium = {
+    const n = input.participants.length;
+    if (input.corruptSilos !== undefined && input.corruptSilos >= n)
+      throw new ServiceError(
+        'FEDSCORE_ERR_INVALID_CONSORTIUM',
+        `corruptSilos: ${input.corruptSilos} must be < the ${n} participants`,
+      );
+    const consortium = withSecurityFields({
       id: input.id,
       participants: input.participants.map((p) => ({ publicKey: p.publicKey })),
       threshold: input.threshold,
+      corruptSilos: input.corruptSilos ?? defaultCorruptTolerated(n),
       model: { ...input.model },
       testSetDigest: input.testSetDigest,
       schemes: [...input.schemes],
-      encoding: { ...input.encoding },
+      encoding: { ...input.encoding, minWeight: input.encoding.minWeight ?? 0 },
       convention: input.convention ?? DEFAULT_CONVENTION,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
       createdAt: this.ctx.now(),
-    };
+    });
     const keys = consortium.participants.map((p) => p.publicKey);
     const repeated = keys.findIndex((k, i) => keys.indexOf(k) !== i);
     if (repeated >= 0)
@@ -75,6 +127,12 @@ export class Consortia {
     } catch (e) {
       throw new ServiceError('FEDSCORE_ERR_INVALID_CONSORTIUM', (e as Error).message);
     }
+    // Below the bound only by the explicit opt-in (protocol/config.ts; docs/threat-model-protocol.md).
+    if (consortium.weakThreshold && input.allowWeakThreshold !== true)
+      throw new ServiceError(
+        'FEDSCORE_ERR_INVALID_CONSORTIUM',
+        `${weakThresholdMessage('threshold', consortium.threshold, n, consortium.corruptSilos)} (allowWeakThreshold)`,
+      );
     try {
       await this.ctx.db
         .insertInto('consortia')
@@ -107,7 +165,7 @@ export class Consortia {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw new ServiceError('FEDSCORE_ERR_CONSORTIUM_NOT_FOUND', id);
-    const consortium = JSON.parse(row.config) as Consortium;
+    const consortium = withSecurityFields(JSON.parse(row.config) as Consortium);
     const loaded = { consortium, roster: consortium.participants.map((p) => fromHex(p.publicKey)) };
     this.cache.set(id, loaded);
     return loaded;

@@ -36,6 +36,7 @@ const ROUND_COLUMNS = [
   'empty_utility',
   'scores',
   'error',
+  'faults',
   'opened_at',
 ] as const satisfies readonly (keyof RoundRow)[];
 
@@ -154,6 +155,7 @@ export function view(row: RoundRow): Round {
         ? null
         : { full: row.full_utility, empty: row.empty_utility },
     error: errorOf(row),
+    faults: row.faults === null ? [] : (JSON.parse(row.faults) as Round['faults']),
     openedAt: row.opened_at,
   };
 }

@@ -63,6 +63,7 @@ export class Rounds {
       empty_utility: null,
       scores: null,
       error: null,
+      faults: null,
       opened_at: now,
     };
     try {

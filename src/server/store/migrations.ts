@@ -83,11 +83,21 @@ function initial(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * `rounds.faults`: JSON of the misbehaviour the secure-aggregation server detected in a round
+ * (protocol/errors.ts Fault[]: bad shares, bad dealing, bad corrections, each naming a silo).
+ */
+const roundFaults: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('rounds').addColumn('faults', 'text').execute();
+  },
+};
+
 /** The migrations of `dialect`, keyed so that they sort in order. */
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(dialect) };
+      return { '0001_initial': initial(dialect), '0002_round_faults': roundFaults };
     },
   };
 }

@@ -46,6 +46,8 @@ export interface RoundsTable {
   scores: string | null;
   /** JSON { code, detail } when aborted or closed without scores. */
   error: string | null;
+  /** JSON Fault[] (protocol/errors.ts) the secure-aggregation server recorded, or null. */
+  faults: string | null;
   opened_at: number;
 }
 
