@@ -5,6 +5,8 @@
  * documented in docs/audit.md — keep the two in step). The math is scoring/manipulation/ and
  * scoring/private.ts.
  */
+
+import { checkEmptyCoalition, type EmptyCoalition, utilitiesUnder } from '../../scoring/empty-coalition.js';
 import {
   ATTACK_KINDS,
   type AttackKind,
@@ -156,7 +158,10 @@ export interface RoundAudit {
   round: number;
   /** Silos (global indices) that reported this round; every per-silo array is in this order. */
   silos: number[];
-  /** The recorded utilities, restricted to `silos`. */
+  /**
+   * The utilities the schemes saw, restricted to `silos`: the recorded ones, with `empty` = 0 when
+   * the run scored with `scoring.emptyCoalition: 'zero'`.
+   */
   utilities: { full: number; empty: number; withOnly: number[]; without: number[] };
   /** The feasible-report box the detector lets through, per silo (scheme-independent). */
   undetectedBoxes: ReportBox[];
@@ -424,10 +429,12 @@ function auditRound(
   rec: RoundRecord,
   o: Resolved,
   seed: number,
+  emptyCoalition: EmptyCoalition,
 ): RoundAudit | { round: number; skipped: string } {
   const got = roundUtilities(rec);
   if (typeof got === 'string') return { round: rec.round, skipped: got };
-  const { silos, u } = got;
+  const { silos } = got;
+  const u = utilitiesUnder(got.u, emptyCoalition); // v(∅) as the run scored
   const outcomes = simulateAttacks(u, {
     range: o.range,
     inflateFactor: o.inflateFactor,
@@ -482,12 +489,17 @@ function auditRound(
 export function auditExperiment(results: ExperimentResults, options: AuditOptions = {}): AuditResult {
   checkResults(results);
   const o = resolve(options);
+  // results.json version 1 has no `scoring`: its scores used v(∅) = v(M0)
+  const emptyCoalition = checkEmptyCoalition(
+    results.scoring?.emptyCoalition,
+    'results.scoring.emptyCoalition',
+  );
   const wanted = o.rounds ? new Set(o.rounds) : null;
   const runs = results.runs.map((run, r) => ({
     seed: run.seed,
     rounds: run.rounds
       .filter((rec) => wanted === null || wanted.has(rec.round))
-      .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round)),
+      .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round, emptyCoalition)),
   }));
   const audited = runs.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
   const summary = Object.fromEntries(
@@ -562,6 +574,7 @@ export function auditRecordedRounds(
   silos: readonly string[],
   source: string,
   options: AuditOptions = {},
+  emptyCoalition?: EmptyCoalition,
 ): AuditResult {
   const n = silos.length;
   const records: RoundRecord[] = rounds.map((r) => ({
@@ -586,6 +599,7 @@ export function auditRecordedRounds(
     createdAt: new Date(0).toISOString(),
     dataSource: source,
     silos: { count: n, names: [...silos], examples: [], roles: [] },
+    ...(emptyCoalition !== undefined ? { scoring: { emptyCoalition } } : {}),
     runs: [{ seed: 0, rounds: records }],
   } as unknown as ExperimentResults;
   return auditExperiment(results, options);

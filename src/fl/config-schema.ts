@@ -5,15 +5,17 @@
  * and the registries.
  */
 import Type, { type Static, type TSchema } from 'typebox';
+import { DEFAULT_EMPTY_COALITION, EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
 import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
 import { withDoc } from './_doc.js';
+import { ROUND_SV, TRUE_SV } from './compare.js';
 import {
   BUILT_IN_ESTIMATORS,
   BUILT_IN_ESTIMATORS_SCHEMA,
   defaultReferenceEstimator,
-  referenceEstimators,
+  referenceNames,
   TRUE_SHAPLEY_DEFAULT_MAX_SILOS,
 } from './estimators/registry.js';
 import { DEFAULT_STRATEGY, STRATEGY_NAMES } from './strategies/registry.js';
@@ -279,8 +281,16 @@ export const EstimatorsSchema = BUILT_IN_ESTIMATORS_SCHEMA;
 export const comparisonSchema = <E extends TSchema>(estimators: E) =>
   Obj({
     reference: Type.Optional(
-      OneOf([...referenceEstimators(), 'trueSv'], {
-        description: `Reference of the comparison table: an estimator that can serve as one, or the true Shapley value of the retraining game. Default: trueSv when the true Shapley value is computed (see trueShapley), else ${defaultReferenceEstimator()}.`,
+      OneOf(referenceNames(), {
+        description: `Reference of the comparison table (the primary one when \`references\` names more): an estimator that can serve as one (accumulated to \`at\`), ${TRUE_SV} — the true Shapley value of the retraining game —, or ${ROUND_SV} — the exact Shapley value of round \`at\`'s own coalition game, the reference of the authors' code (needs \`at\` to be a round and MR-SV's tables). Default: ${TRUE_SV} when the true Shapley value is computed (see trueShapley), else ${defaultReferenceEstimator()}.`,
+      }),
+    ),
+    references: Type.Optional(
+      Type.Array(OneOf(referenceNames()), {
+        minItems: 1,
+        uniqueItems: true,
+        description:
+          'Further references, each with its own agreement table in results.json (`comparison.byReference`); the first is the primary one when `reference` is not given. Names as for `reference`.',
       }),
     ),
     at: Type.Optional(
@@ -412,8 +422,22 @@ export const ExperimentConfigSchema = Obj({
             description: 'Utility v of a model on the common test set: accuracy or the negative loss.',
           }),
         ),
+        emptyCoalition: Type.Optional(
+          OneOf(EMPTY_COALITIONS, {
+            default: DEFAULT_EMPTY_COALITION,
+            description:
+              "What the empty coalition is worth in the private scores and in the scalar coalition games of the references (MR-SV, TMR, GTG, MC, Owen, Banzhaf, roundSv, trueSv): 'initialModel' v(∅) = v(M0), the reading of papers/003 Eq. 2–5; 'zero' v(∅) = 0, the convention of the authors' code (utils.py pri_ce, games_local.py d[()] = 0). Maverick-Shapley's class-wise game and TSV's trajectory utility keep their papers' v(∅). v(M0) is evaluated and recorded either way.",
+          }),
+        ),
+        raw: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description:
+              "Also record FP, EE and EE-median before the rescaling of papers/003 Eq. 2 and 4 (score_i = w_i, not w_i/Σ_j w_j · v(M)) as fpRaw, eeRaw and eeMedianRaw: α(i) and (β(i) + γ(i))/2, the numbers the authors' code reports (its Eq. 2/4 normalisation lines are commented out). They are compared with the references like any method.",
+          }),
+        ),
       },
-      'How models are valued.',
+      'How models are valued and scored.',
     ),
   ),
   comparison: Type.Optional(

@@ -195,7 +195,7 @@ describe('harnessRound', () => {
       expect(output.evaluations.mc).toBeLessThanOrEqual(defaultBudget(K));
       expect(Object.keys(output.timingsMs)).toEqual(Object.keys(output.scores));
       expect(state.tables).toHaveLength(round);
-      expect(state.tables[round - 1]).toEqual({ players: PARTICIPANTS, table });
+      expect(state.tables[round - 1]).toEqual({ players: PARTICIPANTS, table, round });
     }
   });
 

@@ -3,6 +3,7 @@
  * full visibility) on the coalition game of the round's survivors, and before it the server's
  * validation reference update Δ_val (papers/002 Eq. 10) when the strategy or an estimator needs it.
  */
+import { gameUnder } from '../../../scoring/empty-coalition.js';
 import { type EstimatorConfig, type HarnessState, harnessRound, needsReferenceUpdate } from '../harness.js';
 import { deriveSeed } from '../setup.js';
 import type { Strategy } from '../strategies/strategy.js';
@@ -91,7 +92,9 @@ export async function referencesStep(
       numSilos: run.cfg.silos,
       numClasses: run.consortium.numClasses,
       participants: [...survivors],
-      game: games.game,
+      // v(∅) as `scoring.emptyCoalition` says, for every estimator of the scalar game (the
+      // class-wise game and TSV's utility keep their papers' v(∅)).
+      game: gameUnder(games.game, run.emptyCoalition),
       perClass: games.perClass,
       updates: localUpdates,
       aggregate: input.average,
