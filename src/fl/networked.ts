@@ -21,6 +21,7 @@
  * are then public and fixed, so no silo needs another's update or score to take part.
  */
 import { encodeWeightedInput } from '../../protocol/weighted.js';
+import { checkEmptyCoalition, type EmptyCoalition } from '../../scoring/empty-coalition.js';
 import { datasetDigest } from '../data/digest.js';
 import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
@@ -49,6 +50,8 @@ export interface NetworkedRun {
   /** Clipping bound of each coordinate of ŵΔ. */
   readonly clip: number;
   readonly convention: Convention;
+  /** What v(∅) is when the consortium scores (`scoring.emptyCoalition`; the consortium's setting). */
+  readonly emptyCoalition: EmptyCoalition;
   readonly utility: UtilityName;
   /** Hex SHA-256 of the common test set (src/data/digest.ts). */
   readonly testSetDigest: string;
@@ -99,6 +102,7 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
     threshold: roundThreshold(k, t),
     clip: config.secureAggregation?.clip ?? 1,
     convention: config.aggregation?.convention ?? DEFAULT_CONVENTION,
+    emptyCoalition: checkEmptyCoalition(config.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
     utility: config.scoring?.utility ?? 'accuracy',
     testSetDigest: datasetDigest(data.test),
   };
@@ -221,6 +225,7 @@ export function consortiumInput(
     schemes: [...PRIVATE_METHODS],
     encoding: { clip: run.clip, weightRange: 1 },
     convention: run.convention,
+    emptyCoalition: run.emptyCoalition,
     ...(deadlines ? { deadlines } : {}),
   };
 }
