@@ -6,7 +6,7 @@
  * sees.
  */
 import { describe, expect, it } from 'vitest';
-import { type Coalition, coalitionKey, members, size } from '../../scoring/coalition.js';
+import { type Coalition, coalitionKey, members } from '../../scoring/coalition.js';
 import type { VectorGame } from '../../scoring/game.js';
 import { gtgShapley } from '../../scoring/gtg.js';
 import { maverickShapleyRound } from '../../scoring/maverick.js';
