@@ -215,6 +215,10 @@ export const ModelSchema = Type.Unsafe<{ kind: string; [option: string]: unknown
   ),
 );
 
+/** Local epochs per round and minibatch size of a configuration that sets none. */
+export const DEFAULT_EPOCHS = 1;
+export const DEFAULT_BATCH_SIZE = 64;
+
 export const TrainingSchema = Obj({
   optimizer: Type.Optional(
     OneOf(['adam', 'sgd'] as const, { default: 'adam', description: 'Local optimizer.' }),
@@ -223,8 +227,15 @@ export const TrainingSchema = Obj({
     Num({ exclusiveMinimum: 0, default: 0.001, description: 'Learning rate (for either optimizer).' }),
   ),
   weightDecay: Type.Optional(Num({ minimum: 0, default: 0.001, description: 'Weight decay.' })),
-  epochs: Type.Optional(Int({ minimum: 1, default: 1, description: 'Local epochs per round.' })),
-  batchSize: Type.Optional(Int({ minimum: 1, default: 64, description: 'Minibatch size.' })),
+  epochs: Type.Optional(Int({ minimum: 1, default: DEFAULT_EPOCHS, description: 'Local epochs per round.' })),
+  batchSize: Type.Optional(Int({ minimum: 1, default: DEFAULT_BATCH_SIZE, description: 'Minibatch size.' })),
+  validationSteps: Type.Optional(
+    Int({
+      minimum: 1,
+      description:
+        "K, the optimizer steps of the server's validation reference update Δ_val (FedTSV and the tsv estimator; papers/002 Eq. 10: \"the same number of SGD steps\" as the clients, Alg. 2 lines 7–10 and 15–18 share one K), taken on minibatches of the validation set with the silos' optimizer. Default: the mean local steps of the round's selected silos, epochs·⌈n_i/batchSize⌉, rounded.",
+    }),
+  ),
 });
 
 export const SecureAggregationSchema = Obj({

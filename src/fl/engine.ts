@@ -64,7 +64,7 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
     const selected = selectStep(run, state, r);
     const trained = await trainStep(run, base, r, selected);
     const { updates } = trained;
-    const referenceUpdate = await trainReferenceUpdate(run, base, r);
+    const referenceUpdate = await trainReferenceUpdate(run, base, r, selected);
     const weighed = await weighStep(run, state, r, selected, updates, referenceUpdate);
     const { weights } = weighed;
     const aggregated = await aggregateStep(run, base, r, selected, updates, weights);
