@@ -398,7 +398,7 @@ export const ExperimentConfigSchema = Obj({
           OneOf(CONVENTIONS, {
             default: DEFAULT_CONVENTION,
             description:
-              "How coalition models are formed: FedAvg M_S = M0 + Σ_S w_iΔ_i / Σ_S w_i, or the papers' additive M_S = M0 + Σ_S w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the strategy's.",
+              "How coalition models are formed: FedAvg M_S = M0 + Σ_S w_iΔ_i / Σ_S w_i (also what papers/003's published code does, weighting by examples), or additive M_S = M0 + Σ_S w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N), the literal reading of papers/003's M0 + U_i and M − U_i. The weights are the strategy's.",
           }),
         ),
       },
