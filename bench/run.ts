@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- <section> ...]`: runs the benchmark sections in one process, one after the
- * other, each printing its own Markdown table. Sections: shapley, estimators, secagg, ml, layers-model, round, server.
+ * other, each printing its own Markdown table. Sections: shapley, estimators, msgtg, secagg, ml,
+ * layers-model, round, server.
  * Comparisons inside a section are made side by side in the same run (ratios), since these
  * machines are noisy.
  */
@@ -9,7 +10,16 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const SECTIONS = ['shapley', 'estimators', 'secagg', 'ml', 'layers-model', 'round', 'server'] as const;
+const SECTIONS = [
+  'shapley',
+  'estimators',
+  'msgtg',
+  'secagg',
+  'ml',
+  'layers-model',
+  'round',
+  'server',
+] as const;
 const here = dirname(fileURLToPath(import.meta.url));
 
 const asked = process.argv.slice(2);

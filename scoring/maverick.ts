@@ -25,12 +25,14 @@
  *   old model w^t) is left out unless asked for: "the subset of sampled clients whose aggregation
  *   maximizes total class-wise validation accuracy" (§4.1) aggregates somebody. Ties go to the larger
  *   coalition (more data aggregated), then to the lexicographically smaller member list.
- * - Class-wise values come from running the scalar estimator once per class on
- *   `coordinateGame(memoizeVector(game), c)`, each class with a fresh generator from the same seed,
- *   so a permutation sampler visits the same coalitions for every class and the shared memo evaluates
- *   each once. This differs from Alg. 1, which runs one joint guided sampler over the vector utility
- *   (truncating on the vector and stopping on the β-weighted φ, Eq. 11): with a truncating or
- *   adaptively stopping estimator the classes may see different coalitions.
+ * - Class-wise values come either from a joint estimator of the vector game (`JointClassEstimator`,
+ *   e.g. `msGtg` of ./ms-gtg.ts: Alg. 1 as written — one guided permutation stream for all classes,
+ *   truncation on the class vector, Eq. 11 on the β-weighted φ), or from a scalar estimator run once
+ *   per class on `coordinateGame(memoizeVector(game), c)`, each class with a fresh generator from the
+ *   same seed, so a permutation sampler visits the same coalitions for every class and the shared
+ *   memo evaluates each once. The per-class form differs from Alg. 1: with a truncating or
+ *   adaptively stopping estimator the classes may see different coalitions and stop at different
+ *   times (docs/reproductions.md measures the difference).
  * - Between-round truncation (Alg. 1 line 7, Alg. 4 line 6: proceed only if |v_N − v_0| > ε_b) reads
  *   |·| on the class vector as the max norm: a round is skipped only if no class moved by more than
  *   ε_b, so a gain on one rare class is never truncated away.
@@ -59,6 +61,40 @@ export interface ClassEstimatorContext {
  * `(game) => exactShapleyOfGame(game)` or `(game, { rng }) => monteCarlo(game, { budget, rng })`.
  */
 export type ClassEstimator = (game: Game, context: ClassEstimatorContext) => Promise<Estimate>;
+
+/** What a joint estimator is told (see `JointClassEstimator`). */
+export interface JointEstimatorContext {
+  /** Number of classes C (= game.dims). */
+  readonly classes: number;
+  /** The round's seed. */
+  readonly seed: number;
+  /** `createRng(seed)`. */
+  readonly rng: Rng;
+  /** v_0 = V_class(w^t) and v_N = V_class(w^{t+1}), length C (Alg. 1 line 5); already evaluated. */
+  readonly v0: Float64Array;
+  readonly vN: Float64Array;
+  /**
+   * β of the best coalition evaluated so far (Eq. 10 on the running argmax of Alg. 1 line 24): what
+   * the β-weighted φ of the stopping rule (Eq. 11) uses while the coreset is not final.
+   */
+  beta(): Float64Array;
+}
+
+/** What a joint estimator returns: φ_i^c for every player and class. */
+export interface JointEstimate {
+  /** φ, n × C player-major. */
+  phi: Float64Array;
+  /** Standard errors of φ (n × C), when known. */
+  stderr?: Float64Array;
+}
+
+/**
+ * An estimator of all classes at once on the vector game (papers/000 Alg. 1 as written); the memo
+ * it gets counts every coalition once whatever it reads.
+ */
+export interface JointClassEstimator {
+  readonly joint: (game: VectorGame, context: JointEstimatorContext) => Promise<JointEstimate>;
+}
 
 /** Options of `maverickShapleyRound`. */
 export interface MaverickRoundOptions {
@@ -268,26 +304,33 @@ function tracking(game: VectorGame, tracker: CoresetTracker): VectorGame {
  * scalar estimator, the coreset over the evaluated coalitions, the class difficulties from the
  * coreset's accuracies, and this round's Shapley rewards (Eq. 13).
  *
- * The estimator runs once per class c on `coordinateGame(memoizeVector(game), c)`, classes in order,
- * one at a time, each with `createRng(seed)`; `evaluations` counts distinct coalitions over all
- * classes. v(∅) and v(N) are always evaluated (Alg. 1 line 5, Alg. 4 line 4).
+ * A scalar estimator runs once per class c on `coordinateGame(memoizeVector(game), c)`, classes in
+ * order, one at a time, each with `createRng(seed)`; a joint one runs once on the memoized vector
+ * game with `createRng(seed)`. `evaluations` counts distinct coalitions over all classes. v(∅) and
+ * v(N) are always evaluated (Alg. 1 line 5, Alg. 4 line 4).
  * @param game per-class validation accuracies of coalition models (Eq. 7), n players × C classes;
  *   v(∅) is the current global model w^t.
- * @param estimator a scalar Shapley estimator (see `ClassEstimator`).
+ * @param estimator a scalar Shapley estimator run per class (see `ClassEstimator`), or a joint one
+ *   (see `JointClassEstimator`).
  * @throws TypeError when game or estimator is not usable; RangeError naming the field for bad options,
  *   a game returning malformed values, or an estimate of the wrong length or with non-finite values.
  */
 export async function maverickShapleyRound(
   game: VectorGame,
-  estimator: ClassEstimator,
+  estimator: ClassEstimator | JointClassEstimator,
   options: MaverickRoundOptions,
 ): Promise<MaverickRound> {
   if (typeof game !== 'object' || game === null || typeof game.values !== 'function')
     throw new TypeError('game: expected a VectorGame');
   checkPositiveInteger('game.n', game.n);
   checkPositiveInteger('game.dims', game.dims);
-  if (typeof estimator !== 'function')
-    throw new TypeError('estimator: expected a function (game, context) => Estimate');
+  if (
+    typeof estimator !== 'function' &&
+    (typeof estimator !== 'object' || estimator === null || typeof estimator.joint !== 'function')
+  )
+    throw new TypeError(
+      'estimator: expected a function (game, context) => Estimate or a { joint } estimator',
+    );
   if (typeof options !== 'object' || options === null) throw new TypeError('options: expected an object');
   checkTemperature(options.temperature);
   const seed = options.seed ?? 0;
@@ -308,10 +351,24 @@ export async function maverickShapleyRound(
 
   const phi = new Float64Array(n * classes);
   let stderr: Float64Array | undefined = truncated ? undefined : new Float64Array(n * classes);
-  if (!truncated) {
+  if (!truncated && typeof estimator !== 'function') {
+    const est = await estimator.joint(memo, {
+      classes,
+      seed,
+      rng: createRng(seed),
+      v0: ends.slice(0, classes),
+      vN: ends.slice(classes, 2 * classes),
+      beta: () => classDifficulty(tracker.best()!.accuracy, options.temperature),
+    });
+    if (typeof est !== 'object' || est === null) throw new TypeError('estimator: joint returned no estimate');
+    checkFiniteArray('estimator: joint phi', est.phi, n * classes);
+    phi.set(est.phi);
+    if (est.stderr !== undefined && est.stderr.length === n * classes) stderr!.set(est.stderr);
+    else stderr = undefined;
+  } else if (!truncated) {
     for (let c = 0; c < classes; c++) {
       const context: ClassEstimatorContext = { classIndex: c, classes, seed, rng: createRng(seed) };
-      const est = await estimator(coordinateGame(memo, c), context);
+      const est = await (estimator as ClassEstimator)(coordinateGame(memo, c), context);
       if (typeof est !== 'object' || est === null)
         throw new TypeError(`estimator: class ${c} returned no estimate`);
       checkFiniteArray(`estimator: class ${c} values`, est.values, n);

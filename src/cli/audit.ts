@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AuditResult, auditExperiment, auditUtilities } from '../fl/audit.js';
 import { auditHtml, auditMarkdown, auditSummaryRows } from '../fl/audit-report.js';
-import type { ExperimentResults } from '../fl/results.js';
+import { type ExperimentResults, RESULTS_SCHEMA_VERSIONS } from '../fl/results.js';
 import { UsageError } from './_flags.js';
 import { loadUtilities } from './_utilities.js';
 import { experimentCommand } from './experiment.js';
@@ -65,9 +65,9 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
   } catch (e) {
     throw new UsageError(`--from: cannot read ${join(dir, 'results.json')}: ${(e as Error).message}`);
   }
-  if (results?.schemaVersion !== 1)
+  if (!RESULTS_SCHEMA_VERSIONS.includes(results?.schemaVersion))
     throw new UsageError(
-      `--from: ${join(dir, 'results.json')} is not a fedscore results.json (schemaVersion 1)`,
+      `--from: ${join(dir, 'results.json')} is not a fedscore results.json (schemaVersion ${RESULTS_SCHEMA_VERSIONS.join(' or ')})`,
     );
   return writeAudit(dir, auditExperiment(results), t0, dir, true);
 }

@@ -72,10 +72,23 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
       onProgress,
     });
     const files = await writeOutputs(values.out, results);
-    const rows = comparisonRows(results);
+    const { comparison } = results;
+    const at = comparison.at === 'cumulative' ? 'cumulative scores' : `round ${comparison.at}`;
+    // One table per reference (comparison.byReference), the primary first.
+    const tables = Object.entries(
+      comparison.byReference ?? { [comparison.reference]: comparison.methods },
+    ).map(([reference, methods]) => {
+      const rows = comparisonRows({ ...results, comparison: { ...comparison, reference, methods } });
+      return (
+        `\nAgreement with ${reference} (${at}), mean ± std over ${seeds.length} seed(s):\n\n` +
+        `${rows.map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(12) : c.padStart(16))).join('')}`).join('\n')}\n`
+      );
+    });
+    const scoring = results.scoring
+      ? `scoring: ${results.scoring.coalitions} coalitions, v(∅) = ${results.scoring.emptyCoalition === 'zero' ? '0' : 'v(M0)'} (scoring.emptyCoalition '${results.scoring.emptyCoalition}')\n`
+      : '';
     process.stdout.write(
-      `\nAgreement with ${results.comparison.reference} (${results.comparison.at === 'cumulative' ? 'cumulative scores' : `round ${results.comparison.at}`}), mean ± std over ${seeds.length} seed(s):\n\n` +
-        `${rows.map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(10) : c.padStart(16))).join('')}`).join('\n')}\n\n` +
+      `${tables.join('')}\n${scoring}` +
         `final test accuracy: ${results.runs.map((r) => r.finalAccuracy.toFixed(4)).join(', ')}; data: ${results.dataSource}\n` +
         `wrote ${files.slice(0, 3).join(', ')} (+ charts) in ${seconds(results.wallTimeMs)}\n`,
     );

@@ -109,7 +109,10 @@ export interface RoundAudit {
   round: number;
   /** Silos (global indices) that reported this round; every per-silo array is in this order. */
   silos: number[];
-  /** The recorded utilities, restricted to `silos`. */
+  /**
+   * The utilities the schemes saw, restricted to `silos`: the recorded ones, with `empty` = 0 when
+   * the run scored with `scoring.emptyCoalition: 'zero'`.
+   */
   utilities: { full: number; empty: number; withOnly: number[]; without: number[] };
   /** The feasible-report box the detector lets through, per silo (scheme-independent). */
   undetectedBoxes: ReportBox[];

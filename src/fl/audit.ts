@@ -7,6 +7,13 @@
  * (`AuditResult`, documented in docs/audit.md — keep the two in step). The math is
  * scoring/manipulation/ and scoring/private.ts.
  */
+
+import {
+  checkEmptyCoalition,
+  DEFAULT_EMPTY_COALITION,
+  type EmptyCoalition,
+  utilitiesUnder,
+} from '../../scoring/empty-coalition.js';
 import {
   ATTACK_KINDS,
   type AttackKind,
@@ -321,10 +328,12 @@ function auditRound(
   rec: AuditRoundInput,
   o: Resolved,
   seed: number,
+  emptyCoalition: EmptyCoalition,
 ): RoundAudit | { round: number; skipped: string } {
   const got = roundUtilities(rec);
   if (typeof got === 'string') return { round: rec.round, skipped: got };
-  const { silos, u } = got;
+  const { silos } = got;
+  const u = utilitiesUnder(got.u, emptyCoalition); // v(∅) as the run scored
   const outcomes = simulateAttacks(u, {
     range: o.range,
     inflateFactor: o.inflateFactor,
@@ -376,21 +385,25 @@ function auditRound(
  * reproducible.
  * @param runs the rounds of each run, in order.
  * @param source where they came from, recorded as `source`.
+ * @param emptyCoalition v(∅) as the rounds were scored (scoring/empty-coalition.ts): with 'zero' the
+ *   schemes see `empty` = 0, as the run's scores did.
  * @throws TypeError/RangeError naming the parameter on malformed runs or options.
  */
 export function auditRounds(
   runs: readonly AuditRunInput[],
   source: AuditSource,
   options: AuditOptions = {},
+  emptyCoalition: EmptyCoalition = DEFAULT_EMPTY_COALITION,
 ): AuditResult {
   if (!Array.isArray(runs as unknown)) throw new TypeError('runs: expected an array of runs');
+  checkEmptyCoalition(emptyCoalition, 'emptyCoalition');
   const o = resolve(options);
   const wanted = o.rounds ? new Set(o.rounds) : null;
   const audits = runs.map((run, r) => ({
     seed: run.seed,
     rounds: run.rounds
       .filter((rec) => wanted === null || wanted.has(rec.round))
-      .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round)),
+      .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round, emptyCoalition)),
   }));
   const audited = audits.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
   const summary = Object.fromEntries(
@@ -457,6 +470,8 @@ export function auditExperiment(results: ExperimentResults, options: AuditOption
       resultsSchemaVersion: results.schemaVersion,
     },
     options,
+    // results.json version 1 has no `scoring`: its scores used v(∅) = v(M0)
+    checkEmptyCoalition(results.scoring?.emptyCoalition, 'results.scoring.emptyCoalition'),
   );
 }
 
@@ -501,6 +516,7 @@ export function auditRecordedRounds(
   silos: readonly string[],
   source: string,
   options: AuditOptions = {},
+  emptyCoalition?: EmptyCoalition,
 ): AuditResult {
   const recorded: AuditRoundInput[] = rounds.map((r) => ({
     round: r.round,
@@ -516,5 +532,6 @@ export function auditRecordedRounds(
     [{ seed: 0, rounds: recorded }],
     { createdAt: new Date(0).toISOString(), dataSource: source, silos: [...silos], resultsSchemaVersion: 1 },
     options,
+    emptyCoalition,
   );
 }

@@ -5,15 +5,17 @@
  * and the registries.
  */
 import Type, { type Static, type TSchema } from 'typebox';
+import { DEFAULT_EMPTY_COALITION, EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
 import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
 import { withDoc } from './_doc.js';
+import { ROUND_SV, TRUE_SV } from './compare.js';
 import {
   BUILT_IN_ESTIMATORS,
   BUILT_IN_ESTIMATORS_SCHEMA,
   defaultReferenceEstimator,
-  referenceEstimators,
+  referenceNames,
   TRUE_SHAPLEY_DEFAULT_MAX_SILOS,
 } from './estimators/registry.js';
 import { DEFAULT_STRATEGY, STRATEGY_NAMES } from './strategies/registry.js';
@@ -213,6 +215,10 @@ export const ModelSchema = Type.Unsafe<{ kind: string; [option: string]: unknown
   ),
 );
 
+/** Local epochs per round and minibatch size of a configuration that sets none. */
+export const DEFAULT_EPOCHS = 1;
+export const DEFAULT_BATCH_SIZE = 64;
+
 export const TrainingSchema = Obj({
   optimizer: Type.Optional(
     OneOf(['adam', 'sgd'] as const, { default: 'adam', description: 'Local optimizer.' }),
@@ -221,8 +227,15 @@ export const TrainingSchema = Obj({
     Num({ exclusiveMinimum: 0, default: 0.001, description: 'Learning rate (for either optimizer).' }),
   ),
   weightDecay: Type.Optional(Num({ minimum: 0, default: 0.001, description: 'Weight decay.' })),
-  epochs: Type.Optional(Int({ minimum: 1, default: 1, description: 'Local epochs per round.' })),
-  batchSize: Type.Optional(Int({ minimum: 1, default: 64, description: 'Minibatch size.' })),
+  epochs: Type.Optional(Int({ minimum: 1, default: DEFAULT_EPOCHS, description: 'Local epochs per round.' })),
+  batchSize: Type.Optional(Int({ minimum: 1, default: DEFAULT_BATCH_SIZE, description: 'Minibatch size.' })),
+  validationSteps: Type.Optional(
+    Int({
+      minimum: 1,
+      description:
+        "K, the optimizer steps of the server's validation reference update Δ_val (FedTSV and the tsv estimator; papers/002 Eq. 10: \"the same number of SGD steps\" as the clients, Alg. 2 lines 7–10 and 15–18 share one K), taken on minibatches of the validation set with the silos' optimizer. Default: the mean local steps of the round's selected silos, epochs·⌈n_i/batchSize⌉, rounded.",
+    }),
+  ),
 });
 
 export const SecureAggregationSchema = Obj({
@@ -303,8 +316,16 @@ export const EstimatorsSchema = BUILT_IN_ESTIMATORS_SCHEMA;
 export const comparisonSchema = <E extends TSchema>(estimators: E) =>
   Obj({
     reference: Type.Optional(
-      OneOf([...referenceEstimators(), 'trueSv'], {
-        description: `Reference of the comparison table: an estimator that can serve as one, or the true Shapley value of the retraining game. Default: trueSv when the true Shapley value is computed (see trueShapley), else ${defaultReferenceEstimator()}.`,
+      OneOf(referenceNames(), {
+        description: `Reference of the comparison table (the primary one when \`references\` names more): an estimator that can serve as one (accumulated to \`at\`), ${TRUE_SV} — the true Shapley value of the retraining game —, or ${ROUND_SV} — the exact Shapley value of round \`at\`'s own coalition game, the reference of the authors' code (needs \`at\` to be a round and MR-SV's tables). Default: ${TRUE_SV} when the true Shapley value is computed (see trueShapley), else ${defaultReferenceEstimator()}.`,
+      }),
+    ),
+    references: Type.Optional(
+      Type.Array(OneOf(referenceNames()), {
+        minItems: 1,
+        uniqueItems: true,
+        description:
+          'Further references, each with its own agreement table in results.json (`comparison.byReference`); the first is the primary one when `reference` is not given. Names as for `reference`.',
       }),
     ),
     at: Type.Optional(
@@ -401,7 +422,7 @@ export const ExperimentConfigSchema = Obj({
           OneOf(CONVENTIONS, {
             default: DEFAULT_CONVENTION,
             description:
-              "How coalition models are formed: FedAvg M_S = M0 + Σ_S w_iΔ_i / Σ_S w_i, or the papers' additive M_S = M0 + Σ_S w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N). The weights are the strategy's.",
+              "How coalition models are formed: FedAvg M_S = M0 + Σ_S w_iΔ_i / Σ_S w_i (also what papers/003's published code does, weighting by examples), or additive M_S = M0 + Σ_S w_iΔ_i / Σ_all w (equal weights: Σ_S Δ_i / N), the literal reading of papers/003's M0 + U_i and M − U_i. The weights are the strategy's.",
           }),
         ),
       },
@@ -436,8 +457,22 @@ export const ExperimentConfigSchema = Obj({
             description: 'Utility v of a model on the common test set: accuracy or the negative loss.',
           }),
         ),
+        emptyCoalition: Type.Optional(
+          OneOf(EMPTY_COALITIONS, {
+            default: DEFAULT_EMPTY_COALITION,
+            description:
+              "What the empty coalition is worth in the private scores and in the scalar coalition games of the references (MR-SV, TMR, GTG, MC, Owen, Banzhaf, roundSv, trueSv): 'initialModel' v(∅) = v(M0), the reading of papers/003 Eq. 2–5; 'zero' v(∅) = 0, the convention of the authors' code (utils.py pri_ce, games_local.py d[()] = 0). Maverick-Shapley's class-wise game and TSV's trajectory utility keep their papers' v(∅). v(M0) is evaluated and recorded either way.",
+          }),
+        ),
+        raw: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description:
+              "Also record FP, EE and EE-median before the rescaling of papers/003 Eq. 2 and 4 (score_i = w_i, not w_i/Σ_j w_j · v(M)) as fpRaw, eeRaw and eeMedianRaw: α(i) and (β(i) + γ(i))/2, the numbers the authors' code reports (its Eq. 2/4 normalisation lines are commented out). They are compared with the references like any method.",
+          }),
+        ),
       },
-      'How models are valued.',
+      'How models are valued and scored.',
     ),
   ),
   comparison: Type.Optional(

@@ -22,7 +22,7 @@ import {
   Obj,
   quoted,
 } from './config-schema.js';
-import { estimatorsSchema } from './estimators/registry.js';
+import { estimatorsSchema, referenceProblem } from './estimators/registry.js';
 
 export * from './config-schema.js';
 
@@ -210,6 +210,17 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   const at = cfg.comparison?.at;
   if (typeof at === 'number' && at > cfg.rounds)
     extra.push({ path: 'comparison.at', message: `must be ≤ rounds (${cfg.rounds})` });
+  // A reference that would not be computed is an error now, not after the run.
+  const named: [string, string][] = [
+    ...(cfg.comparison?.reference !== undefined
+      ? [['comparison.reference', cfg.comparison.reference] as [string, string]]
+      : []),
+    ...(cfg.comparison?.references ?? []).map((r, k): [string, string] => [`comparison.references[${k}]`, r]),
+  ];
+  for (const [path, reference] of named) {
+    const problem = referenceProblem(cfg, reference);
+    if (problem !== undefined) extra.push({ path, message: problem });
+  }
   if (extra.length > 0) throw new ConfigError(extra, source);
   return cfg;
 }

@@ -17,8 +17,8 @@
  * exactly and a networked run gives the same scores (networked.ts).
  */
 
-import type { RoundTable } from '../../scoring/multi-round.js';
 import type { ExperimentConfig } from './config.js';
+import type { HarnessTable } from './harness.js';
 import type { Learner } from './learner.js';
 import type { RoundRecord } from './results.js';
 import { aggregateStep } from './round/aggregate.js';
@@ -38,8 +38,8 @@ export interface SeedRun {
   seed: number;
   consortium: Pick<Consortium, 'roles' | 'source' | 'numClasses'> & { examples: number[] };
   rounds: RoundRecord[];
-  /** Every round's exact table (for MR-SV/TMR folding). */
-  harnessTables: RoundTable[];
+  /** Every round's exact table, with its round (for MR-SV/TMR folding and roundSv). */
+  harnessTables: HarnessTable[];
   /** Accumulated values of the cumulative-by-construction methods after each round. */
   cumulativeByRound: Record<string, Float64Array>[];
   finalParameters: Float32Array;
@@ -64,7 +64,7 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
     const selected = selectStep(run, state, r);
     const trained = await trainStep(run, base, r, selected);
     const { updates } = trained;
-    const referenceUpdate = await trainReferenceUpdate(run, base, r);
+    const referenceUpdate = await trainReferenceUpdate(run, base, r, selected);
     const weighed = await weighStep(run, state, r, selected, updates, referenceUpdate);
     const { weights } = weighed;
     const aggregated = await aggregateStep(run, base, r, selected, updates, weights);

@@ -6,22 +6,27 @@
 
 import { defaultCorruptTolerated, minimumThreshold, roundThreshold } from '../../protocol/config.js';
 import { GUARD_BITS } from '../../protocol/weighted.js';
-import { compareMethods } from './compare.js';
+import { checkEmptyCoalition } from '../../scoring/empty-coalition.js';
+import { exactShapley } from '../../scoring/shapley.js';
+import { conventionOf } from './aggregator.js';
+import { compareMethods, ROUND_SV, TRUE_SV } from './compare.js';
 import type { ExperimentConfig } from './config.js';
 import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
 import {
   comparedPerRound,
   configuredEstimators,
-  defaultReferenceEstimator,
+  configuredReferences,
   estimatorFolds,
-  isEstimatorName,
+  referenceProblem,
   wantsTrueShapley,
 } from './estimators/registry.js';
+import type { HarnessTable } from './harness.js';
 import type { Learner } from './learner.js';
 import { outcomesOf } from './outcomes.js';
-import { PRIVATE_METHODS } from './private-scoring.js';
+import { PRIVATE_METHODS, RAW_METHODS } from './private-scoring.js';
 import {
   type ExperimentResults,
+  type MethodComparison,
   RESULTS_SCHEMA_VERSION,
   type RunRecord,
   type SecureAggregationRecord,
@@ -29,11 +34,32 @@ import {
 import { retrainingShapley } from './retraining.js';
 
 /**
- * Methods scored per round (compared at a round as they are): the private scores and the
- * estimators the registry marks `compare: 'round'`; the others accumulate by definition.
+ * Methods scored per round (compared at a round as they are): the private scores (and their raw
+ * variants) and the estimators the registry marks `compare: 'round'`; the others accumulate by
+ * definition.
  */
 const isRoundMethod = (m: string) =>
-  (PRIVATE_METHODS as readonly string[]).includes(m) || comparedPerRound(m);
+  (PRIVATE_METHODS as readonly string[]).includes(m) || RAW_METHODS.includes(m) || comparedPerRound(m);
+
+/**
+ * roundSv: the exact Shapley value of round `round`'s own coalition game (papers/003 Eq. 1 on that
+ * round's table, v(∅) as configured), by silo; silos not in the round get 0. The reference of the
+ * authors' code (`games_local.py` `valores_por_rondas` → `utils.py` `shapley`).
+ * @throws RangeError naming `comparison.at` when the round has no table (fewer than two survivors).
+ */
+export function roundShapley(tables: readonly HarnessTable[], round: number, n: number): number[] {
+  const t = tables.find((x) => x.round === round);
+  if (!t)
+    throw new RangeError(
+      `comparison.at: round ${round} has no coalition game (fewer than two survivors), so ${ROUND_SV} is undefined`,
+    );
+  const local = exactShapley(t.players.length, t.table);
+  const out = new Array<number>(n).fill(0);
+  t.players.forEach((p, b) => {
+    out[p] = local[b]!;
+  });
+  return out;
+}
 
 export interface ExperimentOptions {
   learner: Learner;
@@ -74,12 +100,16 @@ async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Ar
     for (const { definition, config } of estimatorFolds(estimators)) {
       const fold = (tables: SeedRun['harnessTables']) => definition.fold!({ config, n, tables });
       cumulative[definition.name] = Array.from(await fold(run.harnessTables));
-      compared[definition.name] = Array.from(await fold(run.harnessTables.slice(0, upTo)));
+      // the tables of rounds 1..upTo (a round with fewer than two survivors has none)
+      compared[definition.name] = Array.from(await fold(run.harnessTables.filter((t) => t.round <= upTo)));
     }
   if (trueSv) {
-    cumulative.trueSv = Array.from(trueSv);
-    compared.trueSv = Array.from(trueSv);
+    cumulative[TRUE_SV] = Array.from(trueSv);
+    compared[TRUE_SV] = Array.from(trueSv);
   }
+  // roundSv is compared only (a single round's value; it has no cumulative meaning).
+  if (at !== 'cumulative' && configuredReferences(cfg).includes(ROUND_SV))
+    compared[ROUND_SV] = roundShapley(run.harnessTables, at, n);
   const evaluations: Record<string, number> = {};
   const timingsMs: Record<string, number> = {};
   for (const rd of run.rounds) {
@@ -170,16 +200,21 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
     runs.push(await summarize(cfg, run, trueSv));
     last = run;
   }
-  // MR-SV by default; the true SV of the retraining game when it was computed (issue 5).
-  const reference = cfg.comparison?.reference ?? (wantTrueSv ? 'trueSv' : defaultReferenceEstimator());
-  if (!runs.every((r) => r.compared[reference]))
-    throw new RangeError(
-      `comparison.reference: '${reference}' was not computed (${isEstimatorName(reference) ? `add comparison.estimators.${reference}` : 'set comparison.trueShapley'})`,
+  // MR-SV by default; the true SV of the retraining game when it was computed (issue 5); every
+  // configured reference gets its own table, the first is the primary one (`comparison.methods`).
+  const references = configuredReferences(cfg);
+  for (const reference of references)
+    if (!runs.every((r) => r.compared[reference]))
+      throw new RangeError(
+        `comparison.reference: '${reference}' was not computed (${referenceProblem(cfg, reference) ?? 'no seed recorded it'})`,
+      );
+  const byReference: Record<string, Record<string, MethodComparison>> = {};
+  for (const reference of references)
+    byReference[reference] = compareMethods(
+      runs.map((r) => r.compared),
+      reference,
     );
-  const methods = compareMethods(
-    runs.map((r) => r.compared),
-    reference,
-  );
+  const reference = references[0]!;
   const fullVisibilityStrategy = strategy.requiresFullVisibility;
   const attackers = (cfg.attacks ?? []).map((a) => a.silo);
   const detection = attackers.length > 0 ? lowestScoreRates(runs, attackers) : undefined;
@@ -206,11 +241,19 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
       examples: last?.consortium.examples ?? [],
       roles: last?.consortium.roles ?? [],
     },
+    scoring: {
+      utility: cfg.scoring?.utility ?? 'accuracy',
+      coalitions: conventionOf(cfg),
+      emptyCoalition: checkEmptyCoalition(cfg.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
+      raw: cfg.scoring?.raw ?? false,
+    },
     runs,
     comparison: {
       reference,
+      references,
       at: cfg.comparison?.at ?? 'cumulative',
-      methods,
+      methods: byReference[reference]!,
+      byReference,
       ...(detection ? { detection } : {}),
     },
     outcomes: outcomesOf(runs, last?.consortium.roles ?? []),

@@ -24,10 +24,19 @@ export { type EstimatorConfig, needsReferenceUpdate } from './estimators/registr
 /** Estimators that run when the configuration names none (the registry's `byDefault` ones). */
 export const DEFAULT_ESTIMATORS: EstimatorConfig = defaultEstimators();
 
+/** A round's exact coalition table over its participants, with the round it belongs to. */
+export interface HarnessTable extends RoundTable {
+  /** The round (1-based); rounds with fewer than two survivors have no table. */
+  round: number;
+}
+
 /** What the harness carries from round to round. */
 export interface HarnessState {
-  /** Every round's exact coalition table over its participants (folded after the run: MR-SV, TMR). */
-  tables: RoundTable[];
+  /**
+   * Every round's exact coalition table over its participants (folded after the run: MR-SV, TMR;
+   * read by the roundSv reference), with v(∅) as `scoring.emptyCoalition` says.
+   */
+  tables: HarnessTable[];
   /** Per estimator, what it carries to its next round (Maverick's class-wise accumulator, TSV's values). */
   carried: Record<string, unknown>;
 }
@@ -122,7 +131,7 @@ export async function harnessRound(
     out.scores[name] = spread(n, participants, result.values);
     if (result.cumulative) out.cumulative[name] = result.cumulative;
     if (result.state !== undefined) carried[name] = result.state;
-    if (result.table) tables = [...tables, result.table];
+    if (result.table) tables = [...tables, { ...result.table, round: input.round }];
   }
   return { state: { tables, carried }, output: out };
 }

@@ -48,9 +48,14 @@ export interface Learner {
   initialParameters(seed: number): Float32Array;
   /**
    * Local training of several silos from the same starting point; returns Δ_i = M_i − M0 per
-   * job, in job order. May run jobs in parallel (worker threads).
+   * job, in job order. May run jobs in parallel (worker threads). A job with `steps` takes exactly
+   * that many optimizer steps instead of the configured epochs (the server's Δ_val, papers/002
+   * Alg. 2 lines 14–18).
    */
-  trainMany(params: Float32Array, jobs: readonly { data: Dataset; seed: number }[]): Promise<Float32Array[]>;
+  trainMany(
+    params: Float32Array,
+    jobs: readonly { data: Dataset; seed: number; steps?: number }[],
+  ): Promise<Float32Array[]>;
   /** Utilities of a parameter vector on a dataset. */
   evaluate(params: Float32Array, data: Dataset): Promise<Utilities>;
   /**

@@ -23,6 +23,7 @@
  */
 import { defaultCorruptTolerated, roundThreshold } from '../../protocol/config.js';
 import { encodeWeightedInput } from '../../protocol/weighted.js';
+import { checkEmptyCoalition, type EmptyCoalition } from '../../scoring/empty-coalition.js';
 import { datasetDigest } from '../data/digest.js';
 import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
@@ -56,6 +57,8 @@ export interface NetworkedRun {
   /** Clipping bound of each coordinate of ŵΔ. */
   readonly clip: number;
   readonly convention: Convention;
+  /** What v(∅) is when the consortium scores (`scoring.emptyCoalition`; the consortium's setting). */
+  readonly emptyCoalition: EmptyCoalition;
   readonly utility: UtilityName;
   /** Hex SHA-256 of the common test set (src/data/digest.ts). */
   readonly testSetDigest: string;
@@ -112,6 +115,7 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
     minWeight: Math.min(...weights.map((w) => w / weightScale)),
     clip: config.secureAggregation?.clip ?? 1,
     convention: config.aggregation?.convention ?? DEFAULT_CONVENTION,
+    emptyCoalition: checkEmptyCoalition(config.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
     utility: config.scoring?.utility ?? 'accuracy',
     testSetDigest: datasetDigest(data.test),
   };
@@ -239,6 +243,7 @@ export function consortiumInput(
     schemes: [...PRIVATE_METHODS],
     encoding: { clip: run.clip, weightRange: 1, minWeight: run.minWeight },
     convention: run.convention,
+    emptyCoalition: run.emptyCoalition,
     ...(deadlines ? { deadlines } : {}),
   };
 }

@@ -8,19 +8,39 @@
  */
 import type { SigningKeyPair } from '../../crypto/signature.js';
 import { signScoreReport, verifyScoreReport } from '../../protocol/score-report.js';
+import { type EmptyCoalition, utilitiesUnder } from '../../scoring/empty-coalition.js';
 import {
   everybodyElse,
   fairPrivate,
   includeOneIn,
+  isRatioScheme,
   leaveOneOut,
   SCHEMES,
   type Scheme,
+  schemeWeights,
 } from '../../scoring/private.js';
 import { type Convention, FEDAVG_CONVENTION } from '../ml/convention.js';
 
 /** The names of the private schemes, in report order (scoring/private.ts owns the list). */
 export const PRIVATE_METHODS: readonly Scheme[] = SCHEMES;
 export type PrivateMethod = Scheme;
+
+/** The schemes rescaled by papers/003 Eq. 2 and 4 (FP, EE, EE-median), whose raw weights `scoring.raw` records. */
+const RATIO_SCHEMES = SCHEMES.filter(isRatioScheme);
+
+/** A ratio scheme's un-rescaled variant: its weights w_i (α(i), (β(i) + γ(i))/2, the median form). */
+export const rawMethodOf = (scheme: Scheme) => `${scheme}Raw`;
+
+/** The un-rescaled variants recorded with `scoring.raw` (fpRaw, eeRaw, eeMedianRaw). */
+export const RAW_METHODS: readonly string[] = RATIO_SCHEMES.map(rawMethodOf);
+
+/** How the server turns reports into scores. */
+export interface ScoringOptions {
+  /** What v(∅) is (scoring/empty-coalition.ts); default 'initialModel', v(∅) = v(M0). */
+  emptyCoalition?: EmptyCoalition;
+  /** Also return the ratio schemes' weights before rescaling (`RAW_METHODS`). */
+  raw?: boolean;
+}
 
 /**
  * Silo i's two coalition models (FedAvg convention by default):
@@ -73,9 +93,13 @@ export function signedReport(
 
 /**
  * Server side: verifies each report (session, round, roster key) and computes every private score.
+ * The empty-coalition convention is applied here, once, to the measured utilities (`empty` stays
+ * what was measured in what the caller records; the schemes see v(∅) as configured).
  * @param reports signed reports of the survivors, in survivor order.
  * @param roster public keys by global silo id.
- * @throws SecAggError from verification (WRONG_ROUND, BAD_SIGNATURE, …).
+ * @param empty the measured v(M0).
+ * @throws SecAggError from verification (WRONG_ROUND, BAD_SIGNATURE, …); RangeError for an
+ *   unknown `options.emptyCoalition`.
  */
 export function scoreReports(
   session: string,
@@ -84,18 +108,27 @@ export function scoreReports(
   roster: readonly Uint8Array[],
   full: number,
   empty: number,
-): { silos: number[]; withOnly: number[]; without: number[]; scores: Record<PrivateMethod, Float64Array> } {
+  options: ScoringOptions = {},
+): {
+  silos: number[];
+  withOnly: number[];
+  without: number[];
+  scores: Record<PrivateMethod, Float64Array>;
+  /** With `options.raw`: the ratio schemes' weights, keyed by `RAW_METHODS`. */
+  raw?: Record<string, Float64Array>;
+} {
   const verified = reports.map((r) => verifyScoreReport(r, { session, round, roster }));
-  const u = {
+  const measured = {
     full,
     empty,
     withOnly: verified.map((r) => r.singleton),
     without: verified.map((r) => r.complement),
   };
+  const u = utilitiesUnder(measured, options.emptyCoalition);
   return {
     silos: verified.map((r) => r.silo),
-    withOnly: u.withOnly,
-    without: u.without,
+    withOnly: measured.withOnly,
+    without: measured.without,
     scores: {
       loo: leaveOneOut(u),
       ioi: includeOneIn(u),
@@ -103,5 +136,8 @@ export function scoreReports(
       ee: everybodyElse(u),
       eeMedian: everybodyElse(u, { reduce: 'median' }),
     },
+    ...(options.raw
+      ? { raw: Object.fromEntries(RATIO_SCHEMES.map((s) => [rawMethodOf(s), schemeWeights(s, u)])) }
+      : {}),
   };
 }

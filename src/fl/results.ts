@@ -4,8 +4,19 @@
  * Per-silo arrays are in silo order; a silo that did not take part in a round has `null`.
  */
 
-/** Version of this schema; bump on any incompatible change. */
-export const RESULTS_SCHEMA_VERSION = 1;
+import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
+import type { Convention } from '../ml/convention.js';
+
+/**
+ * Version of this schema; bumped on any change. 2 added `scoring`, `comparison.references` and
+ * `comparison.byReference` (and, with `scoring.raw`, the `…Raw` methods); a version-1 file reads
+ * as a version-2 file with `scoring` = { emptyCoalition: 'initialModel', raw: false, … } and one
+ * reference (`RESULTS_SCHEMA_VERSIONS` lists what readers accept).
+ */
+export const RESULTS_SCHEMA_VERSION = 2;
+
+/** The results.json versions the readers (`fedscore audit`) accept. */
+export const RESULTS_SCHEMA_VERSIONS: readonly number[] = [1, 2];
 
 /** `{ mean, std }` over seeds (std is the sample standard deviation; 0 for one seed). */
 export interface MeanStd {
@@ -116,7 +127,8 @@ export interface SecureAggregationRecord {
 
 /** The whole of `results.json`. */
 export interface ExperimentResults {
-  schemaVersion: typeof RESULTS_SCHEMA_VERSION;
+  /** `RESULTS_SCHEMA_VERSION` when written now; 1 in files written before version 2. */
+  schemaVersion: 1 | typeof RESULTS_SCHEMA_VERSION;
   /** The validated configuration, defaults filled in. */
   config: unknown;
   /** Tensor backend used (`tensorflow`, `wasm`, `cpu`). */
@@ -136,13 +148,32 @@ export interface ExperimentResults {
   secureAggregation?: SecureAggregationRecord;
   seeds: number[];
   silos: { count: number; names: string[]; examples: number[]; roles: string[] };
+  /**
+   * How the rounds' utilities became scores, defaults resolved (absent in version 1, which means
+   * `emptyCoalition: 'initialModel'`, `raw: false`).
+   */
+  scoring?: {
+    /** `scoring.utility`: accuracy or negLoss. */
+    utility: 'accuracy' | 'negLoss';
+    /** `aggregation.convention`: how coalition models were formed. */
+    coalitions: Convention;
+    /** `scoring.emptyCoalition`: v(∅) = v(M0) ('initialModel') or 0 ('zero'). */
+    emptyCoalition: EmptyCoalition;
+    /** `scoring.raw`: whether rounds carry fpRaw, eeRaw and eeMedianRaw. */
+    raw: boolean;
+  };
   runs: RunRecord[];
   comparison: {
-    /** Method whose scores are the reference (`mrsv` by default, `trueSv` when computed). */
+    /** The primary reference (`mrsv` by default, `trueSv` when computed); `methods` is its table. */
     reference: string;
+    /** Every configured reference, the primary first (absent in version 1: just `reference`). */
+    references?: string[];
     /** `cumulative`, or the round number whose scores are compared. */
     at: 'cumulative' | number;
+    /** Agreement of every method with the primary reference (= `byReference[reference]`). */
     methods: Record<string, MethodComparison>;
+    /** Agreement of every method with each reference (absent in version 1). */
+    byReference?: Record<string, Record<string, MethodComparison>>;
     /** With attacks configured: per method, the fraction of seeds whose lowest score is an attacker's. */
     detection?: Record<string, number>;
   };

@@ -8,6 +8,7 @@
  * and the same FedAvg weights (n_i, or 1 with `strategy.weights: 'equal'`). So v(N) is the final
  * utility of the engine's plaintext FedAvg run over every silo.
  */
+import { tableUnder } from '../../scoring/empty-coalition.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { applyAverage, plaintextAggregator } from './aggregator.js';
 import type { ExperimentConfig } from './config.js';
@@ -67,7 +68,9 @@ export async function retrainingGame(
 }
 
 /**
- * The true Shapley value of the retraining game (exact, from all 2^n coalition values).
+ * The true Shapley value of the retraining game (exact, from all 2^n coalition values), with v(∅)
+ * as `scoring.emptyCoalition` says (the authors' `retrainin_game` returns 0 for the empty
+ * coalition, as their per-round game does).
  * @throws RangeError naming `comparison.trueShapley` for more than 16 silos.
  */
 export async function retrainingShapley(
@@ -76,5 +79,6 @@ export async function retrainingShapley(
   learner: Learner,
   onProgress?: (done: number, total: number) => void,
 ): Promise<Float64Array> {
-  return exactShapley(cfg.silos, await retrainingGame(cfg, seed, learner, onProgress));
+  const table = await retrainingGame(cfg, seed, learner, onProgress);
+  return exactShapley(cfg.silos, tableUnder(table, cfg.scoring?.emptyCoalition));
 }

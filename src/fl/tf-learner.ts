@@ -94,13 +94,26 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
       if (workers > 1 && jobs.length > 1) {
         pool ??= createTrainPool({ workers, backend: info.name });
         const results = await pool.train(
-          jobs.map((j) => ({ spec, m0: params, data: j.data, options: { ...training, seed: j.seed } })),
+          jobs.map((j) => ({
+            spec,
+            m0: params,
+            data: j.data,
+            options: { ...training, seed: j.seed, ...(j.steps !== undefined ? { steps: j.steps } : {}) },
+          })),
         );
         return results.map((r) => r.delta);
       }
       const out: Float32Array[] = [];
       for (const job of jobs)
-        out.push((await trainLocal(spec, params, job.data, { ...training, seed: job.seed })).delta);
+        out.push(
+          (
+            await trainLocal(spec, params, job.data, {
+              ...training,
+              seed: job.seed,
+              ...(job.steps !== undefined ? { steps: job.steps } : {}),
+            })
+          ).delta,
+        );
       return out;
     },
     async evaluate(params: Float32Array, data: Dataset) {

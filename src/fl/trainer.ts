@@ -6,6 +6,7 @@
  */
 import type { Dataset } from '../data/dataset.js';
 import { withUpdateAttacks } from './attacks.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, type ExperimentConfig } from './config-schema.js';
 import type { Learner } from './learner.js';
 import { type Consortium, deriveSeed } from './setup.js';
 
@@ -43,4 +44,11 @@ export function consortiumTrainer(
   seed: number,
 ): TrainFn {
   return withUpdateAttacks(localTrainer(learner, consortium.silos, seed), consortium.updateAttacks);
+}
+
+/** Optimizer steps of one silo's local training on `examples` examples: epochs·⌈n/batchSize⌉ (src/ml/train.ts). */
+export function localSteps(examples: number, training: ExperimentConfig['training'] = {}): number {
+  const epochs = training?.epochs ?? DEFAULT_EPOCHS;
+  const batchSize = training?.batchSize ?? DEFAULT_BATCH_SIZE;
+  return epochs * Math.ceil(examples / batchSize);
 }

@@ -55,8 +55,14 @@ export function adamStepJs(
 
 /** Options for `trainLocal`. */
 export interface TrainOptions {
-  /** Passes over the local data (default 1). */
+  /** Passes over the local data (default 1); ignored when `steps` is given. */
   epochs?: number;
+  /**
+   * Exactly this many optimizer steps instead of `epochs` passes: minibatches are taken in order
+   * from successive seeded permutations of the data (a new one after each full pass, the last pass
+   * cut short). papers/002 Alg. 2 lines 14–18: the server's K SGD steps on the validation set.
+   */
+  steps?: number;
   /** Examples per step (default 64). */
   batchSize?: number;
   /** `adam` (default) or `sgd`. */
@@ -81,11 +87,11 @@ export interface TrainOptions {
 export interface TrainResult {
   /** Δ = M_local − M0, same layout as M0. */
   readonly delta: Float32Array;
-  /** Mean training loss of each epoch (measured during the epoch, before each step). */
+  /** Mean training loss of each epoch (measured during the epoch, before each step); with `steps`, of each pass. */
   readonly epochLosses: Float64Array;
   /** Optimizer steps taken. */
   readonly steps: number;
-  /** Examples processed (epochs × n). */
+  /** Examples processed (epochs × n, or what `steps` minibatches held). */
   readonly samples: number;
 }
 
@@ -133,6 +139,8 @@ export async function trainLocal(
   const eps = options.epsilon ?? 1e-8;
   checkInteger('epochs', epochs, 0);
   checkInteger('batchSize', batchSize, 1);
+  const maxSteps = options.steps;
+  if (maxSteps !== undefined) checkInteger('steps', maxSteps, 0);
   checkNumber('learningRate', lr, 0, Number.POSITIVE_INFINITY, true);
   checkNumber('weightDecay', wd, 0);
   checkNumber('momentum', momentum, 0, 1);
@@ -165,9 +173,13 @@ export async function trainLocal(
   const order = new Int32Array(data.n);
   const xBuf = new Float32Array(batchSize * features);
   const yBuf = new Float32Array(batchSize * classes);
-  const epochLosses = new Float64Array(epochs);
+  // With `steps`, as many passes as the steps need (the last one cut short).
+  const passes =
+    maxSteps === undefined ? epochs : data.n === 0 ? 0 : Math.ceil(maxSteps / Math.ceil(data.n / batchSize));
+  const epochLosses = new Float64Array(passes);
   let steps = 0;
-  for (let epoch = 0; epoch < epochs; epoch++) {
+  let samples = 0;
+  for (let epoch = 0; epoch < passes; epoch++) {
     for (let i = 0; i < data.n; i++) order[i] = i;
     for (let i = data.n - 1; i > 0; i--) {
       const j = Math.floor(rng.next() * (i + 1));
@@ -176,8 +188,11 @@ export async function trainLocal(
       order[j] = t;
     }
     let lossSum = 0;
+    let seen = 0;
     for (let start = 0; start < data.n; start += batchSize) {
+      if (maxSteps !== undefined && steps === maxSteps) break;
       const b = Math.min(batchSize, data.n - start);
+      seen += b;
       yBuf.fill(0, 0, b * classes);
       for (let k = 0; k < b; k++) {
         const i = order[start + k]!;
@@ -197,13 +212,14 @@ export async function trainLocal(
         });
       step();
     }
-    epochLosses[epoch] = lossSum / Math.max(1, data.n);
+    epochLosses[epoch] = lossSum / Math.max(1, seen);
+    samples += seen;
     options.onEpoch?.(epoch, epochLosses[epoch]!);
     await Promise.resolve();
   }
   const delta = new Float32Array(count);
   for (let i = 0; i < count; i++) delta[i] = theta[i]! - m0[i]!;
-  return { delta, epochLosses, steps, samples: epochs * data.n };
+  return { delta, epochLosses, steps, samples };
 
   /** One optimizer step on θ with the gradient in `grad` (PyTorch's update rules). */
   function step(): void {

@@ -125,6 +125,7 @@ const SCRIPT = `
       ['model', c.model.name + ' (d = ' + c.model.parameters.toLocaleString() + ')'],
       ['schemes', c.schemes.join(', ')],
       ['coalitions', c.convention],
+      ['empty coalition', c.emptyCoalition === 'zero' ? 'v(∅) = 0' : 'v(∅) = v(M0)'],
       ['test-set digest', c.testSetDigest.slice(0, 16) + '…'],
       ['created', when(c.createdAt)],
     ];

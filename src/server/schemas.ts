@@ -3,6 +3,7 @@
  * the OpenAPI document at /docs/json is generated from them. Types are derived with `Static`.
  */
 import Type, { type Static, type TSchema } from 'typebox';
+import { EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
 import { PRIVATE_METHODS } from '../fl/private-scoring.js';
 import { CONVENTIONS } from '../ml/convention.js';
 import { ERRORS, type ErrorCode } from './errors.js';
@@ -49,6 +50,12 @@ export const Deadlines = Obj({
   reporting: Ms('score report submission'),
 });
 export type Deadlines = Static<typeof Deadlines>;
+
+/** What v(∅) is when the consortium's rounds are scored (scoring/empty-coalition.ts). */
+export const EmptyCoalition = Type.Enum(EMPTY_COALITIONS, {
+  description:
+    "v(∅) in the private scores: 'initialModel' = v(M0) (papers/003's equations, the default) or 'zero' (the authors' code)",
+});
 
 /** What an operator posts to create a consortium. */
 export const ConsortiumInput = Obj({
@@ -101,6 +108,7 @@ export const ConsortiumInput = Obj({
     ),
   }),
   convention: Type.Optional(Type.Enum(CONVENTIONS)),
+  emptyCoalition: Type.Optional(EmptyCoalition),
   deadlines: Type.Optional(Deadlines),
 });
 export type ConsortiumInput = Static<typeof ConsortiumInput>;
@@ -123,6 +131,8 @@ export const Consortium = Obj({
   schemes: Type.Array(Scheme),
   encoding: Obj({ clip: Type.Number(), weightRange: Type.Number(), minWeight: Type.Number() }),
   convention: Type.Enum(CONVENTIONS),
+  /** Absent in consortia stored before the setting existed: 'initialModel'. */
+  emptyCoalition: Type.Optional(EmptyCoalition),
   deadlines: Deadlines,
   createdAt: Type.Number({ description: 'ms since the epoch' }),
 });

@@ -5,8 +5,10 @@ import {
   fairPrivate,
   includeOneIn,
   leaveOneOut,
+  type PrivateUtilities,
   SCHEMES,
   type Scheme,
+  schemeScores,
 } from '../../scoring/private.js';
 import { createRng } from '../../scoring/random.js';
 import {
@@ -165,6 +167,25 @@ describe('auditExperiment on a synthetic 6-silo run', () => {
     expect(roundsOf(t)).toHaveLength(1);
     expect(audited(t, 2).schemes.fp.recordedScoresMaxAbsDiff).toBeCloseTo(0.25, 12);
     expect(audited(t, 2).schemes.ee.recordedScoresMaxAbsDiff).toBeLessThan(1e-12);
+  });
+
+  it("scores as the run did: v(∅) = 0 under scoring.emptyCoalition 'zero' (results.json version 2)", () => {
+    const zero = fixture();
+    const rd = zero.runs[0]!.rounds[0]!;
+    const u = { ...rd.utilities, empty: 0 } as PrivateUtilities; // round 1: every silo reported
+    for (const s of SCHEMES) rd.scores[s] = Array.from(schemeScores(s, u));
+    const v2 = {
+      ...zero,
+      schemaVersion: 2,
+      scoring: { utility: 'accuracy', coalitions: 'fedavg', emptyCoalition: 'zero', raw: false },
+    } as ExperimentResults;
+    const a = auditExperiment(v2, { randomTrials: 0, rounds: [1] });
+    expect(audited(a, 1).utilities.empty).toBe(0); // what the schemes saw
+    for (const s of SCHEMES) expect(audited(a, 1).schemes[s].recordedScoresMaxAbsDiff).toBeLessThan(1e-12);
+    // read as version 1 (no `scoring`), the same record is scored with v(∅) = v(M0): IOI is off by v(M0)
+    const v1 = auditExperiment(zero, { randomTrials: 0, rounds: [1] });
+    expect(audited(v1, 1).schemes.ioi.recordedScoresMaxAbsDiff).toBeCloseTo(rd.utilities.empty, 12);
+    expect(audited(v1, 1).schemes.loo.recordedScoresMaxAbsDiff).toBeLessThan(1e-12);
   });
 
   it('influence rows sum to 1 and EE keeps its own silo off the diagonal', () => {

@@ -112,6 +112,42 @@ describe('experiment configuration', () => {
     expect(sa({ corrections: 'sometimes' })[0]).toMatch(/^secureAggregation\.corrections: expected one of/);
   });
 
+  it('checks scoring.emptyCoalition and scoring.raw', () => {
+    expect(issues({ silos: 4, rounds: 3, scoring: { emptyCoalition: 'zero', raw: true } })).toEqual([]);
+    expect(issues({ silos: 4, rounds: 3, scoring: { emptyCoalition: 'none', raw: 1 } })).toEqual([
+      'scoring.emptyCoalition: expected one of "initialModel", "zero"',
+      'scoring.raw: must be boolean',
+    ]);
+  });
+
+  it('refuses a reference that would not be computed, before the run', () => {
+    const base = { silos: 8, rounds: 3 };
+    const est = { estimators: { mrsv: {}, cos: {} } };
+    expect(issues({ ...base, comparison: { reference: 'roundSv', at: 3, ...est } })).toEqual([]);
+    expect(
+      issues({ ...base, comparison: { references: ['roundSv', 'mrsv', 'tmr'], at: 2, ...est } }),
+    ).toEqual(['comparison.references[2]: expected one of "mrsv", "trueSv", "roundSv"']);
+    expect(issues({ ...base, comparison: { reference: 'roundSv', ...est } })).toEqual([
+      "comparison.reference: roundSv is the Shapley value of one round's game: set comparison.at to a round (it is 'cumulative')",
+    ]);
+    expect(issues({ ...base, comparison: { reference: 'roundSv', at: 2, estimators: { cos: {} } } })).toEqual(
+      [
+        "comparison.reference: roundSv reads the round's exact coalition table: add comparison.estimators.mrsv",
+      ],
+    );
+    // tmr needs MR-SV's tables, so MR-SV runs and roundSv can read them; 'mrsv' itself is not configured
+    expect(
+      issues({ ...base, comparison: { references: ['roundSv', 'mrsv'], at: 2, estimators: { tmr: {} } } }),
+    ).toEqual(["comparison.references[1]: 'mrsv' does not run: add comparison.estimators.mrsv"]);
+    expect(issues({ ...base, comparison: { references: ['trueSv'] } })).toEqual([
+      'comparison.references[0]: trueSv is not computed: set comparison.trueShapley',
+    ]);
+    expect(issues({ ...base, comparison: { references: ['trueSv'], trueShapley: true } })).toEqual([]);
+    expect(issues({ ...base, comparison: { references: ['mrsv', 'mrsv'] } })).toEqual([
+      'comparison.references: must not have duplicate items',
+    ]);
+  });
+
   it('puts the paths in the error message', () => {
     expect(() => parseConfig({ silos: 'many', rounds: 1 }, 'examples/x.json')).toThrow(
       /^examples\/x\.json: invalid configuration\n {2}silos: must be integer/,

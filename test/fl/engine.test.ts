@@ -94,6 +94,42 @@ describe('runSeed with a user-registered strategy', () => {
     expect(observed[0]!.scores).toBe(run.rounds[0]!.scores);
   });
 
+  it("Δ_val takes K steps: the mean local steps of the round's silos (papers/002 Alg. 2), or training.validationSteps", async () => {
+    const jobs: { steps?: number; n: number }[] = [];
+    const recording: Learner = {
+      ...learner,
+      initialParameters: (s) => learner.initialParameters(s),
+      evaluate: (p, d) => learner.evaluate(p, d),
+      coalitionGames: (c) => learner.coalitionGames(c),
+      close: () => learner.close(),
+      trainMany: (p, js) => {
+        for (const j of js) jobs.push({ ...(j.steps !== undefined ? { steps: j.steps } : {}), n: j.data.n });
+        return learner.trainMany(p, js);
+      },
+    };
+    const training = { batchSize: 16, epochs: 2 };
+    const run = await runSeed(parseConfig({ ...base, training, strategy: { name: 'test-pair-full' } }), 2, {
+      learner: recording,
+    });
+    const [n0, n1] = run.consortium.examples;
+    const k = Math.round((2 * Math.ceil(n0! / 16) + 2 * Math.ceil(n1! / 16)) / 2); // silos 0 and 1
+    const reference = jobs.filter((j) => j.steps !== undefined);
+    expect(reference).toHaveLength(2); // one Δ_val per round
+    for (const j of reference) expect(j.steps).toBe(k);
+    expect(jobs.filter((j) => j.steps === undefined)).toHaveLength(4); // the silos train by epochs
+    jobs.length = 0;
+    await runSeed(
+      parseConfig({
+        ...base,
+        training: { ...training, validationSteps: 3 },
+        strategy: { name: 'test-pair-full' },
+      }),
+      2,
+      { learner: recording },
+    );
+    expect(jobs.filter((j) => j.steps !== undefined).map((j) => j.steps)).toEqual([3, 3]);
+  });
+
   it('a private strategy gets neither updates nor Δ_val, and its evaluations are not recorded', async () => {
     seen.length = 0;
     const run = await runSeed(config({ name: 'test-pair-private' }), 2, { learner });

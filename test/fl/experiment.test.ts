@@ -12,7 +12,7 @@ import { type ExperimentConfig, parseConfig } from '../../src/fl/config.js';
 import { runExperiment } from '../../src/fl/experiment.js';
 import type { Learner } from '../../src/fl/learner.js';
 import { writeOutputs } from '../../src/fl/outputs.js';
-import type { ExperimentResults } from '../../src/fl/results.js';
+import { type ExperimentResults, RESULTS_SCHEMA_VERSION } from '../../src/fl/results.js';
 import { buildConsortium, dataShapeOf } from '../../src/fl/setup.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
 
@@ -188,7 +188,15 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
       ].sort(),
     );
     const parsed = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as ExperimentResults;
-    expect(parsed.schemaVersion).toBe(1);
+    expect(parsed.schemaVersion).toBe(RESULTS_SCHEMA_VERSION);
+    expect(parsed.scoring).toEqual({
+      utility: 'accuracy',
+      coalitions: 'fedavg',
+      emptyCoalition: 'initialModel',
+      raw: false,
+    });
+    expect(parsed.comparison.references).toEqual(['trueSv']);
+    expect(parsed.comparison.byReference).toEqual({ trueSv: parsed.comparison.methods });
     expect(parsed.runs[0]!.rounds).toHaveLength(3);
     const html = await readFile(join(dir, 'report.html'), 'utf8');
     expect(html).toMatch(/^<!doctype html>/);

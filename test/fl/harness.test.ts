@@ -7,12 +7,13 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { msrBanzhaf } from '../../scoring/banzhaf-msr.js';
-import { coalitionKey } from '../../scoring/coalition.js';
+import { type Coalition, coalitionKey, size } from '../../scoring/coalition.js';
 import { cosineScores } from '../../scoring/cosine.js';
 import { coalitionTable, type Game, memoize, memoizeVector, type VectorGame } from '../../scoring/game.js';
 import { gtgShapley } from '../../scoring/gtg.js';
 import { accumulateClassShapley, maverickScores, maverickShapleyRound } from '../../scoring/maverick.js';
 import { monteCarloShapley } from '../../scoring/monte-carlo.js';
+import { msGtg } from '../../scoring/ms-gtg.js';
 import { owenShapley } from '../../scoring/owen.js';
 import { createRng } from '../../scoring/random.js';
 import { exactShapley } from '../../scoring/shapley.js';
@@ -140,7 +141,16 @@ describe('harnessRound', () => {
       const table = await coalitionTable(input.game);
       const expected: Record<string, Float64Array> = {
         mrsv: spread(exactShapley(K, table)),
-        gtg: spread((await gtgShapley(fresh(input.game), { budget: 20, rng: oldRng(round, 'gtg') })).values),
+        gtg: spread(
+          (
+            await gtgShapley(fresh(input.game), {
+              budget: 20,
+              rng: oldRng(round, 'gtg'),
+              betweenRoundTolerance: 0.001, // papers/000 §5.1, the estimator's defaults
+              withinRoundTolerance: 0.001,
+            })
+          ).values,
+        ),
         mc: spread(
           (await monteCarloShapley(fresh(input.game), { budget: defaultBudget(K), rng: oldRng(round, 'mc') }))
             .values,
@@ -155,8 +165,8 @@ describe('harnessRound', () => {
       };
       const mav = await maverickShapleyRound(
         memoizeVector(input.perClass),
-        (g, ctx) => gtgShapley(g, { budget: defaultBudget(K), rng: ctx.rng }),
-        { temperature: 0.05, seed: deriveSeed(SEED, round, 7) },
+        msGtg({ budget: defaultBudget(K), withinRoundTolerance: 0.001 }), // the joint sampler, ε_i of §5.1
+        { temperature: 0.05, seed: deriveSeed(SEED, round, 7), betweenRoundEpsilon: 0.001 },
       );
       maverickAcc = accumulateClassShapley(maverickAcc, CLASSES, PARTICIPANTS, mav.phi, 0.5);
       expected.maverick = spread(mav.rewards);
@@ -195,25 +205,71 @@ describe('harnessRound', () => {
       expect(output.evaluations.mc).toBeLessThanOrEqual(defaultBudget(K));
       expect(Object.keys(output.timingsMs)).toEqual(Object.keys(output.scores));
       expect(state.tables).toHaveLength(round);
-      expect(state.tables[round - 1]).toEqual({ players: PARTICIPANTS, table });
+      expect(state.tables[round - 1]).toEqual({ players: PARTICIPANTS, table, round });
     }
   });
 
-  it('Maverick-Shapley honours a configured budget (per class), and defaults to defaultBudget(k)', async () => {
+  it('Maverick-Shapley honours a configured budget (in total when joint, per class otherwise), and defaults to defaultBudget(k)', async () => {
     const budget = 9;
     const small = roundInput(1);
     const run = await harnessRound(initialHarnessState(), small, { maverick: { budget } });
     const asked = (small.perClass as ReturnType<typeof countingVectorGame>).asked.size;
     expect(asked).toBeGreaterThan(2);
-    expect(asked).toBeLessThanOrEqual(CLASSES * budget);
+    expect(asked).toBeLessThanOrEqual(budget);
     expect(run.output.evaluations.maverick).toBe(asked);
-    // Without a budget it runs as before: defaultBudget(k) per class, here more than the small budget allows.
+    const perClass = roundInput(1);
+    const separate = await harnessRound(initialHarnessState(), perClass, {
+      maverick: { budget, sampler: 'perClass' },
+    });
+    const askedPerClass = (perClass.perClass as ReturnType<typeof countingVectorGame>).asked.size;
+    expect(askedPerClass).toBeLessThanOrEqual(CLASSES * budget);
+    expect(separate.output.evaluations.maverick).toBe(askedPerClass);
+    // Without a budget: defaultBudget(k), here more than the small budget allows.
     const large = roundInput(1);
     const byDefault = await harnessRound(initialHarnessState(), large, { maverick: {} });
     const askedByDefault = (large.perClass as ReturnType<typeof countingVectorGame>).asked.size;
     expect(defaultBudget(K)).toBeGreaterThan(2 ** K);
-    expect(askedByDefault).toBeGreaterThan(CLASSES * budget);
+    expect(askedByDefault).toBeGreaterThan(budget);
     expect(byDefault.output.evaluations.maverick).toBe(askedByDefault);
+  });
+
+  it("GTG and Maverick-Shapley truncate with papers/000 §5.1's ε_b = ε_i = 0.001 unless configured", async () => {
+    // Every player adds 0.0005/K: the grand coalition gains 0.0005 ≤ ε_b on every class.
+    const tiny = (dims: number) => (cs: readonly Coalition[]) =>
+      Promise.resolve(
+        Float64Array.from(
+          { length: cs.length * dims },
+          (_, x) => 0.5 + (0.0005 * size(cs[Math.floor(x / dims)]!)) / K,
+        ),
+      );
+    const still: Game = { n: K, values: tiny(1) };
+    const r = await harnessRound(initialHarnessState(), { ...roundInput(1), game: still }, { gtg: {} });
+    expect(Array.from(r.output.scores.gtg!).filter(Number.isFinite)).toEqual(new Array(K).fill(0));
+    expect(r.output.evaluations.gtg).toBe(2); // v(∅) and v(N) only
+    const off = await harnessRound(
+      initialHarnessState(),
+      { ...roundInput(1), game: still },
+      {
+        gtg: { epsilonB: 0, epsilonI: 0 },
+      },
+    );
+    expect(off.output.evaluations.gtg).toBeGreaterThan(2);
+    const classes: VectorGame = { n: K, dims: CLASSES, values: tiny(CLASSES) };
+    const m = await harnessRound(
+      initialHarnessState(),
+      { ...roundInput(1), perClass: classes },
+      { maverick: {} },
+    );
+    expect(Array.from(m.output.scores.maverick!).filter(Number.isFinite)).toEqual(new Array(K).fill(0));
+    expect(m.output.evaluations.maverick).toBe(2);
+    const mOff = await harnessRound(
+      initialHarnessState(),
+      { ...roundInput(1), perClass: classes },
+      {
+        maverick: { epsilonB: 0, epsilonI: 0 }, // with ε_i = 0.001 every walk would stop at once (gap 0.0005)
+      },
+    );
+    expect(mOff.output.evaluations.maverick).toBeGreaterThan(2);
   });
 
   it('each sampled estimator stays within its budget on a counting game', async () => {

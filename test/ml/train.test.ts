@@ -73,6 +73,29 @@ describe('trainLocal', () => {
     expect(maxAbs(none.delta)).toBe(0);
   });
 
+  it('`steps` takes exactly that many steps over successive passes; epochs is then ignored', async () => {
+    const m0 = initParams(spec, 3);
+    // 512 examples, batch 64: 8 steps a pass. 8 steps = one epoch, bit for bit.
+    const epoch = await trainLocal(spec, m0, data, { seed: 4, batchSize: 64 });
+    const eight = await trainLocal(spec, m0, data, { seed: 4, batchSize: 64, steps: 8, epochs: 3 });
+    expect(eight.steps).toBe(8);
+    expect(eight.samples).toBe(512);
+    expect(sameBits(eight.delta, epoch.delta)).toBe(true);
+    // 20 steps = two passes and 4 batches of a third (fresh permutations), like 3 epochs cut short.
+    const twenty = await trainLocal(spec, m0, data, { seed: 4, batchSize: 64, steps: 20 });
+    expect(twenty.steps).toBe(20);
+    expect(twenty.samples).toBe(20 * 64);
+    expect(twenty.epochLosses).toHaveLength(3);
+    const three = await trainLocal(spec, m0, data, { seed: 4, batchSize: 64, epochs: 3 });
+    expect(three.steps).toBe(24);
+    expect(maxAbsDiff(twenty.delta, three.delta)).toBeGreaterThan(0);
+    // 3 steps: fewer than a pass
+    const few = await trainLocal(spec, m0, data, { seed: 4, batchSize: 64, steps: 3 });
+    expect([few.steps, few.samples]).toEqual([3, 192]);
+    expect(maxAbs((await trainLocal(spec, m0, data, { seed: 4, steps: 0 })).delta)).toBe(0);
+    await expect(trainLocal(spec, m0, data, { seed: 1, steps: 1.5 })).rejects.toThrow(/^steps: /);
+  });
+
   it('one full-batch SGD step is −lr·(∇L + λθ)', async () => {
     const m0 = initParams(spec, 3);
     const g = fullBatchGradient(spec, m0);

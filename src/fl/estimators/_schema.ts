@@ -20,3 +20,26 @@ export const budget = (what = 'Maximum distinct coalition evaluations per round.
       description: `${what} Default: max(2 + 2(k + 1), 32k) for a round of k participants.`,
     }),
   );
+
+/** papers/000 §5.1: "error threshold ε_b = ε_i = 0.001". */
+export const PAPER000_EPSILON = 0.001;
+
+/** `epsilonB` and `epsilonI`: GTG's truncation thresholds, the paper's values by default. */
+export const truncation = () => ({
+  epsilonB: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      default: PAPER000_EPSILON,
+      description:
+        'ε_b, between-round truncation (papers/000 Alg. 1 line 7): a round whose |v(N) − v(∅)| ≤ ε_b is not valued (every value 0); §5.1 uses 0.001. For a class vector, the largest class change.',
+    }),
+  ),
+  epsilonI: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      default: PAPER000_EPSILON,
+      description:
+        'ε_i, within-round truncation (papers/000 Alg. 1 lines 15–20): once |v(N) − v(prefix)| < ε_i the rest of a walk is not evaluated (marginals 0); §5.1 uses 0.001. For a class vector, the largest class gap.',
+    }),
+  ),
+});

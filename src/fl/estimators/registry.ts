@@ -16,8 +16,9 @@
  */
 import Type, { type TObject, type TOptional, type TSchema } from 'typebox';
 import { withDoc } from '../_doc.js';
+import { ROUND_SV, TRUE_SV } from '../compare.js';
 import type { ExperimentConfig } from '../config.js';
-import { PRIVATE_METHODS } from '../private-scoring.js';
+import { PRIVATE_METHODS, RAW_METHODS } from '../private-scoring.js';
 import { banzhaf } from './banzhaf.js';
 import { cos } from './cos.js';
 import type { EstimatorDefinition } from './estimator.js';
@@ -51,7 +52,9 @@ type AnyEstimator = EstimatorDefinition<string, TObject, unknown>;
 /** Names the round records already use for other things (private scores, the retraining game, timings). */
 const RESERVED = new Set<string>([
   ...PRIVATE_METHODS,
-  'trueSv',
+  ...RAW_METHODS,
+  TRUE_SV,
+  ROUND_SV,
   'strategy',
   'training',
   'secureAggregation',
@@ -234,6 +237,46 @@ export function referenceEstimators(): string[] {
 /** The default reference when the true Shapley value is not computed: the first reference estimator. */
 export function defaultReferenceEstimator(): string {
   return referenceEstimators()[0]!;
+}
+
+/** Every name `comparison.reference(s)` may take: the reference estimators, trueSv and roundSv. */
+export function referenceNames(): string[] {
+  return [...referenceEstimators(), TRUE_SV, ROUND_SV];
+}
+
+/** The estimator whose per-round exact tables roundSv reads (MR-SV; it runs when configured or needed). */
+export const ROUND_TABLES_ESTIMATOR: EstimatorDefinition = mrsv;
+
+/**
+ * The references of a configuration, the primary first: `comparison.reference`, then
+ * `comparison.references` (repeats dropped). Default: trueSv when the true Shapley value is
+ * computed, else the first reference estimator.
+ */
+export function configuredReferences(cfg: ExperimentConfig): string[] {
+  const c = cfg.comparison;
+  const named = [...(c?.reference !== undefined ? [c.reference] : []), ...(c?.references ?? [])];
+  if (named.length > 0) return [...new Set<string>(named)];
+  return [wantsTrueShapley(cfg) ? TRUE_SV : defaultReferenceEstimator()];
+}
+
+/**
+ * What keeps a configured reference from being computed, or undefined: roundSv needs
+ * `comparison.at` to be a round and MR-SV's tables; trueSv needs `comparison.trueShapley`; an
+ * estimator needs to be configured.
+ */
+export function referenceProblem(cfg: ExperimentConfig, reference: string): string | undefined {
+  if (reference === ROUND_SV) {
+    if (typeof cfg.comparison?.at !== 'number')
+      return `${ROUND_SV} is the Shapley value of one round's game: set comparison.at to a round (it is 'cumulative')`;
+    if (!estimatorsToRun(configuredEstimators(cfg)).some((u) => u.definition === ROUND_TABLES_ESTIMATOR))
+      return `${ROUND_SV} reads the round's exact coalition table: add comparison.estimators.${ROUND_TABLES_ESTIMATOR.name}`;
+    return undefined;
+  }
+  if (reference === TRUE_SV)
+    return wantsTrueShapley(cfg) ? undefined : `${TRUE_SV} is not computed: set comparison.trueShapley`;
+  if (!(reference in (configuredEstimators(cfg) as Record<string, unknown>)))
+    return `'${reference}' does not run: add comparison.estimators.${reference}`;
+  return undefined;
 }
 
 /** Whether the true Shapley value of the retraining game is computed (`comparison.trueShapley`, default n ≤ 6). */

@@ -3,9 +3,11 @@
  * full visibility) on the coalition game of the round's survivors, and before it the server's
  * validation reference update Δ_val (papers/002 Eq. 10) when the strategy or an estimator needs it.
  */
+import { gameUnder } from '../../../scoring/empty-coalition.js';
 import { type EstimatorConfig, type HarnessState, harnessRound, needsReferenceUpdate } from '../harness.js';
 import { deriveSeed } from '../setup.js';
 import type { Strategy } from '../strategies/strategy.js';
+import { localSteps } from '../trainer.js';
 import type { Run } from './run.js';
 
 /** Whether a run trains Δ_val each round: its strategy asks for it, or an estimator does. */
@@ -14,17 +16,38 @@ export function referenceUpdateNeeded(strategy: Strategy, estimators: EstimatorC
 }
 
 /**
- * Δ_val of round `round`: the server trains on its validation set from `base` with the seed
+ * K, the steps of round `round`'s Δ_val: `training.validationSteps`, else the mean local steps of the
+ * round's selected silos, epochs·⌈n_i/batchSize⌉, rounded (at least 1). papers/002 Eq. 10 trains
+ * θ_0 "after the same number of SGD steps" K as the clients; Alg. 2 gives every client and the
+ * server one K (lines 7 and 15); with unequal silos the clients' steps differ, and their mean is
+ * that one K.
+ */
+export function referenceSteps(run: Run, selected: readonly number[]): number {
+  const configured = run.cfg.training?.validationSteps;
+  if (configured !== undefined) return configured;
+  if (selected.length === 0) return 1;
+  const total = selected.reduce((s, i) => s + localSteps(run.examples[i]!, run.cfg.training), 0);
+  return Math.max(1, Math.round(total / selected.length));
+}
+
+/**
+ * Δ_val of round `round`: the server takes K = `referenceSteps(run, selected)` optimizer steps on
+ * minibatches of its validation set from `base` (papers/002 Alg. 2 lines 14–18), with the seed
  * `deriveSeed(seed, round, 0x7e5)`; undefined when the run does not need it.
  */
 export async function trainReferenceUpdate(
   run: Run,
   base: Float32Array,
   round: number,
+  selected: readonly number[],
 ): Promise<Float32Array | undefined> {
   if (!run.referenceUpdate) return undefined;
   const [update] = await run.learner.trainMany(base, [
-    { data: run.consortium.validation, seed: deriveSeed(run.seed, round, 0x7e5) },
+    {
+      data: run.consortium.validation,
+      seed: deriveSeed(run.seed, round, 0x7e5),
+      steps: referenceSteps(run, selected),
+    },
   ]);
   return update;
 }
@@ -91,7 +114,9 @@ export async function referencesStep(
       numSilos: run.cfg.silos,
       numClasses: run.consortium.numClasses,
       participants: [...survivors],
-      game: games.game,
+      // v(∅) as `scoring.emptyCoalition` says, for every estimator of the scalar game (the
+      // class-wise game and TSV's utility keep their papers' v(∅)).
+      game: gameUnder(games.game, run.emptyCoalition),
       perClass: games.perClass,
       updates: localUpdates,
       aggregate: input.average,

@@ -5,6 +5,7 @@
  */
 import type { SigningKeyPair } from '../../../crypto/signature.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
+import { checkEmptyCoalition, type EmptyCoalition } from '../../../scoring/empty-coalition.js';
 import { classCounts, type Dataset } from '../../data/dataset.js';
 import type { Convention } from '../../ml/convention.js';
 import { type Aggregator, aggregatorOf, conventionOf } from '../aggregator.js';
@@ -57,6 +58,10 @@ export interface Run {
   readonly roster: readonly Uint8Array[];
   readonly utility: UtilityName;
   readonly convention: Convention;
+  /** What v(∅) is in the private scores and the references' scalar games (`scoring.emptyCoalition`). */
+  readonly emptyCoalition: EmptyCoalition;
+  /** Whether rounds also record the ratio schemes' raw weights (`scoring.raw`). */
+  readonly rawScores: boolean;
   readonly estimators: EstimatorConfig;
   /** Whether the server trains its validation reference update each round (strategy or estimators). */
   readonly referenceUpdate: boolean;
@@ -120,6 +125,8 @@ export function createRun(
     roster: identities.map((k) => k.publicKey),
     utility: cfg.scoring?.utility ?? 'accuracy',
     convention: conventionOf(cfg),
+    emptyCoalition: checkEmptyCoalition(cfg.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
+    rawScores: cfg.scoring?.raw ?? false,
     estimators,
     referenceUpdate: referenceUpdateNeeded(strategy, estimators),
     progress,

@@ -2,7 +2,9 @@
  * The private-scoring step of the round pipeline (../engine.ts; docs/architecture.md, "One round,
  * private mode", steps 4–6): the server evaluates v(M) and v(M0); each survivor evaluates its
  * singleton and leave-one-out models from the published aggregate and its own update and sends a
- * signed report; the server verifies the reports and computes LOO, IOI, FP, EE and EE-median.
+ * signed report; the server verifies the reports and computes LOO, IOI, FP, EE and EE-median (and,
+ * with `scoring.raw`, FP's, EE's and EE-median's weights before rescaling) with v(∅) as
+ * `scoring.emptyCoalition` says (scoring/empty-coalition.ts, applied in `scoreReports`).
  */
 import type { AggregateSum } from '../aggregator.js';
 import { type Utilities, utilityValue } from '../learner.js';
@@ -25,7 +27,7 @@ export interface ScoringInput {
 export interface PrivateScores {
   /** Utilities of M on the test set. */
   fullUtilities: Utilities;
-  /** v(M) and v(M0). */
+  /** v(M) and the measured v(M0) (the schemes see v(∅) as `scoring.emptyCoalition` says). */
   full: number;
   empty: number;
   /** v({i}) and v(N∖{i}) by global silo id (null for silos not scored). */
@@ -72,11 +74,17 @@ export async function privateScoringStep(run: Run, input: ScoringInput): Promise
   }
   const scored =
     sum.survivors.length >= 2
-      ? scoreReports(run.session, round, reports, run.roster, full, empty)
+      ? scoreReports(run.session, round, reports, run.roster, full, empty, {
+          emptyCoalition: run.emptyCoalition,
+          raw: run.rawScores,
+        })
       : undefined;
   const ms = performance.now() - t0;
   const scores: Record<string, (number | null)[]> = {};
-  if (scored) for (const m of PRIVATE_METHODS) scores[m] = bySilo(n, scored.silos, scored.scores[m]);
+  if (scored) {
+    for (const m of PRIVATE_METHODS) scores[m] = bySilo(n, scored.silos, scored.scores[m]);
+    for (const [m, v] of Object.entries(scored.raw ?? {})) scores[m] = bySilo(n, scored.silos, v);
+  }
   return {
     fullUtilities,
     full,

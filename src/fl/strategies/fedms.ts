@@ -27,8 +27,10 @@
  * - ε_d(t) = ε_start·(ε_end/ε_start)^{(t−1)/(R−1)} for rounds t = 1..R.
  * - When the between-round truncation of Alg. 1 line 7 skips the estimator (φ = 0), the coreset still
  *   comes from v(∅) and v(N) (scoring/maverick.ts), i.e. it is the grand coalition.
- * - GTG budget: the paper stops GTG by Eq. 11 only; we also cap each class's run at `budget`
- *   evaluations (default 1000, shared memo across classes).
+ * - GTG budget: the paper stops GTG by Eq. 11 only; we also cap the round's run at `budget`
+ *   evaluations (default 1000; with `sampler: 'perClass'`, each class's run, over a shared memo).
+ * - MS-GTG samples jointly by default (Alg. 1 as written, scoring/ms-gtg.ts); `sampler: 'perClass'`
+ *   runs GTG once per class on the same seed, as FedMS did before.
  */
 
 import Type from 'typebox';
@@ -36,9 +38,11 @@ import { gtgShapley } from '../../../scoring/gtg.js';
 import {
   accumulateClassShapley,
   type ClassEstimator,
+  type JointClassEstimator,
   maverickScores,
   maverickShapleyRound,
 } from '../../../scoring/maverick.js';
+import { msGtg } from '../../../scoring/ms-gtg.js';
 import { exactShapleyOfGame } from '../../../scoring/shapley.js';
 import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
 import {
@@ -67,7 +71,9 @@ export interface FedMsParams extends RoundSize {
   epsilonI: number;
   /** 'gtg' (MS-GTG, Alg. 1) or 'exact' (MS-MR, Alg. 3; at most 20 participants). */
   estimator: 'gtg' | 'exact';
-  /** GTG evaluation cap per class run. */
+  /** MS-GTG's sampling: Alg. 1's joint stream over the class vector, or GTG per class. */
+  sampler: 'joint' | 'perClass';
+  /** GTG evaluation cap per round (joint) or per class run (perClass). */
   budget: number;
   /** Select every silo in round 1 (footnote 1). */
   firstRoundAll: boolean;
@@ -112,10 +118,16 @@ export const FEDMS_PARAMETERS = parameters({
     description:
       "Class-wise valuation: GTG-Shapley (MS-GTG, papers/000 Alg. 1, the paper's choice for FedMS) or exact Shapley (MS-MR, Alg. 3; at most 20 participants).",
   }),
+  sampler: Type.Enum(['joint', 'perClass'] as const, {
+    default: 'joint',
+    description:
+      "MS-GTG's sampling: 'joint' is papers/000 Alg. 1 as written (one guided permutation stream for all classes, truncation on the class vector, Eq. 11 on the β-weighted φ; scoring/ms-gtg.ts), 'perClass' runs GTG once per class on the same seed.",
+  }),
   budget: Type.Integer({
     minimum: 2,
     default: 1000,
-    description: "GTG's evaluation cap per class run (ours; the paper stops GTG by Eq. 11 only).",
+    description:
+      "GTG's evaluation cap per round ('joint') or per class run ('perClass') (ours; the paper stops GTG by Eq. 11 only).",
   }),
   firstRoundAll: Type.Boolean({
     default: true,
@@ -172,10 +184,12 @@ export function fedMs(params: Partial<FedMsParams> = {}): Strategy<FedMsState> {
   const o = { ...FEDMS_DEFAULTS, ...params };
   readFedMsParams(new Params({ ...o }, fedMsEntry.name, FEDMS_PARAMETERS));
   checkRoundSize(o);
-  const estimator: ClassEstimator =
+  const estimator: ClassEstimator | JointClassEstimator =
     o.estimator === 'exact'
       ? (game) => exactShapleyOfGame(game)
-      : (game, { rng }) => gtgShapley(game, { budget: o.budget, rng, withinRoundTolerance: o.epsilonI });
+      : o.sampler === 'joint'
+        ? msGtg({ budget: o.budget, withinRoundTolerance: o.epsilonI })
+        : (game, { rng }) => gtgShapley(game, { budget: o.budget, rng, withinRoundTolerance: o.epsilonI });
   return {
     name: fedMsEntry.name,
     requiresFullVisibility: true,

@@ -15,6 +15,12 @@ export class Audit {
     const { consortium } = await this.consortia.load(id);
     const { rounds } = await this.scores.cumulative(id);
     const names = consortium.participants.map((_, i) => `silo-${i}`);
-    return auditRecordedRounds(rounds, names, `fedscore service, consortium ${id}`);
+    return auditRecordedRounds(
+      rounds,
+      names,
+      `fedscore service, consortium ${id}`,
+      {},
+      consortium.emptyCoalition,
+    );
   }
 }

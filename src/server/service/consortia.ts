@@ -12,6 +12,7 @@ import {
   weakThresholdMessage,
 } from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
+import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import { fromHex } from '../_bytes.js';
 import { ServiceError } from '../errors.js';
@@ -110,6 +111,7 @@ export class Consortia {
       schemes: [...input.schemes],
       encoding: { ...input.encoding, minWeight: input.encoding.minWeight ?? 0 },
       convention: input.convention ?? DEFAULT_CONVENTION,
+      emptyCoalition: input.emptyCoalition ?? DEFAULT_EMPTY_COALITION,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
       createdAt: this.ctx.now(),
     });
@@ -165,7 +167,11 @@ export class Consortia {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw new ServiceError('FEDSCORE_ERR_CONSORTIUM_NOT_FOUND', id);
-    const consortium = withSecurityFields(JSON.parse(row.config) as Consortium);
+    // Stored as JSON (no migration): a consortium stored before `emptyCoalition` existed scores with v(∅) = v(M0).
+    const consortium = withSecurityFields({
+      emptyCoalition: DEFAULT_EMPTY_COALITION,
+      ...(JSON.parse(row.config) as Consortium),
+    });
     const loaded = { consortium, roster: consortium.participants.map((p) => fromHex(p.publicKey)) };
     this.cache.set(id, loaded);
     return loaded;

@@ -94,7 +94,18 @@ export class Scoring {
     reports: Buffer[],
   ): Promise<RoundRow> {
     const { consortium, roster } = loaded;
-    const r = scoreReports(row.consortium, row.round, reports, roster, row.full_utility!, row.empty_utility!);
+    // v(∅) as the consortium says; the stored v(M0) stays what was measured.
+    const r = scoreReports(
+      row.consortium,
+      row.round,
+      reports,
+      roster,
+      row.full_utility!,
+      row.empty_utility!,
+      {
+        ...(consortium.emptyCoalition !== undefined ? { emptyCoalition: consortium.emptyCoalition } : {}),
+      },
+    );
     const n = roster.length;
     const spread = (values: ArrayLike<number>) => {
       const out: (number | null)[] = Array.from({ length: n }, () => null);

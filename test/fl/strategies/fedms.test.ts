@@ -60,18 +60,20 @@ describe('FedMS (papers/000 Alg. 2)', () => {
     expect(agg.state.lastCoresetTotal).toBeCloseTo(1.3, 12);
   });
 
-  it('MS-GTG (default estimator) recovers the class-wise values of an additive game when ε_i = 0', async () => {
+  it('MS-GTG (default estimator; joint and per-class sampling) recovers the class-wise values of an additive game when ε_i = 0', async () => {
     // With ε_i > 0 GTG truncates a walk once |v_N − v_{j−1}| < ε_i; here class 0's marginals of
     // silos 0, 1, 3 cancel (0.1 + 0.1 − 0.2), so a walk starting with silo 2 would be truncated (GTG's bias).
-    const s = fedMs({ temperature: T, alpha, epsilonI: 0 });
-    const agg = await s.aggregationWeights(
-      s.init(setup),
-      aggregateContext(setup, 1, [0, 1, 2, 3], 4, { full: fullWith([0, 1, 2, 3], [0.5, 0.2]) }),
-    );
-    a.forEach((ai, i) => {
-      for (const [c, x] of ai.entries())
-        expect(agg.state.accumulated[i * 2 + c]).toBeCloseTo((1 - alpha) * x, 12);
-    });
+    for (const sampler of ['joint', 'perClass'] as const) {
+      const s = fedMs({ temperature: T, alpha, epsilonI: 0, sampler });
+      const agg = await s.aggregationWeights(
+        s.init(setup),
+        aggregateContext(setup, 1, [0, 1, 2, 3], 4, { full: fullWith([0, 1, 2, 3], [0.5, 0.2]) }),
+      );
+      a.forEach((ai, i) => {
+        for (const [c, x] of ai.entries())
+          expect(agg.state.accumulated[i * 2 + c]).toBeCloseTo((1 - alpha) * x, 12);
+      });
+    }
   });
 
   it('updates S only for participants (Eq. 8) and discards a diverging coreset (§5.1)', async () => {
