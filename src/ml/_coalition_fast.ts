@@ -1,0 +1,158 @@
+/**
+ * The combined coalition evaluator's native path (internal; coalition.ts documents the method,
+ * native/coalitions.c the kernel). It takes models whose first parametrized layer is a dense
+ * layer with ReLU and whose only other layer is the dense output layer (the MLP 784-200-10),
+ * with at most 16 classes and 30 silos, on the wasm backend with the OpenBLAS addon active.
+ *
+ * P₀ = X·W₀ + b₀ and Qᵢ = aᵢ(X·ΔWᵢ + Δbᵢ) are computed once with the same tfjs operations as
+ * the tfjs path, copied out of the wasm heap into one Float32Array in panels of 16 rows
+ * (unit-major inside a panel, so that 16 rows are one vector) and freed: the heap does not keep
+ * n + 1 activations. Every coalition after that is evaluated inside one native call per batch
+ * (or per table): no tensor, no JavaScript object per coalition.
+ */
+import type * as tf from '@tensorflow/tfjs';
+import { nativeAddonOnWasm } from './_blas_kernels.js';
+import type { Examples, ModelSpec } from './models.js';
+
+type Kernel = (
+  n: number,
+  rows: number,
+  hidden: number,
+  classes: number,
+  panels: Float32Array,
+  head0: Float32Array,
+  heads: Float32Array,
+  a: Float64Array,
+  sAdditive: number,
+  labels: Int32Array,
+  count: number,
+  offsets: Int32Array,
+  members: Int32Array,
+  withLoss: number,
+  isa: number,
+  counts: Int32Array,
+  loss: Float64Array,
+) => void;
+
+/** Rows per panel of the native layout. */
+const PANEL = 16;
+
+/** The addon's coalition kernel when the native kernels are active on wasm, else undefined. */
+export function coalitionKernel(): Kernel | undefined {
+  const addon = nativeAddonOnWasm() as { evalCoalitions?: Kernel } | undefined;
+  return typeof addon?.evalCoalitions === 'function' ? addon.evalCoalitions : undefined;
+}
+
+/** Whether the native path can evaluate coalition models of `spec` with n silos (see above). */
+export function nativeShape(spec: ModelSpec, first: number, n: number): boolean {
+  const rest = spec.layers.slice(first + 1);
+  const head = spec.layers[first];
+  return (
+    head?.kind === 'dense' &&
+    head.relu &&
+    rest.length === 1 &&
+    rest[0]!.kind === 'dense' &&
+    !rest[0]!.relu &&
+    spec.numClasses <= 16 &&
+    n >= 1 &&
+    n <= 30
+  );
+}
+
+/** Correct counts per class (coalitions × C) and summed cross-entropies of coalition models. */
+export interface CoalitionCounts {
+  readonly counts: Int32Array;
+  readonly loss: Float64Array;
+}
+
+/** The native evaluator of one setup. */
+export interface NativeCoalitions {
+  /** The listed coalitions (members increasing), in list order; losses included. */
+  evaluate(lists: readonly (readonly number[])[]): CoalitionCounts;
+  /** All 2^n coalitions, indexed by mask; losses only when `withLoss` (else all 0). */
+  all(withLoss: boolean): CoalitionCounts;
+}
+
+/**
+ * Builds the panels and second-layer parameters of a setup. `firstLayer(params, a)` is the tfjs
+ * path's a·(X·W + b) of the first dense layer; `restStart` is where the second layer's
+ * parameters start in the flat vector. `isa` (tests): 0 auto, 1 portable C, 2 AVX2, 3 AVX-512.
+ */
+export function nativeCoalitions(
+  kernel: Kernel,
+  setup: { spec: ModelSpec; data: Examples; m0: Float32Array; updates: readonly Float32Array[] },
+  a: Float64Array,
+  sAdditive: number,
+  firstLayer: (params: Float32Array, scale: number) => tf.Tensor2D,
+  restStart: number,
+  isa = 0,
+): NativeCoalitions {
+  const { spec, data, m0, updates } = setup;
+  const n = updates.length;
+  const rows = data.n;
+  const hidden = (spec.layers.find((l) => l.kind === 'dense') as { units: number }).units;
+  const classes = spec.numClasses;
+  const rowsPad = Math.ceil(rows / PANEL) * PANEL;
+  const block = rowsPad * hidden;
+  const panels = new Float32Array((n + 1) * block);
+  const put = (t: tf.Tensor2D, at: number) => {
+    const z = t.dataSync() as Float32Array;
+    t.dispose();
+    for (let r = 0; r < rows; r++) {
+      const o = at + Math.floor(r / PANEL) * PANEL * hidden + (r % PANEL);
+      for (let k = 0; k < hidden; k++) panels[o + k * PANEL] = z[r * hidden + k]!;
+    }
+  };
+  const headSize = m0.length - restStart;
+  const head0 = m0.slice(restStart);
+  const heads = new Float32Array(n * headSize);
+  put(firstLayer(m0, 1), 0);
+  for (const [i, u] of updates.entries()) {
+    put(firstLayer(u, a[i]!), (i + 1) * block);
+    heads.set(u.subarray(restStart), i * headSize);
+  }
+  const labels = Int32Array.from(data.y as ArrayLike<number>);
+  const none = new Int32Array(1);
+  const run = (count: number, offsets: Int32Array, members: Int32Array, withLoss: boolean) => {
+    const out = count === 0 ? 2 ** n : count;
+    const counts = new Int32Array(out * classes);
+    const loss = new Float64Array(withLoss ? out : 1);
+    kernel(
+      n,
+      rows,
+      hidden,
+      classes,
+      panels,
+      head0,
+      heads,
+      a,
+      sAdditive,
+      labels,
+      count,
+      offsets,
+      members,
+      withLoss ? 1 : 0,
+      isa,
+      counts,
+      loss,
+    );
+    return { counts, loss: withLoss ? loss : new Float64Array(out) };
+  };
+  return {
+    evaluate(lists) {
+      if (lists.length === 0) return { counts: new Int32Array(0), loss: new Float64Array(0) };
+      const offsets = new Int32Array(lists.length + 1);
+      lists.forEach((ms, b) => {
+        offsets[b + 1] = offsets[b]! + ms.length;
+      });
+      const members = new Int32Array(Math.max(1, offsets[lists.length]!));
+      lists.forEach((ms, b) => {
+        members.set(ms, offsets[b]!);
+      });
+      return run(lists.length, offsets, members, true);
+    },
+    all(withLoss) {
+      return run(0, none, none, withLoss);
+    },
+  };
+}
