@@ -4,13 +4,13 @@
  * layer with ReLU and whose only other layer is the dense output layer (the MLP 784-200-10),
  * with at most 16 classes and 30 silos, on the wasm backend with the OpenBLAS addon active.
  *
- * P₀ = X·W₀ + b₀ and Qᵢ = aᵢ(X·ΔWᵢ + Δbᵢ) are computed once with the same tfjs operations as
- * the tfjs path, copied out of the wasm heap into one Float32Array in panels of 16 rows
- * (unit-major inside a panel, so that 16 rows are one vector) and freed: the heap does not keep
- * n + 1 activations. Every coalition after that is evaluated inside one native call per batch
- * (or per table): no tensor, no JavaScript object per coalition.
+ * P₀ = X·W₀ + b₀ and Qᵢ = aᵢ(X·ΔWᵢ + Δbᵢ) are computed once by the addon's product (the one
+ * tfjs's matMul runs while the kernels are active, so the same bits) and float32 additions and
+ * products (those of tfjs's add and mul), outside the wasm heap, into one Float32Array in panels
+ * of 16 rows (unit-major inside a panel, so that 16 rows are one vector). Every coalition after
+ * that is evaluated inside one native call per batch (or per table): no tensor, no JavaScript
+ * object per coalition.
  */
-import type * as tf from '@tensorflow/tfjs';
 import { nativeAddonOnWasm } from './_blas_kernels.js';
 import type { Examples, ModelSpec } from './models.js';
 
@@ -34,13 +34,30 @@ type Kernel = (
   loss: Float64Array,
 ) => void;
 
+type Gemm = (
+  batch: number,
+  transA: number,
+  transB: number,
+  m: number,
+  n: number,
+  k: number,
+  a: Float32Array,
+  strideA: number,
+  b: Float32Array,
+  strideB: number,
+  c: Float32Array,
+  strideC: number,
+) => void;
+
 /** Rows per panel of the native layout. */
 const PANEL = 16;
 
-/** The addon's coalition kernel when the native kernels are active on wasm, else undefined. */
-export function coalitionKernel(): Kernel | undefined {
-  const addon = nativeAddonOnWasm() as { evalCoalitions?: Kernel } | undefined;
-  return typeof addon?.evalCoalitions === 'function' ? addon.evalCoalitions : undefined;
+/** The addon's coalition kernel and product when the native kernels are active on wasm. */
+export function coalitionKernel(): { kernel: Kernel; gemm: Gemm } | undefined {
+  const addon = nativeAddonOnWasm() as { evalCoalitions?: Kernel; gemm?: Gemm } | undefined;
+  return typeof addon?.evalCoalitions === 'function' && typeof addon.gemm === 'function'
+    ? { kernel: addon.evalCoalitions, gemm: addon.gemm }
+    : undefined;
 }
 
 /** Whether the native path can evaluate coalition models of `spec` with n silos (see above). */
@@ -74,16 +91,16 @@ export interface NativeCoalitions {
 }
 
 /**
- * Builds the panels and second-layer parameters of a setup. `firstLayer(params, a)` is the tfjs
- * path's a·(X·W + b) of the first dense layer; `restStart` is where the second layer's
- * parameters start in the flat vector. `isa` (tests): 0 auto, 1 portable C, 2 AVX2, 3 AVX-512.
+ * Builds the panels and second-layer parameters of a setup: the first dense layer's weights
+ * [features × hidden] start at 0 in the flat vector (after flatten layers only), its bias
+ * follows, the output layer's weights and bias start at `restStart`. `isa` (tests): 0 auto,
+ * 1 portable C, 2 AVX2, 3 AVX-512.
  */
 export function nativeCoalitions(
-  kernel: Kernel,
+  { kernel, gemm }: { kernel: Kernel; gemm: Gemm },
   setup: { spec: ModelSpec; data: Examples; m0: Float32Array; updates: readonly Float32Array[] },
   a: Float64Array,
   sAdditive: number,
-  firstLayer: (params: Float32Array, scale: number) => tf.Tensor2D,
   restStart: number,
   isa = 0,
 ): NativeCoalitions {
@@ -91,24 +108,31 @@ export function nativeCoalitions(
   const n = updates.length;
   const rows = data.n;
   const hidden = (spec.layers.find((l) => l.kind === 'dense') as { units: number }).units;
+  const features = rows === 0 ? 0 : data.x.length / rows;
   const classes = spec.numClasses;
   const rowsPad = Math.ceil(rows / PANEL) * PANEL;
   const block = rowsPad * hidden;
   const panels = new Float32Array((n + 1) * block);
-  const put = (t: tf.Tensor2D, at: number) => {
-    const z = t.dataSync() as Float32Array;
-    t.dispose();
+  const z = new Float32Array(rows * hidden);
+  /** scale·(X·W + b) of the parameters p (scale 1: no product, as the tfjs path), into panels. */
+  const put = (p: Float32Array, scale: number, at: number) => {
+    const wSize = features * hidden;
+    if (rows > 0) gemm(1, 0, 0, rows, hidden, features, data.x, 0, p.subarray(0, wSize), 0, z, 0);
+    const s = Math.fround(scale);
     for (let r = 0; r < rows; r++) {
       const o = at + Math.floor(r / PANEL) * PANEL * hidden + (r % PANEL);
-      for (let k = 0; k < hidden; k++) panels[o + k * PANEL] = z[r * hidden + k]!;
+      for (let k = 0; k < hidden; k++) {
+        const v = Math.fround(z[r * hidden + k]! + p[wSize + k]!);
+        panels[o + k * PANEL] = scale === 1 ? v : Math.fround(v * s);
+      }
     }
   };
   const headSize = m0.length - restStart;
   const head0 = m0.slice(restStart);
   const heads = new Float32Array(n * headSize);
-  put(firstLayer(m0, 1), 0);
+  put(m0, 1, 0);
   for (const [i, u] of updates.entries()) {
-    put(firstLayer(u, a[i]!), (i + 1) * block);
+    put(u, a[i]!, (i + 1) * block);
     heads.set(u.subarray(restStart), i * headSize);
   }
   const labels = Int32Array.from(data.y as ArrayLike<number>);

@@ -429,14 +429,7 @@ function combinedEvaluator(
 
   const kernel = allowNative && nativeShape(spec, first, updates.length) ? coalitionKernel() : undefined;
   if (kernel) {
-    const native = nativeCoalitions(
-      kernel,
-      setup,
-      coef.a,
-      coef.additive ? coef.scale([]) : -1,
-      firstLayer,
-      restStart,
-    );
+    const native = nativeCoalitions(kernel, setup, coef.a, coef.additive ? coef.scale([]) : -1, restStart);
     return {
       evaluate(lists) {
         // Lexicographic order, so that neighbours share their prefix sums.
