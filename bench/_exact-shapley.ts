@@ -29,7 +29,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { maskToCoalition } from '../scoring/coalition.js';
 import * as game from '../scoring/game.js';
-import * as maverick from '../scoring/maverick.js';
+import * as classWise from '../scoring/maverick.js';
 import * as shapley from '../scoring/shapley.js';
 import * as coalition from '../src/ml/coalition.js';
 import type { Examples, ModelSpec } from '../src/ml/models.js';
@@ -70,7 +70,7 @@ interface Modules {
   coalition: typeof coalition;
   game: typeof game;
   shapley: typeof shapley;
-  maverick: typeof maverick;
+  classWise: typeof classWise;
 }
 interface Baseline extends Modules {
   commit: string;
@@ -94,7 +94,7 @@ async function loadBaseline(dir: string): Promise<Baseline> {
     coalition: await from<typeof coalition>('src/ml/coalition.ts'),
     game: await from<typeof game>('scoring/game.ts'),
     shapley: await from<typeof shapley>('scoring/shapley.ts'),
-    maverick: await from<typeof maverick>('scoring/maverick.ts'),
+    classWise: await from<typeof classWise>('scoring/maverick.ts'),
   };
 }
 
@@ -198,7 +198,7 @@ export async function exactShapleyBench(options: {
           return { table, phi, gap };
         }
         // MS-MR (papers/000 Alg. 3): exact class-wise Shapley from the class-wise table.
-        const round = await mods.maverick.maverickShapleyRound(
+        const round = await mods.classWise.maverickShapleyRound(
           mods.coalition.classwiseGame(ev),
           (g) => mods.shapley.exactShapleyOfGame(g),
           { temperature: 0.01 },
@@ -221,7 +221,7 @@ export async function exactShapleyBench(options: {
         ev.dispose();
       }
     };
-    const mine: Modules = { coalition, game, shapley, maverick };
+    const mine: Modules = { coalition, game, shapley, classWise };
     const reps = n <= 12 ? 2 : 1;
     let combinedS = Number.POSITIVE_INFINITY;
     let baselineS = Number.POSITIVE_INFINITY;
