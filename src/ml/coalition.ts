@@ -15,7 +15,9 @@
  * node; 2ⁿ − 1 additions for all coalitions), and the remaining layers run per coalition with
  * their own parameters.
  *
- * Two implementations of the combined evaluation give the same bits:
+ * Two implementations of the combined evaluation give the same bits (for the loss: when the
+ * labels are an Int32Array, which _reduce.ts sums with the addon, glibc's exp and log; with byte
+ * labels the tfjs path sums it in JavaScript, V8's exp and log, and the two agree to rounding):
  *  - native (_coalition_fast.ts, native/coalitions.c): for a dense ReLU first layer followed only
  *    by the dense output layer (the MLP), ≤ 16 classes and ≤ 30 silos, on wasm with the OpenBLAS
  *    addon. Whole batches, and the table of all 2ⁿ coalitions (`table`), are evaluated in one
