@@ -314,13 +314,8 @@ export function createCoalitionEvaluator(
     const accuracy = new Float64Array(total);
     const perClass = new Float64Array(total * C);
     if (inner?.all) {
-      const r = inner.all(withLoss);
       const negLoss = withLoss ? new Float64Array(total) : undefined;
-      for (let m = 0; m < total; m++) {
-        const u = inner.utilities(r, m, perClass, m * C);
-        accuracy[m] = u.accuracy;
-        if (negLoss) negLoss[m] = u.negLoss;
-      }
+      inner.utilities(inner.all(withLoss), { accuracy, negLoss, perClass });
       tables.accuracy = accuracy;
       tables.perClassAccuracy = perClass;
       if (negLoss) tables.negLoss = negLoss;
@@ -364,38 +359,37 @@ export function createCoalitionEvaluator(
   };
 }
 
-/** Utilities from correct counts per class and a summed loss, as `summarize` computes them. */
-function fromCounts(
-  counts: Int32Array,
-  at: number,
-  lossSum: number,
-  rows: number,
-  classTotals: Int32Array,
-  perClass: Float64Array,
-  perClassAt: number,
-): { accuracy: number; negLoss: number } {
+/** Where `fromCounts` writes: entry j of each array (per-class accuracies at j·C). */
+interface UtilityArrays {
+  accuracy: Float64Array;
+  negLoss: Float64Array | undefined;
+  perClass: Float64Array;
+}
+
+/**
+ * Utilities from correct counts per class and summed losses (`CoalitionCounts`), as `summarize`
+ * computes them from a confusion matrix, for every coalition of `r`; no object per coalition.
+ */
+function fromCounts(r: CoalitionCounts, rows: number, classTotals: Int32Array, out: UtilityArrays): void {
   const C = classTotals.length;
-  let correct = 0;
-  for (let t = 0; t < C; t++) {
-    const c = counts[at + t]!;
-    correct += c;
-    perClass[perClassAt + t] = classTotals[t] === 0 ? Number.NaN : c / classTotals[t]!;
+  for (let j = 0; j < out.accuracy.length; j++) {
+    let correct = 0;
+    for (let t = 0; t < C; t++) {
+      const c = r.counts[j * C + t]!;
+      correct += c;
+      out.perClass[j * C + t] = classTotals[t] === 0 ? Number.NaN : c / classTotals[t]!;
+    }
+    out.accuracy[j] = rows === 0 ? Number.NaN : correct / rows;
+    if (out.negLoss) out.negLoss[j] = -(rows === 0 ? Number.NaN : r.loss[j]! / rows);
   }
-  const loss = rows === 0 ? Number.NaN : lossSum / rows;
-  return { accuracy: rows === 0 ? Number.NaN : correct / rows, negLoss: -loss };
 }
 
 /** What a combined evaluator offers `createCoalitionEvaluator`. */
 interface CombinedEvaluator {
   evaluate(lists: number[][]): Utilities[];
-  /** Native only: all 2ⁿ coalitions (`utilities` reads one of them). */
+  /** Native only: all 2ⁿ coalitions, indexed by mask (`utilities` turns them into utilities). */
   all?(withLoss: boolean): CoalitionCounts;
-  utilities(
-    r: CoalitionCounts,
-    m: number,
-    perClass: Float64Array,
-    at: number,
-  ): { accuracy: number; negLoss: number };
+  utilities(r: CoalitionCounts, out: UtilityArrays): void;
   dispose(): void;
 }
 
@@ -426,8 +420,7 @@ function combinedEvaluator(
     });
   const classTotals = new Int32Array(C);
   for (let r = 0; r < N; r++) classTotals[data.y[r]!]!++;
-  const utilities = (r: CoalitionCounts, m: number, perClass: Float64Array, at: number) =>
-    fromCounts(r.counts, m * C, r.loss[m]!, N, classTotals, perClass, at);
+  const utilities = (r: CoalitionCounts, out: UtilityArrays) => fromCounts(r, N, classTotals, out);
 
   const kernel = allowNative && nativeShape(spec, first, updates.length) ? coalitionKernel() : undefined;
   if (kernel) {
@@ -437,10 +430,19 @@ function combinedEvaluator(
         // Lexicographic order, so that neighbours share their prefix sums.
         const order = lists.map((_, b) => b).sort((x, y) => lexCompare(lists[x]!, lists[y]!));
         const r = native.evaluate(order.map((b) => lists[b]!));
+        const u = {
+          accuracy: new Float64Array(lists.length),
+          negLoss: new Float64Array(lists.length),
+          perClass: new Float64Array(lists.length * C),
+        };
+        utilities(r, u);
         const out: Utilities[] = new Array(lists.length);
         order.forEach((b, j) => {
-          const perClassAccuracy = new Float64Array(C);
-          out[b] = { ...utilities(r, j, perClassAccuracy, 0), perClassAccuracy };
+          out[b] = {
+            accuracy: u.accuracy[j]!,
+            negLoss: u.negLoss[j]!,
+            perClassAccuracy: u.perClass.slice(j * C, (j + 1) * C),
+          };
         });
         return out;
       },
