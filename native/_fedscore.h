@@ -63,7 +63,8 @@ napi_value bias_act(napi_env env, napi_callback_info info);
 napi_value bias_act_grad(napi_env env, napi_callback_info info);
 napi_value pool_grad(napi_env env, napi_callback_info info);
 
-/* coalitions.c: coalition models of a one-hidden-layer MLP. */
+/* coalitions.c and coalition_kernels.c: coalition models of a one-hidden-layer MLP. */
 napi_value eval_coalitions(napi_env env, napi_callback_info info);
+napi_value coalition_panels(napi_env env, napi_callback_info info);
 
 #endif

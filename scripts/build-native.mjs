@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * Builds fedscore's optional native kernels (every native/*.c: fedscore_kernels.c, products.c,
- * loops.c, coalitions.c, with their internal header _fedscore.h → native/build/fedscore_kernels.node)
- * against OpenBLAS.
+ * loops.c, coalitions.c, coalition_kernels.c, with their internal headers native/_*.h →
+ * native/build/fedscore_kernels.node) against OpenBLAS.
  * Runs at `npm install`/`npm ci`; also `npm run build:native`.
  *
  * Needs a C compiler (`cc`, or $CC), Node's headers (`<node prefix>/include/node`, or

@@ -52,11 +52,32 @@ type Gemm = (
 /** Rows per panel of the native layout. */
 const PANEL = 16;
 
-/** The addon's coalition kernel and product when the native kernels are active on wasm. */
-export function coalitionKernel(): { kernel: Kernel; gemm: Gemm } | undefined {
-  const addon = nativeAddonOnWasm() as { evalCoalitions?: Kernel; gemm?: Gemm } | undefined;
-  return typeof addon?.evalCoalitions === 'function' && typeof addon.gemm === 'function'
-    ? { kernel: addon.evalCoalitions, gemm: addon.gemm }
+type Panels = (
+  rows: number,
+  hidden: number,
+  z: Float32Array,
+  bias: Float32Array,
+  scale: number,
+  panels: Float32Array,
+  offset: number,
+) => void;
+
+/** The addon's functions this path uses. */
+interface Native {
+  kernel: Kernel;
+  gemm: Gemm;
+  panels: Panels;
+}
+
+/** The addon's coalition kernel and helpers when the native kernels are active on wasm. */
+export function coalitionKernel(): Native | undefined {
+  const addon = nativeAddonOnWasm() as
+    | { evalCoalitions?: Kernel; gemm?: Gemm; coalitionPanels?: Panels }
+    | undefined;
+  return typeof addon?.evalCoalitions === 'function' &&
+    typeof addon.gemm === 'function' &&
+    typeof addon.coalitionPanels === 'function'
+    ? { kernel: addon.evalCoalitions, gemm: addon.gemm, panels: addon.coalitionPanels }
     : undefined;
 }
 
@@ -97,7 +118,7 @@ export interface NativeCoalitions {
  * 1 portable C, 2 AVX2, 3 AVX-512.
  */
 export function nativeCoalitions(
-  { kernel, gemm }: { kernel: Kernel; gemm: Gemm },
+  { kernel, gemm, panels: layOut }: Native,
   setup: { spec: ModelSpec; data: Examples; m0: Float32Array; updates: readonly Float32Array[] },
   a: Float64Array,
   sAdditive: number,
@@ -117,15 +138,9 @@ export function nativeCoalitions(
   /** scale·(X·W + b) of the parameters p (scale 1: no product, as the tfjs path), into panels. */
   const put = (p: Float32Array, scale: number, at: number) => {
     const wSize = features * hidden;
-    if (rows > 0) gemm(1, 0, 0, rows, hidden, features, data.x, 0, p.subarray(0, wSize), 0, z, 0);
-    const s = Math.fround(scale);
-    for (let r = 0; r < rows; r++) {
-      const o = at + Math.floor(r / PANEL) * PANEL * hidden + (r % PANEL);
-      for (let k = 0; k < hidden; k++) {
-        const v = Math.fround(z[r * hidden + k]! + p[wSize + k]!);
-        panels[o + k * PANEL] = scale === 1 ? v : Math.fround(v * s);
-      }
-    }
+    if (rows === 0) return;
+    gemm(1, 0, 0, rows, hidden, features, data.x, 0, p.subarray(0, wSize), 0, z, 0);
+    layOut(rows, hidden, z, p.subarray(wSize, wSize + hidden), scale, panels, at);
   };
   const headSize = m0.length - restStart;
   const head0 = m0.slice(restStart);
