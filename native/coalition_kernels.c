@@ -11,7 +11,7 @@
 
 static inline float relu_f(float v) { return v > 0.0f || v != v ? v : 0.0f; }
 
-/* h = relu(p0 + s·(base + q)), storing base + q when `store`; base or q may be NULL (then 0). */
+/* h = relu(p0 + s·(base + q)) over len floats, storing base + q (_coalitions.h lists the variants). */
 __attribute__((target_clones("avx512f", "avx2", "default"))) void coal_hidden_sum(
     int64_t len, const float *restrict p0, const float *restrict base, const float *restrict q, float *restrict store,
     float s, float *restrict h) {
@@ -227,7 +227,7 @@ void coal_product(const Job *job, const float *h, const float *w, float *z) {
 
 /* Logits z (+ bias) of `rows` rows starting at row r0 into the coalition's counts and loss. */
 void coal_reduce_block(const Job *job, const float *z, const float *bias, int64_t r0, int64_t rows,
-                         int32_t *counts, double *loss) {
+                       int32_t *counts, double *loss) {
   const int64_t C = job->classes;
   double sum = loss ? *loss : 0;
   for (int64_t r = 0; r < rows; r++) {
