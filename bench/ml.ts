@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/ml.ts [--quick] [--no-reference] [--full-naive]` (or `npm run bench -- ml`):
+ * `npx tsx bench/ml.ts [--quick] [--no-reference] [--baseline <dir>]` (or `npm run bench -- ml`):
  * the learning-runtime table of issue 4, next to the PyTorch reference (bench/ml_reference.py,
  * Debian python3-torch, run with /usr/bin/python3 and 2 threads, once per BLAS the machine has)
  * on the same synthetic data and architectures:
@@ -8,10 +8,9 @@
  *   - inference time for 2000 samples;
  *   - Fashion-MNIST test accuracy of the MLP after 3 epochs (src/data's loader; the same
  *     examples are handed to PyTorch);
- *   - exact-Shapley wall time for n = 8, 10, 12 silos on 2000 test samples (MLP), with the
- *     combined coalition evaluation against the naive one. Naive timings for n = 12 (and
- *     n = 10 with --quick) are extrapolated from a measured sample of coalitions unless
- *     --full-naive; the table says which.
+ *   - exact per-round Shapley for n = 10, 12, 15 silos on 2000 test samples (MLP), against an
+ *     older commit's evaluator (--baseline <dir>), naive evaluation and the FLOP limit from
+ *     sgemm in the same run: bench/_exact-shapley.ts, its own table.
  * Machines here are shared and noisy: the load average is printed with the table.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,17 +18,15 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { maskToCoalition } from '../scoring/coalition.js';
 import { createRng } from '../scoring/random.js';
-import { exactShapley } from '../scoring/shapley.js';
 import { loadFashionMnist } from '../src/data/fashion-mnist.js';
 import { useBlasKernels } from '../src/ml/_blas_kernels.js';
 import { describeBackend, initBackend } from '../src/ml/backend.js';
-import { coalitionGame, createCoalitionEvaluator } from '../src/ml/coalition.js';
 import { evaluate } from '../src/ml/evaluate.js';
 import { cnn003, type Examples, initParams, lenet5, mlp } from '../src/ml/models.js';
 import { createTrainPool } from '../src/ml/parallel.js';
 import { trainLocal } from '../src/ml/train.js';
+import { type ExactShapleyRow, exactShapleyBench } from './_exact-shapley.js';
 
 interface Row {
   what: string;
@@ -106,9 +103,10 @@ const fmt = (v: number | undefined, digits = 0) =>
     : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Runs the benchmark and prints its Markdown table. */
-export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<Row[]> {
+export async function main(
+  argv: readonly string[] = process.argv.slice(2),
+): Promise<{ rows: Row[]; json: { exactShapley: ExactShapleyRow[] } }> {
   const quick = argv.includes('--quick');
-  const fullNaive = argv.includes('--full-naive');
   const backend = await initBackend();
   console.log(`\n## ml — ${describeBackend(backend)}`);
   console.log(
@@ -267,49 +265,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     });
   }
 
-  // Exact Shapley over all 2^n coalitions: 2000 test samples, MLP, silos trained on IID shards.
+  // Exact Shapley over all 2^n coalitions: 2000 test samples, MLP, silos trained on IID shards
+  // (bench/_exact-shapley.ts; its own table, after this one).
   const test = { ...fm.test, n: 2000, x: fm.test.x.subarray(0, 2000 * 784), y: fm.test.y.subarray(0, 2000) };
-  for (const n of [8, 10, 12]) {
-    const m0 = initParams(mlpSpec, 7);
-    const updates: Float32Array[] = [];
-    const per = 300;
-    for (let i = 0; i < n; i++) {
-      const off = i * per;
-      const shard = {
-        ...fm.train,
-        n: per,
-        x: fm.train.x.subarray(off * 784, (off + per) * 784),
-        y: fm.train.y.subarray(off, off + per),
-      };
-      updates.push((await trainLocal(mlpSpec, m0, shard, { seed: i, weightDecay: 1e-3 })).delta);
-    }
-    const setup = { spec: mlpSpec, m0, updates, data: test, weights: updates.map((_, i) => 300 + 10 * i) };
-    const total = 2 ** n;
-    const all = Array.from({ length: total }, (_, m) => maskToCoalition(n, m));
-    const combined = createCoalitionEvaluator(setup, { mode: 'combined' });
-    const game = coalitionGame(combined);
-    let t = performance.now();
-    const table = await game.values(all);
-    const phi = exactShapley(n, table);
-    const combinedS = (performance.now() - t) / 1000;
-    combined.dispose();
-    const naive = createCoalitionEvaluator(setup, { mode: 'naive' });
-    const sample = fullNaive || n === 8 || (n === 10 && !quick) ? total : Math.min(total, 256);
-    // A spread sample of masks (every k-th), so coalition sizes are representative.
-    const step = Math.floor(total / sample);
-    const masks = Array.from({ length: sample }, (_, k) => all[k * step]!);
-    t = performance.now();
-    const nv = await naive.values(masks);
-    const naiveS = ((performance.now() - t) / 1000) * (total / sample);
-    let same = true;
-    for (let k = 0; k < sample; k++) if (nv.accuracy[k] !== table[k * step]) same = false;
-    rows.push({
-      what: `exact Shapley n=${n} (${total} coalitions, 2000 test samples, MLP), s`,
-      fedscore: `combined ${combinedS.toFixed(1)}`,
-      wasmOnly: '',
-      pytorch: refs.map(() => '—'),
-      note: `naive ${naiveS.toFixed(1)} s${sample < total ? ` (extrapolated from ${sample})` : ''}: ${(naiveS / combinedS).toFixed(1)}× faster; accuracies ${same ? 'identical' : 'DIFFER'} on ${sample}; Σφ = ${phi.reduce((a, b) => a + b, 0).toFixed(4)}`,
-    });
+  const m0 = initParams(mlpSpec, 7);
+  const updates: Float32Array[] = [];
+  const per = 300;
+  for (let i = 0; i < 15; i++) {
+    const off = i * per;
+    const shard = {
+      ...fm.train,
+      n: per,
+      x: fm.train.x.subarray(off * 784, (off + per) * 784),
+      y: fm.train.y.subarray(off, off + per),
+    };
+    updates.push((await trainLocal(mlpSpec, m0, shard, { seed: i, weightDecay: 1e-3 })).delta);
   }
 
   const wasmCol = native ? ' fedscore (wasm kernels only) |' : '';
@@ -320,13 +290,22 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     console.log(
       `| ${r.what} | ${r.fedscore} |${native ? ` ${r.wasmOnly} |` : ''}${r.pytorch.map((c) => ` ${c} |`).join('')} ${r.note} |`,
     );
+  const at = argv.indexOf('--baseline');
+  const exact = await exactShapleyBench({
+    spec: mlpSpec,
+    m0,
+    updates,
+    test,
+    quick,
+    ...(at >= 0 && argv[at + 1] ? { baselineDir: argv[at + 1] } : {}),
+  });
   console.log(
     `load average at end: ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  return rows;
+  return { rows, json: { exactShapley: exact } };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- <section> ...]`: runs the benchmark sections in one process, one after the
- * other, each printing its own Markdown table. Sections: shapley, estimators, msgtg, secagg, ml,
- * layers-model, round, server.
+ * `npm run bench [-- [--json <file>] [--baseline <dir>] <section> ...]`: runs the benchmark
+ * sections in one process, one after the other, each printing its own Markdown table; with
+ * --json, also one JSON object of what the sections return (ml: `exactShapley`). Sections:
+ * shapley, estimators, msgtg, secagg, ml, layers-model, round, server.
  * Comparisons inside a section are made side by side in the same run (ratios), since these
  * machines are noisy.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,7 +23,23 @@ const SECTIONS = [
 ] as const;
 const here = dirname(fileURLToPath(import.meta.url));
 
-const asked = process.argv.slice(2);
+// Options: --json <file> writes the sections' results as one JSON object; flags (--quick, …) and
+// --baseline <dir> are read by the sections themselves (bench/ml.ts, bench/_exact-shapley.ts).
+const args = process.argv.slice(2);
+const VALUED = ['--json', '--baseline'];
+const asked: string[] = [];
+let jsonFile: string | undefined;
+for (let i = 0; i < args.length; i++) {
+  const a = args[i]!;
+  if (VALUED.includes(a)) {
+    if (a === '--json') jsonFile = args[i + 1];
+    if (args[i + 1] === undefined) {
+      console.error(`bench: ${a} needs a value`);
+      process.exit(2);
+    }
+    i++;
+  } else if (!a.startsWith('--')) asked.push(a);
+}
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
     console.error(`bench: unknown section '${name}' (known: ${SECTIONS.join(', ')})`);
@@ -30,6 +47,7 @@ for (const name of asked) {
   }
 }
 const chosen = asked.length > 0 ? asked : [...SECTIONS];
+const report: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
 
 console.log(`# fedscore benchmarks — ${new Date().toISOString()}`);
 console.log(
@@ -41,9 +59,16 @@ for (const name of chosen) {
     console.log(`\n## ${name}: not available yet (bench/${name}.ts missing)`);
     continue;
   }
-  const mod = (await import(pathToFileURL(file).href)) as { main?: () => Promise<void> };
+  const mod = (await import(pathToFileURL(file).href)) as { main?: () => Promise<unknown> };
   if (typeof mod.main !== 'function') throw new Error(`bench/${name}.ts does not export main()`);
   const t0 = performance.now();
-  await mod.main();
+  const result = await mod.main();
+  // A section's results for --json: the `json` object its main() returns, merged at the top level.
+  const json = (result as { json?: unknown } | undefined)?.json;
+  if (json && typeof json === 'object') Object.assign(report, json);
   console.log(`\n(${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+}
+if (jsonFile) {
+  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nbench: wrote ${jsonFile}`);
 }

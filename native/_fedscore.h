@@ -1,5 +1,5 @@
 /*
- * Internal to native/: what the addon's three files share — the includes, OpenBLAS's thread
+ * Internal to native/: what the addon's files share — the includes, OpenBLAS's thread
  * controls, the argument checks of fedscore_kernels.c, the scratch buffer, the thread setting of
  * products.c and every Node-API function that fedscore_kernels.c registers. Nothing here is
  * part of the addon's interface (that is the object fedscore_kernels.c's NAPI_MODULE_INIT
@@ -28,6 +28,8 @@ extern char *openblas_get_config(void);
 #define SPLIT 2
 /* Threads for this process's large products (products.c; 0 until NAPI_MODULE_INIT sets the cores). */
 extern int threads_large;
+/* products.c: threads for the calling thread's large products (setLocalThreads, else threads_large), 1..SPLIT. */
+int large_threads(void);
 
 /* fedscore_kernels.c: argument checks (each throws a TypeError/RangeError naming the argument). */
 napi_value fail(napi_env env, const char *kind, const char *msg);
@@ -60,5 +62,9 @@ napi_value softmax_xent(napi_env env, napi_callback_info info);
 napi_value bias_act(napi_env env, napi_callback_info info);
 napi_value bias_act_grad(napi_env env, napi_callback_info info);
 napi_value pool_grad(napi_env env, napi_callback_info info);
+
+/* coalitions.c and coalition_kernels.c: coalition models of a one-hidden-layer MLP. */
+napi_value eval_coalitions(napi_env env, napi_callback_info info);
+napi_value coalition_panels(napi_env env, napi_callback_info info);
 
 #endif

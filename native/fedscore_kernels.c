@@ -9,9 +9,11 @@
  * Every function takes Float32Arrays and integer dimensions, checks that each array holds the
  * elements the dimensions imply, and throws a RangeError/TypeError naming the argument otherwise.
  *
- * Three files, one addon (scripts/build-native.mjs compiles them into fedscore_kernels.node):
- * this one holds the argument checks and the scratch buffer the kernels share, info() and the
- * registration; products.c the OpenBLAS products and convolutions; loops.c the plain C loops.
+ * Several files, one addon (scripts/build-native.mjs compiles every native/*.c into
+ * fedscore_kernels.node): this one holds the argument checks and the scratch buffer the kernels
+ * share, info() and the registration; products.c the OpenBLAS products and convolutions; loops.c
+ * the plain C loops; coalitions.c and coalition_kernels.c the coalition models of a
+ * one-hidden-layer MLP.
  * The internal header _fedscore.h declares what they share.
  */
 #include "_fedscore.h"
@@ -138,6 +140,8 @@ NAPI_MODULE_INIT() {
       {"conv2dInputGrad", NULL, conv_input_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"affineRelu", NULL, affine_relu, NULL, NULL, NULL, napi_enumerable, NULL},
       {"reduceLogits", NULL, reduce_logits, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"evalCoalitions", NULL, eval_coalitions, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"coalitionPanels", NULL, coalition_panels, NULL, NULL, NULL, napi_enumerable, NULL},
       {"softmaxXent", NULL, softmax_xent, NULL, NULL, NULL, napi_enumerable, NULL},
       {"biasAct", NULL, bias_act, NULL, NULL, NULL, napi_enumerable, NULL},
       {"biasActGrad", NULL, bias_act_grad, NULL, NULL, NULL, napi_enumerable, NULL},

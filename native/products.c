@@ -24,6 +24,12 @@
 int threads_large = 0; /* 0: the online cores, capped at SPLIT */
 static _Thread_local int local_threads = 0;
 
+/* Threads the calling thread's large products may use (coalitions.c splits its work the same way). */
+int large_threads(void) {
+  const int t = local_threads > 0 ? local_threads : threads_large;
+  return t < 1 ? 1 : (t > SPLIT ? SPLIT : t);
+}
+
 typedef struct {
   int ta, tb;
   int64_t m, n, k, lda, ldb;

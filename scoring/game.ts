@@ -14,6 +14,13 @@ export interface Game {
   readonly n: number;
   /** v(S) for each coalition of the batch, in batch order. */
   values(coalitions: readonly Coalition[]): Promise<Float64Array>;
+  /**
+   * Optional: all 2^n values at once, indexed by integer mask (bit i = player i), the same
+   * numbers `values` gives; for games that compute the whole table faster than in batches (the
+   * coalition models of src/ml). `coalitionTable` uses it when present; the caller may keep
+   * the array. Only offered for n ≤ 30.
+   */
+  table?(): Promise<Float64Array>;
 }
 
 /**
@@ -24,6 +31,8 @@ export interface VectorGame {
   readonly n: number;
   readonly dims: number;
   values(coalitions: readonly Coalition[]): Promise<Float64Array>;
+  /** Optional: all 2^n rows at once, 2^n × dims, row m the coalition of mask m (as `Game.table`). */
+  table?(): Promise<Float64Array>;
 }
 
 /** A game that remembers every value it has computed and counts what it computed. */
@@ -66,10 +75,14 @@ export function gameFromTable(n: number, table: Float64Array): Game {
 /**
  * Wraps a game so each distinct coalition is computed once; counts evaluations and requests.
  * Within one batch, duplicate and already-known coalitions are not sent to the inner game.
+ * When the inner game offers `table`, so does the wrapper: it asks for the table once, counts
+ * the coalitions it did not know yet as evaluated (each distinct coalition once, as for
+ * `values`) and the 2^n as requested, and answers later batches from it.
  */
 export function memoize(game: Game): MemoGame {
   if (isMemo(game)) return game;
   const memo = new Map<MemoKey, number>();
+  let full: Float64Array | undefined;
   let evaluations = 0;
   let requests = 0;
   const wrapped: MemoGame & { [MEMO]: true } = {
@@ -83,6 +96,7 @@ export function memoize(game: Game): MemoGame {
     },
     async values(coalitions) {
       requests += coalitions.length;
+      if (full) return fromTable(coalitions, full, 1);
       const { keys, missing, missingKeys } = partitionByMemo(coalitions, memo);
       if (missing.length > 0) {
         const v = await game.values(missing);
@@ -96,7 +110,44 @@ export function memoize(game: Game): MemoGame {
       return out;
     },
   };
+  const inner = game.table;
+  if (typeof inner === 'function' && game.n <= 30)
+    wrapped.table = async () => {
+      requests += 2 ** game.n;
+      if (!full) {
+        full = checkedTable(await inner.call(game), game.n, 1);
+        evaluations += 2 ** game.n - memo.size;
+        memo.clear();
+      }
+      return full.slice();
+    };
   return wrapped;
+}
+
+/** A table from `Game.table`/`VectorGame.table`, checked: 2^n × dims numbers. */
+function checkedTable(t: Float64Array, n: number, dims: number): Float64Array {
+  if (!(t instanceof Float64Array) || t.length !== 2 ** n * dims)
+    throw new RangeError(`table: game returned ${t?.length} numbers, expected 2^${n} × ${dims}`);
+  return t;
+}
+
+/** Rows of the coalitions (n ≤ 30: the mask is the coalition's one word) from a full table. */
+function fromTable(coalitions: readonly Coalition[], full: Float64Array, dims: number): Float64Array {
+  const out = new Float64Array(coalitions.length * dims);
+  const size = full.length / dims;
+  for (let b = 0; b < coalitions.length; b++) {
+    const c = coalitions[b]!;
+    const m = c[0]! >>> 0;
+    if (c.length !== 1)
+      throw new RangeError(`coalitions[${b}]: expected a coalition over ${Math.log2(size)} players`);
+    if (m >= size)
+      throw new RangeError(
+        `coalitions[${b}]: player ${31 - Math.clz32(m)} is outside [0, ${Math.log2(size)})`,
+      );
+    if (dims === 1) out[b] = full[m]!;
+    else out.set(full.subarray(m * dims, (m + 1) * dims), b * dims);
+  }
+  return out;
 }
 
 const MEMO = Symbol('fedscore.memo');
@@ -145,7 +196,7 @@ export function emptyValue(game: Game): Promise<number> {
 export function coordinateGame(game: VectorGame, d: number): Game {
   if (!Number.isInteger(d) || d < 0 || d >= game.dims)
     throw new RangeError(`d: expected 0 ≤ d < ${game.dims}, got ${d}`);
-  return {
+  const coordinate: Game = {
     n: game.n,
     async values(coalitions) {
       const rows = await game.values(coalitions);
@@ -154,6 +205,15 @@ export function coordinateGame(game: VectorGame, d: number): Game {
       return out;
     },
   };
+  const inner = game.table;
+  if (typeof inner === 'function' && game.n <= 30)
+    coordinate.table = async () => {
+      const rows = checkedTable(await inner.call(game), game.n, game.dims);
+      const out = new Float64Array(2 ** game.n);
+      for (let m = 0; m < out.length; m++) out[m] = rows[m * game.dims + d]!;
+      return out;
+    };
+  return coordinate;
 }
 
 /** A vector game that computes each distinct coalition once; counts evaluations. */
@@ -161,17 +221,19 @@ export interface MemoVectorGame extends VectorGame {
   readonly evaluations: number;
 }
 
-/** Memoizes a vector game (same contract as `memoize`). */
+/** Memoizes a vector game (same contract as `memoize`, `table` included). */
 export function memoizeVector(game: VectorGame): MemoVectorGame {
   const memo = new Map<MemoKey, Float64Array>();
+  let full: Float64Array | undefined;
   let evaluations = 0;
-  return {
+  const wrapped: MemoVectorGame = {
     n: game.n,
     dims: game.dims,
     get evaluations() {
       return evaluations;
     },
     async values(coalitions) {
+      if (full) return fromTable(coalitions, full, game.dims);
       const { keys, missing, missingKeys } = partitionByMemo(coalitions, memo);
       if (missing.length > 0) {
         const v = await game.values(missing);
@@ -188,6 +250,17 @@ export function memoizeVector(game: VectorGame): MemoVectorGame {
       return out;
     },
   };
+  const inner = game.table;
+  if (typeof inner === 'function' && game.n <= 30)
+    wrapped.table = async () => {
+      if (!full) {
+        full = checkedTable(await inner.call(game), game.n, game.dims);
+        evaluations += 2 ** game.n - memo.size;
+        memo.clear();
+      }
+      return full.slice();
+    };
+  return wrapped;
 }
 
 /** Options for `coalitionTable`. */
@@ -199,8 +272,9 @@ export interface TableOptions {
 }
 
 /**
- * All 2^n values of a game, indexed by integer mask (bit i = player i), evaluated in batches.
- * Throws RangeError when n > 30.
+ * All 2^n values of a game, indexed by integer mask (bit i = player i), evaluated in batches,
+ * or from `game.table` in one call when the game offers it (then `batchSize` is not used and
+ * `onProgress` is called once). Throws RangeError when n > 30.
  */
 export async function coalitionTable(game: Game, options: TableOptions = {}): Promise<Float64Array> {
   const { n } = game;
@@ -209,6 +283,11 @@ export async function coalitionTable(game: Game, options: TableOptions = {}): Pr
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new RangeError(`batchSize: expected a positive integer, got ${batchSize}`);
   const total = 2 ** n;
+  if (typeof game.table === 'function') {
+    const table = checkedTable(await game.table(), n, 1);
+    options.onProgress?.(total, total);
+    return table;
+  }
   const table = new Float64Array(total);
   for (let start = 0; start < total; start += batchSize) {
     const end = Math.min(total, start + batchSize);

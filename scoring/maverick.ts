@@ -39,7 +39,7 @@
  * - Eq. 8 needs an initial S; Alg. 2 line 3 only says "Initialize". Zeros by default, or `initial`.
  */
 
-import { type Coalition, emptyCoalition, grandCoalition, members } from './coalition.js';
+import { type Coalition, emptyCoalition, grandCoalition, maskToCoalition, members } from './coalition.js';
 import type { Estimate } from './estimate.js';
 import { coordinateGame, type Game, memoizeVector, type VectorGame } from './game.js';
 import { createRng, type Rng } from './random.js';
@@ -258,11 +258,17 @@ class CoresetTracker {
   ) {
     this.bestRow = new Float64Array(dims);
   }
-  /** Offers the coalition with these members and value vector values[offset .. offset + dims). */
-  offer(ms: number[], values: ArrayLike<number>, offset: number): void {
-    if (ms.length === 0 && !this.includeEmpty) return;
+  /**
+   * Offers the coalition with these members (or a function listing them, called only when the
+   * coalition could win) and value vector values[offset .. offset + dims).
+   */
+  offer(list: number[] | (() => number[]), values: ArrayLike<number>, offset: number, size?: number): void {
+    if ((size ?? (list as number[]).length) === 0 && !this.includeEmpty) return;
     let s = 0;
     for (let d = 0; d < this.dims; d++) s += values[offset + d]!;
+    if (this.bestMembers !== undefined && s < this.bestSum) return;
+    const ms = typeof list === 'function' ? list() : list;
+    if (ms.length === 0 && !this.includeEmpty) return;
     if (this.bestMembers === undefined || beats(s, ms, this.bestSum, this.bestMembers)) {
       this.bestMembers = ms;
       this.bestSum = s;
@@ -281,22 +287,41 @@ class CoresetTracker {
  * (each once, behind the memo) to a coreset tracker, so no table of evaluated coalitions is kept.
  */
 function tracking(game: VectorGame, tracker: CoresetTracker): VectorGame {
-  return {
+  const checked = (v: Float64Array, count: number, what: string) => {
+    if (!(v instanceof Float64Array) || v.length !== count * game.dims)
+      throw new RangeError(
+        `game: ${what} returned ${v?.length} numbers for ${count} coalitions × ${game.dims} classes`,
+      );
+    for (let k = 0; k < v.length; k++)
+      if (!Number.isFinite(v[k])) throw new RangeError(`game: value ${k} of a batch is not finite (${v[k]})`);
+    return v;
+  };
+  const tracked: VectorGame = {
     n: game.n,
     dims: game.dims,
     async values(batch) {
-      const v = await game.values(batch);
-      if (!(v instanceof Float64Array) || v.length !== batch.length * game.dims)
-        throw new RangeError(
-          `game: values returned ${v?.length} numbers for ${batch.length} coalitions × ${game.dims} classes`,
-        );
-      for (let k = 0; k < v.length; k++)
-        if (!Number.isFinite(v[k]))
-          throw new RangeError(`game: value ${k} of a batch is not finite (${v[k]})`);
+      const v = checked(await game.values(batch), batch.length, 'values');
       for (let b = 0; b < batch.length; b++) tracker.offer(members(batch[b]!), v, b * game.dims);
       return v;
     },
   };
+  const inner = game.table;
+  if (typeof inner === 'function' && game.n <= 30)
+    // The whole table (VectorGame.table): every coalition is offered, member lists built only
+    // for the candidates that can win.
+    tracked.table = async () => {
+      const v = checked(await inner.call(game), 2 ** game.n, 'table');
+      for (let m = 0; m < 2 ** game.n; m++)
+        tracker.offer(() => members(maskToCoalition(game.n, m)), v, m * game.dims, popcount(m));
+      return v;
+    };
+  return tracked;
+}
+
+function popcount(m: number): number {
+  let c = 0;
+  for (let x = m; x !== 0; x &= x - 1) c++;
+  return c;
 }
 
 /**

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * Builds fedscore's optional native kernels (native/fedscore_kernels.c, products.c and loops.c,
- * with their internal header _fedscore.h → native/build/fedscore_kernels.node) against OpenBLAS.
+ * Builds fedscore's optional native kernels (every native/*.c: fedscore_kernels.c, products.c,
+ * loops.c, coalitions.c, coalition_kernels.c, with their internal headers native/_*.h →
+ * native/build/fedscore_kernels.node) against OpenBLAS.
  * Runs at `npm install`/`npm ci`; also `npm run build:native`.
  *
  * Needs a C compiler (`cc`, or $CC), Node's headers (`<node prefix>/include/node`, or
@@ -11,16 +12,20 @@
  * fail. `--strict` (used by `npm run build:native`) exits 1 instead. FEDSCORE_NATIVE=0 skips.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const strict = process.argv.includes('--strict');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** The addon's translation units (native/_fedscore.h is their shared internal header). */
-const sources = ['fedscore_kernels.c', 'products.c', 'loops.c', '_fedscore.h'].map((f) =>
-  join(root, 'native', f),
-);
+/** The addon's translation units, every native/*.c (native/_fedscore.h is their shared internal header). */
+const nativeDir = join(root, 'native');
+const units = existsSync(nativeDir) ? readdirSync(nativeDir).filter((f) => f.endsWith('.c')) : [];
+const sources = [
+  'fedscore_kernels.c',
+  ...units.filter((f) => f !== 'fedscore_kernels.c').sort(),
+  '_fedscore.h',
+].map((f) => join(nativeDir, f));
 const outDir = join(root, 'native', 'build');
 const out = join(outDir, 'fedscore_kernels.node');
 
@@ -64,7 +69,7 @@ mkdirSync(outDir, { recursive: true });
 try {
   // -ffp-contract=off: the Adam step must round exactly as train.ts's JavaScript loop does.
   // -fvisibility=hidden: only the Node-API entry point (NAPI_MODULE_INIT) leaves the addon; the
-  // functions the three files share stay internal.
+  // functions the files share stay internal.
   run(cc, [
     '-O3',
     '-std=c11',

@@ -105,6 +105,8 @@ export async function harnessRound(
     // A fresh view per estimator: memoize() returns an already-memoized game unchanged, and a shared
     // memo would let each estimator spend the evaluations of the ones before it for free.
     const fresh: Game = { n: input.game.n, values: (cs) => input.game.values(cs) };
+    const table = input.game.table;
+    if (typeof table === 'function') fresh.table = () => table.call(input.game);
     const seed = deriveSeed(input.seed, input.round, ...estimator.stream);
     const t0 = performance.now();
     const result = await estimator.run({

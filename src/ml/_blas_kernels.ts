@@ -351,6 +351,11 @@ export function nativeAffineRelu(
   return tf.engine().makeTensorFromTensorInfo(out);
 }
 
+/** The addon while the native kernels are active on wasm (for _coalition_fast.ts), else undefined. */
+export function nativeAddonOnWasm(): object | undefined {
+  return nativeOnWasm() ? addonInUse() : undefined;
+}
+
 /**
  * The addon's version of _reduce.ts's logits reduction (arg-max into the confusion matrix,
  * summed cross-entropy in double), or undefined when the addon is not in use.

@@ -10,15 +10,33 @@
  * layer's pre-activation on the test set X is linear in the parameters,
  *   X·W_S + b_S = P₀ + s(S)·Σ_{i∈S} aᵢPᵢ,  P₀ = X·W₀ + b₀,  Pᵢ = X·ΔWᵢ + Δbᵢ,
  * so Pᵢ is computed once per silo (one N×F×H product each) instead of one product per
- * coalition. The sums Σ aᵢPᵢ of a batch are built along the prefix tree of the coalitions'
- * sorted member lists (one N×H addition per tree node; 2ⁿ − 1 additions for all coalitions),
- * and the remaining layers run per coalition with their own parameters. Only 2-D products are
- * used: a 3-D batched matMul is ~70× slower than the same work as 2-D products on wasm.
+ * coalition. The sums U_S = Σ aᵢPᵢ of a batch are built along the prefix tree of the
+ * coalitions' sorted member lists, left to right in member order (one N×H addition per tree
+ * node; 2ⁿ − 1 additions for all coalitions), and the remaining layers run per coalition with
+ * their own parameters.
  *
- * Naive evaluation forms M_S and runs `evaluate` (the oracle the tests compare against).
+ * Two implementations of the combined evaluation give the same bits (for the loss: when the
+ * labels are an Int32Array, which _reduce.ts sums with the addon, glibc's exp and log; with byte
+ * labels the tfjs path sums it in JavaScript, V8's exp and log, and the two agree to rounding):
+ *  - native (_coalition_fast.ts, native/coalitions.c): for a dense ReLU first layer followed only
+ *    by the dense output layer (the MLP), ≤ 16 classes and ≤ 30 silos, on wasm with the OpenBLAS
+ *    addon. Whole batches, and the table of all 2ⁿ coalitions (`table`), are evaluated in one
+ *    native call on two threads, cache-blocked over test rows and coalitions: U_S, relu(P₀ +
+ *    s·U_S), the logits h·W2_S + b2_S and the arg-max counts (and the loss, when asked) never
+ *    leave the core's caches. Each logit is one fused multiply-add chain over the hidden units,
+ *    which is how OpenBLAS's sgemm computes the tfjs path's product for up to 320 hidden units
+ *    (checked bit for bit by the tests), so both give the same logits.
+ *  - tfjs, for every other model (deeper MLPs) and backend: per coalition, relu?(P₀ + s·U) by
+ *    `nativeAffineRelu` or tfjs kernels, then `forward` over the remaining layers. Only 2-D
+ *    products are used: a 3-D batched matMul is ~70× slower than the same work on wasm.
+ *
+ * Naive evaluation forms M_S and runs `evaluate` (the oracle the tests compare against). Its
+ * first-layer product X·W_S rounds differently from P₀ + s·U_S, so its logits differ in the last
+ * bits; accuracies (arg-max counts) agree unless a test example sits on a near-tie between two
+ * classes, which the tests and `npm run bench -- ml` check on every coalition they compare.
  */
 import * as tf from '@tensorflow/tfjs';
-import { type Coalition, coalitionKey, members } from '../../scoring/coalition.js';
+import { type Coalition, coalitionKey, maskToCoalition, members } from '../../scoring/coalition.js';
 import {
   type Game,
   type MemoGame,
@@ -28,6 +46,7 @@ import {
   type VectorGame,
 } from '../../scoring/game.js';
 import { nativeAffineRelu } from './_blas_kernels.js';
+import { type CoalitionCounts, coalitionKernel, nativeCoalitions, nativeShape } from './_coalition_fast.js';
 import { accumulate, summarize } from './_reduce.js';
 import { ADDITIVE_CONVENTION, CONVENTIONS, type Convention, DEFAULT_CONVENTION } from './convention.js';
 import { type Evaluation, evaluate } from './evaluate.js';
@@ -57,7 +76,15 @@ export interface EvaluatorOptions {
   mode?: 'auto' | 'combined' | 'naive';
   /** Test examples per forward pass in naive mode (default 2000). */
   batchSize?: number;
+  /**
+   * Combined mode: use the native coalition kernel when it applies (default true; see the
+   * module comment). false keeps the tfjs implementation, for comparisons.
+   */
+  native?: boolean;
 }
+
+/** The utility a coalition table holds (`CoalitionEvaluator.table`). */
+export type TableUtility = 'accuracy' | 'negLoss' | 'perClassAccuracy';
 
 /** Utilities of a batch of coalition models, in batch order. */
 export interface CoalitionValues {
@@ -74,10 +101,20 @@ export interface CoalitionEvaluator {
   readonly numClasses: number;
   /** The mode in use (`auto` resolved). */
   readonly mode: 'combined' | 'naive';
+  /** Whether combined evaluation runs in the native coalition kernel (see the module comment). */
+  readonly native: boolean;
   /** Distinct coalition models evaluated so far (the evaluator remembers every result). */
   readonly evaluations: number;
   /** Utilities of M_S for each coalition S of the batch. */
   values(coalitions: readonly Coalition[]): Promise<CoalitionValues>;
+  /**
+   * One utility of all 2ⁿ coalition models, indexed by mask (bit i = player i; per-class
+   * accuracies 2ⁿ × numClasses, row-major), the same numbers as `values`. With the native
+   * kernel, one call for the whole table (the loss is computed only for `negLoss`); otherwise
+   * `values` in batches. Remembered: later tables and batches are read from it. Throws
+   * RangeError when n > 30.
+   */
+  table(utility: TableUtility): Promise<Float64Array>;
   /** Frees the tensors the evaluator holds (combined mode). */
   dispose(): void;
 }
@@ -85,6 +122,8 @@ export interface CoalitionEvaluator {
 interface Coefficients {
   /** aᵢ per silo. */
   readonly a: Float64Array;
+  /** The additive convention: s(S) is the same for every coalition. */
+  readonly additive: boolean;
   /** s(S) from the members. */
   scale(members: readonly number[]): number;
 }
@@ -113,7 +152,7 @@ function checkSetup(setup: CoalitionSetup): Coefficients {
       total += x;
     });
     if (!(total > 0)) throw new RangeError('weights: at least one weight must be positive');
-    return { a, scale: () => 1 / total };
+    return { a, additive: true, scale: () => 1 / total };
   }
   const a = Float64Array.from(w);
   a.forEach((x, i) => {
@@ -122,6 +161,7 @@ function checkSetup(setup: CoalitionSetup): Coefficients {
   });
   return {
     a,
+    additive: false,
     scale: (ms) => {
       let total = 0;
       for (const i of ms) total += a[i]!;
@@ -182,6 +222,9 @@ function combine(
   return out;
 }
 
+/** What the evaluator remembers of each coalition model. */
+type Utilities = Pick<Evaluation, 'accuracy' | 'negLoss' | 'perClassAccuracy'>;
+
 /**
  * An evaluator of coalition models (see the module comment for the two modes). Results are
  * remembered per coalition, so the scalar and class-wise games built on one evaluator share
@@ -211,56 +254,102 @@ export function createCoalitionEvaluator(
   const resolved = mode === 'naive' || !denseFirst ? 'naive' : 'combined';
   const n = setup.updates.length;
   const C = spec.numClasses;
-  const memo = new Map<string, Evaluation>();
-  const inner = resolved === 'combined' ? combinedEvaluator(setup, coef, firstParam) : undefined;
+  const memo = new Map<string, Utilities>();
+  const inner =
+    resolved === 'combined' ? combinedEvaluator(setup, coef, firstParam, options.native ?? true) : undefined;
+  const tables: Partial<Record<TableUtility, Float64Array>> = {};
+  const complete = () => tables.accuracy && tables.negLoss && tables.perClassAccuracy;
 
-  const evaluateOne = (ms: number[]): Evaluation => {
-    if (inner) return inner.evaluate([ms])[0]!;
-    return evaluate(spec, combine(setup.m0, setup.updates, coef, ms, 0, setup.m0.length), data, {
-      batchSize,
+  const naiveOne = (ms: number[]): Utilities =>
+    evaluate(spec, combine(setup.m0, setup.updates, coef, ms, 0, setup.m0.length), data, { batchSize });
+
+  async function values(coalitions: readonly Coalition[]): Promise<CoalitionValues> {
+    const lists = checkCoalitions(coalitions, n);
+    const full = complete() && n <= 30;
+    const keys = coalitions.map(coalitionKey);
+    const todo: { key: string; ms: number[] }[] = [];
+    const queued = new Set<string>();
+    lists.forEach((ms, b) => {
+      const k = keys[b]!;
+      if (!full && !memo.has(k) && !queued.has(k)) {
+        queued.add(k);
+        todo.push({ key: k, ms });
+      }
     });
-  };
+    if (inner) {
+      const results = inner.evaluate(todo.map((t) => t.ms));
+      for (const [j, t] of todo.entries()) memo.set(t.key, results[j]!);
+    } else {
+      for (const t of todo) {
+        memo.set(t.key, naiveOne(t.ms));
+        await Promise.resolve();
+      }
+    }
+    const out = {
+      accuracy: new Float64Array(coalitions.length),
+      negLoss: new Float64Array(coalitions.length),
+      perClassAccuracy: new Float64Array(coalitions.length * C),
+    };
+    keys.forEach((k, b) => {
+      if (full) {
+        const m = coalitions[b]![0]! >>> 0;
+        out.accuracy[b] = tables.accuracy![m]!;
+        out.negLoss[b] = tables.negLoss![m]!;
+        out.perClassAccuracy.set(tables.perClassAccuracy!.subarray(m * C, (m + 1) * C), b * C);
+        return;
+      }
+      const e = memo.get(k)!;
+      out.accuracy[b] = e.accuracy;
+      out.negLoss[b] = e.negLoss;
+      out.perClassAccuracy.set(e.perClassAccuracy, b * C);
+    });
+    return out;
+  }
+
+  /** Fills the tables: natively in one call, else through `values` in batches. */
+  async function fill(withLoss: boolean): Promise<void> {
+    const total = 2 ** n;
+    const accuracy = new Float64Array(total);
+    const perClass = new Float64Array(total * C);
+    if (inner?.all) {
+      const negLoss = withLoss ? new Float64Array(total) : undefined;
+      inner.utilities(inner.all(withLoss), { accuracy, negLoss, perClass });
+      tables.accuracy = accuracy;
+      tables.perClassAccuracy = perClass;
+      if (negLoss) tables.negLoss = negLoss;
+      memo.clear();
+      return;
+    }
+    const negLoss = new Float64Array(total);
+    for (let start = 0; start < total; start += 4096) {
+      const batch: Coalition[] = [];
+      for (let m = start; m < Math.min(total, start + 4096); m++) batch.push(maskToCoalition(n, m));
+      const v = await values(batch);
+      accuracy.set(v.accuracy, start);
+      negLoss.set(v.negLoss, start);
+      perClass.set(v.perClassAccuracy, start * C);
+    }
+    Object.assign(tables, { accuracy, negLoss, perClassAccuracy: perClass });
+    memo.clear();
+  }
 
   return {
     n,
     numClasses: C,
     mode: resolved,
+    native: inner?.all !== undefined,
     get evaluations() {
-      return memo.size;
+      return tables.accuracy ? 2 ** n : memo.size;
     },
-    async values(coalitions) {
-      const lists = checkCoalitions(coalitions, n);
-      const keys = coalitions.map(coalitionKey);
-      const todo: { key: string; ms: number[] }[] = [];
-      const queued = new Set<string>();
-      lists.forEach((ms, b) => {
-        const k = keys[b]!;
-        if (!memo.has(k) && !queued.has(k)) {
-          queued.add(k);
-          todo.push({ key: k, ms });
-        }
-      });
-      if (inner) {
-        const results = inner.evaluate(todo.map((t) => t.ms));
-        for (const [j, t] of todo.entries()) memo.set(t.key, results[j]!);
-      } else {
-        for (const t of todo) {
-          memo.set(t.key, evaluateOne(t.ms));
-          await Promise.resolve();
-        }
-      }
-      const out = {
-        accuracy: new Float64Array(coalitions.length),
-        negLoss: new Float64Array(coalitions.length),
-        perClassAccuracy: new Float64Array(coalitions.length * C),
-      };
-      keys.forEach((k, b) => {
-        const e = memo.get(k)!;
-        out.accuracy[b] = e.accuracy;
-        out.negLoss[b] = e.negLoss;
-        out.perClassAccuracy.set(e.perClassAccuracy, b * C);
-      });
-      return out;
+    values,
+    async table(utility) {
+      if (utility !== 'accuracy' && utility !== 'negLoss' && utility !== 'perClassAccuracy')
+        throw new RangeError(
+          `utility: expected accuracy, negLoss or perClassAccuracy, got ${String(utility)}`,
+        );
+      if (n > 30) throw new RangeError(`n: a coalition table supports at most 30 players, got ${n}`);
+      if (!tables[utility]) await fill(utility === 'negLoss');
+      return tables[utility]!.slice();
     },
     dispose() {
       inner?.dispose();
@@ -268,8 +357,47 @@ export function createCoalitionEvaluator(
   };
 }
 
+/** Where `fromCounts` writes: entry j of each array (per-class accuracies at j·C). */
+interface UtilityArrays {
+  accuracy: Float64Array;
+  negLoss: Float64Array | undefined;
+  perClass: Float64Array;
+}
+
+/**
+ * Utilities from correct counts per class and summed losses (`CoalitionCounts`), as `summarize`
+ * computes them from a confusion matrix, for every coalition of `r`; no object per coalition.
+ */
+function fromCounts(r: CoalitionCounts, rows: number, classTotals: Int32Array, out: UtilityArrays): void {
+  const C = classTotals.length;
+  for (let j = 0; j < out.accuracy.length; j++) {
+    let correct = 0;
+    for (let t = 0; t < C; t++) {
+      const c = r.counts[j * C + t]!;
+      correct += c;
+      out.perClass[j * C + t] = classTotals[t] === 0 ? Number.NaN : c / classTotals[t]!;
+    }
+    out.accuracy[j] = rows === 0 ? Number.NaN : correct / rows;
+    if (out.negLoss) out.negLoss[j] = -(rows === 0 ? Number.NaN : r.loss[j]! / rows);
+  }
+}
+
+/** What a combined evaluator offers `createCoalitionEvaluator`. */
+interface CombinedEvaluator {
+  evaluate(lists: number[][]): Utilities[];
+  /** Native only: all 2ⁿ coalitions, indexed by mask (`utilities` turns them into utilities). */
+  all?(withLoss: boolean): CoalitionCounts;
+  utilities(r: CoalitionCounts, out: UtilityArrays): void;
+  dispose(): void;
+}
+
 /** The combined evaluator of a model whose first parametrized layer (index `first`) is dense. */
-function combinedEvaluator(setup: CoalitionSetup, coef: Coefficients, first: number) {
+function combinedEvaluator(
+  setup: CoalitionSetup,
+  coef: Coefficients,
+  first: number,
+  allowNative: boolean,
+): CombinedEvaluator {
   const { spec, data, m0, updates } = setup;
   const layout = paramLayout(spec);
   const [wE, bE] = [layout[0]!, layout[1]!];
@@ -288,6 +416,40 @@ function combinedEvaluator(setup: CoalitionSetup, coef: Coefficients, first: num
       const z: tf.Tensor2D = tf.add(tf.matMul(x, w), b);
       return scale === 1 ? z : tf.mul(z, scale);
     });
+  const classTotals = new Int32Array(C);
+  for (let r = 0; r < N; r++) classTotals[data.y[r]!]!++;
+  const utilities = (r: CoalitionCounts, out: UtilityArrays) => fromCounts(r, N, classTotals, out);
+
+  const kernel = allowNative && nativeShape(spec, first, updates.length) ? coalitionKernel() : undefined;
+  if (kernel) {
+    const native = nativeCoalitions(kernel, setup, coef.a, coef.additive ? coef.scale([]) : -1, restStart);
+    return {
+      evaluate(lists) {
+        // Lexicographic order, so that neighbours share their prefix sums.
+        const order = lists.map((_, b) => b).sort((x, y) => lexCompare(lists[x]!, lists[y]!));
+        const r = native.evaluate(order.map((b) => lists[b]!));
+        const u = {
+          accuracy: new Float64Array(lists.length),
+          negLoss: new Float64Array(lists.length),
+          perClass: new Float64Array(lists.length * C),
+        };
+        utilities(r, u);
+        const out: Utilities[] = new Array(lists.length);
+        order.forEach((b, j) => {
+          out[b] = {
+            accuracy: u.accuracy[j]!,
+            negLoss: u.negLoss[j]!,
+            perClassAccuracy: u.perClass.slice(j * C, (j + 1) * C),
+          };
+        });
+        return out;
+      },
+      all: (withLoss) => native.all(withLoss),
+      utilities,
+      dispose() {},
+    };
+  }
+
   const p0 = firstLayer(m0, 1);
   const q = updates.map((u, i) => firstLayer(u, coef.a[i]!));
   const relu = (spec.layers[first] as { relu: boolean }).relu;
@@ -345,6 +507,7 @@ function combinedEvaluator(setup: CoalitionSetup, coef: Coefficients, first: num
 
   return {
     evaluate: evaluateBatch,
+    utilities,
     dispose() {
       p0.dispose();
       for (const t of q) t.dispose();
@@ -376,6 +539,7 @@ export function coalitionGame(evaluator: CoalitionEvaluator, utility: Utility = 
       return (await evaluator.values(coalitions))[utility];
     },
   };
+  if (evaluator.n <= 30 && typeof evaluator.table === 'function') game.table = () => evaluator.table(utility);
   return memoize(game);
 }
 
@@ -393,5 +557,7 @@ export function classwiseGame(evaluator: CoalitionEvaluator): MemoVectorGame {
       return (await evaluator.values(coalitions)).perClassAccuracy;
     },
   };
+  if (evaluator.n <= 30 && typeof evaluator.table === 'function')
+    game.table = () => evaluator.table('perClassAccuracy');
   return memoizeVector(game);
 }

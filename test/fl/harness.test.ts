@@ -284,6 +284,29 @@ describe('harnessRound', () => {
     }
   });
 
+  it('MR-SV takes the whole table when the game offers one (Game.table), with the same scores', async () => {
+    const plain = roundInput(1);
+    const inner = countingGame(K);
+    let tables = 0;
+    const game: Game = {
+      n: K,
+      values: (cs) => inner.values(cs),
+      async table() {
+        tables++;
+        return coalitionTable(inner);
+      },
+    };
+    const want = await harnessRound(initialHarnessState(), plain, { mrsv: {}, gtg: { budget: 20 } });
+    const got = await harnessRound(initialHarnessState(), roundInput(1, { game }), {
+      mrsv: {},
+      gtg: { budget: 20 },
+    });
+    expect(tables).toBe(1);
+    expect(got.output.scores).toEqual(want.output.scores);
+    expect(got.output.evaluations).toEqual(want.output.evaluations);
+    expect(got.state.tables).toEqual(want.state.tables);
+  });
+
   it('TMR alone runs the exact per-round tables it folds; estimators draw from their own streams', async () => {
     const { state, output } = await harnessRound(initialHarnessState(), roundInput(1), { tmr: {} });
     expect(Object.keys(output.scores)).toEqual(['mrsv']);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { coalitionOf, emptyCoalition, grandCoalition, maskToCoalition } from '../../scoring/coalition.js';
 import { coalitionTable } from '../../scoring/game.js';
+import { loadBlasKernels, useBlasKernels } from '../../src/ml/_blas_kernels.js';
 import { initBackend } from '../../src/ml/backend.js';
 import {
   type CoalitionSetup,
@@ -10,7 +11,7 @@ import {
   createCoalitionEvaluator,
 } from '../../src/ml/coalition.js';
 import { evaluate } from '../../src/ml/evaluate.js';
-import { cnn003, initParams, type ModelSpec, mlp } from '../../src/ml/models.js';
+import { cnn003, initParams, type ModelSpec, mlp, paramLayout } from '../../src/ml/models.js';
 import { trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, maxAbsDiff, randomVector, sameBits } from './_synthetic.js';
 
@@ -95,6 +96,99 @@ describe('combined coalition evaluation agrees with evaluating each coalition mo
     const parts = [await b.values(reversed.slice(0, 5)), await b.values(reversed.slice(5))];
     const got = [...parts[0]!.negLoss, ...parts[1]!.negLoss].reverse();
     expect(got).toEqual(Array.from(full.negLoss));
+  });
+});
+
+const blas = loadBlasKernels();
+
+describe.runIf(blas.ok)('the native coalition kernel', () => {
+  beforeAll(() => {
+    useBlasKernels(true);
+  });
+  const eq = (x: ArrayLike<number>, y: ArrayLike<number>) => expect(Array.from(x)).toEqual(Array.from(y));
+
+  it('gives the tfjs path the same bits and naive evaluation the same accuracies: FedAvg, additive, class-wise, n ≤ 8', async () => {
+    const cases: [ModelSpec, number, Partial<CoalitionSetup>, boolean][] = [
+      [mlp({ inputShape: [8, 8, 1], hidden: [24] }), 6, { weights: [5, 1, 2, 8, 3, 4] }, true],
+      [mlp({ inputShape: [8, 8, 1], hidden: [40] }), 8, { convention: 'additive' }, true],
+      [mlp({ inputShape: [6, 6, 1], hidden: [17] }), 7, { weights: [3, 9, 1, 1, 4, 2, 7] }, false],
+      // 14 classes: two class groups (the unfused path)
+      [mlp({ inputShape: [6, 6, 1], hidden: [9], numClasses: 14 }), 5, { convention: 'additive' }, false],
+    ];
+    for (const [spec, n, extra, trained] of cases) {
+      const setup = trained ? await trainedSetup(spec, n, extra) : setupFor(spec, n, extra);
+      const native = createCoalitionEvaluator(setup);
+      const tfjs = createCoalitionEvaluator(setup, { native: false });
+      const naive = createCoalitionEvaluator(setup, { mode: 'naive' });
+      expect([native.native, tfjs.native, naive.native]).toEqual([true, false, false]);
+      const accuracy = await native.table('accuracy');
+      const perClass = await classwiseGame(native).table!();
+      const negLoss = await native.table('negLoss');
+      const t = await tfjs.values(all(n));
+      eq(accuracy, t.accuracy);
+      eq(perClass, t.perClassAccuracy);
+      eq(negLoss, t.negLoss);
+      const v = await naive.values(all(n));
+      eq(accuracy, v.accuracy);
+      eq(perClass, v.perClassAccuracy);
+      for (let m = 0; m < 2 ** n; m++)
+        expect(Math.abs(negLoss[m]! - v.negLoss[m]!)).toBeLessThan(1e-5 * Math.abs(v.negLoss[m]!));
+      expect(new Set(accuracy).size).toBeGreaterThan(n);
+      // Batches (any order) give the table's numbers.
+      const fresh = createCoalitionEvaluator(setup);
+      const shuffled = all(n).reverse();
+      const b = await fresh.values(shuffled);
+      eq(b.accuracy, [...accuracy].reverse());
+      eq(b.negLoss, [...negLoss].reverse());
+      native.dispose();
+      tfjs.dispose();
+    }
+  });
+
+  it('breaks exact ties to the lower class, as the tfjs path and naive evaluation do', async () => {
+    // Classes 0 and 1 have the same output weights and bias in M0 and every update: their logits
+    // are equal bit for bit, so class 1 is never predicted.
+    const spec = mlp({ inputShape: [6, 6, 1], hidden: [12], numClasses: 4 });
+    const setup = setupFor(spec, 5, { weights: [1, 2, 3, 4, 5] });
+    const out = paramLayout(spec).slice(2);
+    for (const p of [setup.m0, ...setup.updates]) {
+      const [w, b] = [out[0]!, out[1]!];
+      for (let k = 0; k < 12; k++) p[w.offset + k * 4 + 1] = p[w.offset + k * 4]!;
+      p[b.offset + 1] = p[b.offset]!;
+    }
+    const native = await createCoalitionEvaluator(setup).table('perClassAccuracy');
+    const tfjs = (await createCoalitionEvaluator(setup, { native: false }).values(all(5))).perClassAccuracy;
+    const naive = (await createCoalitionEvaluator(setup, { mode: 'naive' }).values(all(5))).perClassAccuracy;
+    eq(native, tfjs);
+    eq(native, naive);
+    for (let m = 0; m < 32; m++) expect(native[m * 4 + 1]).toBe(0);
+    expect(native.some((x) => x > 0)).toBe(true);
+  });
+
+  it('n = 15: the whole table at once; a sample of it agrees with the tfjs path and naive evaluation', async () => {
+    const spec = mlp({ inputShape: [6, 6, 1], hidden: [20] });
+    const setup = await trainedSetup(spec, 15, { weights: Array.from({ length: 15 }, (_, i) => 10 + i) });
+    const ev = createCoalitionEvaluator(setup);
+    const game = coalitionGame(ev);
+    const table = await coalitionTable(game);
+    expect(ev.evaluations).toBe(2 ** 15);
+    expect(game.evaluations).toBe(2 ** 15);
+    const sample = Array.from({ length: 96 }, (_, k) => (k * 2731 + 5) % 2 ** 15);
+    const coalitions = sample.map((m) => maskToCoalition(15, m));
+    const t = await createCoalitionEvaluator(setup, { native: false }).values(coalitions);
+    const v = await createCoalitionEvaluator(setup, { mode: 'naive' }).values(coalitions);
+    eq(
+      sample.map((m) => table[m]!),
+      t.accuracy,
+    );
+    eq(
+      sample.map((m) => table[m]!),
+      v.accuracy,
+    );
+    // Later batches are read from the table.
+    const again = await ev.values(coalitions);
+    eq(again.accuracy, t.accuracy);
+    expect(ev.evaluations).toBe(2 ** 15);
   });
 });
 

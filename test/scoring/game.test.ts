@@ -15,6 +15,7 @@ import {
 import {
   coalitionTable,
   coordinateGame,
+  type Game,
   gameFromFunction,
   memoize,
   memoizeVector,
@@ -85,6 +86,55 @@ describe('memoized games', () => {
     expect(calls).toBe(4);
     expect(memo.evaluations).toBe(4);
     expect(() => coordinateGame(memo, 3)).toThrow(/^d: /);
+  });
+
+  it('takes the whole table from Game.table when offered, through memoize, memoizeVector and coordinateGame', async () => {
+    let batches = 0;
+    let tables = 0;
+    const n = 3;
+    const value = (m: number) => m * 10 + 1;
+    const inner: Game = {
+      n,
+      async values(cs) {
+        batches++;
+        return Float64Array.from(cs, (c) => value(c[0]!));
+      },
+      async table() {
+        tables++;
+        return Float64Array.from({ length: 2 ** n }, (_, m) => value(m));
+      },
+    };
+    const g = memoize(inner);
+    await g.values([coalitionOf(3, [0]), emptyCoalition(3)]);
+    expect(g.evaluations).toBe(2);
+    const seen: number[] = [];
+    const t = await coalitionTable(g, { onProgress: (done) => seen.push(done) });
+    expect(Array.from(t)).toEqual([1, 11, 21, 31, 41, 51, 61, 71]);
+    expect(seen).toEqual([8]);
+    // Distinct coalitions counted once; all 2^n requested; later batches answered from the table.
+    expect([g.evaluations, g.requests, tables, batches]).toEqual([8, 10, 1, 1]);
+    t[0] = -1; // the caller's copy
+    expect(Array.from(await g.values([grandCoalition(3), emptyCoalition(3)]))).toEqual([71, 1]);
+    expect(Array.from(await coalitionTable(g))).toEqual([1, 11, 21, 31, 41, 51, 61, 71]);
+    expect([tables, batches, g.evaluations]).toEqual([1, 1, 8]);
+    await expect(g.values([coalitionOf(4, [3])])).rejects.toThrow(/^coalitions\[0\]: player 3 is outside/);
+
+    const vg: VectorGame = {
+      n: 2,
+      dims: 2,
+      values: async (cs) => Float64Array.from(cs.flatMap((c) => [c[0]!, -c[0]!])),
+      table: async () => {
+        tables++;
+        return Float64Array.from([0, -0, 1, -1, 2, -2, 3, -3]);
+      },
+    };
+    const memo = memoizeVector(vg);
+    expect(Array.from(await coalitionTable(coordinateGame(memo, 1)))).toEqual([-0, -1, -2, -3]);
+    expect(Array.from(await coalitionTable(coordinateGame(memo, 0)))).toEqual([0, 1, 2, 3]);
+    expect([tables, memo.evaluations]).toEqual([2, 4]);
+    expect(Array.from(await memo.values([coalitionOf(2, [1])]))).toEqual([2, -2]);
+    const bad: Game = { n: 2, values: inner.values, table: async () => new Float64Array(3) };
+    await expect(coalitionTable(bad)).rejects.toThrow(/^table: game returned 3 numbers/);
   });
 
   it('reports progress per batch', async () => {

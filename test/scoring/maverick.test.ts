@@ -240,6 +240,38 @@ describe('maverickShapleyRound', () => {
     expect(round.stderr).toBeUndefined(); // the exact estimator reports none
   });
 
+  it('a game that offers its whole table (VectorGame.table) gives the same round in one table call', async () => {
+    // Ties in Σ_c: players 1 and 4 are interchangeable, so the tie rule picks the coreset.
+    const a = [
+      [0.1, 0.0, 0.3],
+      [0.2, -0.1, 0.0],
+      [0.0, 0.4, 0.1],
+      [-0.2, -0.2, -0.1],
+      [0.0, 0.1, 0.0],
+      [0.05, -0.05, 0.0],
+    ];
+    const plain = additiveVectorGame(a, [0.1, 0.2, 0.05]);
+    const inner = additiveVectorGame(a, [0.1, 0.2, 0.05]);
+    let tables = 0;
+    const withTable: VectorGame = {
+      n: inner.n,
+      dims: inner.dims,
+      values: (cs) => inner.values(cs),
+      async table() {
+        tables++;
+        return inner.values(Array.from({ length: 64 }, (_, m) => maskToCoalition(6, m)));
+      },
+    };
+    const want = await maverickShapleyRound(plain, exact, { temperature: 0.5 });
+    const got = await maverickShapleyRound(withTable, exact, { temperature: 0.5 });
+    expect(tables).toBe(1);
+    expect(got.evaluations).toBe(64);
+    expect(Array.from(got.phi)).toEqual(Array.from(want.phi));
+    expect(got.coreset).toEqual(want.coreset);
+    expect(Array.from(got.coresetAccuracy)).toEqual(Array.from(want.coresetAccuracy));
+    expect(Array.from(got.rewards)).toEqual(Array.from(want.rewards));
+  });
+
   it('keeps per-class efficiency: Σ_i φ_i^c = v^c(N) − v^c(∅)', async () => {
     // A non-additive vector game: class c's accuracy saturates with the number of helpful members.
     const game = vectorGame(5, 2, (c) => {
