@@ -32,12 +32,13 @@ import * as game from '../scoring/game.js';
 import * as classWise from '../scoring/maverick.js';
 import * as shapley from '../scoring/shapley.js';
 import * as coalition from '../src/ml/coalition.js';
+import { ADDITIVE_CONVENTION, type Convention, FEDAVG_CONVENTION } from '../src/ml/convention.js';
 import type { Examples, ModelSpec } from '../src/ml/models.js';
 
 /** One row of the table (and of the JSON report's `exactShapley`). */
 export interface ExactShapleyRow {
   n: number;
-  convention: 'fedavg' | 'additive';
+  convention: Convention;
   utility: 'accuracy' | 'class-wise';
   coalitions: number;
   /** This tree, seconds. */
@@ -165,12 +166,16 @@ export async function exactShapleyBench(options: {
     first: await sgemmRate(N, H, F),
   });
   const before = await rates();
-  const plan: [number, 'fedavg' | 'additive', 'accuracy' | 'class-wise'][] = [
-    [10, 'fedavg', 'accuracy'],
-    [12, 'fedavg', 'accuracy'],
+  const plan: [number, Convention, 'accuracy' | 'class-wise'][] = [
+    [10, FEDAVG_CONVENTION, 'accuracy'],
+    [12, FEDAVG_CONVENTION, 'accuracy'],
   ];
   if (!options.quick)
-    plan.push([15, 'fedavg', 'accuracy'], [15, 'additive', 'accuracy'], [15, 'fedavg', 'class-wise']);
+    plan.push(
+      [15, FEDAVG_CONVENTION, 'accuracy'],
+      [15, ADDITIVE_CONVENTION, 'accuracy'],
+      [15, FEDAVG_CONVENTION, 'class-wise'],
+    );
   const measured: Omit<
     ExactShapleyRow,
     'sgemmGflops' | 'sgemmGflopsCoalitionShape' | 'sgemmGflopsFirstLayerShape' | 'flopLimitS' | 'ratioToLimit'

@@ -122,8 +122,8 @@ export interface CoalitionEvaluator {
 interface Coefficients {
   /** aᵢ per silo. */
   readonly a: Float64Array;
-  /** The additive convention: s(S) is the same for every coalition. */
-  readonly additive: boolean;
+  /** s(S) is the same for every coalition (the additive convention). */
+  readonly fixedScale: boolean;
   /** s(S) from the members. */
   scale(members: readonly number[]): number;
 }
@@ -152,7 +152,7 @@ function checkSetup(setup: CoalitionSetup): Coefficients {
       total += x;
     });
     if (!(total > 0)) throw new RangeError('weights: at least one weight must be positive');
-    return { a, additive: true, scale: () => 1 / total };
+    return { a, fixedScale: true, scale: () => 1 / total };
   }
   const a = Float64Array.from(w);
   a.forEach((x, i) => {
@@ -161,7 +161,7 @@ function checkSetup(setup: CoalitionSetup): Coefficients {
   });
   return {
     a,
-    additive: false,
+    fixedScale: false,
     scale: (ms) => {
       let total = 0;
       for (const i of ms) total += a[i]!;
@@ -422,7 +422,7 @@ function combinedEvaluator(
 
   const kernel = allowNative && nativeShape(spec, first, updates.length) ? coalitionKernel() : undefined;
   if (kernel) {
-    const native = nativeCoalitions(kernel, setup, coef.a, coef.additive ? coef.scale([]) : -1, restStart);
+    const native = nativeCoalitions(kernel, setup, coef.a, coef.fixedScale ? coef.scale([]) : -1, restStart);
     return {
       evaluate(lists) {
         // Lexicographic order, so that neighbours share their prefix sums.
