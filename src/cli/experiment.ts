@@ -6,7 +6,7 @@ import type { ProgressEvent } from '../fl/engine.js';
 import { describeEstimators, wantsTrueShapley } from '../fl/estimators/registry.js';
 import { runExperiment } from '../fl/experiment.js';
 import { writeOutputs } from '../fl/outputs.js';
-import { comparisonRows } from '../fl/report.js';
+import { agreementTables } from '../fl/report.js';
 import { dataShapeOf } from '../fl/setup.js';
 import { createTfLearner } from '../fl/tf-learner.js';
 import { loadConfig } from './_config.js';
@@ -20,6 +20,21 @@ export interface ExperimentFlags {
   seeds?: number;
   backend?: string;
   quiet?: boolean;
+}
+
+/** `text` wrapped at `width` columns, each line indented by `indent` and continuation lines by two more. */
+function wrap(text: string, indent: string, width = 100): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const lead = lines.length === 0 ? indent : `${indent}  `;
+    if (line && lead.length + line.length + 1 + word.length > width) {
+      lines.push(lead + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push((lines.length === 0 ? indent : `${indent}  `) + line);
+  return lines.join('\n');
 }
 
 const seconds = (ms: number) =>
@@ -72,20 +87,17 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
       onProgress,
     });
     const files = await writeOutputs(values.out, results);
-    const { comparison } = results;
-    const at = comparison.at === 'cumulative' ? 'cumulative scores' : `round ${comparison.at}`;
-    // One table per reference (comparison.byReference), the primary first.
-    const tables = Object.entries(
-      comparison.byReference ?? { [comparison.reference]: comparison.methods },
-    ).map(([reference, methods]) => {
-      const rows = comparisonRows({ ...results, comparison: { ...comparison, reference, methods } });
-      return (
-        `\nAgreement with ${reference} (${at}), mean ± std over ${seeds.length} seed(s):\n\n` +
-        `${rows.map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(12) : c.padStart(16))).join('')}`).join('\n')}\n`
-      );
-    });
-    const scoring = results.scoring
-      ? `scoring: ${results.scoring.coalitions} coalitions, v(∅) = ${results.scoring.emptyCoalition === 'zero' ? '0' : 'v(M0)'} (scoring.emptyCoalition '${results.scoring.emptyCoalition}')\n`
+    // One table per reference (comparison.byReference), the primary first; ± std only with several
+    // seeds; a ratio score reversed by its normalizer is marked † with the explanation under the table.
+    const tables = agreementTables(results).map(
+      (t) =>
+        `\n${t.heading}:\n\n` +
+        `${t.rows.map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(13) : c.padStart(seeds.length > 1 ? 16 : 10))).join('')}`).join('\n')}\n` +
+        t.notes.map((n) => `\n${wrap(n, '  ')}\n`).join(''),
+    );
+    const s = results.scoring;
+    const scoring = s
+      ? `scoring: ${s.coalitions} coalitions, v(∅) = ${s.emptyCoalition === 'zero' ? '0' : 'v(M0)'} (scoring.emptyCoalition '${s.emptyCoalition}')${s.raw ? ', raw scores recorded' : ''}\n`
       : '';
     process.stdout.write(
       `${tables.join('')}\n${scoring}` +

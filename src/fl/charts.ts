@@ -5,8 +5,8 @@
  * vega-embed draws them). Pure functions: plain rows in, a specification with its data inlined
  * out; nothing here imports vega or renders.
  *
- * Text from outside (silo and scheme names) only ever goes into data values, never into a field
- * name or an expression, the parts of a specification Vega parses.
+ * Text from outside (silo and scheme names) only ever goes into data values and literal title
+ * text, never into a field name or an expression, the parts of a specification Vega parses.
  */
 import type { TopLevelSpec } from 'vega-lite';
 
@@ -40,6 +40,41 @@ export interface ScoreHistory {
 
 /** Per-round scores, or their running sum over the scored rounds. */
 export type HistoryKind = 'round' | 'cumulative';
+
+/**
+ * A row of facets sharing a y axis title: the panels of methods whose scores are in the same units
+ * (`sharedY`: one y scale for all of them) or not (each panel its own y scale). Panels are drawn in
+ * the order given; a panel without a finite point is left out, and a group left without panels is
+ * not drawn (no empty axes).
+ */
+export interface PanelGroup {
+  /** The y axis title of the group's panels (its units). */
+  readonly title: string;
+  /** The panel labels, in drawing order (the `panel` values of the rows). */
+  readonly panels: readonly string[];
+  /** One y scale for the group's panels (same units), or one per panel. */
+  readonly sharedY: boolean;
+}
+
+/** One point of {@link scatterSpec}: a silo's score under one method against the reference's, in one seed's run. */
+export interface ScatterRow {
+  /** The panel (a method, with its agreement in the label). */
+  panel: string;
+  seed: string;
+  silo: string;
+  /** The reference's score of the silo (x). */
+  reference: number;
+  /** The method's score of the silo (y). */
+  score: number;
+}
+
+/** One point of {@link trajectoriesSpec}: a silo's score under one method in one round (null: no score). */
+export interface TrajectoryRow {
+  panel: string;
+  silo: string;
+  round: number;
+  score: number | null;
+}
 
 function checkRows(name: string, rows: unknown): void {
   if (!Array.isArray(rows)) throw new TypeError(`${name}: expected an array of rows`);
@@ -148,4 +183,125 @@ export function scoreHistorySpec(history: ScoreHistory, kind: HistoryKind): TopL
       },
     },
   };
+}
+
+const finite = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/**
+ * The groups that have drawable panels, each keeping only its panels with a finite `value` in
+ * some row; the rows of the panels kept.
+ */
+function drawable<R extends { panel: string }>(
+  rows: readonly R[],
+  groups: readonly PanelGroup[],
+  value: (row: R) => number | null,
+): { group: PanelGroup; rows: R[] }[] {
+  const has = new Set(rows.filter((r) => finite(value(r))).map((r) => r.panel));
+  return groups.flatMap((g) => {
+    const panels = g.panels.filter((p) => has.has(p));
+    if (panels.length === 0) return [];
+    const kept = new Set(panels);
+    return [{ group: { ...g, panels }, rows: rows.filter((r) => kept.has(r.panel)) }];
+  });
+}
+
+/**
+ * The panels of each group as a grid of at most four columns (one y scale for the group's panels
+ * when it shares y), the groups stacked; `unit` draws one panel from its rows. Panels are
+ * concatenated rather than faceted, so a grid's last row has no empty cells with axes.
+ */
+function stackedPanels<R extends { panel: string }>(
+  parts: { group: PanelGroup; rows: R[] }[],
+  unit: (group: PanelGroup, yTitle: string | null) => Record<string, unknown>,
+): TopLevelSpec {
+  const grids = parts.map(({ group, rows }) => {
+    const columns = Math.min(4, group.panels.length);
+    // Every title of a grid gets as many lines as its longest, so the plots line up.
+    const lines = Math.max(...group.panels.map((p) => p.split(' — ').length));
+    const title = (panel: string) => {
+      const text = panel.split(' — ');
+      return [...text, ...new Array<string>(lines - text.length).fill('\u00a0')];
+    };
+    return {
+      concat: group.panels.map((panel, k) => ({
+        title: { text: title(panel), fontSize: 11, fontWeight: 'normal' },
+        data: { values: rows.filter((r) => r.panel === panel) },
+        ...unit(group, k % columns === 0 ? group.title : null),
+      })),
+      columns,
+      resolve: { scale: { x: 'shared', y: group.sharedY ? 'shared' : 'independent' } },
+    };
+  });
+  // The units are built from plain objects; vega-lite checks them when it compiles.
+  if (grids.length === 0) return { data: { values: [] }, mark: 'point' };
+  if (grids.length === 1) return grids[0] as unknown as TopLevelSpec;
+  return { vconcat: grids, spacing: 24, resolve: { scale: { x: 'shared' } } } as unknown as TopLevelSpec;
+}
+
+/**
+ * Each method's per-silo scores against the reference's, one panel per method (its label carries
+ * the agreement, e.g. the Spearman correlation), one point per silo and seed — a seed's silos are
+ * its own partition of the data, so points of different seeds are never averaged; with several
+ * seeds the color tells them apart. The reference is on x, shared by every panel; panels of a
+ * group share y when the group says so. The report's "agreement" charts.
+ * @throws TypeError when `rows` or `groups` is not an array.
+ */
+export function scatterSpec(
+  rows: readonly ScatterRow[],
+  groups: readonly PanelGroup[],
+  referenceTitle: string,
+): TopLevelSpec {
+  checkRows('rows', rows);
+  checkRows('groups', groups);
+  const seeds = new Set(rows.map((r) => r.seed)).size;
+  const parts = drawable(
+    rows.filter((r) => finite(r.reference)),
+    groups,
+    (r) => r.score,
+  ).map((p) => ({ ...p, rows: p.rows.filter((r) => finite(r.score)) }));
+  return stackedPanels(parts, (_group, yTitle) => ({
+    width: 170,
+    height: 140,
+    mark: { type: 'point', filled: true, size: 40, tooltip: true },
+    encoding: {
+      x: { field: 'reference', type: 'quantitative', title: referenceTitle, scale: { zero: false } },
+      y: { field: 'score', type: 'quantitative', title: yTitle, scale: { zero: false } },
+      ...(seeds > 1
+        ? { color: { field: 'seed', type: 'nominal', title: 'seed' } }
+        : { color: { value: '#2c7fb8' } }),
+      detail: { field: 'silo', type: 'nominal' },
+    },
+  }));
+}
+
+/**
+ * Every silo's score round by round, one panel per method in the order of the groups (the
+ * reference's panel first), one line per silo (a missing score leaves a gap). Panels of a group
+ * share y when the group says so. The report's "trajectories" chart.
+ * @throws TypeError when `rows` or `groups` is not an array.
+ */
+export function trajectoriesSpec(
+  rows: readonly TrajectoryRow[],
+  groups: readonly PanelGroup[],
+): TopLevelSpec {
+  checkRows('rows', rows);
+  checkRows('groups', groups);
+  const silos = new Set(rows.map((r) => r.silo)).size;
+  const parts = drawable(rows, groups, (r) => r.score);
+  return stackedPanels(parts, (_group, yTitle) => ({
+    width: 170,
+    height: 140,
+    mark: { type: 'line', point: { size: 12 }, strokeWidth: 1.2, tooltip: true },
+    encoding: {
+      x: { field: 'round', type: 'quantitative', axis: { tickMinStep: 1, format: 'd' } },
+      y: { field: 'score', type: 'quantitative', title: yTitle },
+      color: {
+        field: 'silo',
+        type: 'nominal',
+        sort: null,
+        scale: { scheme: silos > 10 ? 'tableau20' : 'tableau10' },
+        ...(silos > 20 ? { legend: null } : {}),
+      },
+    },
+  }));
 }

@@ -7,10 +7,15 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import { describe, expect, it } from 'vitest';
 import {
   accuracySpec,
+  type PanelGroup,
   participationSpec,
+  type ScatterRow,
   type ScoreHistory,
+  scatterSpec,
   scoreHistorySpec,
   siloScoresSpec,
+  type TrajectoryRow,
+  trajectoriesSpec,
 } from '../../src/fl/charts.js';
 
 interface Row {
@@ -133,5 +138,125 @@ describe('the report’s specifications', () => {
     expect(accuracySpec(accuracy).data).toEqual({ values: accuracy });
     expect(participationSpec(participation).data).toEqual({ values: participation });
     expect(() => siloScoresSpec(null as never)).toThrow(new TypeError('rows: expected an array of rows'));
+  });
+});
+
+/** The panels a specification draws: per panel (in drawing order) its title and its points' data and y. */
+async function panels(spec: TopLevelSpec) {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  await view.runAsync();
+  const out: { title: string; points: { datum: Record<string, unknown>; y: number }[]; axes: number }[] = [];
+  let axes = 0;
+  type Node = { marktype?: string; role?: string; items?: Item[]; name?: string };
+  type Item = Node & { datum?: Record<string, unknown>; y: number; text?: string | string[] };
+  const walk = (node: Node, into?: (typeof out)[number]) => {
+    for (const item of node.items ?? []) {
+      let target = into;
+      // a panel: a scope with a title of its own (a line's per-silo groups are scopes too)
+      if (node.marktype === 'group' && node.role === 'scope' && item.items?.some((n) => n.role === 'title')) {
+        target = { title: '', points: [], axes: 0 };
+        out.push(target);
+      }
+      if (target && node.role === 'title-text')
+        target.title = ([] as string[]).concat(item.text ?? []).join(' | ');
+      if (node.role === 'axis' && node.marktype === 'group') {
+        axes++;
+        if (target) target.axes++;
+      }
+      if (
+        target &&
+        node.role === 'mark' &&
+        (node.marktype === 'symbol' || node.marktype === 'line') &&
+        item.datum
+      )
+        target.points.push({ datum: item.datum, y: item.y });
+      walk(item, target);
+    }
+  };
+  walk((view.scenegraph() as unknown as { root: Node }).root);
+  view.finalize();
+  return Object.assign(
+    out.filter((p) => p.points.length > 0 || p.axes > 0),
+    { axes },
+  );
+}
+
+describe('scatterSpec', () => {
+  const rows: ScatterRow[] = [
+    { panel: 'a — Spearman 1', seed: '1', silo: 's0', reference: 0, score: 0 },
+    { panel: 'a — Spearman 1', seed: '1', silo: 's1', reference: 1, score: 1 },
+    { panel: 'b — Spearman 1', seed: '1', silo: 's0', reference: 0, score: 0 },
+    { panel: 'b — Spearman 1', seed: '1', silo: 's1', reference: 1, score: 10 },
+    { panel: 'c', seed: '1', silo: 's0', reference: 0, score: Number.NaN },
+    { panel: 'd', seed: '1', silo: 's0', reference: 0, score: 0 },
+    { panel: 'd', seed: '1', silo: 's1', reference: 1, score: 5 },
+  ];
+  const groups = (sharedY: boolean): PanelGroup[] => [
+    { title: 'units', panels: ['a — Spearman 1', 'b — Spearman 1', 'c'], sharedY },
+    { title: 'nothing', panels: ['e'], sharedY: true },
+    { title: 'other', panels: ['d'], sharedY: false },
+  ];
+
+  it('one panel per method with points, in the groups’ order, titled by its label; empty panels and groups left out', async () => {
+    const drawn = await panels(scatterSpec(rows, groups(true), 'ref'));
+    expect(drawn.map((p) => p.title)).toEqual(['a | Spearman 1', 'b | Spearman 1', 'd']);
+    expect(drawn.map((p) => p.points.length)).toEqual([2, 2, 2]);
+    // no empty axes: each panel has its x and y axis (each drawn as a grid and an axis), and no others exist
+    expect(drawn.map((p) => p.axes)).toEqual([4, 4, 4]);
+    expect(drawn.axes).toBe(12);
+  });
+
+  it('panels of a group share y when it says so, and not otherwise', async () => {
+    const y = async (shared: boolean) => {
+      const [a, b] = await panels(scatterSpec(rows, groups(shared), 'ref'));
+      const at = (p: typeof a, silo: string) => p!.points.find((q) => q.datum.silo === silo)!.y;
+      return { a1: at(a, 's1'), b1: at(b, 's1'), a0: at(a, 's0'), b0: at(b, 's0') };
+    };
+    const shared = await y(true);
+    expect(shared.a0).toBe(shared.b0);
+    expect(shared.a1).toBeGreaterThan(shared.b1); // 1 is drawn lower than 10 on a common scale
+    const own = await y(false);
+    expect(own.a1).toBe(own.b1); // each panel's top
+  });
+
+  it('colors by seed only with several seeds', () => {
+    const one = JSON.stringify(scatterSpec(rows, groups(true), 'ref'));
+    expect(one).not.toContain('"field":"seed"');
+    const two = JSON.stringify(scatterSpec([...rows, { ...rows[0]!, seed: '2' }], groups(true), 'ref'));
+    expect(two).toContain('"field":"seed"');
+  });
+
+  it('no rows: nothing drawn', async () => {
+    const none = await panels(scatterSpec([], groups(true), 'ref'));
+    expect([none.length, none.axes]).toEqual([0, 0]);
+    expect(() => scatterSpec(null as never, [], 'ref')).toThrow(TypeError);
+  });
+});
+
+describe('trajectoriesSpec', () => {
+  it('the reference’s panel first, one line per silo, gaps where a score is null, a shared y within a group', async () => {
+    const rows: TrajectoryRow[] = [
+      ...[1, 2, 3].flatMap((round) => [
+        { panel: 'ref', silo: 's0', round, score: round / 10 },
+        { panel: 'ref', silo: 's1', round, score: -round / 10 },
+        { panel: 'est', silo: 's0', round, score: round / 5 },
+        { panel: 'fp — round 2 left out', silo: 's0', round, score: round === 2 ? null : round },
+        { panel: 'loo', silo: 's0', round, score: null },
+      ]),
+    ];
+    const groups: PanelGroup[] = [
+      { title: 'Shapley value', panels: ['ref', 'est'], sharedY: true },
+      { title: 'share of v(M)', panels: ['fp — round 2 left out'], sharedY: true },
+      { title: 'difference', panels: ['loo'], sharedY: true },
+    ];
+    const drawn = await panels(trajectoriesSpec(rows, groups));
+    expect(drawn.map((p) => p.title)).toEqual(['ref', 'est', 'fp | round 2 left out']); // loo: no score, no panel
+    const ref = drawn[0]!.points.filter((p) => p.datum.score !== undefined);
+    expect(new Set(ref.map((p) => p.datum.silo))).toEqual(new Set(['s0', 's1']));
+    const est = drawn[1]!.points;
+    const y = (pts: typeof est, silo: string, round: number) =>
+      pts.find((p) => p.datum.silo === silo && p.datum.round === round)!.y;
+    expect(y(est, 's0', 1)).toBe(y(drawn[0]!.points, 's0', 2)); // 0.2 in both panels: one y scale
+    expect(drawn[2]!.points.filter((p) => p.datum.round === 2 && p.datum.score !== null)).toEqual([]);
   });
 });
