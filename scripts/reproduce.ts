@@ -5,6 +5,7 @@
  *   npx tsx scripts/reproduce.ts run   --out DIR [--seeds k] [--jobs j] examples/a.json …
  *   npx tsx scripts/reproduce.ts table --out DIR [--methods loo,fp,ee,eeMedian,cos] examples/a.json …
  *   npx tsx scripts/reproduce.ts outcomes --out DIR examples/a.json …
+ *   npx tsx scripts/reproduce.ts paper003 --out DIR [--methods …] examples/paper003-*table*.json
  *
  * `run` starts `fedscore experiment --config <file> --out DIR/<stem> [--seeds k]` for each file, at
  * most `jobs` (default 1) at a time, logging to DIR/<stem>.log; a configuration whose
@@ -13,6 +14,9 @@
  * method with the reference (± std only with several seeds), the seeds whose compared round had a
  * Fair-Private normalizer Σα ≤ 0, and the wall time. `outcomes` prints the final accuracy and the
  * per-role participation rates of selection experiments (papers/000 Table 2, papers/004).
+ * `paper003` prints one table per number of silos: a row per configuration and reference, and
+ * below them papers/003's own numbers for that many silos (Table 4 and Table 7, quoted in
+ * `PAPER003`).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -33,7 +37,7 @@ const { values, positionals } = parseArgs({
 const [mode, ...configs] = positionals;
 if (!values.out || !mode || configs.length === 0) {
   process.stderr.write(
-    'usage: reproduce.ts run|table|outcomes --out DIR [--seeds k] [--jobs j] [--methods a,b] config.json …\n',
+    'usage: reproduce.ts run|table|outcomes|paper003 --out DIR [--seeds k] [--jobs j] [--methods a,b] config.json …\n',
   );
   process.exit(2);
 }
@@ -120,6 +124,90 @@ async function table(): Promise<number> {
   return 0;
 }
 
+/**
+ * papers/003's Spearman correlations with MR-SV at round 10 (μ = 0.5), mean ± std over its seeds:
+ * Table 7 for LOO, EE and FP (6, 9, 12, 15 clients; the 9-client rows are Table 4's ϕ), Table 4's ϕ
+ * for COS (9 clients only). The paper has no EE-median in these tables.
+ */
+const PAPER003: Record<number, Record<string, Record<string, string>>> = {
+  6: {
+    ISIC: { loo: '0.862 ± .001', ee: '0.941 ± .015', fp: '0.940 ± .013' },
+    'Brain-MRI': { loo: '0.932 ± .012', ee: '0.950 ± .050', fp: '0.961 ± .024' },
+    PCam: { loo: '0.737 ± .005', ee: '0.980 ± .006', fp: '0.981 ± .005' },
+    CIFAR10: { loo: '0.793 ± .151', ee: '0.955 ± .023', fp: '0.948 ± .021' },
+  },
+  9: {
+    ISIC: { loo: '0.821 ± .042', ee: '0.942 ± .054', fp: '0.933 ± .045', cos: '0.002 ± .667' },
+    'Brain-MRI': { loo: '0.793 ± .111', ee: '0.891 ± .063', fp: '0.891 ± .063', cos: '0.083 ± .065' },
+    PCam: { loo: '0.546 ± .149', ee: '0.946 ± .035', fp: '0.944 ± .024', cos: '0.211 ± .376' },
+    CIFAR10: { loo: '0.684 ± .203', ee: '0.904 ± .042', fp: '0.904 ± .055', cos: '0.004 ± .322' },
+  },
+  12: {
+    ISIC: { loo: '0.733 ± .022', ee: '0.882 ± .020', fp: '0.890 ± .011' },
+    'Brain-MRI': { loo: '0.745 ± .083', ee: '0.844 ± .103', fp: '0.854 ± .141' },
+    PCam: { loo: '0.528 ± .032', ee: '0.905 ± .077', fp: '0.906 ± .035' },
+    CIFAR10: { loo: '0.601 ± .094', ee: '0.892 ± .072', fp: '0.892 ± .072' },
+  },
+  15: {
+    ISIC: { loo: '0.682 ± .031', ee: '0.864 ± .078', fp: '0.870 ± .051' },
+    'Brain-MRI': { loo: '0.612 ± .243', ee: '0.841 ± .028', fp: '0.841 ± .051' },
+    PCam: { loo: '0.512 ± .006', ee: '0.866 ± .033', fp: '0.866 ± .054' },
+    CIFAR10: { loo: '0.431 ± .006', ee: '0.862 ± .005', fp: '0.868 ± .004' },
+  },
+};
+
+const REFERENCE_WORDS: Record<string, string> = {
+  mrsv: 'MR-SV to round 10',
+  roundSv: 'round 10’s exact SV',
+  trueSv: 'true SV (retraining)',
+};
+
+async function paper003(): Promise<number> {
+  const { normalizerProblems } = await import('../src/fl/report.js');
+  const methods = (values.methods ?? '').split(',').filter(Boolean);
+  const loaded = configs.flatMap((f) => {
+    const r = resultsOf(f);
+    if (!r) process.stderr.write(`no results for ${stem(f)} under ${out}\n`);
+    return r ? [[f, r] as const] : [];
+  });
+  for (const n of [...new Set(loaded.map(([, r]) => r.silos.count))].sort((a, b) => a - b)) {
+    process.stdout.write(`\n${n} silos, Spearman at round 10:\n\n`);
+    process.stdout.write(
+      `| configuration | coalitions, v(∅) | reference | seeds | ${methods.join(' | ')} | seeds with Σα ≤ 0 at round 10 | wall time |\n`,
+    );
+    process.stdout.write(`|---|---|---|---:|${methods.map(() => '---:').join('|')}|---:|---:|\n`);
+    for (const [f, r] of loaded.filter(([, x]) => x.silos.count === n)) {
+      const seeds = r.seeds.length;
+      const bad = [
+        ...new Set(
+          normalizerProblems(r)
+            .filter((p) => p.compared && p.fp <= 0)
+            .map((p) => p.seed),
+        ),
+      ];
+      const order = (x: string) => Object.keys(REFERENCE_WORDS).indexOf(x);
+      const references = [...(r.comparison.references ?? [r.comparison.reference])].sort(
+        (a, b) => order(a) - order(b),
+      );
+      for (const reference of references) {
+        const table = r.comparison.byReference?.[reference] ?? r.comparison.methods;
+        process.stdout.write(
+          `| \`${stem(f)}\` | ${conventionOf(r)} | ${REFERENCE_WORDS[reference] ?? reference} | ${seeds} | ${methods
+            .map((m) => cell(table[m]?.spearman, seeds))
+            .join(
+              ' | ',
+            )} | ${bad.length}/${seeds}${bad.length > 0 ? ` (${bad.join(', ')})` : ''} | ${minutes(r.wallTimeMs)} |\n`,
+        );
+      }
+    }
+    for (const [data, row] of Object.entries(PAPER003[n] ?? {}))
+      process.stdout.write(
+        `| papers/003, ${data} | FedAvg by examples, v(∅) = 0 (their code) | “MR-SV” (text); round 10’s exact SV (code) | 10 | ${methods.map((m) => row[m] ?? '–').join(' | ')} | – | – |\n`,
+      );
+  }
+  return 0;
+}
+
 function outcomes(): number {
   const loaded = configs.flatMap((f) => {
     const r = resultsOf(f);
@@ -148,5 +236,5 @@ function outcomes(): number {
   return 0;
 }
 
-process.exitCode =
-  mode === 'run' ? await run() : mode === 'table' ? await table() : mode === 'outcomes' ? outcomes() : 2;
+const modes: Record<string, () => number | Promise<number>> = { run, table, outcomes, paper003 };
+process.exitCode = modes[mode] ? await modes[mode]() : 2;
