@@ -25,7 +25,12 @@ import { datasetDigest } from '../data/digest.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
-import { PRIVATE_METHODS, siloCoalitionModels } from './private-scoring.js';
+import {
+  NEG_LOSS_BOUND_PER_LN_CLASS,
+  PRIVATE_METHODS,
+  siloCoalitionModels,
+  type UtilityDeclaration,
+} from './private-scoring.js';
 import { roundThreshold } from './secure-round.js';
 import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
 import { fedAvgWeight } from './strategies/fedavg.js';
@@ -196,9 +201,22 @@ export function testSetEvaluator(
 }
 
 /**
+ * The utility a networked run's consortium declares: accuracy, or negLoss bounded by
+ * {@link NEG_LOSS_BOUND_PER_LN_CLASS}·ln C (C classes; ln C is the loss of a uniform guess).
+ */
+export function networkedUtility(run: NetworkedRun): UtilityDeclaration {
+  if (run.utility === 'accuracy') return { name: 'accuracy' };
+  return {
+    name: 'negLoss',
+    maxLoss: NEG_LOSS_BOUND_PER_LN_CLASS * Math.log(Math.max(2, run.data.numClasses)),
+  };
+}
+
+/**
  * The body of `POST /v1/consortia` for this run: the participants' public keys (hex, silo id =
  * index), the engine's threshold, the model size, the test set's digest, every private scheme,
- * the engine's quantization (clip, weight range 1: silos send normalized weights) and convention.
+ * the engine's quantization (clip, weight range 1: silos send normalized weights) convention and
+ * utility ({@link networkedUtility}).
  */
 export function consortiumInput(
   run: NetworkedRun,
@@ -220,6 +238,7 @@ export function consortiumInput(
     schemes: [...PRIVATE_METHODS],
     encoding: { clip: run.clip, weightRange: 1 },
     convention: run.convention,
+    utility: networkedUtility(run),
     ...(deadlines ? { deadlines } : {}),
   };
 }

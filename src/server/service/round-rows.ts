@@ -55,6 +55,17 @@ export class RoundRows {
     return row;
   }
 
+  /** Whether the round exists (a read of its key only). */
+  async exists(id: string, round: number): Promise<boolean> {
+    const row = await this.ctx.db
+      .selectFrom('rounds')
+      .select('round')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /**
    * Runs `fn` in one transaction on the locked row of a round.
    * @throws ServiceError ROUND_NOT_FOUND; whatever `fn` throws (the transaction is rolled back).
