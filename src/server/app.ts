@@ -364,7 +364,9 @@ function clientErrorHandler(this: FastifyInstance, error: Error & { code?: strin
     errorBody(code, code === 'FEDSCORE_ERR_MALFORMED_REQUEST' ? error.code : undefined),
   );
   this.log.info({ code, reason: error.code }, 'client error');
-  if (socket.writable)
+  // Never into a response already under way on this connection (its bytes would be corrupted).
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && current?.headersSent !== true)
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
