@@ -233,6 +233,21 @@ describe('any accepted input gives finite scores, sums and audits (fast-check)',
       );
     }, 120_000);
 
+  test('a round stored before ranges were enforced is skipped by the service’s audit, not a 500', () => {
+    const legacy = {
+      round: 1,
+      utilities: { full: 0.8, empty: 0.3 },
+      withOnly: [1.7e308, 0.55, 0.5],
+      without: [-1.7e308, 0.75, 0.7],
+      schemes: {},
+    };
+    const audit = auditRecordedRounds([legacy], ['silo-0', 'silo-1', 'silo-2'], 'legacy', {
+      range: { lo: 0, hi: 1 },
+      outOfRange: 'skip',
+    });
+    expect(audit.runs[0]!.rounds).toEqual([{ round: 1, skipped: 'a utility lies outside the range [0, 1]' }]);
+  });
+
   test('rank metrics on finite score vectors never throw (Spearman of the in-range extremes)', () => {
     fc.assert(
       fc.property(roundOf(0, 1), (u) => {
