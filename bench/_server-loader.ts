@@ -54,7 +54,7 @@ export interface Timing {
   storageMs: number;
   /** Storage time per SQL statement (its first 90 characters). */
   statements: Map<string, { ms: number; count: number }>;
-  /** Σ preValidation → onSend over requests. */
+  /** Σ (onRequest → preParsing) + (preValidation → onSend) over requests. */
   serverMs: number;
   requests: number;
 }
@@ -68,14 +68,25 @@ export async function serve(location: StoreLocation) {
     adminToken: ADMIN,
     rateLimit: { max: 1e9, windowMs: 60_000 },
   });
+  // Server time: onRequest → preParsing (authentication, which runs before the body is read) plus
+  // preValidation → onSend (the service); the body's transfer in between is transport.
+  const received = new WeakMap<object, number>();
+  const authenticated = new WeakMap<object, number>();
   const started = new WeakMap<object, number>();
+  app.addHook('onRequest', async (request) => {
+    received.set(request, performance.now());
+  });
+  app.addHook('preParsing', async (request) => {
+    const t0 = received.get(request);
+    if (t0 !== undefined) authenticated.set(request, performance.now() - t0);
+  });
   app.addHook('preValidation', async (request) => {
     started.set(request, performance.now());
   });
   app.addHook('onSend', async (request) => {
     const t0 = started.get(request);
     if (t0 !== undefined) {
-      timing.serverMs += performance.now() - t0;
+      timing.serverMs += performance.now() - t0 + (authenticated.get(request) ?? 0);
       timing.requests += 1;
     }
   });

@@ -23,8 +23,9 @@
  *         signing of every HTTP request and report — summed over the 20 silos;
  *       - storage: the sum of Kysely's own per-query durations (`log` hook: every SELECT, INSERT,
  *         UPDATE, BEGIN and COMMIT, including SQLite's fsync at commit);
- *       - crypto + protocol, server: time from fastify's preValidation hook to its onSend hook
- *         (authentication, the service and protocol/server.ts, unmasking, JSON replies), minus
+ *       - crypto + protocol, server: time from fastify's onRequest hook to its preParsing hook
+ *         (authentication, which runs before the body is read) plus from its preValidation hook
+ *         to its onSend hook (the service and protocol/server.ts, unmasking, JSON replies), minus
  *         the storage time and minus the server's codec time;
  *       - transport: each request's client-side wall time minus that server time (sockets, HTTP
  *         parsing, body streaming and copying), plus the binary codec (protocol/codec.ts) of
@@ -215,7 +216,7 @@ export async function main(): Promise<void> {
     ),
   );
   console.log(
-    '\nserver ms/request: fastify preValidation→onSend (authentication, report verification, store); ' +
+    '\nserver ms/request: fastify onRequest→preParsing (authentication, before the body) + preValidation→onSend (report verification, store); ' +
       'storage: Σ Kysely per-query durations (SQLite commits are fsynced: synchronous = FULL). ' +
       'With concurrent requests these per-request times overlap (they include waiting for row locks, ' +
       'the connection pool and the event loop). p50/p99 are client-side, over the 200 responses.',
@@ -240,7 +241,7 @@ export async function main(): Promise<void> {
   );
   console.log(
     '\nSplit measured by timing, silos one after another within each stage (nothing overlaps): ' +
-      'storage = Σ Kysely per-query durations; server = fastify preValidation→onSend per request minus ' +
+      'storage = Σ Kysely per-query durations; server = fastify onRequest→preParsing + preValidation→onSend per request minus ' +
       'storage minus the server codec; transport = Σ client-side request time minus that server time, ' +
       'plus the binary codec (client side timed in place, server side replayed on the same bytes); ' +
       'client crypto = Σ time in protocol/client.ts, request and report signing over the 20 silos ' +

@@ -20,11 +20,19 @@
  * (in s, in s·x and in q/s; each ≤ 2^−53 relative, and K < 2^31 makes their total below
  * 2^−19 of a half level). The dequantized sum of m ≤ n quantized values is within m·ε of the sum
  * of the clipped values. With n = 30 and c = 1, ε ≈ 7.0·10^−9.
+ *
+ * The bound needs a finite scale and a level c/K that is a normal float64: a tiny c (below
+ * MIN_LEVEL·K, about 2·10^−299 for n = 1) would make s = K/c infinite — every value would then
+ * encode to 0 and the sum be meaningless — or leave the roundings above subnormal, where they are
+ * no longer relative; {@link quantizer} refuses such a c.
  */
 import { checkFinite, checkInt } from './_check.js';
 
 /** Largest n accepted: keeps at least 2^15 levels on each side of zero (K ≥ 32768). */
 export const MAX_SUMMANDS = 65535;
+
+/** Smallest level c/K accepted: the smallest normal float64, 2^−1022. */
+export const MIN_LEVEL = 2 ** -1022;
 
 /** A quantizer configuration. */
 export interface QuantizerConfig {
@@ -48,7 +56,8 @@ export interface Quantizer extends QuantizerConfig {
  * Validates a configuration and derives its constants.
  *
  * @throws TypeError if `config` is not an object or a field is not a number; RangeError naming
- *   `range` when it is ≤ 0 or not finite, or naming `n` when it is not an integer in [1, 65535]
+ *   `range` when it is ≤ 0, not finite or so small that the scale K/range is not finite or a level
+ *   range/K is below {@link MIN_LEVEL}, or naming `n` when it is not an integer in [1, 65535]
  *   (more summands would leave too few levels in Z_(2^32)).
  */
 export function quantizer(config: QuantizerConfig): Quantizer {
@@ -65,6 +74,10 @@ export function quantizer(config: QuantizerConfig): Quantizer {
   const n = config.n;
   const levels = Math.floor(0x7fffffff / n);
   const scale = levels / range;
+  if (!Number.isFinite(scale) || range / levels < MIN_LEVEL)
+    throw new RangeError(
+      `range: ${range} is too small: the scale K/range = ${scale} must be finite and a level range/K at least 2^-1022`,
+    );
   return { range, n, levels, scale, errorBound: (range / (2 * levels)) * (1 + 2 ** -19) };
 }
 

@@ -59,3 +59,24 @@ export function verify(publicKey: Uint8Array, message: Uint8Array, signature: Ui
     return false;
   }
 }
+
+/**
+ * Why `publicKey` cannot be a silo's registered Ed25519 key, or undefined when it can: it must be
+ * the canonical encoding of a curve point (RFC 8032 §5.1.3, y < p) in the prime-order subgroup —
+ * as every A = [a]B is. A small-order key (the all-zero encoding, the identity, the points of
+ * order 2, 4 and 8) carries no secret, and a key with a torsion component is no honest key.
+ *
+ * @throws TypeError if `publicKey` is not a Uint8Array; RangeError if it is not 32 bytes.
+ */
+export function publicKeyProblem(publicKey: Uint8Array): string | undefined {
+  checkBytes('publicKey', publicKey, ED25519_KEY_LENGTH);
+  let point: ReturnType<typeof ed25519.Point.fromBytes>;
+  try {
+    point = ed25519.Point.fromBytes(publicKey, false);
+  } catch {
+    return 'not a valid point encoding (not on the curve or not canonical)';
+  }
+  if (point.isSmallOrder()) return 'a point of small order (it has no secret key)';
+  if (!point.isTorsionFree()) return 'not in the prime-order subgroup (it has a torsion component)';
+  return undefined;
+}

@@ -3,7 +3,8 @@
  * runs the scoring service (flags: src/cli/commands/serve.ts).
  *
  * Storage: PostgreSQL when DATABASE_URL is set, else the SQLite file `--db` (default
- * ./fedscore.db). The operator's token comes from FEDSCORE_ADMIN_TOKEN (≥ 16 characters).
+ * ./fedscore.db). The operator's token comes from FEDSCORE_ADMIN_TOKEN (≥ 16 characters), the
+ * dashboard's read-only token from FEDSCORE_VIEWER_TOKEN (optional).
  * Logs are pino JSON lines on stdout with request ids. SIGINT/SIGTERM close the listener, let
  * in-flight requests finish, close the store and resolve with exit code 0.
  *
@@ -30,6 +31,8 @@ export interface ServeArgs {
   host: string;
   location: StoreLocation;
   adminToken: string;
+  viewerToken?: string;
+  timeouts?: { headersMs: number; requestMs: number };
   logLevel: string;
   config?: string;
   seed?: number;
@@ -60,6 +63,8 @@ export async function serveCommand(o: ServeArgs): Promise<number> {
     app = await buildApp({
       store,
       adminToken: o.adminToken,
+      ...(o.viewerToken !== undefined ? { viewerToken: o.viewerToken } : {}),
+      ...(o.timeouts !== undefined ? { timeouts: o.timeouts } : {}),
       logger: { level: o.logLevel },
       closeStore: true,
       ...(evaluate ? { evaluate } : {}),

@@ -1,8 +1,9 @@
 /**
  * The silo's HTTP client for the scoring service (node's global fetch).
  *
- * Every request on a consortium's silo endpoints is signed (signing.ts) with a fresh timestamp
- * and nonce per attempt, so a retry is never refused as a replay. Network failures (connection
+ * Every request on a consortium's endpoints — reads included: consortium data is for members —
+ * is signed (signing.ts) with a fresh timestamp and nonce per attempt, so a retry is never
+ * refused as a replay. Network failures (connection
  * refused or reset, timeouts), 5xx and 429 answers are retried with exponential backoff; the
  * service treats a repeated identical message as already accepted, so retrying a POST whose
  * answer was lost is safe. Any other answer is returned to the caller as it is.
@@ -206,9 +207,9 @@ export class SiloHttp {
     return a;
   }
 
-  /** GET of a JSON resource (unsigned: public endpoints). */
+  /** Signed GET of a JSON resource. */
   async getJson<T>(path: string): Promise<T> {
-    const a = await this.expect('GET', path, [200], { signed: false });
+    const a = await this.expect('GET', path, [200]);
     return JSON.parse(new TextDecoder().decode(a.bytes)) as T;
   }
 }

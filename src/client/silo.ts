@@ -36,6 +36,7 @@ import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import type { Learner } from '../fl/learner.js';
 import { localUpdate, type NetworkedRun, siloInput, siloUtilities } from '../fl/networked.js';
+import { clipUtility, type UtilityDeclaration } from '../fl/private-scoring.js';
 import type { Convention } from '../ml/convention.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 
@@ -51,6 +52,8 @@ export interface ConsortiumView {
   readonly testSetDigest: string;
   readonly encoding: { readonly clip: number; readonly weightRange: number; readonly minWeight?: number };
   readonly convention: Convention;
+  /** The utility reported and its range (absent from services that predate declarations: accuracy). */
+  readonly utility?: UtilityDeclaration;
 }
 
 interface RoundView {
@@ -159,6 +162,12 @@ export function checkConsortium(
       'convention',
       `the consortium uses '${c.convention}' coalitions, the configuration '${run.convention}'`,
     );
+  const utility = c.utility ?? { name: 'accuracy' };
+  if (utility.name !== run.utility)
+    throw new SiloSetupError(
+      'utility',
+      `the consortium scores '${utility.name}', the configuration '${run.utility}'; refusing to report another utility`,
+    );
   const w = run.weights[silo]! / run.weightScale;
   if (w > c.encoding.weightRange)
     throw new SiloSetupError(
@@ -208,8 +217,15 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   const log = o.log ?? (() => {});
   // A silo may start before the operator has created the consortium: wait for it.
   const consortium = await poller(o)(`consortium ${http.consortium} to exist`, async () => {
-    const a = await http.send('GET', http.path(), { signed: false });
+    const a = await http.send('GET', http.path());
     if (a.status === 404) return undefined;
+    // Reads are signed: a key the service does not know for this silo id is refused at once.
+    const refused = a.status === 401 ? responseError(a, `GET ${http.path()}`) : undefined;
+    if (refused?.code === 'FEDSCORE_ERR_BAD_REQUEST_SIGNATURE')
+      throw new SiloSetupError(
+        'key',
+        `the service refuses this key's signature for silo ${silo} (${refused.detail}): it is not the key registered for silo ${silo}`,
+      );
     if (a.status !== 200) throw responseError(a, `GET ${http.path()}`);
     return JSON.parse(new TextDecoder().decode(a.bytes)) as ConsortiumView;
   });
@@ -239,7 +255,7 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
 
   // 1. The round is open and still collecting advertisements.
   const round = await waiter(`round ${r} to open`, async () => {
-    const a = await http.send('GET', roundPath, { signed: false });
+    const a = await http.send('GET', roundPath);
     if (a.status === 404) return undefined;
     if (a.status !== 200) throw responseError(a, `GET ${roundPath}`);
     return JSON.parse(new TextDecoder().decode(a.bytes)) as RoundView;
@@ -248,7 +264,7 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
     return { round: r, status: 'missed', detail: `joined when the round was in stage ${round.stage}` };
 
   // 2. Local training from the round's base model.
-  const model = await http.expect('GET', http.path(`/models/${round.baseModel}`), [200], { signed: false });
+  const model = await http.expect('GET', http.path(`/models/${round.baseModel}`), [200]);
   const base = new Float32Array(Uint8Array.from(model.bytes).buffer);
   if (base.length !== c.model.parameters)
     throw new SiloSetupError(
@@ -320,14 +336,20 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
   const aggregate = await http.getJson<AggregateView>(`${roundPath}/aggregate`);
   if (!aggregate.survivors.includes(silo))
     return { round: r, status: 'dropped', detail: 'not in the aggregate' };
-  const sumBytes = await http.expect('GET', `${roundPath}/aggregate/sum`, [200], { signed: false });
+  const sumBytes = await http.expect('GET', `${roundPath}/aggregate/sum`, [200]);
   const weightedSum = new Float64Array(Uint8Array.from(sumBytes.bytes).buffer);
 
-  // 5. The two private utilities and the signed report.
-  const u = await siloUtilities(run, learner, silo, base, update, {
+  // 5. The two private utilities — in the consortium's declared range: a loss above negLoss's
+  // bound L is reported as −L (the service refuses anything outside the range) — and the report.
+  const evaluated = await siloUtilities(run, learner, silo, base, update, {
     weightedSum,
     totalWeight: aggregate.totalWeight,
   });
+  const declared = c.utility ?? { name: 'accuracy' };
+  const u = {
+    singleton: clipUtility(declared, evaluated.singleton),
+    complement: clipUtility(declared, evaluated.complement),
+  };
   const report = signScoreReport({ session: c.id, round: r, silo, ...u }, o.secretKey);
   try {
     await http.expect('POST', `${roundPath}/reports`, [200, 201], { body: report });

@@ -88,6 +88,12 @@ export interface AuditOptions {
   exactBudget?: number;
   /** Only these round numbers (1-based). Default: all. */
   rounds?: number[];
+  /**
+   * A round with a utility outside `range`: 'audit' it anyway (default; an experiment's values
+   * are what they are) or 'skip' it with the reason (a live consortium, whose reports the service
+   * range-checks: only rounds stored before it did can be outside).
+   */
+  outOfRange?: 'audit' | 'skip';
 }
 
 /**
@@ -125,8 +131,9 @@ const min = (xs: number[]): number | null => {
 
 function boundJson(e: Extremum, full: number): BoundJson {
   return {
-    value: e.unbounded ? null : e.value,
-    share: e.unbounded || full === 0 ? null : e.value / full,
+    value: e.unbounded ? null : num(e.value),
+    // null also when v(M) is so close to 0 that the share overflows (v(M) = 5e-324 is a valid accuracy)
+    share: e.unbounded || full === 0 ? null : num(e.value / full),
     unbounded: e.unbounded,
     exact: e.exact,
     method: e.method,
@@ -165,8 +172,12 @@ function resolve(options: AuditOptions) {
   if (!Number.isFinite(seed)) throw new RangeError(`options.seed: expected a finite number, got ${seed}`);
   if (options.rounds !== undefined && !Array.isArray(options.rounds))
     throw new TypeError('options.rounds: expected an array of round numbers');
+  const outOfRange = options.outOfRange ?? 'audit';
+  if (outOfRange !== 'audit' && outOfRange !== 'skip')
+    throw new RangeError(`options.outOfRange: expected 'audit' or 'skip', got ${String(outOfRange)}`);
   return {
     range: { lo: range.lo, hi: range.hi },
+    outOfRange,
     threshold,
     inflateFactor,
     randomTrials: positiveInt('randomTrials', options.randomTrials ?? 20, true),
@@ -189,7 +200,10 @@ function checkResults(results: ExperimentResults): void {
 }
 
 /** The participants of a round and their utilities, or a reason to skip it. */
-function roundUtilities(rec: AuditRoundInput): { silos: number[]; u: PrivateUtilities } | string {
+function roundUtilities(
+  rec: AuditRoundInput,
+  o: Resolved,
+): { silos: number[]; u: PrivateUtilities } | string {
   const { utilities } = rec;
   if (utilities === null || typeof utilities !== 'object') return 'no utilities recorded';
   if (!Number.isFinite(utilities.full) || !Number.isFinite(utilities.empty))
@@ -202,6 +216,15 @@ function roundUtilities(rec: AuditRoundInput): { silos: number[]; u: PrivateUtil
       silos.push(i);
   }
   if (silos.length < 2) return `fewer than 2 silos reported (${silos.length})`;
+  if (o.outOfRange === 'skip') {
+    const { lo, hi } = o.range;
+    const values = [
+      utilities.full,
+      utilities.empty,
+      ...silos.flatMap((i) => [utilities.withOnly[i]!, utilities.without[i]!]),
+    ];
+    if (values.some((x) => !(x >= lo && x <= hi))) return `a utility lies outside the range [${lo}, ${hi}]`;
+  }
   return {
     silos,
     u: {
@@ -330,7 +353,7 @@ function auditRound(
   seed: number,
   emptyCoalition: EmptyCoalition,
 ): RoundAudit | { round: number; skipped: string } {
-  const got = roundUtilities(rec);
+  const got = roundUtilities(rec, o);
   if (typeof got === 'string') return { round: rec.round, skipped: got };
   const { silos } = got;
   const u = utilitiesUnder(got.u, emptyCoalition); // v(∅) as the run scored

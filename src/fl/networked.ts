@@ -29,7 +29,12 @@ import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
-import { PRIVATE_METHODS, siloCoalitionModels } from './private-scoring.js';
+import {
+  NEG_LOSS_BOUND_PER_LN_CLASS,
+  PRIVATE_METHODS,
+  siloCoalitionModels,
+  type UtilityDeclaration,
+} from './private-scoring.js';
 import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
 import { fedAvgWeight } from './strategies/fedavg.js';
 import { DEFAULT_STRATEGY } from './strategies/registry.js';
@@ -215,11 +220,23 @@ export function testSetEvaluator(
 }
 
 /**
+ * The utility a networked run's consortium declares: accuracy, or negLoss bounded by
+ * {@link NEG_LOSS_BOUND_PER_LN_CLASS}·ln C (C classes; ln C is the loss of a uniform guess).
+ */
+export function networkedUtility(run: NetworkedRun): UtilityDeclaration {
+  if (run.utility === 'accuracy') return { name: 'accuracy' };
+  return {
+    name: 'negLoss',
+    maxLoss: NEG_LOSS_BOUND_PER_LN_CLASS * Math.log(Math.max(2, run.data.numClasses)),
+  };
+}
+
+/**
  * The body of `POST /v1/consortia` for this run: the participants' public keys (hex, silo id =
  * index), the engine's threshold and n_C (and the weak-threshold opt-in when configured), the
  * model size, the test set's digest, every private scheme, the engine's quantization (clip,
- * weight range 1: silos send normalized weights; the smallest normalized weight as minWeight)
- * and convention.
+ * weight range 1: silos send normalized weights; the smallest normalized weight as minWeight),
+ * convention and utility ({@link networkedUtility}).
  */
 export function consortiumInput(
   run: NetworkedRun,
@@ -244,6 +261,7 @@ export function consortiumInput(
     encoding: { clip: run.clip, weightRange: 1, minWeight: run.minWeight },
     convention: run.convention,
     emptyCoalition: run.emptyCoalition,
+    utility: networkedUtility(run),
     ...(deadlines ? { deadlines } : {}),
   };
 }

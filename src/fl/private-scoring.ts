@@ -21,6 +21,33 @@ import {
 } from '../../scoring/private.js';
 import { type Convention, FEDAVG_CONVENTION } from '../ml/convention.js';
 
+/**
+ * The utility a consortium declares, and so the range every reported and evaluated utility lies
+ * in: accuracy in [0, 1]; negLoss, the negative mean cross-entropy, in [−maxLoss, 0]. A loss has
+ * no natural upper end, so a negLoss consortium states one (`fedscore consortium` uses
+ * {@link NEG_LOSS_BOUND_PER_LN_CLASS}·ln C for C classes): the server refuses reports outside the
+ * range, the silo runtime clips its own values into it before it reports them, and the service
+ * clips its evaluator's v(M), v(M0) alike — so a networked negLoss run equals the simulation while
+ * every loss stays below maxLoss.
+ */
+export type UtilityDeclaration =
+  | { readonly name: 'accuracy' }
+  | { readonly name: 'negLoss'; readonly maxLoss: number };
+
+/** `fedscore consortium`'s bound on the mean cross-entropy, per nat of a uniform guess (ln C). */
+export const NEG_LOSS_BOUND_PER_LN_CLASS = 10;
+
+/** The declared utility's range [lo, hi]. */
+export function utilityRange(u: UtilityDeclaration): { lo: number; hi: number } {
+  return u.name === 'accuracy' ? { lo: 0, hi: 1 } : { lo: -u.maxLoss, hi: 0 };
+}
+
+/** `x` clipped into the declared utility's range (NaN stays NaN). */
+export function clipUtility(u: UtilityDeclaration, x: number): number {
+  const { lo, hi } = utilityRange(u);
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
 /** The names of the private schemes, in report order (scoring/private.ts owns the list). */
 export const PRIVATE_METHODS: readonly Scheme[] = SCHEMES;
 export type PrivateMethod = Scheme;

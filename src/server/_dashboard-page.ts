@@ -5,9 +5,15 @@
  * served by the dashboard itself from node_modules (`/dashboard/_assets/`), no CDN, so it works
  * on a machine without internet.
  *
- * The page reads the public JSON endpoints `GET /v1/consortia/:cid` and `…/rounds` and its charts
- * `GET /dashboard/:cid/charts`, and redraws itself every 2 s while a round is running (every 15 s
- * when idle, to notice the next round). The script builds every node with `textContent` /
+ * The page reads the JSON endpoints `GET /v1/consortia/:cid` and `…/rounds` and its charts
+ * `GET /dashboard/:cid/charts` with `authorization: Bearer <token>` — the viewer token (or the
+ * admin token) — and redraws itself every 2 s while a round is running (every 15 s when idle, to
+ * notice the next round). The page itself holds no data and is public. The operator opens
+ * `/dashboard/<id>#token=<viewer token>`: a URL fragment never reaches a server or a Referer; the
+ * script takes the token from it, removes it from the address bar and history
+ * (`history.replaceState`) and keeps it in memory and in the tab's sessionStorage (so a reload
+ * keeps working; closing the tab forgets it). Without a token, or when it is refused, the page asks
+ * for it in a password field (handled by the script, never submitted anywhere). The script builds every node with `textContent` /
  * `setAttribute`, never `innerHTML`, so no text from the API (model names, ids, error messages) is
  * parsed as HTML; the only value the server writes into the markup, the consortium id, goes
  * through {@link escapeHtml}; Vega draws chart text as SVG text. A Content-Security-Policy allows
@@ -60,6 +66,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .stage.failed { background: #ffebee; border-color: #ef9a9a; color: var(--bad); font-weight: 600; }
 .error { color: var(--bad); }
 #message:empty { display: none; }
+#login form { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
 #message { background: #ffebee; border-color: #ef9a9a; color: var(--bad); }
 .scheme { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; margin-bottom: 14px; }
 .scheme figure { margin: 0; }
@@ -90,6 +97,17 @@ const SCRIPT = `
   // The drawn charts' Vega views, in page order, for tests and the browser console.
   window.fedscoreDashboard = { charts: [] };
   var timer = null;
+  // The viewer token: from #token=… (then removed from the URL), else this tab's sessionStorage.
+  var TOKEN_KEY = 'fedscore-dashboard-token:' + cid;
+  var token = null;
+  var fromHash = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (fromHash) {
+    token = decodeURIComponent(fromHash[1]);
+    try { sessionStorage.setItem(TOKEN_KEY, token); } catch (e) { /* storage disabled: memory only */ }
+    history.replaceState(null, '', location.pathname + location.search);
+  } else {
+    try { token = sessionStorage.getItem(TOKEN_KEY); } catch (e) { token = null; }
+  }
 
   function $(id) { return document.getElementById(id); }
   function el(tag, attrs, text) {
@@ -106,15 +124,39 @@ const SCRIPT = `
   }
   function when(ms) { return new Date(ms).toLocaleString(); }
 
+  function Refused(message) { this.message = message; }
+
   async function getJson(url) {
-    var res = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' });
+    var res = await fetch(url, {
+      headers: { accept: 'application/json', authorization: 'Bearer ' + token },
+      cache: 'no-store',
+      credentials: 'omit',
+    });
     var body = await res.json().catch(function () { return null; });
     if (!res.ok) {
       var what = body && body.code ? body.code + ': ' + body.message : 'HTTP ' + res.status;
+      if (res.status === 401 || res.status === 403) throw new Refused('GET ' + url + ' → ' + what);
       throw new Error('GET ' + url + ' → ' + what);
     }
     return body;
   }
+
+  /** Asks for the token (the form is handled here; it is never submitted to a server). */
+  function askToken(why) {
+    $('login').hidden = false;
+    $('status').textContent = 'needs the viewer token';
+    $('message').textContent = why || '';
+    document.body.setAttribute('data-live', 'false');
+  }
+  $('token-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    token = $('token').value;
+    $('token').value = '';
+    try { sessionStorage.setItem(TOKEN_KEY, token); } catch (err) { /* memory only */ }
+    $('login').hidden = true;
+    clearTimeout(timer);
+    refresh();
+  });
 
   function renderConsortium(c) {
     var dl = $('consortium-facts');
@@ -246,6 +288,11 @@ const SCRIPT = `
       $('status').textContent = (live ? 'round ' + last.round + ' running — live' : 'idle') +
         ' · updated ' + new Date().toLocaleTimeString();
     } catch (e) {
+      if (e instanceof Refused) {
+        try { sessionStorage.removeItem(TOKEN_KEY); } catch (err) { /* memory only */ }
+        askToken(e.message);
+        return;
+      }
       $('message').textContent = String(e && e.message ? e.message : e);
       $('status').textContent = 'update failed · ' + new Date().toLocaleTimeString();
     }
@@ -254,7 +301,8 @@ const SCRIPT = `
     document.body.setAttribute('data-updates', String(Number(document.body.getAttribute('data-updates') || 0) + 1));
     timer = setTimeout(refresh, live ? LIVE_MS : IDLE_MS);
   }
-  refresh();
+  if (token) refresh();
+  else askToken('');
 })();
 `;
 
@@ -296,6 +344,9 @@ export function dashboardPage(cid: string): string {
 <header><span class="brand">fedscore</span><h1 id="cid">${id}</h1><span id="status">loading…</span></header>
 <main>
 <section id="message" role="alert"></section>
+<section id="login" hidden><h2>Viewer token</h2><form id="token-form"><label>token
+<input id="token" type="password" autocomplete="off" required></label><button type="submit">open</button></form>
+<p class="muted">Ask the operator for the consortium's viewer token, or open this page as /dashboard/&lt;id&gt;#token=&lt;token&gt;.</p></section>
 <section id="consortium"><h2>Consortium</h2><dl id="consortium-facts"></dl></section>
 <section id="rounds"><h2>Rounds</h2>
 <table><thead><tr><th class="num">round</th><th>stage</th><th>progress (|U_k| / n per closed stage)</th>

@@ -2,12 +2,16 @@
  * The fastify application of the scoring service. {@link buildApp} builds it and never listens
  * (the CLI does; tests use `app.inject()`).
  *
- * Shared services are decorated onto the instance (`service`, `settings`, the auth hooks
- * `requireAdmin` / `requireSilo`); each resource is one encapsulated plugin under routes/.
- * Every error body is `{ code, message }` from errors.ts; request ids come from `x-request-id`
- * (or are generated) and are echoed in the response and in every pino log line.
+ * Shared services are decorated onto the instance (`service`, `settings`, and the access hooks of
+ * access.ts: `requireAdmin`, `requireSilo`, `requireReader`, `checkSignedBody`, `limitBody`); each
+ * resource is one encapsulated plugin under routes/. Every error body is `{ code, message }` from
+ * errors.ts — also for what fails below the routes: Node's HTTP parser (`clientErrorHandler`),
+ * fastify's router (`frameworkErrors`) and timeouts. Request ids come from `x-request-id` (or are
+ * generated) and are echoed in the response and in every pino log line.
  */
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -16,14 +20,25 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
-import { checkAdminToken, parseAuthHeaders, verifyRequest } from './auth.js';
-import { ERRORS, type ErrorBody, errorBody, ServiceError } from './errors.js';
+import type { UploadKind } from './_limits.js';
+import {
+  type AccessContext,
+  authenticateReader,
+  authenticateSilo,
+  CANONICAL_INTEGER,
+  canonicalMessage,
+  checkSignedBody,
+  limitBody,
+} from './access.js';
+import { checkAdminToken, declaresBody } from './auth.js';
+import { ERRORS, type ErrorBody, type ErrorCode, errorBody, ServiceError } from './errors.js';
 import consortiaRoutes from './routes/consortia.js';
 import dashboardRoutes from './routes/dashboard.js';
 import healthRoutes from './routes/health.js';
@@ -35,12 +50,30 @@ import secaggRoutes from './routes/secagg.js';
 import { type Evaluator, ScoringService } from './service.js';
 import type { StoreHandle } from './store/database.js';
 
+/** Connection timeouts in ms (see {@link BuildAppOptions.timeouts}). */
+export interface Timeouts {
+  /** The request line and headers must arrive within this (default 10 s). */
+  readonly headersMs: number;
+  /** The whole request, body included, must arrive within this (default 120 s; ≥ headersMs). */
+  readonly requestMs: number;
+  /** A socket with no traffic either way is closed after this (default 300 s). */
+  readonly idleMs: number;
+  /** How often the two limits above are checked (default 1 s). */
+  readonly checkIntervalMs: number;
+}
+
 /** Options of {@link buildApp}. */
 export interface BuildAppOptions {
   /** An open store (store/database.ts `openStore`); the app does not close it unless `closeStore`. */
   readonly store: StoreHandle;
   /** The operator's bearer token (at least 16 characters). */
   readonly adminToken: string;
+  /**
+   * A read-only bearer token for the dashboard (at least 16 characters, not the admin token): it
+   * reads consortia, rounds (without Σ w_i) and scores, nothing else. Without it only the admin
+   * token opens the dashboard.
+   */
+  readonly viewerToken?: string;
   /** v(·) on the consortium's test set; without it the operator posts each round's utilities. */
   readonly evaluate?: Evaluator;
   /** Clock in ms since the epoch (default Date.now). */
@@ -51,10 +84,15 @@ export interface BuildAppOptions {
   readonly freshnessMs?: number;
   /** Requests per silo and window on the silo endpoints (default 600 per 60 s). */
   readonly rateLimit?: { readonly max: number; readonly windowMs: number };
-  /** Body limit of the vector endpoints (masked inputs, models), default 64 MiB. */
+  /**
+   * Cap on the vector uploads (default 64 MiB); each consortium's own limits follow its d
+   * (_limits.ts) and a consortium whose uploads exceed this cap is refused.
+   */
   readonly maxVectorBytes?: number;
   /** Body limit of every other endpoint, default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /** Connection timeouts (each optional; defaults in {@link Timeouts}). */
+  readonly timeouts?: Partial<Timeouts>;
   /** Close the store when the app closes (the CLI sets it). */
   readonly closeStore?: boolean;
 }
@@ -66,20 +104,31 @@ export interface Settings {
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly maxVectorBytes: number;
   readonly maxBodyBytes: number;
+  readonly timeouts: Timeouts;
 }
+
+type Hook = (request: FastifyRequest) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyInstance {
     service: ScoringService;
     settings: Settings;
-    /** preHandler: the admin bearer token. */
-    requireAdmin: (request: FastifyRequest) => Promise<void>;
-    /** preHandler: a silo's signed request; sets `request.silo`. */
-    requireSilo: (request: FastifyRequest) => Promise<void>;
-  }
-  interface FastifyRequest {
-    /** The authenticated silo id (−1 before `requireSilo`). */
-    silo: number;
+    /** onRequest: the admin bearer token. */
+    requireAdmin: Hook;
+    /** onRequest: a silo's signed request, checked before its body (access.ts); sets `request.silo`. */
+    requireSilo: Hook;
+    /** onRequest: a read of consortium data — a member silo, the admin token, or (`viewer`) the viewer token. */
+    requireReader: (o: { viewer: boolean }) => Hook;
+    /** preHandler: a signed body must match its signed digest. */
+    checkSignedBody: Hook;
+    /** preParsing: the body limit of an upload of `kind` to the consortium in the path. */
+    limitBody: (
+      kind: UploadKind,
+    ) => (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      payload: NodeJS.ReadableStream,
+    ) => Promise<NodeJS.ReadableStream>;
   }
 }
 
@@ -92,6 +141,13 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+const DEFAULT_TIMEOUTS: Timeouts = {
+  headersMs: 10_000,
+  requestMs: 120_000,
+  idleMs: 300_000,
+  checkIntervalMs: 1_000,
+};
+
 /**
  * Builds the service (routes, hooks, OpenAPI document) without listening.
  *
@@ -103,6 +159,19 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   if (typeof o.store?.db !== 'object') throw new TypeError('options.store: expected an open store');
   if (typeof o.adminToken !== 'string' || o.adminToken.length < 16)
     throw new RangeError('options.adminToken: expected a string of at least 16 characters');
+  if (o.viewerToken !== undefined && (typeof o.viewerToken !== 'string' || o.viewerToken.length < 16))
+    throw new RangeError('options.viewerToken: expected a string of at least 16 characters');
+  if (o.viewerToken !== undefined && o.viewerToken === o.adminToken)
+    throw new RangeError('options.viewerToken: must differ from the admin token');
+  const t = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
+  const timeouts: Timeouts = {
+    headersMs: positive('options.timeouts.headersMs', t.headersMs),
+    requestMs: positive('options.timeouts.requestMs', t.requestMs),
+    idleMs: positive('options.timeouts.idleMs', t.idleMs),
+    checkIntervalMs: positive('options.timeouts.checkIntervalMs', t.checkIntervalMs),
+  };
+  if (timeouts.requestMs < timeouts.headersMs)
+    throw new RangeError('options.timeouts.requestMs: must be at least options.timeouts.headersMs');
   const settings: Settings = {
     now: o.now ?? Date.now,
     freshnessMs: positive('options.freshnessMs', o.freshnessMs ?? 300_000),
@@ -112,19 +181,58 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     },
     maxVectorBytes: positive('options.maxVectorBytes', o.maxVectorBytes ?? 64 * 1024 * 1024),
     maxBodyBytes: positive('options.maxBodyBytes', o.maxBodyBytes ?? 1024 * 1024),
+    timeouts,
   };
   const app = Fastify({
     logger: o.logger ?? false,
-    bodyLimit: Math.max(settings.maxVectorBytes, settings.maxBodyBytes),
+    // Routes that take vectors set their own limit; anything else (the 404 route too) this one.
+    bodyLimit: settings.maxBodyBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     ajv: { customOptions: { coerceTypes: false } },
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkIntervalMs },
+    clientErrorHandler,
+    frameworkErrors: (error, _request, reply) => {
+      const code: ErrorCode =
+        error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'FEDSCORE_ERR_VALIDATION'
+          : 'FEDSCORE_ERR_INTERNAL';
+      return (reply as FastifyReply)
+        .status(ERRORS[code].status)
+        .send(errorBody(code, code === 'FEDSCORE_ERR_INTERNAL' ? undefined : error.message));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Binary bodies are checked by the handlers (decoders); a `format: binary` schema documents them.
+  // Integer path parameters must be in their canonical decimal form before TypeBox converts them:
+  // its conversion would read `1.5`, `+1`, `01`, ` 1` and `true` as round 1.
   app.setValidatorCompiler((route) => {
     if ((route.schema as { format?: string }).format === 'binary') return (value: unknown) => ({ value });
-    return TypeBoxValidatorCompiler(route as Parameters<typeof TypeBoxValidatorCompiler>[0]);
+    const check = TypeBoxValidatorCompiler(route as Parameters<typeof TypeBoxValidatorCompiler>[0]);
+    if (route.httpPart !== 'params') return check;
+    const properties = (route.schema as { properties?: Record<string, { type?: string }> }).properties ?? {};
+    const integers = Object.keys(properties).filter((k) => properties[k]!.type === 'integer');
+    if (integers.length === 0) return check;
+    return (value: unknown) => {
+      for (const k of integers) {
+        const raw = (value as Record<string, unknown>)[k];
+        if (typeof raw !== 'string' || !CANONICAL_INTEGER.test(raw))
+          return {
+            error: [
+              {
+                keyword: 'pattern',
+                instancePath: `/${k}`,
+                schemaPath: `#/properties/${k}`,
+                params: {},
+                message: canonicalMessage(k).slice(`params/${k} `.length),
+              },
+            ],
+          };
+      }
+      return check(value);
+    };
   });
   // JSON and octet-stream only: a text/plain body is refused with 415 rather than parsed.
   app.removeContentTypeParser('text/plain');
@@ -135,22 +243,52 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const service = new ScoringService({
     store: o.store,
     now: settings.now,
+    maxVectorBytes: settings.maxVectorBytes,
     ...(o.evaluate ? { evaluate: o.evaluate } : {}),
     onWarning: (message, error) => app.log.warn({ err: error }, message),
   });
+  const access: AccessContext = {
+    service,
+    now: settings.now,
+    freshnessMs: settings.freshnessMs,
+    adminToken: o.adminToken,
+    viewerToken: o.viewerToken,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxVectorBytes: settings.maxVectorBytes,
+  };
   app.decorate('service', service);
   app.decorate('settings', settings);
   app.decorateRequest('silo', -1);
+  app.decorateRequest('reader', undefined);
+  app.decorateRequest('signedDigest', undefined);
   app.decorate('requireAdmin', async (request: FastifyRequest) => {
     if (!checkAdminToken(request.headers.authorization, o.adminToken))
       throw new ServiceError('FEDSCORE_ERR_ADMIN_TOKEN');
+    request.reader = 'admin';
   });
-  app.decorate('requireSilo', async (request: FastifyRequest) => {
-    await authenticateSilo(service, settings, request);
-  });
+  app.decorate('requireSilo', (request: FastifyRequest) => authenticateSilo(access, request));
+  app.decorate(
+    'requireReader',
+    ({ viewer }: { viewer: boolean }) =>
+      (request: FastifyRequest) =>
+        authenticateReader(access, request, viewer),
+  );
+  app.decorate('checkSignedBody', async (request: FastifyRequest) => checkSignedBody(request));
+  app.decorate(
+    'limitBody',
+    (kind: UploadKind) => (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) =>
+      limitBody(access, kind, request, payload),
+  );
 
+  // No route, no body: answered before anything is read.
+  app.addHook('onRequest', async (request) => {
+    if (request.is404)
+      throw new ServiceError('FEDSCORE_ERR_ROUTE_NOT_FOUND', `${request.method} ${request.url}`);
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Answered before its body was read (refused): close rather than read the rest to keep alive.
+    if (request.raw.complete === false && declaresBody(request.headers)) reply.header('connection', 'close');
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, body } = toErrorResponse(error);
@@ -162,9 +300,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     reply.status(404).send(errorBody('FEDSCORE_ERR_ROUTE_NOT_FOUND', `${request.method} ${request.url}`)),
   );
 
+  // onRequest: after the route's own authentication hook, before the body is read.
   await app.register(rateLimit, {
     global: false,
-    hook: 'preHandler',
+    hook: 'onRequest',
     errorResponseBuilder: (_request, context) =>
       new ServiceError('FEDSCORE_ERR_RATE_LIMITED', `retry in ${context.after}`),
   });
@@ -174,12 +313,14 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         title: 'fedscore scoring service',
         description:
           'Silos run secure aggregation (Bonawitz et al. 2017) over these endpoints and submit signed score reports; ' +
-          'the service publishes per-round and cumulative private scores. Error codes: docs/errors.md.',
+          'the service publishes per-round and cumulative private scores to the consortium’s members, its operator ' +
+          'and the holders of its viewer token. Error codes: docs/errors.md.',
         version: '1',
       },
       components: {
         securitySchemes: {
-          admin: { type: 'http', scheme: 'bearer' },
+          admin: { type: 'http', scheme: 'bearer', description: 'the admin token' },
+          viewer: { type: 'http', scheme: 'bearer', description: 'the read-only viewer token' },
           silo: { type: 'apiKey', in: 'header', name: 'x-fedscore-signature' },
         },
       },
@@ -206,42 +347,31 @@ function positive(name: string, v: unknown): number {
   return v;
 }
 
-async function authenticateSilo(
-  service: ScoringService,
-  settings: Settings,
-  request: FastifyRequest,
-): Promise<void> {
-  const parsed = parseAuthHeaders(request.headers);
-  if (!parsed.ok) throw new ServiceError('FEDSCORE_ERR_UNAUTHENTICATED', parsed.detail);
-  const { cid } = request.params as { cid: string };
-  const roster = await service.roster(cid);
-  const key = roster[parsed.silo];
-  if (key === undefined)
-    throw new ServiceError(
-      'FEDSCORE_ERR_BAD_REQUEST_SIGNATURE',
-      `silo ${parsed.silo} is not registered in ${cid}`,
+/**
+ * Errors of Node's HTTP parser and its timeouts, answered in the catalogue's shape on the raw
+ * socket (no request object exists yet, or it is being torn down), then the socket is closed.
+ */
+function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const code: ErrorCode =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'FEDSCORE_ERR_REQUEST_TIMEOUT'
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'FEDSCORE_ERR_HEADERS_TOO_LARGE'
+        : 'FEDSCORE_ERR_MALFORMED_REQUEST';
+  const { status } = ERRORS[code];
+  const body = JSON.stringify(
+    errorBody(code, code === 'FEDSCORE_ERR_MALFORMED_REQUEST' ? error.code : undefined),
+  );
+  this.log.info({ code, reason: error.code }, 'client error');
+  // Never into a response already under way on this connection (its bytes would be corrupted).
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && current?.headersSent !== true)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
-  if (Math.abs(settings.now() - parsed.timestamp) > settings.freshnessMs)
-    throw new ServiceError('FEDSCORE_ERR_STALE_REQUEST');
-  const body = request.body;
-  if (body !== undefined && body !== null && !Buffer.isBuffer(body))
-    throw new ServiceError(
-      'FEDSCORE_ERR_UNSUPPORTED_MEDIA_TYPE',
-      'silo endpoints take application/octet-stream',
-    );
-  const signed = {
-    method: request.method,
-    path: request.url,
-    silo: parsed.silo,
-    timestamp: parsed.timestamp,
-    nonce: parsed.nonce,
-    ...(Buffer.isBuffer(body) ? { body } : {}),
-  };
-  if (!verifyRequest(key, signed, parsed.signature))
-    throw new ServiceError('FEDSCORE_ERR_BAD_REQUEST_SIGNATURE');
-  if (!(await service.useNonce(cid, parsed.silo, parsed.nonce, parsed.timestamp + settings.freshnessMs)))
-    throw new ServiceError('FEDSCORE_ERR_REPLAYED_REQUEST');
-  request.silo = parsed.silo;
+  socket.destroy(error);
 }
 
 /** Maps any error thrown while handling a request onto the catalogue. */
@@ -263,7 +393,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return of('FEDSCORE_ERR_MALFORMED_JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return of('FEDSCORE_ERR_VALIDATION', 'content-length does not match the body');
+      return of('FEDSCORE_ERR_MALFORMED_REQUEST', 'content-length does not match the body');
   }
   if (error instanceof SyntaxError && e.statusCode === 400) return of('FEDSCORE_ERR_MALFORMED_JSON');
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500)

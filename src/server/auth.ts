@@ -7,12 +7,15 @@
  *   timestamp ‖ LF ‖ nonce ‖ LF ‖ hex SHA-256 of the body (empty body: of zero bytes)
  *
  * and send `x-fedscore-silo`, `x-fedscore-timestamp` (ms since the epoch), `x-fedscore-nonce`
- * (16–64 characters of [A-Za-z0-9_-]) and `x-fedscore-signature` (hex). The consortium is part of
- * the path, so a request cannot be moved to another consortium, route, body or silo; the
- * timestamp must lie within the freshness window and the nonce must be new within it (nonces are
- * stored, so the check holds across server processes).
+ * (16–64 characters of [A-Za-z0-9_-]), `x-fedscore-signature` (hex) and, when the request has a
+ * body, `x-fedscore-content-sha256` (the digest the signature covers: the service verifies the
+ * signature before reading the body, then checks the body against it; see access.ts). The
+ * consortium is part of the path, so a request cannot be moved to another consortium, route, body
+ * or silo; the timestamp must lie within the freshness window and the nonce must be new within it
+ * (nonces are stored, so the check holds across server processes).
  *
- * The operator authenticates with `authorization: Bearer <admin token>`.
+ * The operator authenticates with `authorization: Bearer <admin token>`; the dashboard (and
+ * whoever the operator gives it to) with `authorization: Bearer <viewer token>`, which only reads.
  *
  * The signing side lives in src/client/signing.ts (the silo client signs with it; src/client may
  * not import src/server, while the server may import src/client); this file parses and verifies.
@@ -20,6 +23,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { verify } from '../../crypto/signature.js';
 import {
+  CONTENT_DIGEST_HEADER,
   NONCE_HEADER,
   NONCE_PATTERN,
   type RequestToSign,
@@ -30,6 +34,8 @@ import {
 } from '../client/signing.js';
 
 export {
+  bodyDigest,
+  CONTENT_DIGEST_HEADER,
   NONCE_HEADER,
   type RequestToSign,
   requestSigningPayload,
@@ -41,6 +47,7 @@ export {
 
 const NONCE = NONCE_PATTERN;
 const SIGNATURE = /^[0-9a-f]{128}$/;
+const DIGEST = /^[0-9a-f]{64}$/;
 const INTEGER = /^(0|[1-9][0-9]{0,15})$/;
 
 /** Parsed authentication headers, or the reason they are unusable. */
@@ -51,6 +58,8 @@ export type ParsedAuth =
       readonly timestamp: number;
       readonly nonce: string;
       readonly signature: Uint8Array;
+      /** The declared body digest (`x-fedscore-content-sha256`), if sent. */
+      readonly digest: string | undefined;
     }
   | { readonly ok: false; readonly detail: string };
 
@@ -75,12 +84,16 @@ export function parseAuthHeaders(headers: Record<string, string | string[] | und
   if (!NONCE.test(nonce))
     return { ok: false, detail: `${NONCE_HEADER} must be 16–64 characters of [A-Za-z0-9_-]` };
   if (!SIGNATURE.test(signature)) return { ok: false, detail: `${SIGNATURE_HEADER} must be 128 hex digits` };
+  const digest = headers[CONTENT_DIGEST_HEADER];
+  if (digest !== undefined && (typeof digest !== 'string' || !DIGEST.test(digest)))
+    return { ok: false, detail: `${CONTENT_DIGEST_HEADER} must be 64 lower-case hex digits` };
   return {
     ok: true,
     silo: Number(silo),
     timestamp: Number(timestamp),
     nonce,
     signature: new Uint8Array(Buffer.from(signature, 'hex')),
+    digest,
   };
 }
 
@@ -95,4 +108,24 @@ export function checkAdminToken(header: string | undefined, token: string): bool
   const a = createHash('sha256').update(header.slice(7)).digest();
   const b = createHash('sha256').update(token).digest();
   return timingSafeEqual(a, b);
+}
+
+/**
+ * Whose bearer token `header` carries: 'admin', 'viewer', or undefined (no bearer header, or a
+ * token that is neither). Both comparisons always run, in constant time.
+ */
+export function bearerRole(
+  header: string | undefined,
+  adminToken: string,
+  viewerToken: string | undefined,
+): 'admin' | 'viewer' | undefined {
+  const admin = checkAdminToken(header, adminToken);
+  const viewer = checkAdminToken(header, viewerToken ?? adminToken) && viewerToken !== undefined;
+  return admin ? 'admin' : viewer ? 'viewer' : undefined;
+}
+
+/** Whether a request declares a body (a non-zero Content-Length, or any Transfer-Encoding). */
+export function declaresBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

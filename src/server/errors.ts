@@ -17,6 +17,9 @@ interface Entry {
 
 const BASE = {
   FEDSCORE_ERR_VALIDATION: { status: 400, message: 'the request does not match the schema' },
+  FEDSCORE_ERR_MALFORMED_REQUEST: { status: 400, message: 'the request is not well-formed HTTP' },
+  FEDSCORE_ERR_HEADERS_TOO_LARGE: { status: 431, message: 'the request headers exceed the size limit' },
+  FEDSCORE_ERR_REQUEST_TIMEOUT: { status: 408, message: 'the request did not arrive in time' },
   FEDSCORE_ERR_MALFORMED_JSON: { status: 400, message: 'the request body is not valid JSON' },
   FEDSCORE_ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -35,6 +38,12 @@ const BASE = {
   },
   FEDSCORE_ERR_REPLAYED_REQUEST: { status: 401, message: 'the request nonce was already used' },
   FEDSCORE_ERR_ADMIN_TOKEN: { status: 401, message: 'operator endpoints need a valid admin token' },
+  FEDSCORE_ERR_CREDENTIALS_REQUIRED: {
+    status: 401,
+    message:
+      'reading consortium data needs credentials: a signed silo request, the admin token or the viewer token',
+  },
+  FEDSCORE_ERR_NOT_PERMITTED: { status: 403, message: 'these credentials may not read this resource' },
   FEDSCORE_ERR_FORBIDDEN: { status: 403, message: 'a silo may act only as itself' },
   FEDSCORE_ERR_RATE_LIMITED: { status: 429, message: 'too many requests from this silo' },
   FEDSCORE_ERR_CONSORTIUM_NOT_FOUND: { status: 404, message: 'no such consortium' },
@@ -71,6 +80,10 @@ const BASE = {
   FEDSCORE_ERR_REPORT_BAD_SIGNATURE: {
     status: 400,
     message: "the score report is not signed by the silo's registered key",
+  },
+  FEDSCORE_ERR_UTILITY_OUT_OF_RANGE: {
+    status: 400,
+    message: "a utility lies outside the consortium's declared range",
   },
   FEDSCORE_ERR_REPORT_CONFLICT: {
     status: 409,

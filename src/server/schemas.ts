@@ -56,6 +56,28 @@ export const EmptyCoalition = Type.Enum(EMPTY_COALITIONS, {
   description:
     "v(∅) in the private scores: 'initialModel' = v(M0) (papers/003's equations, the default) or 'zero' (the authors' code)",
 });
+/**
+ * The utility v the consortium's silos report (src/fl/private-scoring.ts): accuracy in [0, 1], or
+ * negLoss — the negative mean cross-entropy — in [−maxLoss, 0]. Every report and every v(M), v(M0)
+ * must lie in that range (FEDSCORE_ERR_UTILITY_OUT_OF_RANGE otherwise).
+ */
+export const Utility = Type.Union(
+  [
+    Obj({ name: Type.Literal('accuracy') }, 'accuracy, in [0, 1]'),
+    Obj(
+      {
+        name: Type.Literal('negLoss'),
+        maxLoss: Type.Number({
+          exclusiveMinimum: 0,
+          maximum: 1e6,
+          description: 'bound L on the mean cross-entropy: reports lie in [−L, 0]',
+        }),
+      },
+      'the negative mean cross-entropy, in [−maxLoss, 0]',
+    ),
+  ],
+  { description: 'the utility reported, which fixes the range of every report (default accuracy)' },
+);
 
 /** What an operator posts to create a consortium. */
 export const ConsortiumInput = Obj({
@@ -109,6 +131,7 @@ export const ConsortiumInput = Obj({
   }),
   convention: Type.Optional(Type.Enum(CONVENTIONS)),
   emptyCoalition: Type.Optional(EmptyCoalition),
+  utility: Type.Optional(Utility),
   deadlines: Type.Optional(Deadlines),
 });
 export type ConsortiumInput = Static<typeof ConsortiumInput>;
@@ -133,6 +156,7 @@ export const Consortium = Obj({
   convention: Type.Enum(CONVENTIONS),
   /** Absent in consortia stored before the setting existed: 'initialModel'. */
   emptyCoalition: Type.Optional(EmptyCoalition),
+  utility: Utility,
   deadlines: Deadlines,
   createdAt: Type.Number({ description: 'ms since the epoch' }),
 });
@@ -250,6 +274,11 @@ export const ErrorBody = Obj(
 export function errors(...statuses: number[]): Record<number, typeof ErrorBody> {
   return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 }
+
+/** OpenAPI security of the reads the dashboard makes: a member silo, the operator or the viewer token. */
+export const READERS: { [scheme: string]: string[] }[] = [{ silo: [] }, { admin: [] }, { viewer: [] }];
+/** OpenAPI security of the reads for members and the operator only (models, the aggregate). */
+export const MEMBERS: { [scheme: string]: string[] }[] = [{ silo: [] }, { admin: [] }];
 
 /** Raw bytes (application/octet-stream), documented for OpenAPI. */
 export const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });

@@ -21,11 +21,12 @@
  * processes sharing one store.
  */
 import type { AuditResult } from '../fl/audit.js';
+import { clipUtility } from '../fl/private-scoring.js';
 import type { ServiceError } from './errors.js';
 import type { Consortium, ConsortiumInput, CumulativeScores, Round, RoundScores } from './schemas.js';
 import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
-import { Consortia } from './service/consortia.js';
+import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
 import { type Evaluator, type ServiceContext, storeAnswers } from './service/context.js';
 import { Models } from './service/models.js';
 import { Nonces } from './service/nonces.js';
@@ -52,11 +53,14 @@ export interface ServiceOptions {
   readonly evaluate?: Evaluator;
   /** Where evaluator failures are reported. */
   readonly onWarning?: (message: string, error: unknown) => void;
+  /** The largest upload the service accepts (default 64 MiB): a consortium's round must fit. */
+  readonly maxVectorBytes?: number;
 }
 
 /** The scoring service over a store (see the file header for which part does what). */
 export class ScoringService {
   private readonly ctx: ServiceContext;
+  private readonly rows: RoundRows;
   private readonly consortia: Consortia;
   private readonly models: Models;
   private readonly lifecycle: Rounds;
@@ -68,16 +72,21 @@ export class ScoringService {
   private readonly nonces: Nonces;
 
   constructor(options: ServiceOptions) {
+    const evaluate = options.evaluate;
     const ctx: ServiceContext = {
       db: options.store.db,
       dialect: options.store.dialect,
       now: options.now ?? Date.now,
-      evaluate: options.evaluate,
+      // v(M) and v(M0) lie in the consortium's declared range, like the silos' reports.
+      evaluate:
+        evaluate &&
+        (async (c, params) => clipUtility(c.utility ?? DEFAULT_UTILITY, await evaluate(c, params))),
       warn: options.onWarning ?? (() => {}),
     };
     const rows = new RoundRows(ctx);
     this.ctx = ctx;
-    this.consortia = new Consortia(ctx);
+    this.rows = rows;
+    this.consortia = new Consortia(ctx, options.maxVectorBytes ?? 64 * 1024 * 1024);
     this.models = new Models(ctx, this.consortia);
     const aggregation = new Aggregation(ctx, this.models, rows);
     this.scoring = new Scoring(this.consortia, rows);
@@ -126,6 +135,11 @@ export class ScoringService {
   /** {@link Rounds.open}. @throws ServiceError MODEL_MISSING, ROUND_OPEN. */
   openRound(id: string): Promise<Round> {
     return this.lifecycle.open(id);
+  }
+
+  /** {@link RoundRows.exists}: whether the round exists (no stage is closed on the way). */
+  roundExists(id: string, round: number): Promise<boolean> {
+    return this.rows.exists(id, round);
   }
 
   /** {@link Rounds.list}. */

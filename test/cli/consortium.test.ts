@@ -65,7 +65,8 @@ describe('fedscore consortium', () => {
       const learner = await networkedLearner(cfg, { backend: 'cpu' });
       const m0 = initialModel(run, learner);
       await learner.close();
-      const c = await (await fetch(`${url}/v1/consortia/net1`)).json();
+      const admin = { headers: { authorization: `Bearer ${TOKEN}` } }; // consortium data is not public
+      const c = await (await fetch(`${url}/v1/consortia/net1`, admin)).json();
       expect(c).toMatchObject({
         participants: keys.map((publicKey) => ({ publicKey })),
         threshold: run.threshold,
@@ -74,8 +75,11 @@ describe('fedscore consortium', () => {
         encoding: { clip: 1, weightRange: 1 },
         convention: 'fedavg',
         schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'],
+        utility: { name: 'accuracy' },
       });
-      const model = new Float32Array(await (await fetch(`${url}/v1/consortia/net1/model`)).arrayBuffer());
+      const model = new Float32Array(
+        await (await fetch(`${url}/v1/consortia/net1/model`, admin)).arrayBuffer(),
+      );
       expect(model).toEqual(m0);
       expect(printed.join('')).toContain(`consortium net1: 3 silos, threshold ${run.threshold}`);
       // A second creation is refused by the service and reported with exit code 1.

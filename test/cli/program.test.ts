@@ -38,6 +38,8 @@ const FLAGS: Record<string, string[]> = {
     '--config <file>',
     '--seed <s>',
     '--backend <name>',
+    '--headers-timeout <s>',
+    '--request-timeout <s>',
     '--plugin <module>',
   ],
   client: [

@@ -45,6 +45,27 @@ describe('fedscore serve', () => {
     });
   });
 
+  test('the viewer token and the timeouts', async () => {
+    const viewer = 'v'.repeat(20);
+    expect(
+      (
+        await serve(['--port', '1', '--headers-timeout', '5', '--request-timeout', '60'], {
+          ...TOKEN,
+          FEDSCORE_VIEWER_TOKEN: viewer,
+        })
+      ).args,
+    ).toMatchObject({ viewerToken: viewer, timeouts: { headersMs: 5000, requestMs: 60_000 } });
+    for (const bad of ['short', TOKEN.FEDSCORE_ADMIN_TOKEN])
+      expect(await serve(['--port', '1'], { ...TOKEN, FEDSCORE_VIEWER_TOKEN: bad })).toMatchObject({
+        code: 2,
+        error: expect.stringMatching(/^fedscore: FEDSCORE_VIEWER_TOKEN: /),
+      });
+    expect(await serve(['--port', '1', '--headers-timeout', '30', '--request-timeout', '20'])).toMatchObject({
+      code: 2,
+      error: 'fedscore: --request-timeout: must be at least --headers-timeout',
+    });
+  });
+
   test('listens, and SIGTERM closes it with exit code 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fedscore-serve-'));
     const before = process.listenerCount('SIGTERM');

@@ -275,9 +275,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
       until(
         () => `round ${round} to be scored\n${logs()}`,
         async () => {
-          const r = (await (await fetch(`${serverUrl}/v1/consortia/${CID}/rounds/${round}`)).json()) as {
-            stage: string;
-          };
+          const r = (await admin('GET', `/v1/consortia/${CID}/rounds/${round}`)) as { stage: string };
           if (r.stage === 'aborted' || r.stage === 'closed')
             throw new Error(`round ${round} ${r.stage}\n${logs()}`);
           return r.stage === 'scored' ? r : undefined;
@@ -311,7 +309,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     expect(codes, logs()).toEqual([0, 0, 0, 0, 0]);
 
     if (process.env.FEDSCORE_E2E_LOG) console.log(logs());
-    const served = (await (await fetch(`${serverUrl}/v1/consortia/${CID}/scores`)).json()) as {
+    const served = (await admin('GET', `/v1/consortia/${CID}/scores`)) as unknown as {
       rounds: {
         round: number;
         utilities: { full: number; empty: number };

@@ -80,10 +80,20 @@ describe('SiloHttp', () => {
     );
   });
 
-  it('unsigned requests carry no silo headers', async () => {
-    const { fetch, calls } = fakeFetch([json(200, { id: 'c1' })]);
+  it('reads are signed too (consortium data is for members); `signed: false` sends no silo headers', async () => {
+    const { fetch, calls } = fakeFetch([json(200, { id: 'c1' }), json(200, { status: 'ok' })]);
     expect(await client(fetch).getJson('/v1/consortia/c1')).toEqual({ id: 'c1' });
-    expect(Object.keys(calls[0]!.headers)).toEqual([]);
+    const parsed = parseAuthHeaders(calls[0]!.headers);
+    if (!parsed.ok) throw new Error(parsed.detail);
+    expect(
+      verifyRequest(
+        key.publicKey,
+        { method: 'GET', path: '/v1/consortia/c1', silo: 2, timestamp: NOW, nonce: parsed.nonce },
+        parsed.signature,
+      ),
+    ).toBe(true);
+    await client(fetch).send('GET', '/health', { signed: false });
+    expect(Object.keys(calls[1]!.headers)).toEqual([]);
   });
 
   it('retries network errors, 5xx and 429 with a fresh nonce, then returns the answer', async () => {

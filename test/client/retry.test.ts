@@ -141,7 +141,7 @@ describe('idempotent retries against the service', () => {
       }
     for (const [i, s] of silos.entries()) {
       const report = signScoreReport(
-        { session: 'c1', round: 1, silo: i, singleton: 0.1 * i, complement: 0.2 },
+        { session: 'c1', round: 1, silo: i, singleton: -0.1 * i, complement: -0.2 },
         x.keys[i]!.secretKey,
       );
       await s.http.expect('POST', `${base}/reports`, [200, 201], { body: report });

@@ -1,11 +1,13 @@
 /**
  * src/client/signing.ts: what the silo signs is exactly what src/server/auth.ts verifies, and
- * any change to method, path, body, silo, timestamp or nonce breaks the signature.
+ * any change to method, path, body, silo, timestamp or nonce breaks the signature; the declared
+ * body digest lets the server verify before reading the body.
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { NONCE_PATTERN, randomNonce, signRequest } from '../../src/client/signing.js';
+import { NONCE_PATTERN, randomNonce, requestSigningPayload, signRequest } from '../../src/client/signing.js';
 import { parseAuthHeaders, verifyRequest } from '../../src/server/auth.js';
 
 const key = signingKeyPairFromSeed(new Uint8Array(32).fill(7));
@@ -51,6 +53,27 @@ describe('request signing (client) against verification (server)', () => {
     const parsed = parseAuthHeaders(signRequest(key.secretKey, get));
     if (!parsed.ok) throw new Error(parsed.detail);
     expect(verifyRequest(key.publicKey, { ...get, body: new Uint8Array(0) }, parsed.signature)).toBe(true);
+  });
+
+  it('the declared body digest lets the server verify before the body arrives; the canonical form is unchanged', () => {
+    const headers = signRequest(key.secretKey, base);
+    const digest = createHash('sha256').update(base.body).digest('hex');
+    expect(headers['x-fedscore-content-sha256']).toBe(digest);
+    const parsed = parseAuthHeaders(headers);
+    if (!parsed.ok) throw new Error(parsed.detail);
+    expect(parsed.digest).toBe(digest);
+    const { body: _, ...withoutBody } = base;
+    expect(verifyRequest(key.publicKey, { ...withoutBody, bodyDigest: digest }, parsed.signature)).toBe(true);
+    // The payload is the same text as before the digest header existed.
+    expect(new TextDecoder().decode(requestSigningPayload(base))).toBe(
+      ['fedscore/http-request/v1', 'POST', base.path, '3', String(base.timestamp), base.nonce, digest].join(
+        '\n',
+      ),
+    );
+    expect(parseAuthHeaders({ ...headers, 'x-fedscore-content-sha256': 'ABC' })).toEqual({
+      ok: false,
+      detail: 'x-fedscore-content-sha256 must be 64 lower-case hex digits',
+    });
   });
 
   it('refuses a malformed nonce, naming it', () => {

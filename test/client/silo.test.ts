@@ -30,9 +30,17 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function attempt(digest: string, o: { key?: number; parameters?: number } = {}) {
+async function attempt(
+  digest: string,
+  o: { key?: number; parameters?: number; utility?: { name: string; maxLoss?: number } } = {},
+) {
   h = await harness({ n: 4 });
-  const body = { ...consortiumBody(h.keys), testSetDigest: digest };
+  // The configuration scores accuracy (the harness's toy consortia declare negLoss).
+  const body = {
+    ...consortiumBody(h.keys),
+    utility: o.utility ?? { name: 'accuracy' },
+    testSetDigest: digest,
+  };
   expect((await adminInject(h, 'POST', '/v1/consortia', body)).statusCode).toBe(201);
   const adapter = injectFetch(h.app);
   const secretKey = h.keys[o.key ?? 1]!.secretKey;
@@ -42,6 +50,7 @@ async function attempt(digest: string, o: { key?: number; parameters?: number } 
     silo: 1,
     secretKey,
     fetch: adapter.fetch,
+    now: h.clock.now,
   });
   const learner = { parameterCount: o.parameters ?? D } as Learner;
   const result = runSilo({ http, run, learner, secretKey, firstRound: 1, lastRound: 1, waitTimeoutMs: 1000 });
@@ -70,6 +79,7 @@ describe('runSilo checks the consortium first', () => {
       silo: 1,
       secretKey,
       fetch: adapter.fetch,
+      now: x.clock.now,
     });
     const learner = { parameterCount: D } as Learner;
     const result = runSilo({
@@ -85,6 +95,7 @@ describe('runSilo checks the consortium first', () => {
     expect(adapter.log.every((l) => l.path === '/v1/consortia/c1' && l.status === 404)).toBe(true);
     await adminInject(x, 'POST', '/v1/consortia', {
       ...consortiumBody(x.keys),
+      utility: { name: 'accuracy' },
       testSetDigest: 'ef'.repeat(32),
     });
     await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'testSetDigest' });
@@ -93,6 +104,11 @@ describe('runSilo checks the consortium first', () => {
   it('refuses a key that is not the registered one for its silo id', async () => {
     const { result } = await attempt(run.testSetDigest, { key: 2 });
     await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'key' });
+  });
+
+  it('refuses a consortium that scores another utility', async () => {
+    const { result } = await attempt(run.testSetDigest, { utility: { name: 'negLoss', maxLoss: 5 } });
+    await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'utility' });
   });
 
   it('refuses a model of another size', async () => {

@@ -103,6 +103,10 @@ describe('crypto/quantize', () => {
     expect(() => quantizer({ range: 0, n: 3 })).toThrow(/^range/);
     expect(() => quantizer({ range: -1, n: 3 })).toThrow(RangeError);
     expect(() => quantizer({ range: Number.POSITIVE_INFINITY, n: 3 })).toThrow(/^range/);
+    // A scale K/range of ∞ (every value would encode to 0), or subnormal levels.
+    for (const tiny of [1e-320, 5e-324, 1e-300, 2 ** -1000])
+      expect(() => quantizer({ range: tiny, n: 3 })).toThrow(/^range: .* is too small/);
+    expect(quantizer({ range: 1e-290, n: 3 }).scale).toBeLessThan(Number.POSITIVE_INFINITY);
     expect(() => quantizer({ range: 1, n: 0 })).toThrow(/^n/);
     expect(() => quantizer({ range: 1, n: MAX_SUMMANDS + 1 })).toThrow(RangeError);
     expect(() => quantizer({ range: 1, n: MAX_SUMMANDS + 1 })).toThrow(/^n/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sign, signingKeyPairFromSeed, verify } from '../../crypto/signature.js';
+import { publicKeyProblem, sign, signingKeyPairFromSeed, verify } from '../../crypto/signature.js';
 import { hex, loadVectors, toHex } from './_vectors.js';
 
 const v = loadVectors<{ ed25519: Record<string, string> }>('crypto-rfc/rfc-vectors.json').ed25519;
@@ -45,5 +45,20 @@ describe('crypto/signature (Ed25519)', () => {
   it('checks its inputs', () => {
     expect(() => sign(new Uint8Array(31), new Uint8Array(0))).toThrow(/^secretKey/);
     expect(() => verify(new Uint8Array(32), new Uint8Array(0), new Uint8Array(63))).toThrow(/^signature/);
+  });
+
+  it('publicKeyProblem: honest keys pass; small-order, mixed-order and non-canonical encodings do not', () => {
+    for (let i = 0; i < 8; i++)
+      expect(publicKeyProblem(signingKeyPairFromSeed(new Uint8Array(32).fill(i)).publicKey)).toBeUndefined();
+    const bad: [string, RegExp][] = [
+      ['00'.repeat(32), /small order/], // y = 0: order 4
+      [`01${'00'.repeat(31)}`, /small order/], // the identity
+      [`ec${'ff'.repeat(30)}7f`, /small order/], // y = −1: order 2
+      ['26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05', /small order/], // order 8
+      [`ed${'ff'.repeat(30)}7f`, /not a valid point/], // y = p
+      [`02${'00'.repeat(31)}`, /not a valid point/], // y = 2 is not on the curve
+    ];
+    for (const [key, why] of bad) expect(publicKeyProblem(hex(key))).toMatch(why);
+    expect(() => publicKeyProblem(new Uint8Array(31))).toThrow(/^publicKey/);
   });
 });

@@ -32,7 +32,10 @@ export class Clock {
   }
 }
 
-/** A toy utility: v(p) = −mean((p − target)²), target = 0.5 everywhere. */
+/**
+ * A toy utility: v(p) = −mean((p − target)²), target = 0.5 everywhere — a negative loss, so the
+ * test consortia declare `utility: { name: 'negLoss', maxLoss: TOY_MAX_LOSS }`.
+ */
 export const evaluate: Evaluator = async (_c, p) => {
   let s = 0;
   for (const x of p) s += (x - 0.5) ** 2;
@@ -138,6 +141,8 @@ export function adminInject(
 }
 
 export const D = 6;
+/** The bound of the toy utility's loss the test consortia declare (its values are far inside it). */
+export const TOY_MAX_LOSS = 10;
 export const ENCODING = { clip: 4, weightRange: 100 };
 
 /** A consortium body for `keys`. */
@@ -150,6 +155,7 @@ export function consortiumBody(keys: readonly SigningKeyPair[], id = 'c1', thres
     testSetDigest: 'ab'.repeat(32),
     schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'],
     encoding: ENCODING,
+    utility: { name: 'negLoss' as const, maxLoss: TOY_MAX_LOSS },
   };
 }
 

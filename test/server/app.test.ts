@@ -16,6 +16,18 @@ describe('buildApp', () => {
       /^options\.freshnessMs: /,
     );
     await expect(buildApp({ store: {} as never, adminToken: ADMIN })).rejects.toThrow(/^options\.store: /);
+    await expect(buildApp({ store: h.store, adminToken: ADMIN, viewerToken: 'short' })).rejects.toThrow(
+      /^options\.viewerToken: /,
+    );
+    await expect(buildApp({ store: h.store, adminToken: ADMIN, viewerToken: ADMIN })).rejects.toThrow(
+      /^options\.viewerToken: must differ/,
+    );
+    await expect(
+      buildApp({ store: h.store, adminToken: ADMIN, timeouts: { headersMs: 5000, requestMs: 1000 } }),
+    ).rejects.toThrow(/^options\.timeouts\.requestMs: /);
+    await expect(buildApp({ store: h.store, adminToken: ADMIN, timeouts: { idleMs: 0 } })).rejects.toThrow(
+      /^options\.timeouts\.idleMs: /,
+    );
   });
 
   test('health, readiness, and request ids echoed (given or generated)', async () => {

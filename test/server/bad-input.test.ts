@@ -61,7 +61,7 @@ const R1 = '/v1/consortia/c1/rounds/1';
 describe('operator endpoints', () => {
   let h: Harness;
   beforeEach(async () => {
-    h = await harness({ app: { maxBodyBytes: 2048, maxVectorBytes: 4 * D + 16 } });
+    h = await harness({ app: { maxBodyBytes: 2048 } });
     await createConsortium(h);
   });
   afterEach(async () => h.close());
@@ -195,13 +195,13 @@ describe('operator endpoints', () => {
         'the previous round has not finished: round 1 is advertise',
       );
       expectError(
-        await h.app.inject({ method: 'GET', url: '/v1/consortia/c1/rounds/7' }),
+        await adminInject(h, 'GET', '/v1/consortia/c1/rounds/7'),
         404,
         'FEDSCORE_ERR_ROUND_NOT_FOUND',
         'no such round: round 7 of c1',
       );
       expectError(
-        await h.app.inject({ method: 'GET', url: '/v1/consortia/c9/rounds/1' }),
+        await adminInject(h, 'GET', '/v1/consortia/c9/rounds/1'),
         404,
         'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND',
         'no such consortium: c9',
@@ -211,12 +211,12 @@ describe('operator endpoints', () => {
         '/v1/consortia/c1/rounds/0',
         '/v1/consortia/C_1/rounds/1',
       ]) {
-        const res = await h.app.inject({ method: 'GET', url });
+        const res = await adminInject(h, 'GET', url);
         expect(res.statusCode, url).toBe(400);
         expect(res.json().code, url).toBe('FEDSCORE_ERR_VALIDATION');
       }
       expectError(
-        await adminInject(h, 'PUT', `${R1}/utilities`, { full: 0.5, empty: 0.1 }),
+        await adminInject(h, 'PUT', `${R1}/utilities`, { full: -0.5, empty: -0.1 }),
         409,
         'FEDSCORE_ERR_NOT_REPORTING',
         'the round does not take score reports now: round 1 is advertise',
@@ -230,7 +230,7 @@ describe('operator endpoints', () => {
         'operator endpoints need a valid admin token',
       );
       for (const path of ['scores', 'aggregate', 'aggregate/sum']) {
-        const res = await h.app.inject({ method: 'GET', url: `${R1}/${path}` });
+        const res = await adminInject(h, 'GET', `${R1}/${path}`);
         expectError(
           res,
           409,
@@ -239,7 +239,7 @@ describe('operator endpoints', () => {
         );
       }
       expectError(
-        await h.app.inject({ method: 'GET', url: '/v1/consortia/c1/models/5' }),
+        await adminInject(h, 'GET', '/v1/consortia/c1/models/5'),
         404,
         'FEDSCORE_ERR_MODEL_NOT_FOUND',
         'no such model version: version 5',
@@ -532,13 +532,13 @@ describe('reports and scores', () => {
         'the score report is malformed: MALFORMED: truncated report',
       );
       expectError(
-        await siloInject(h, 0, 'POST', url, signedReport('c1', 2, 0, 0.5, 0.4, h.keys[0]!)),
+        await siloInject(h, 0, 'POST', url, signedReport('c1', 2, 0, -0.5, -0.4, h.keys[0]!)),
         400,
         'FEDSCORE_ERR_REPORT_MISMATCH',
         'the score report belongs to another consortium, round or silo: WRONG_ROUND: round 2',
       );
       expectError(
-        await siloInject(h, 0, 'POST', url, signedReport('c2', 1, 0, 0.5, 0.4, h.keys[0]!)),
+        await siloInject(h, 0, 'POST', url, signedReport('c2', 1, 0, -0.5, -0.4, h.keys[0]!)),
         400,
         'FEDSCORE_ERR_REPORT_MISMATCH',
         'the score report belongs to another consortium, round or silo: WRONG_SESSION: session c2',
@@ -559,13 +559,13 @@ describe('reports and scores', () => {
         "the score report is not signed by the silo's registered key: BAD_SIGNATURE: report is not signed by silo 0",
       );
       expectError(
-        await siloInject(h, 0, 'POST', url, signedReport('c1', 1, 1, 0.5, 0.4, h.keys[1]!)),
+        await siloInject(h, 0, 'POST', url, signedReport('c1', 1, 1, -0.5, -0.4, h.keys[1]!)),
         403,
         'FEDSCORE_ERR_FORBIDDEN',
         'a silo may act only as itself: silo 0 submitted the report of silo 1',
       );
       expectError(
-        await h.app.inject({ method: 'GET', url: `${R1}/scores` }),
+        await adminInject(h, 'GET', `${R1}/scores`),
         409,
         'FEDSCORE_ERR_NOT_READY',
         'not available yet at this stage of the round: round 1 is reporting',
@@ -585,7 +585,7 @@ describe('reports and scores', () => {
   });
 
   test('idempotent retry, conflicting second report, utilities set twice (no evaluator)', async () => {
-    const report = signedReport('c1', 1, 0, 0.5, 0.4, h.keys[0]!);
+    const report = signedReport('c1', 1, 0, -0.5, -0.4, h.keys[0]!);
     expect((await siloInject(h, 0, 'POST', url, report)).statusCode).toBe(201);
     await unchanged(h, async () => {
       const retry = await siloInject(h, 0, 'POST', url, report);
@@ -594,18 +594,18 @@ describe('reports and scores', () => {
         body: { silo: 0, duplicate: true, stage: 'reporting' },
       });
       expectError(
-        await siloInject(h, 0, 'POST', url, signedReport('c1', 1, 0, 0.9, 0.4, h.keys[0]!)),
+        await siloInject(h, 0, 'POST', url, signedReport('c1', 1, 0, -0.9, -0.4, h.keys[0]!)),
         409,
         'FEDSCORE_ERR_REPORT_CONFLICT',
         'the silo already submitted a different report for this round: silo 0',
       );
     });
     // This app has no evaluator: the operator posts v(M) and v(M0), once.
-    const set = await adminInject(h, 'PUT', `${R1}/utilities`, { full: 0.5, empty: 0.1 });
-    expect(set.json()).toMatchObject({ stage: 'reporting', utilities: { full: 0.5, empty: 0.1 } });
+    const set = await adminInject(h, 'PUT', `${R1}/utilities`, { full: -0.5, empty: -0.1 });
+    expect(set.json()).toMatchObject({ stage: 'reporting', utilities: { full: -0.5, empty: -0.1 } });
     await unchanged(h, async () => {
       expectError(
-        await adminInject(h, 'PUT', `${R1}/utilities`, { full: 0.5, empty: 0.1 }),
+        await adminInject(h, 'PUT', `${R1}/utilities`, { full: -0.5, empty: -0.1 }),
         409,
         'FEDSCORE_ERR_UTILITIES_SET',
         'the round utilities are already set: round 1',

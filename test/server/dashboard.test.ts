@@ -32,6 +32,8 @@ import {
 } from './_harness.js';
 
 const CHROMIUM = process.env.FEDSCORE_CHROMIUM ?? '/usr/bin/chromium';
+const VIEWER = 'dashboard-viewer-token-0123456789';
+const viewer = { authorization: `Bearer ${VIEWER}` };
 const SCREENSHOT = join(tmpdir(), 'fedscore-dashboard.png');
 const SCHEMES = ['loo', 'ioi', 'fp', 'ee', 'eeMedian'];
 /** Shown as the model's name: must appear as text, never as markup. */
@@ -40,7 +42,7 @@ const HOSTILE = '<img src=x onerror="window.__pwned=1"><b>toy</b>';
 describe('dashboard routes', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await harness();
+    h = await harness({ app: { viewerToken: VIEWER } });
     await createConsortium(h);
   });
   afterAll(async () => h.close());
@@ -94,7 +96,10 @@ describe('dashboard routes', () => {
   });
 
   test('GET /dashboard/:cid/charts: per scheme a per-round and a cumulative Vega-Lite chart', async () => {
-    const r = await h.app.inject({ method: 'GET', url: '/dashboard/c1/charts' });
+    const anonymous = await h.app.inject({ method: 'GET', url: '/dashboard/c1/charts' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().code).toBe('FEDSCORE_ERR_CREDENTIALS_REQUIRED');
+    const r = await h.app.inject({ method: 'GET', url: '/dashboard/c1/charts', headers: viewer });
     expect(r.statusCode).toBe(200);
     const body = r.json();
     expect(body.rounds).toEqual([]); // no scored round yet
@@ -103,18 +108,16 @@ describe('dashboard routes', () => {
     );
     expect(body.charts[0].spec.data).toEqual({ name: 'scores', values: [] });
     expect(body.charts[1].final).toEqual([0, 0, 0, 0]);
-    const unknown = await h.app.inject({ method: 'GET', url: '/dashboard/nope/charts' });
+    const unknown = await h.app.inject({ method: 'GET', url: '/dashboard/nope/charts', headers: viewer });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().code).toBe('FEDSCORE_ERR_CONSORTIUM_NOT_FOUND');
   });
 
-  test('unknown and malformed consortium ids get coded JSON errors', async () => {
+  test('the page of an unknown id is the same public page (it does not tell which ids exist); malformed ids get coded JSON errors', async () => {
     const unknown = await h.app.inject({ method: 'GET', url: '/dashboard/nope' });
-    expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({
-      code: 'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND',
-      message: 'no such consortium: nope',
-    });
+    const known = await h.app.inject({ method: 'GET', url: '/dashboard/c1' });
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.body.replaceAll('nope', 'c1')).toBe(known.body);
     const bad = await h.app.inject({ method: 'GET', url: '/dashboard/%3Cscript%3E' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('FEDSCORE_ERR_VALIDATION');
@@ -173,7 +176,7 @@ async function openRound(h: Harness, r: number): Promise<Silo[]> {
 async function step(h: Harness, r: number, silos: Silo[], from: number, to: number, gone: number[] = []) {
   for (let k = from; k < to; k++) {
     const url = `/v1/consortia/${CID}/rounds/${r}`;
-    if ((await h.app.inject({ method: 'GET', url })).json().stage !== STAGES_AFTER_ADVERTISE[k])
+    if ((await adminInject(h, 'GET', url)).json().stage !== STAGES_AFTER_ADVERTISE[k])
       h.clock.advance(10 * 60_000);
     for (const s of silos) if (k === 0 || !gone.includes(s.id)) await s.step(STEPS[k]!);
   }
@@ -181,12 +184,10 @@ async function step(h: Harness, r: number, silos: Silo[], from: number, to: numb
 
 /** The survivors submit their signed reports (as src/fl/private-scoring.ts computes them). */
 async function report(h: Harness, r: number) {
-  const agg = (
-    await h.app.inject({ method: 'GET', url: `/v1/consortia/${CID}/rounds/${r}/aggregate` })
-  ).json();
-  const sum = await h.app.inject({ method: 'GET', url: `/v1/consortia/${CID}/rounds/${r}/aggregate/sum` });
+  const agg = (await adminInject(h, 'GET', `/v1/consortia/${CID}/rounds/${r}/aggregate`)).json();
+  const sum = await adminInject(h, 'GET', `/v1/consortia/${CID}/rounds/${r}/aggregate/sum`);
   const weightedSum = new Float64Array(new Uint8Array(sum.rawPayload).buffer);
-  const base = await h.app.inject({ method: 'GET', url: `/v1/consortia/${CID}/models/${r - 1}` });
+  const base = await adminInject(h, 'GET', `/v1/consortia/${CID}/models/${r - 1}`);
   const m0 = new Float32Array(new Uint8Array(base.rawPayload).buffer);
   for (const silo of agg.survivors as number[]) {
     const models = siloCoalitionModels(m0, weightedSum, agg.totalWeight, updateOf(silo, r), 'fedavg');
@@ -314,7 +315,7 @@ describe('dashboard in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) return; // the test fails with the reason, it is not skipped
-    h = await harness({ clock: new Clock(Date.now()) });
+    h = await harness({ clock: new Clock(Date.now()), app: { viewerToken: VIEWER } });
     const body = { ...consortiumBody(h.keys, CID, 3), model: { name: HOSTILE, parameters: INITIAL.length } };
     const created = await adminInject(h, 'POST', '/v1/consortia', body);
     if (created.statusCode !== 201) throw new Error(`create: ${created.body}`);
@@ -357,9 +358,10 @@ describe('dashboard in headless Chromium', () => {
         `the dashboard test needs Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium; ` +
           '.ci/run installs it), or FEDSCORE_CHROMIUM=<path>',
       );
-    // Before any round.
-    await page.goto(`${base}/dashboard/${CID}`);
+    // Before any round. The token comes in the fragment (never sent to the server) and leaves the URL.
+    await page.goto(`${base}/dashboard/${CID}#token=${VIEWER}`);
     await page.waitForFunction(() => document.body.dataset.updates === '1');
+    expect(page.url()).toBe(`${base}/dashboard/${CID}`);
     let s = await pageState(page);
     expect(s).toMatchObject({ title: `${CID} — fedscore dashboard`, cid: CID, silos: '4', threshold: '3' });
     expect(s.model).toBe(`${HOSTILE} (d = ${INITIAL.length})`); // shown as text …
@@ -427,7 +429,7 @@ describe('dashboard in headless Chromium', () => {
 
     // Charts: per scheme, a per-round and a cumulative chart, read back from their Vega views and
     // SVG: one line per silo, whose points are the published scores.
-    const published = (await h.app.inject({ method: 'GET', url: `/v1/consortia/${CID}/scores` })).json();
+    const published = (await adminInject(h, 'GET', `/v1/consortia/${CID}/scores`)).json();
     expect(published.rounds.map((r: { round: number }) => r.round)).toEqual([1, 2]);
     expect(s.charts.map((c) => `${c.scheme}/${c.kind}`)).toEqual(
       SCHEMES.flatMap((m) => [`${m}/round`, `${m}/cumulative`]),
@@ -509,4 +511,27 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.evaluate(() => document.body.dataset.probe)).toBe('EvalError');
     expect(await page.evaluate(() => window.cspViolations)).toEqual(['script-src eval']);
   }, 120_000);
+
+  test('without a token the page asks for it and reads nothing; a wrong token is refused, the right one opens it', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`the dashboard test needs Chromium at ${CHROMIUM}`);
+    const p = await context.newPage(); // a new tab: its sessionStorage holds no token
+    const reads: string[] = [];
+    p.on('request', (r) => reads.push(new URL(r.url()).pathname));
+    await p.goto(`${base}/dashboard/${CID}`);
+    await p.waitForSelector('#login:not([hidden])');
+    expect(await p.textContent('#status')).toBe('needs the viewer token');
+    expect(reads.filter((u) => u.startsWith('/v1/') || u.endsWith('/charts'))).toEqual([]);
+    await p.fill('#token', 'not-the-viewer-token-0123');
+    await p.click('#token-form button');
+    await p.waitForFunction(() =>
+      (document.querySelector('#message')?.textContent ?? '').includes('FEDSCORE_ERR_CREDENTIALS_REQUIRED'),
+    );
+    expect(await p.isVisible('#login')).toBe(true);
+    await p.fill('#token', VIEWER);
+    await p.click('#token-form button');
+    await p.waitForFunction(() => document.body.dataset.updates === '1');
+    expect(await p.isVisible('#login')).toBe(false);
+    expect(await p.textContent('[data-fact="silos"]')).toBe('4');
+    await p.close();
+  }, 60_000);
 });

@@ -39,7 +39,7 @@ describe('durability over SQLite', () => {
       const moved = silos.map((s) => Object.assign(s, { h: b }));
       for (const s of moved.slice(2)) await s.step('shares');
       for (const k of STEPS.slice(2)) for (const s of moved) await s.step(k);
-      const round = (await b.app.inject({ method: 'GET', url: '/v1/consortia/c1/rounds/1' })).json();
+      const round = (await adminInject(b, 'GET', '/v1/consortia/c1/rounds/1')).json();
       expect(round).toMatchObject({ stage: 'reporting', survivors: [0, 1, 2, 3], dropped: [] });
     } finally {
       await b.close();
@@ -81,7 +81,7 @@ describe('durability over SQLite', () => {
         else await s.step('keys');
       }
       for (const k of STEPS.slice(1)) for (const s of silos) await s.step(k);
-      const round = (await b.app.inject({ method: 'GET', url: '/v1/consortia/c1/rounds/1' })).json();
+      const round = (await adminInject(b, 'GET', '/v1/consortia/c1/rounds/1')).json();
       expect(round).toMatchObject({ stage: 'reporting', survivors: [0, 1, 2, 3] });
     } finally {
       await b.close();

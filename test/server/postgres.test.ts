@@ -65,20 +65,20 @@ describe.skipIf(!url)('the service over PostgreSQL', () => {
       const silos = [0, 1, 2, 3].map((i) => new Silo(i % 2 ? b : a, 'c1', 1, i, 3));
       await Promise.all(silos.map((s) => s.start()));
       for (const k of STEPS) await Promise.all(silos.map((s) => s.step(k)));
-      const round = (await a.app.inject({ method: 'GET', url: '/v1/consortia/c1/rounds/1' })).json();
+      const round = (await adminInject(a, 'GET', '/v1/consortia/c1/rounds/1')).json();
       expect(round).toMatchObject({ stage: 'reporting', survivors: [0, 1, 2, 3] });
       const results = await Promise.all(
         silos.map(async (s) => {
-          const r = signedReport('c1', 1, s.id, 0.1 * s.id, -0.1 * s.id, s.h.keys[s.id]!);
+          const r = signedReport('c1', 1, s.id, -0.2 * s.id, -0.1 * s.id, s.h.keys[s.id]!);
           return (await siloInject(s.h, s.id, 'POST', '/v1/consortia/c1/rounds/1/reports', r)).statusCode;
         }),
       );
       expect(results).toEqual([201, 201, 201, 201]);
-      const scores = (await b.app.inject({ method: 'GET', url: '/v1/consortia/c1/rounds/1/scores' })).json();
+      const scores = (await adminInject(b, 'GET', '/v1/consortia/c1/rounds/1/scores')).json();
       expect(scores.silos).toEqual([0, 1, 2, 3]);
       // LOO(i) = v(M) − v(M − U_i) with the reported v(M − U_i) = −0.1·i.
       const full = round.utilities.full;
-      const m1 = (await b.app.inject({ method: 'GET', url: '/v1/consortia/c1/models/1' })).rawPayload;
+      const m1 = (await adminInject(b, 'GET', '/v1/consortia/c1/models/1')).rawPayload;
       expect(full).toBe(await evaluate({} as never, new Float32Array(new Uint8Array(m1).buffer)));
       expect(scores.schemes.loo).toEqual([0, 1, 2, 3].map((i) => full - -0.1 * i));
     } finally {
@@ -105,7 +105,7 @@ describe.skipIf(!url)('the service over PostgreSQL', () => {
         else await s.step('keys');
       }
       for (const k of STEPS.slice(1)) for (const s of silos) await s.step(k);
-      const round = (await b.app.inject({ method: 'GET', url: '/v1/consortia/c1/rounds/1' })).json();
+      const round = (await adminInject(b, 'GET', '/v1/consortia/c1/rounds/1')).json();
       expect(round).toMatchObject({ stage: 'reporting', survivors: [0, 1, 2, 3] });
     } finally {
       await b.close();

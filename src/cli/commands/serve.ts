@@ -8,6 +8,8 @@ interface ServeFlags {
   port: number;
   host: string;
   db: string;
+  headersTimeout?: number;
+  requestTimeout?: number;
   config?: string;
   seed?: number;
   backend?: string;
@@ -21,6 +23,8 @@ export const serve: CommandDefinition<ServeFlags, ServeArgs> = {
   epilog: [
     'Environment:',
     "  FEDSCORE_ADMIN_TOKEN  the operator's token (required, ≥ 16 characters)",
+    '  FEDSCORE_VIEWER_TOKEN a read-only token for the dashboard (optional, ≥ 16 characters; open',
+    '                        /dashboard/<id>#token=<it>): consortia, rounds and scores only',
     '  DATABASE_URL          a PostgreSQL database instead of the SQLite file --db',
     '  FEDSCORE_LOG_LEVEL    log level (default: info)',
   ].join('\n'),
@@ -37,6 +41,20 @@ export const serve: CommandDefinition<ServeFlags, ServeArgs> = {
       2 ** 31 - 1,
     ),
     backendOption(' for the evaluator; only with --config'),
+    integerOption(
+      'headers-timeout',
+      's',
+      'seconds a request line and headers may take (default 10)',
+      1,
+      3600,
+    ),
+    integerOption(
+      'request-timeout',
+      's',
+      'seconds a whole request, body included, may take (default 120)',
+      1,
+      86_400,
+    ),
   ],
   plugins: true,
   args(f, env) {
@@ -45,11 +63,23 @@ export const serve: CommandDefinition<ServeFlags, ServeArgs> = {
     const adminToken = env.FEDSCORE_ADMIN_TOKEN;
     if (adminToken === undefined || adminToken.length < 16)
       throw new UsageError('FEDSCORE_ADMIN_TOKEN: set it to a secret of at least 16 characters');
+    const viewerToken = env.FEDSCORE_VIEWER_TOKEN;
+    if (viewerToken !== undefined && (viewerToken.length < 16 || viewerToken === adminToken))
+      throw new UsageError(
+        'FEDSCORE_VIEWER_TOKEN: set it to a secret of at least 16 characters, other than the admin token',
+      );
+    const headersS = f.headersTimeout ?? 10;
+    const requestS = f.requestTimeout ?? 120;
+    if (requestS < headersS) throw new UsageError('--request-timeout: must be at least --headers-timeout');
     return {
       port: f.port,
       host: f.host,
       location: env.DATABASE_URL ? { postgres: env.DATABASE_URL } : { sqlite: f.db },
       adminToken,
+      ...(viewerToken !== undefined ? { viewerToken } : {}),
+      ...(f.headersTimeout !== undefined || f.requestTimeout !== undefined
+        ? { timeouts: { headersMs: 1000 * headersS, requestMs: 1000 * requestS } }
+        : {}),
       logLevel: env.FEDSCORE_LOG_LEVEL ?? 'info',
       ...(f.config !== undefined ? { config: f.config } : {}),
       ...(f.seed !== undefined ? { seed: f.seed } : {}),

@@ -1,6 +1,9 @@
-/** Consortia: an operator creates one (admin token); anyone may read its configuration. */
+/**
+ * Consortia: an operator creates one (admin token); its members (signed requests), its operator and
+ * the viewer token read its configuration.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Consortium, ConsortiumInput, ConsortiumParams, errors } from '../schemas.js';
+import { Consortium, ConsortiumInput, ConsortiumParams, errors, READERS } from '../schemas.js';
 
 const consortia: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -21,11 +24,13 @@ const consortia: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid',
     {
+      onRequest: app.requireReader({ viewer: true }),
       schema: {
-        summary: 'a consortium’s configuration',
+        summary: 'a consortium’s configuration (members, operator, viewer)',
         tags: ['consortia'],
+        security: READERS,
         params: ConsortiumParams,
-        response: { 200: Consortium, ...errors(400, 404) },
+        response: { 200: Consortium, ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => app.service.consortium(request.params.cid),

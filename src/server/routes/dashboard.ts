@@ -1,18 +1,21 @@
 /**
  * The dashboard (issue 6): an HTML page per consortium — its configuration, each round's progress
- * through the stages, and score charts per scheme over the rounds — that reads the public JSON
- * endpoints (`GET /v1/consortia/:cid`, `…/rounds`) and its charts (`GET /dashboard/:cid/charts`,
- * Vega-Lite specifications of src/fl/charts.ts, the report's chart module) from the browser, and
- * draws the charts with vega-embed from `/dashboard/_assets/` (vega, vega-lite and vega-embed from
- * node_modules, no CDN). Read-only and unauthenticated like those endpoints; the page itself is in
- * ../_dashboard-page.ts. `_assets` cannot be a consortium id (ids start with a letter or digit).
+ * through the stages, and score charts per scheme over the rounds — that reads the JSON endpoints
+ * (`GET /v1/consortia/:cid`, `…/rounds`) and its charts (`GET /dashboard/:cid/charts`, Vega-Lite
+ * specifications of src/fl/charts.ts, the report's chart module) from the browser with the viewer
+ * (or admin) token, and draws the charts with vega-embed from `/dashboard/_assets/` (vega,
+ * vega-lite and vega-embed from node_modules, no CDN). The page, the index and the scripts hold no
+ * consortium data and are public; the page is served for any well-formed id, existing or not, so
+ * it tells nothing either (the data endpoints need the token: the operator opens
+ * `/dashboard/<id>#token=<viewer token>`, see ../_dashboard-page.ts). `_assets` cannot be a
+ * consortium id (ids start with a letter or digit).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { ASSET_NAMES, dashboardAsset } from '../_dashboard-assets.js';
 import { dashboardCharts } from '../_dashboard-charts.js';
 import { DASHBOARD_CSP, dashboardIndex, dashboardPage } from '../_dashboard-page.js';
-import { ConsortiumId, ConsortiumParams, errors } from '../schemas.js';
+import { ConsortiumId, ConsortiumParams, errors, READERS } from '../schemas.js';
 
 const Html = Type.String({ description: 'text/html' });
 const Script = Type.Unsafe<Buffer>({ type: 'string', description: 'text/javascript (gzip when accepted)' });
@@ -66,26 +69,27 @@ const dashboard: FastifyPluginAsyncTypebox = async (app) => {
     '/dashboard/:cid',
     {
       schema: {
-        summary: 'a consortium’s dashboard: stages of each round and score charts per scheme',
+        summary:
+          'a consortium’s dashboard: stages of each round and score charts per scheme (the page is public and holds no data; open it with #token=<viewer token>)',
         tags: ['dashboard'],
         params: ConsortiumParams,
         produces: ['text/html'],
-        response: { 200: Html, ...errors(400, 404) },
+        response: { 200: Html, ...errors(400) },
       },
     },
-    async (request, reply) => {
-      const { id } = await app.service.consortium(request.params.cid); // 404 for an unknown id
-      return reply.type('text/html; charset=utf-8').send(dashboardPage(id));
-    },
+    // No lookup: the same page for every well-formed id, so the page does not tell which exist.
+    async (request, reply) => reply.type('text/html; charset=utf-8').send(dashboardPage(request.params.cid)),
   );
   app.get(
     '/dashboard/:cid/charts',
     {
+      onRequest: app.requireReader({ viewer: true }),
       schema: {
         summary: 'the dashboard’s charts: per scheme, per-round and cumulative scores as Vega-Lite',
         tags: ['dashboard'],
+        security: READERS,
         params: ConsortiumParams,
-        response: { 200: Charts, ...errors(400, 404) },
+        response: { 200: Charts, ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {

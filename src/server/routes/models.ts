@@ -1,11 +1,12 @@
 /**
  * Global models as Float32 little-endian parameter vectors: the operator sets the initial model
- * (version 0) before the first round; version r is the model after round r.
+ * (version 0, exactly 4·d bytes) before the first round; version r is the model after round r.
+ * Members (signed requests) and the operator read them; the viewer token does not.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { bodyBytes, sendBytes } from '../_http.js';
-import { Binary, ConsortiumParams, errors, VersionParams } from '../schemas.js';
+import { Binary, ConsortiumParams, errors, MEMBERS, VersionParams } from '../schemas.js';
 
 const MODEL_VERSION_HEADER = 'x-fedscore-model-version';
 
@@ -14,6 +15,7 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
     '/consortia/:cid/model',
     {
       onRequest: app.requireAdmin,
+      preParsing: app.limitBody('model'),
       bodyLimit: app.settings.maxVectorBytes,
       schema: {
         summary: 'set the initial model (operator; Float32 LE, d parameters)',
@@ -36,12 +38,14 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/model',
     {
+      onRequest: app.requireReader({ viewer: false }),
       schema: {
         summary: 'the latest global model (Float32 LE); its version is in x-fedscore-model-version',
         tags: ['models'],
+        security: MEMBERS,
         params: ConsortiumParams,
         produces: ['application/octet-stream'],
-        response: { 200: Binary, ...errors(400, 404, 409) },
+        response: { 200: Binary, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -52,12 +56,14 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/models/:version',
     {
+      onRequest: app.requireReader({ viewer: false }),
       schema: {
         summary: 'one model version (Float32 LE)',
         tags: ['models'],
+        security: MEMBERS,
         params: VersionParams,
         produces: ['application/octet-stream'],
-        response: { 200: Binary, ...errors(400, 404) },
+        response: { 200: Binary, ...errors(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,8 @@
 /**
  * Score reports: after the aggregate is published, each surviving silo posts its signed report
- * (protocol/score-report.ts) of v(M0 + U_i) and v(M − U_i). The request is signed by the silo
- * and the report by the same key; a silo can submit only its own report.
+ * (protocol/score-report.ts) of v(M0 + U_i) and v(M − U_i), each in the consortium's declared
+ * utility range. The request is signed by the silo (checked before its body is read) and the
+ * report by the same key; a silo can submit only its own report.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { bodyBytes } from '../_http.js';
@@ -12,7 +13,8 @@ const reports: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/consortia/:cid/rounds/:round/reports',
     {
-      preHandler: app.requireSilo,
+      onRequest: app.requireSilo,
+      preHandler: app.checkSignedBody,
       bodyLimit: settings.maxBodyBytes,
       config: {
         rateLimit: {

@@ -1,6 +1,8 @@
 /**
  * Rounds: the operator opens the next round, may close a stage before its deadline and, without
- * an evaluator, posts v(M) and v(M0); anyone may read round state and the published aggregate.
+ * an evaluator, posts v(M) and v(M0). Members (signed requests) and the operator read round state
+ * and the published aggregate; the viewer token reads round state without Σ w_i (whose changes
+ * across rounds would tell a dropped silo's share of the data) and not the aggregate.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendBytes } from '../_http.js';
@@ -9,14 +11,22 @@ import {
   Binary,
   ConsortiumParams,
   errors,
+  MEMBERS,
+  READERS,
   Round,
   RoundList,
   RoundParams,
   UtilitiesInput,
 } from '../schemas.js';
 
+/** A round as `reader` may see it: the viewer token does not see Σ w_i. */
+const shown = (reader: string | undefined, r: Round): Round =>
+  reader === 'viewer' ? { ...r, totalWeight: null } : r;
+
 const rounds: FastifyPluginAsyncTypebox = async (app) => {
   const admin = { onRequest: app.requireAdmin, bodyLimit: app.settings.maxBodyBytes };
+  const readers = { onRequest: app.requireReader({ viewer: true }) };
+  const members = { onRequest: app.requireReader({ viewer: false }) };
   app.post(
     '/consortia/:cid/rounds',
     {
@@ -34,26 +44,33 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/rounds',
     {
+      ...readers,
       schema: {
-        summary: 'every round',
+        summary: 'every round (members, operator, viewer)',
         tags: ['rounds'],
+        security: READERS,
         params: ConsortiumParams,
-        response: { 200: RoundList, ...errors(400, 404) },
+        response: { 200: RoundList, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => ({ rounds: await app.service.rounds(request.params.cid) }),
+    async (request) => ({
+      rounds: (await app.service.rounds(request.params.cid)).map((r) => shown(request.reader, r)),
+    }),
   );
   app.get(
     '/consortia/:cid/rounds/:round',
     {
+      ...readers,
       schema: {
-        summary: 'a round’s stage, deadline and participant sets',
+        summary: 'a round’s stage, deadline and participant sets (members, operator, viewer)',
         tags: ['rounds'],
+        security: READERS,
         params: RoundParams,
-        response: { 200: Round, ...errors(400, 404) },
+        response: { 200: Round, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => app.service.round(request.params.cid, request.params.round),
+    async (request) =>
+      shown(request.reader, await app.service.round(request.params.cid, request.params.round)),
   );
   app.post(
     '/consortia/:cid/rounds/:round/advance',
@@ -93,11 +110,13 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/rounds/:round/aggregate',
     {
+      ...members,
       schema: {
-        summary: 'survivors, dropouts and Σ w_i of a round whose sum is known',
+        summary: 'survivors, dropouts and Σ w_i of a round whose sum is known (members, operator)',
         tags: ['rounds'],
+        security: MEMBERS,
         params: RoundParams,
-        response: { 200: Aggregate, ...errors(400, 404, 409) },
+        response: { 200: Aggregate, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
@@ -115,12 +134,14 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/rounds/:round/aggregate/sum',
     {
+      ...members,
       schema: {
-        summary: 'Σ w_iΔ_i over the survivors (Float64 LE, d values)',
+        summary: 'Σ w_iΔ_i over the survivors (Float64 LE, d values; members, operator)',
         tags: ['rounds'],
+        security: MEMBERS,
         params: RoundParams,
         produces: ['application/octet-stream'],
-        response: { 200: Binary, ...errors(400, 404, 409) },
+        response: { 200: Binary, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {

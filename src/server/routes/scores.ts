@@ -1,6 +1,7 @@
 /**
- * Published scores: per round and cumulative over the scored rounds, for every configured scheme;
- * and, for the operator, the manipulation audit of those rounds.
+ * Published scores: per round and cumulative over the scored rounds, for every configured scheme,
+ * to the consortium's members (signed requests), its operator and the viewer token; and, for the
+ * operator only, the manipulation audit of those rounds.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
@@ -8,6 +9,7 @@ import {
   ConsortiumParams,
   CumulativeScores,
   errors,
+  READERS,
   RoundParams,
   RoundScores,
 } from '../schemas.js';
@@ -16,11 +18,13 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/rounds/:round/scores',
     {
+      onRequest: app.requireReader({ viewer: true }),
       schema: {
-        summary: 'a scored round’s utilities and scores (silo-indexed)',
+        summary: 'a scored round’s utilities and scores (silo-indexed; members, operator, viewer)',
         tags: ['scores'],
+        security: READERS,
         params: RoundParams,
-        response: { 200: RoundScores, ...errors(400, 404, 409) },
+        response: { 200: RoundScores, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request) => app.service.roundScores(request.params.cid, request.params.round),
@@ -28,11 +32,13 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/scores',
     {
+      onRequest: app.requireReader({ viewer: true }),
       schema: {
-        summary: 'scores of every scored round and their per-silo sums',
+        summary: 'scores of every scored round and their per-silo sums (members, operator, viewer)',
         tags: ['scores'],
+        security: READERS,
         params: ConsortiumParams,
-        response: { 200: CumulativeScores, ...errors(400, 404) },
+        response: { 200: CumulativeScores, ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => app.service.cumulativeScores(request.params.cid),

@@ -1,8 +1,9 @@
 /**
  * Secure-aggregation stage endpoints (Bonawitz et al. 2017, rounds 0–4). A silo posts its signed
  * client message in the binary codec (protocol/codec.ts) to the endpoint of its stage and reads
- * the server's messages for it from its inbox. Every request is signed by the silo (auth.ts) and
- * rate-limited per silo.
+ * the server's messages for it from its inbox. Every request is signed by the silo and checked
+ * before its body is read (access.ts), rate-limited per silo, and its body limited by the
+ * consortium's d (_limits.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
@@ -43,9 +44,13 @@ const secagg: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/consortia/:cid/rounds/:round/${stage}`,
       {
-        preHandler: app.requireSilo,
-        // Masked inputs and unmasking responses (which may carry a correction vector) hold d words.
-        bodyLimit: stage === 'mask' || stage === 'unmask' ? settings.maxVectorBytes : settings.maxBodyBytes,
+        onRequest: app.requireSilo,
+        // Masked inputs and unmasking responses (which may carry a correction vector) hold d + 1
+        // words: their limits follow the consortium's d, under the service's cap.
+        ...(stage === 'mask' || stage === 'unmask'
+          ? { preParsing: app.limitBody(stage), bodyLimit: settings.maxVectorBytes }
+          : { bodyLimit: settings.maxBodyBytes }),
+        preHandler: app.checkSignedBody,
         config: { rateLimit },
         schema: {
           summary: `${summary}: a signed client message (binary codec)`,
@@ -66,7 +71,8 @@ const secagg: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/consortia/:cid/rounds/:round/inbox/:kind',
     {
-      preHandler: app.requireSilo,
+      onRequest: app.requireSilo,
+      preHandler: app.checkSignedBody,
       config: { rateLimit },
       schema: {
         summary: 'the server message of this kind for the signed-in silo (binary codec)',

@@ -1,9 +1,11 @@
 /**
- * Consortia: creating one (checked against the protocol's round configuration and the
- * quantizer's limits) and reading it back. A consortium is immutable once created, so its decoded
- * form — the configuration and the roster of Ed25519 keys — is cached per process.
+ * Consortia: creating one (checked against the protocol's round configuration, the quantizer's
+ * limits, the service's upload limit and the Ed25519 keys' validity) and reading it back. A
+ * consortium is immutable once created, so its decoded form — the configuration and the roster
+ * of Ed25519 keys — is cached per process.
  */
 import { quantizer } from '../../../crypto/quantize.js';
+import { publicKeyProblem } from '../../../crypto/signature.js';
 import {
   checkRoundConfig,
   defaultCorruptTolerated,
@@ -13,11 +15,37 @@ import {
 } from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
+import { type UtilityDeclaration, utilityRange } from '../../fl/private-scoring.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import { fromHex } from '../_bytes.js';
+import { largestUpload } from '../_limits.js';
 import { ServiceError } from '../errors.js';
 import type { Consortium, ConsortiumInput, Deadlines } from '../schemas.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';
+
+/** The utility of a consortium that declares none (and of those created before declarations). */
+export const DEFAULT_UTILITY: UtilityDeclaration = { name: 'accuracy' };
+
+/** The range every utility of consortium `c` must lie in, and its description for messages. */
+export function rangeOf(c: Consortium): { lo: number; hi: number; label: string } {
+  const u = c.utility ?? DEFAULT_UTILITY;
+  const { lo, hi } = utilityRange(u);
+  return { lo, hi, label: u.name === 'accuracy' ? 'accuracy' : `negLoss, maxLoss ${u.maxLoss}` };
+}
+
+/**
+ * Checks that each named utility of consortium `c` lies in its declared range.
+ * @throws ServiceError UTILITY_OUT_OF_RANGE naming the first that does not.
+ */
+export function checkUtilities(c: Consortium, values: readonly (readonly [string, number])[]): void {
+  const { lo, hi, label } = rangeOf(c);
+  for (const [name, x] of values)
+    if (!(x >= lo && x <= hi))
+      throw new ServiceError(
+        'FEDSCORE_ERR_UTILITY_OUT_OF_RANGE',
+        `${name} = ${x} is outside [${lo}, ${hi}] (${label})`,
+      );
+}
 
 /** Deadlines used when the operator gives none. */
 export const DEFAULT_DEADLINES: Deadlines = {
@@ -87,12 +115,17 @@ function withSecurityFields(
 export class Consortia {
   private readonly cache = new Map<string, LoadedConsortium>();
 
-  constructor(private readonly ctx: ServiceContext) {}
+  /** `maxVectorBytes`: the largest upload the service accepts (a round's uploads must fit). */
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly maxVectorBytes: number,
+  ) {}
 
   /**
    * Creates a consortium.
-   * @throws ServiceError INVALID_CONSORTIUM (threshold — below ⌊(n + n_C)/2⌋ + 1 without
-   *   allowWeakThreshold, or ≤ n/2 —, corruptSilos ≥ n, repeated keys, encoding), CONSORTIUM_EXISTS.
+   * @throws ServiceError INVALID_CONSORTIUM naming the field (threshold — below ⌊(n + n_C)/2⌋ + 1
+   *   without allowWeakThreshold, or ≤ n/2 —, corruptSilos ≥ n, a repeated, small-order or invalid
+   *   key, an encoding the quantizer refuses, uploads above `maxVectorBytes`), CONSORTIUM_EXISTS.
    */
   async create(input: ConsortiumInput): Promise<Consortium> {
     const n = input.participants.length;
@@ -112,28 +145,42 @@ export class Consortia {
       encoding: { ...input.encoding, minWeight: input.encoding.minWeight ?? 0 },
       convention: input.convention ?? DEFAULT_CONVENTION,
       emptyCoalition: input.emptyCoalition ?? DEFAULT_EMPTY_COALITION,
+      utility: input.utility ?? DEFAULT_UTILITY,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
       createdAt: this.ctx.now(),
     });
+    const invalid = (detail: string) => new ServiceError('FEDSCORE_ERR_INVALID_CONSORTIUM', detail);
     const keys = consortium.participants.map((p) => p.publicKey);
     const repeated = keys.findIndex((k, i) => keys.indexOf(k) !== i);
-    if (repeated >= 0)
-      throw new ServiceError(
-        'FEDSCORE_ERR_INVALID_CONSORTIUM',
-        `participants[${repeated}]: repeated public key`,
-      );
+    if (repeated >= 0) throw invalid(`participants[${repeated}]: repeated public key`);
+    keys.forEach((k, i) => {
+      const problem = publicKeyProblem(fromHex(k));
+      if (problem !== undefined) throw invalid(`participants[${i}].publicKey: ${problem}`);
+    });
     try {
       checkRoundConfig(roundConfig(consortium, keys.map(fromHex), 1));
-      for (const range of [consortium.encoding.clip, consortium.encoding.weightRange])
-        quantizer({ range, n: keys.length });
     } catch (e) {
-      throw new ServiceError('FEDSCORE_ERR_INVALID_CONSORTIUM', (e as Error).message);
+      throw invalid((e as Error).message);
     }
-    // Below the bound only by the explicit opt-in (protocol/config.ts; docs/threat-model-protocol.md).
+    // Below the bound only by the explicit opt-in (protocol/config.ts; docs/threat-model.md).
     if (consortium.weakThreshold && input.allowWeakThreshold !== true)
-      throw new ServiceError(
-        'FEDSCORE_ERR_INVALID_CONSORTIUM',
+      throw invalid(
         `${weakThresholdMessage('threshold', consortium.threshold, n, consortium.corruptSilos)} (allowWeakThreshold)`,
+      );
+    for (const field of ['clip', 'weightRange'] as const)
+      try {
+        quantizer({ range: consortium.encoding[field], n: keys.length });
+      } catch (e) {
+        throw invalid(`encoding.${field}: ${(e as Error).message}`);
+      }
+    const needed = largestUpload({
+      id: consortium.id,
+      parameters: consortium.model.parameters,
+      silos: keys.length,
+    });
+    if (needed > this.maxVectorBytes)
+      throw invalid(
+        `model.parameters: d = ${consortium.model.parameters} needs uploads of ${needed} bytes; the service takes at most ${this.maxVectorBytes} (maxVectorBytes)`,
       );
     try {
       await this.ctx.db
@@ -167,10 +214,13 @@ export class Consortia {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw new ServiceError('FEDSCORE_ERR_CONSORTIUM_NOT_FOUND', id);
-    // Stored as JSON (no migration): a consortium stored before `emptyCoalition` existed scores with v(∅) = v(M0).
+    // Stored as JSON (no migration): consortia stored before `emptyCoalition` or the utility
+    // declaration existed score with v(∅) = v(M0) and report accuracy.
+    const stored = JSON.parse(row.config) as Consortium;
     const consortium = withSecurityFields({
       emptyCoalition: DEFAULT_EMPTY_COALITION,
-      ...(JSON.parse(row.config) as Consortium),
+      ...stored,
+      utility: stored.utility ?? DEFAULT_UTILITY,
     });
     const loaded = { consortium, roster: consortium.participants.map((p) => fromHex(p.publicKey)) };
     this.cache.set(id, loaded);

@@ -7,7 +7,7 @@ import { SecAggError } from '../../../protocol/errors.js';
 import { verifyScoreReport } from '../../../protocol/score-report.js';
 import { type ErrorCode, ServiceError } from '../errors.js';
 import type { Round } from '../schemas.js';
-import type { Consortia } from './consortia.js';
+import { type Consortia, checkUtilities } from './consortia.js';
 import { type RoundRows, view } from './round-rows.js';
 import type { Rounds } from './rounds.js';
 import type { Scoring } from './scoring.js';
@@ -40,7 +40,8 @@ export class Reports {
    * Stores `silo`'s signed score report; scores the round once every survivor reported and the
    * utilities are known. Re-posting the same report is an idempotent success.
    * @throws ServiceError REPORT_INVALID / REPORT_MISMATCH / REPORT_BAD_SIGNATURE, FORBIDDEN,
-   *   NOT_REPORTING, NOT_A_SURVIVOR, REPORT_CONFLICT.
+   *   UTILITY_OUT_OF_RANGE (a value outside the consortium's declared range), NOT_REPORTING,
+   *   NOT_A_SURVIVOR, REPORT_CONFLICT.
    */
   async submit(
     id: string,
@@ -61,6 +62,20 @@ export class Reports {
         'FEDSCORE_ERR_FORBIDDEN',
         `silo ${silo} submitted the report of silo ${report.silo}`,
       );
+    // The report's values must lie in the declared range: an unbounded one would own every
+    // ratio score (FP, EE) and overflow the scores and the audit (docs/threat-model-service.md).
+    checkUtilities(loaded.consortium, [
+      [`v(M0 + U_${silo})`, report.singleton],
+      [`v(M − U_${silo})`, report.complement],
+      ...Array.from(
+        report.perClass?.singleton ?? [],
+        (x, k) => [`v(M0 + U_${silo}) of class ${k}`, x] as const,
+      ),
+      ...Array.from(
+        report.perClass?.complement ?? [],
+        (x, k) => [`v(M − U_${silo}) of class ${k}`, x] as const,
+      ),
+    ]);
     return this.rows.locked(id, round, async (trx, row) => {
       // A stored report first: its retry is accepted even after the round was scored (the last
       // report scores the round, and its answer may be the one that was lost).

@@ -56,6 +56,26 @@ export class RoundRows {
     return row;
   }
 
+  /** Per consortium, the highest round number seen to exist (rounds are never deleted). */
+  private readonly known = new Map<string, number>();
+
+  /**
+   * Whether the round exists (asked before every silo request's body is read). Rounds are
+   * numbered 1, 2, … and never deleted, so once round r exists every round up to r does: only a
+   * round above the highest one seen costs a query.
+   */
+  async exists(id: string, round: number): Promise<boolean> {
+    if (round <= (this.known.get(id) ?? 0)) return true;
+    const row = await this.ctx.db
+      .selectFrom('rounds')
+      .select('round')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .executeTakeFirst();
+    if (row !== undefined) this.known.set(id, Math.max(round, this.known.get(id) ?? 0));
+    return row !== undefined;
+  }
+
   /**
    * Runs `fn` in one transaction on the locked row of a round.
    * @throws ServiceError ROUND_NOT_FOUND; whatever `fn` throws (the transaction is rolled back).

@@ -10,7 +10,7 @@ import { scoreReports } from '../../fl/private-scoring.js';
 import { ServiceError } from '../errors.js';
 import type { Round, RoundScores } from '../schemas.js';
 import type { Database } from '../store/schema.js';
-import type { Consortia, LoadedConsortium } from './consortia.js';
+import { type Consortia, checkUtilities, type LoadedConsortium } from './consortia.js';
 import type { Executor } from './context.js';
 import { type RoundRow, type RoundRows, view } from './round-rows.js';
 
@@ -35,10 +35,14 @@ export class Scoring {
 
   /**
    * Sets v(M) and v(M0) for a round in reporting (when the service has no evaluator).
-   * @throws ServiceError NOT_REPORTING, UTILITIES_SET.
+   * @throws ServiceError UTILITY_OUT_OF_RANGE, NOT_REPORTING, UTILITIES_SET.
    */
   async setUtilities(id: string, round: number, full: number, empty: number): Promise<Round> {
     const loaded = await this.consortia.load(id);
+    checkUtilities(loaded.consortium, [
+      ['v(M)', full],
+      ['v(M0)', empty],
+    ]);
     return view(
       await this.rows.locked(id, round, async (trx, row) => {
         if (row.stage !== 'reporting')
