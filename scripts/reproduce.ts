@@ -22,7 +22,11 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ROUND_SV, TRUE_SV } from '../src/fl/compare.js';
+import { cos } from '../src/fl/estimators/cos.js';
+import { mrsv } from '../src/fl/estimators/mrsv.js';
 import type { ExperimentResults, MeanStd } from '../src/fl/results.js';
+import { DEFAULT_CONVENTION } from '../src/ml/convention.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -89,7 +93,7 @@ const cell = (m: MeanStd | undefined, seeds: number) =>
   m ? (seeds > 1 ? `${fmt(m.mean)} ± ${fmt(m.std)}` : fmt(m.mean)) : '–';
 const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
 const conventionOf = (r: ExperimentResults) =>
-  `${r.scoring?.coalitions ?? 'fedavg'}, v(∅) = ${r.scoring?.emptyCoalition === 'zero' ? '0' : 'v(M0)'}`;
+  `${r.scoring?.coalitions ?? DEFAULT_CONVENTION}, v(∅) = ${r.scoring?.emptyCoalition === 'zero' ? '0' : 'v(M0)'}`;
 
 async function table(): Promise<number> {
   const { normalizerProblems } = await import('../src/fl/report.js');
@@ -129,6 +133,7 @@ async function table(): Promise<number> {
  * Table 7 for LOO, EE and FP (6, 9, 12, 15 clients; the 9-client rows are Table 4's ϕ), Table 4's ϕ
  * for COS (9 clients only). The paper has no EE-median in these tables.
  */
+const COS = cos.name;
 const PAPER003: Record<number, Record<string, Record<string, string>>> = {
   6: {
     ISIC: { loo: '0.862 ± .001', ee: '0.941 ± .015', fp: '0.940 ± .013' },
@@ -137,10 +142,10 @@ const PAPER003: Record<number, Record<string, Record<string, string>>> = {
     CIFAR10: { loo: '0.793 ± .151', ee: '0.955 ± .023', fp: '0.948 ± .021' },
   },
   9: {
-    ISIC: { loo: '0.821 ± .042', ee: '0.942 ± .054', fp: '0.933 ± .045', cos: '0.002 ± .667' },
-    'Brain-MRI': { loo: '0.793 ± .111', ee: '0.891 ± .063', fp: '0.891 ± .063', cos: '0.083 ± .065' },
-    PCam: { loo: '0.546 ± .149', ee: '0.946 ± .035', fp: '0.944 ± .024', cos: '0.211 ± .376' },
-    CIFAR10: { loo: '0.684 ± .203', ee: '0.904 ± .042', fp: '0.904 ± .055', cos: '0.004 ± .322' },
+    ISIC: { loo: '0.821 ± .042', ee: '0.942 ± .054', fp: '0.933 ± .045', [COS]: '0.002 ± .667' },
+    'Brain-MRI': { loo: '0.793 ± .111', ee: '0.891 ± .063', fp: '0.891 ± .063', [COS]: '0.083 ± .065' },
+    PCam: { loo: '0.546 ± .149', ee: '0.946 ± .035', fp: '0.944 ± .024', [COS]: '0.211 ± .376' },
+    CIFAR10: { loo: '0.684 ± .203', ee: '0.904 ± .042', fp: '0.904 ± .055', [COS]: '0.004 ± .322' },
   },
   12: {
     ISIC: { loo: '0.733 ± .022', ee: '0.882 ± .020', fp: '0.890 ± .011' },
@@ -157,9 +162,9 @@ const PAPER003: Record<number, Record<string, Record<string, string>>> = {
 };
 
 const REFERENCE_WORDS: Record<string, string> = {
-  mrsv: 'MR-SV to round 10',
-  roundSv: 'round 10’s exact SV',
-  trueSv: 'true SV (retraining)',
+  [mrsv.name]: 'MR-SV to round 10',
+  [ROUND_SV]: 'round 10’s exact SV',
+  [TRUE_SV]: 'true SV (retraining)',
 };
 
 async function paper003(): Promise<number> {

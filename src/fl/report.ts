@@ -10,6 +10,7 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { type EmptyCoalition, utilitiesUnder } from '../../scoring/empty-coalition.js';
 import { schemeNormalizer } from '../../scoring/private.js';
+import { ADDITIVE_CONVENTION, DEFAULT_CONVENTION } from '../ml/convention.js';
 import {
   type AccuracyRow,
   accuracySpec,
@@ -24,6 +25,14 @@ import {
   type TrajectoryRow,
   trajectoriesSpec,
 } from './charts.js';
+import { ROUND_SV, TRUE_SV } from './compare.js';
+import { banzhaf } from './estimators/banzhaf.js';
+import { cos } from './estimators/cos.js';
+import { gtg } from './estimators/gtg.js';
+import { mc } from './estimators/mc.js';
+import { mrsv } from './estimators/mrsv.js';
+import { owen } from './estimators/owen.js';
+import { tmr } from './estimators/tmr.js';
 import { RAW_METHODS } from './private-scoring.js';
 import type { ExperimentResults, MeanStd, MethodComparison } from './results.js';
 import type { UtilityScores } from './utility-scores.js';
@@ -183,15 +192,15 @@ const RATIO_NOTES = [
 function conventionWords(r: Reportable): string {
   const empty = emptyCoalitionOf(r) === 'zero' ? 'v(∅) = 0' : 'v(∅) = v(M0)';
   if (isUtilityScores(r)) return `the utilities' own coalition models, ${empty}`;
-  const c = r.scoring?.coalitions ?? 'fedavg';
-  return `${c === 'additive' ? 'additive coalitions (M_S = M0 + Σ_S w_iΔ_i/Σ_all w)' : 'FedAvg coalitions (M_S = M0 + Σ_S w_iΔ_i/Σ_S w_i)'}, ${empty}`;
+  const c = r.scoring?.coalitions ?? DEFAULT_CONVENTION;
+  return `${c === ADDITIVE_CONVENTION ? 'additive coalitions (M_S = M0 + Σ_S w_iΔ_i/Σ_all w)' : 'FedAvg coalitions (M_S = M0 + Σ_S w_iΔ_i/Σ_S w_i)'}, ${empty}`;
 }
 
 /** Why Σα came out ≤ 0 under the report's convention. */
 function whyNegative(r: Reportable): string {
   if (emptyCoalitionOf(r) === 'zero')
     return 'with v(∅) = 0, IOI(i) = v(M0 + U_i) is a whole accuracy, so Σα ≤ 0 needs the leave-one-out losses to outweigh the singleton models’ accuracies';
-  if (!isUtilityScores(r) && r.scoring?.coalitions === 'additive')
+  if (!isUtilityScores(r) && r.scoring?.coalitions === ADDITIVE_CONVENTION)
     return 'with additive coalitions M0 + U_i moves M0 by a 1/N share of silo i’s update only, so LOO and IOI are small and their sum follows the round’s gain Δ, which was close to 0 or negative';
   return 'with FedAvg coalitions each singleton model M0 + U_i is M0 moved by silo i’s whole update, on non-IID data mostly worse than M0 (Σ IOI < 0), and v(∅) = v(M0) measures IOI against M0';
 }
@@ -261,10 +270,10 @@ export function agreementNotes(
 
 /** A reference in words, at the compared round. */
 export function referenceWords(reference: string, at: 'cumulative' | number): string {
-  if (reference === 'mrsv')
+  if (reference === mrsv.name)
     return `multi-round: each round’s exact Shapley value summed over ${at === 'cumulative' ? 'all rounds' : `rounds 1–${at}`} (MR-SV)`;
-  if (reference === 'roundSv') return `single-round: the exact Shapley value of round ${at}’s own game`;
-  if (reference === 'trueSv') return 'the true Shapley value of the retraining game';
+  if (reference === ROUND_SV) return `single-round: the exact Shapley value of round ${at}’s own game`;
+  if (reference === TRUE_SV) return 'the true Shapley value of the retraining game';
   return reference;
 }
 
@@ -332,13 +341,17 @@ async function render(specs: [string, string, TopLevelSpec][]): Promise<Chart[]>
 }
 
 /** Methods whose values are Shapley values (or estimates) of the round's scalar game. */
-const SHAPLEY_FAMILY = new Set(['mrsv', 'tmr', 'gtg', 'mc', 'owen', 'banzhaf', 'roundSv', 'trueSv']);
+const SHAPLEY_FAMILY = new Set<string>([
+  ...[mrsv, tmr, gtg, mc, owen, banzhaf].map((e) => e.name),
+  ROUND_SV,
+  TRUE_SV,
+]);
 /** Private scores rescaled to sum to v(M) (papers/003 Eq. 2 and 4). */
 const SHARE_FAMILY = new Set(['fp', 'ee', 'eeMedian']);
 /** Marginals and the ratio schemes' raw weights: differences of utilities. */
 const MARGINAL_FAMILY = new Set(['loo', 'ioi', ...RAW_METHODS]);
 
-type Family = 'shapley' | 'share' | 'marginal' | 'cos' | 'other';
+type Family = 'shapley' | 'share' | 'marginal' | 'cosine' | 'other';
 const familyOf = (m: string): Family =>
   SHAPLEY_FAMILY.has(m)
     ? 'shapley'
@@ -346,8 +359,8 @@ const familyOf = (m: string): Family =>
       ? 'share'
       : MARGINAL_FAMILY.has(m)
         ? 'marginal'
-        : m === 'cos'
-          ? 'cos'
+        : m === cos.name
+          ? 'cosine'
           : 'other';
 
 /**
@@ -369,7 +382,7 @@ function groupsOf(
     shapley: ['Shapley value', true],
     share: ['share of v(M)', true],
     marginal: [zero ? `${unit}, v(∅) = 0` : `${unit} difference`, !zero],
-    cos: [o.summedCos ? 'Σ cosine' : 'cosine', true],
+    cosine: [o.summedCos ? 'Σ cosine' : 'cosine', true],
     other: ['score', false],
   };
   const sorted = [...methods].sort((a, b) => (a === first ? -1 : b === first ? 1 : 0));
@@ -425,7 +438,7 @@ function scatterCharts(r: Reportable): [string, string, TopLevelSpec][] {
       r,
       Object.keys(methods),
       label,
-      ['marginal', 'share', 'shapley', 'cos', 'other'],
+      ['marginal', 'share', 'shapley', 'cosine', 'other'],
       {
         summedCos: true,
       },
@@ -452,7 +465,7 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
     for (const { method, key } of RATIO_NOTES)
       if (p[key] <= 0) reversed.set(method, [...(reversed.get(method) ?? []), p.round]);
   const label = (m: string) => {
-    const base = m === 'mrsv' ? 'mrsv: the round’s exact Shapley value' : m;
+    const base = m === mrsv.name ? `${mrsv.name}: the round’s exact Shapley value` : m;
     const rounds = reversed.get(m);
     return rounds
       ? `${base} — round${rounds.length > 1 ? 's' : ''} ${rounds.join(', ')} left out: ${m === 'fp' ? 'Σα' : 'normalizer'} ≤ 0 reverses the ranking`
@@ -472,8 +485,8 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
       })),
     ),
   );
-  const groups = groupsOf(r, methods, label, ['shapley', 'share', 'marginal', 'cos', 'other'], {
-    first: 'mrsv',
+  const groups = groupsOf(r, methods, label, ['shapley', 'share', 'marginal', 'cosine', 'other'], {
+    first: mrsv.name,
   });
   if (!rows.some((x) => x.score !== null && Number.isFinite(x.score))) return [];
   return [
