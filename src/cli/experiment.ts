@@ -22,6 +22,16 @@ export interface ExperimentFlags {
   quiet?: boolean;
 }
 
+/** Rows as aligned text columns: the first left-aligned, the others right-aligned, two spaces apart. */
+function columns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
+  return rows
+    .map(
+      (r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]! + 2))).join('')}`,
+    )
+    .join('\n');
+}
+
 /** `text` wrapped at `width` columns, each line indented by `indent` and continuation lines by two more. */
 function wrap(text: string, indent: string, width = 100): string {
   const lines: string[] = [];
@@ -90,10 +100,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
     // One table per reference (comparison.byReference), the primary first; ± std only with several
     // seeds; a ratio score reversed by its normalizer is marked † with the explanation under the table.
     const tables = agreementTables(results).map(
-      (t) =>
-        `\n${t.heading}:\n\n` +
-        `${t.rows.map((r) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(13) : c.padStart(seeds.length > 1 ? 16 : 10))).join('')}`).join('\n')}\n` +
-        t.notes.map((n) => `\n${wrap(n, '  ')}\n`).join(''),
+      (t) => `\n${t.heading}:\n\n${columns(t.rows)}\n${t.notes.map((n) => `\n${wrap(n, '  ')}\n`).join('')}`,
     );
     const s = results.scoring;
     const scoring = s

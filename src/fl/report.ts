@@ -224,6 +224,15 @@ function whereWords(r: Reportable, problems: readonly NormalizerProblem[]): stri
 }
 
 /**
+ * The row label of a ratio score its normalizer reversed: the mark and the reason on the row itself,
+ * so the negative number is never read without it (`fp † reversed: Σα ≤ 0`).
+ */
+export function markedLabel(method: string): string {
+  const note = RATIO_NOTES.find((n) => n.method === method);
+  return `${method} † reversed: ${note?.method === 'fp' ? note.name : 'normalizer'} ≤ 0`;
+}
+
+/**
  * The notes an agreement table needs next to a ratio score (FP, EE, EE-median): when its
  * normalizer was ≤ 0 in a compared round (its ranking reversed there: which convention, why,
  * what to use instead), or when its agreement is negative although the normalizer was positive.
@@ -310,7 +319,7 @@ export function agreementTables(r: Reportable): AgreementTable[] {
     const rows = [['method', 'Spearman', 'Kendall', 'Pearson', 'normalized L2']];
     for (const [name, c] of Object.entries(methods))
       rows.push([
-        marked.includes(name) ? `${name} †` : name,
+        marked.includes(name) ? markedLabel(name) : name,
         cell(c.spearman),
         cell(c.kendall),
         cell(c.pearson),
