@@ -13,6 +13,7 @@
  * reference, one row per configuration: mean ± std over seeds of the Spearman correlation of each
  * method with the reference (± std only with several seeds), the seeds whose compared round had a
  * Fair-Private normalizer Σα ≤ 0, and the wall time. `outcomes` prints the final accuracy and the
+ * mean accuracy over the last 5 rounds, the strategy's own coalition evaluations per round and the
  * per-role participation rates of selection experiments (papers/000 Table 2, papers/004).
  * `paper003` prints one table per number of silos: a row per configuration and reference, and
  * below them papers/003's own numbers for that many silos (Table 4 and Table 7, quoted in
@@ -213,6 +214,24 @@ async function paper003(): Promise<number> {
   return 0;
 }
 
+/** Mean ± std over seeds of each seed's mean test accuracy over its last 5 rounds. */
+function lastRounds(r: ExperimentResults): MeanStd {
+  const perSeed = r.runs.map((run) => {
+    const last = run.rounds.slice(-5);
+    return last.reduce((a, rd) => a + rd.testAccuracy, 0) / last.length;
+  });
+  const mean = perSeed.reduce((a, b) => a + b, 0) / perSeed.length;
+  const std = Math.sqrt(perSeed.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, perSeed.length - 1));
+  return { mean, std };
+}
+
+/** The strategy's own coalition evaluations per round, averaged over rounds and seeds ('0' when it spends none). */
+function strategyEvaluations(r: ExperimentResults): string {
+  const rounds = r.runs.flatMap((run) => run.rounds);
+  const total = rounds.reduce((a, rd) => a + (rd.evaluations.strategy ?? 0), 0);
+  return (total / Math.max(1, rounds.length)).toFixed(1);
+}
+
 function outcomes(): number {
   const loaded = configs.flatMap((f) => {
     const r = resultsOf(f);
@@ -221,9 +240,9 @@ function outcomes(): number {
   });
   const roles = [...new Set(loaded.flatMap(([, r]) => Object.keys(r.outcomes?.byRole ?? {})))];
   process.stdout.write(
-    `| configuration | seeds | final accuracy | ${roles.map((x) => `participation: ${x}`).join(' | ')} | wall time |\n`,
+    `| configuration | seeds | final accuracy | mean accuracy, last 5 rounds | strategy evaluations / round | ${roles.map((x) => `participation: ${x}`).join(' | ')} | wall time |\n`,
   );
-  process.stdout.write(`|---|---:|---:|${roles.map(() => '---:').join('|')}|---:|\n`);
+  process.stdout.write(`|---|---:|---:|---:|---:|${roles.map(() => '---:').join('|')}|---:|\n`);
   const pct = (m: MeanStd | undefined, seeds: number) =>
     m
       ? seeds > 1
@@ -233,7 +252,7 @@ function outcomes(): number {
   for (const [f, r] of loaded) {
     const seeds = r.seeds.length;
     process.stdout.write(
-      `| \`${stem(f)}\` | ${seeds} | ${cell(r.outcomes?.finalAccuracy, seeds)} | ${roles
+      `| \`${stem(f)}\` | ${seeds} | ${cell(r.outcomes?.finalAccuracy, seeds)} | ${cell(lastRounds(r), seeds)} | ${strategyEvaluations(r)} | ${roles
         .map((x) => pct(r.outcomes?.byRole[x]?.participation, seeds))
         .join(' | ')} | ${minutes(r.wallTimeMs)} |\n`,
     );
