@@ -352,6 +352,16 @@ describe.each(stores)('reports-only consortia on $name', ({ location }) => {
     expectError(await adminInject(h, 'GET', `${C}/rounds/1/scores`), 409, 'FEDSCORE_ERR_NOT_READY');
   });
 
+  test('the OpenAPI document shows the route and the consortium field', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const op = doc.paths['/v1/consortia/{cid}/rounds/{round}/utilities'].post;
+    expect(op.security).toEqual([{ admin: [] }]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '409']));
+    expect(op.requestBody.content['application/json'].schema.required).toEqual(['full', 'empty']);
+    const input = doc.paths['/v1/consortia'].post.requestBody.content['application/json'].schema;
+    expect(input.properties.secureAggregation.enum).toEqual(['fedscore', 'external']);
+  });
+
   test('a consortium running fedscore’s secure aggregation refuses the reports-only route', async () => {
     await createConsortium(h, 'c1');
     expect((await adminInject(h, 'GET', '/v1/consortia/c1')).json().secureAggregation).toBe('fedscore');
