@@ -82,6 +82,23 @@ def main():
         except ValueError:
             equal(f"{r['name']}: a tampered report fails", "refused", "refused")
         print(f"report ok: {r['name']}")
+    # Bad inputs are refused before anything is signed.
+    for what, call in [
+        ("a NaN utility", lambda: fc.sign_report(key, "demo", 1, 0, float("nan"), 0.5)),
+        ("an infinite utility", lambda: fc.sign_report(key, "demo", 1, 0, 0.5, float("inf"))),
+        ("silo 255", lambda: fc.sign_report(key, "demo", 1, 255, 0.5, 0.5)),
+        ("round 2^32", lambda: fc.sign_report(key, "demo", 2**32, 0, 0.5, 0.5)),
+        ("an empty session", lambda: fc.sign_report(key, "", 1, 0, 0.5, 0.5)),
+        ("per-class lists of different lengths", lambda: fc.sign_report(key, "demo", 1, 0, 0.5, 0.5, ([1.0], []))),
+        ("a short nonce", lambda: fc.sign_request(key, "GET", "/v1/x", 0, nonce="short")),
+        ("a key of 31 bytes", lambda: fc.SiloKey(bytes(31))),
+        ("a key file that is not 64 hex digits", lambda: fc.SiloKey.from_hex("zz" * 32)),
+    ]:
+        try:
+            call()
+            equal(f"{what} is refused", "accepted", "ValueError")
+        except ValueError:
+            equal(f"{what} is refused", "ValueError", "ValueError")
     print(f"ok: {checks} checks")
 
 

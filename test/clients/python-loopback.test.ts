@@ -167,6 +167,15 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
     const closed = await admin('POST', `/v1/consortia/${CID}/rounds/3/advance`);
     expect(closed.json.stage).toBe('scored');
 
+    // A refused report reaches the Python silo as the service's error code (exit 1).
+    await expect(
+      python('fedscore_client.py', [
+        'report',
+        ...['--server', server, '--consortium', CID, '--silo', '2', '--key', keys[2]!],
+        ...['--round', '3', '--singleton', '1.5', '--complement', '0.5'],
+      ]),
+    ).rejects.toThrow(/exit 1\nfedscore_client: HTTP 400 FEDSCORE_ERR_UTILITY_OUT_OF_RANGE/);
+
     // The scores as a Python silo reads them …
     const service = JSON.parse(
       await python('fedscore_client.py', [
