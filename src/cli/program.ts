@@ -92,6 +92,8 @@ export function buildProgram(
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => {} })
     .configureHelp({ optionDescription })
     .exitOverride()
+    // Options belong to the command they follow (a nested command may reuse its parent's names).
+    .enablePositionalOptions()
     .addHelpText('after', EXIT_CODES);
   for (const def of commands) addCommand(program, def, io, onExitCode);
   return program;
@@ -117,6 +119,8 @@ function addCommand(parent: Command, def: AnyCommand, io: CliIo, onExitCode: (co
     if (def.plugins) await loadPlugins(flags.plugin ?? [], io.cwd);
     onExitCode(await def.run(args));
   });
+  // `fedscore consortium create --id …`: the flags after the subcommand are the subcommand's.
+  if (def.subcommands?.length) cmd.enablePositionalOptions();
   for (const sub of def.subcommands ?? []) addCommand(cmd, sub, io, onExitCode);
 }
 
