@@ -13,6 +13,7 @@ import { type ConsortiumFile, readConsortiumFile } from '../fl/consortium-file.j
 import { checkLocalAgainstFile } from '../fl/consortium-of-run.js';
 import { localNetworkedRun, pinnedWeights, readSiloData } from '../fl/local-run.js';
 import { type NetworkedRun, networkedLearner, networkedRun } from '../fl/networked.js';
+import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { loadConfig } from './_config.js';
 import { readFlagFile, UsageError } from './_flags.js';
 
@@ -58,7 +59,7 @@ function withModel(
   return {
     ...cfg,
     model: {
-      kind: 'tfjs-layers',
+      kind: LAYERS_MODEL.kind,
       path: model,
       ...(pinned
         ? { topologyDigest: pinned.model.topologyDigest, weightsDigest: pinned.model.initialWeightsDigest }

@@ -4,14 +4,14 @@
  * `POST /v1/consortia` body made from it, and the silo's checks of its local model and data
  * against it.
  *
- * The model's digests: for a user-supplied Layers model (`tfjs-layers`) the topology digest of
+ * The model's digests: for a user-supplied Layers model (the registry's `LAYERS_MODEL`) the topology digest of
  * layers-model.ts; for a built-in, the SHA-256 of `fedscore/model-topology/v1` + LF + the
  * canonical JSON of its kind, options, input shape and classes. The initial-weights digest is
  * `paramsDigest` of M0 (`initialModel`) for both.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, layersModelDigests, paramsDigest } from '../ml/layers-model.js';
-import { DEFAULT_MODEL } from '../ml/model-registry.js';
+import { DEFAULT_MODEL, LAYERS_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
 import {
   CONSORTIUM_FILE_FORMAT,
@@ -27,7 +27,7 @@ import { DEFAULT_STRATEGY } from './strategies/registry.js';
 /** The model's topology digest (module comment). */
 export function modelTopologyDigest(config: ExperimentConfig): string {
   const { kind, ...options } = config.model ?? DEFAULT_MODEL;
-  if (kind === 'tfjs-layers') return layersModelDigests((options as { path: string }).path).topology;
+  if (kind === LAYERS_MODEL.kind) return layersModelDigests((options as { path: string }).path).topology;
   const shape = dataShapeOf(config);
   return createHash('sha256')
     .update(`fedscore/model-topology/v1\n${canonicalJson({ kind, options, ...shape })}`)
