@@ -121,10 +121,12 @@ async function untilStage(h: Harness, stage: string) {
  * The malicious server: consortium c1 with the victim's key at its id and its own keys
  * elsewhere; round 1 open. Starts the victim (pinned to the genuine file, or unpinned).
  */
-async function maliciousServer(pinned: boolean) {
+async function maliciousServer(pinned: boolean, o: { genuineRoster?: boolean; m0?: Float32Array } = {}) {
   const h0 = await harness({ n: 4 });
   // The served roster: the attacker's keys (the harness's) except the victim's genuine one.
-  const served: SigningKeyPair[] = h0.keys.map((k, i) => (i === VICTIM ? genuine[VICTIM]! : k));
+  const served: SigningKeyPair[] = o.genuineRoster
+    ? genuine
+    : h0.keys.map((k, i) => (i === VICTIM ? genuine[VICTIM]! : k));
   const h = { ...h0, keys: served };
   const file = consortiumFileOf(
     run,
@@ -135,7 +137,7 @@ async function maliciousServer(pinned: boolean) {
   const forged = { ...file, participants: served.map((k) => ({ publicKey: hex(k.publicKey) })) };
   const created = await adminInject(h0, 'POST', '/v1/consortia', consortiumBodyOf(forged));
   expect(created.statusCode, created.body).toBe(201);
-  const m0 = initialModel(run, learner);
+  const m0 = o.m0 ?? initialModel(run, learner);
   expect((await adminInject(h0, 'PUT', '/v1/consortia/c1/model', new Uint8Array(m0.buffer))).statusCode).toBe(
     204,
   );
@@ -230,6 +232,24 @@ describe('security: roster substitution by a malicious server', () => {
       expect(adapter.log).toEqual([{ method: 'GET', path: '/v1/consortia/c1', status: 200 }]);
       expect(sentMasks).toEqual([]);
       expect(await stageOf(h0)).toBe('advertise');
+    } finally {
+      await h0.close();
+    }
+  });
+
+  it('with the genuine roster but another initial model, the pinned silo refuses round 1 before training or sending', async () => {
+    const other = initialModel(run, learner).map((x) => x + 0.5);
+    const { h0, victim, adapter } = await maliciousServer(true, { genuineRoster: true, m0: other });
+    try {
+      await expect(victim).rejects.toMatchObject({
+        name: 'SiloSetupError',
+        field: 'model.initialWeightsDigest',
+      });
+      expect(adapter.log.map((l) => `${l.method} ${l.path}`)).toEqual([
+        'GET /v1/consortia/c1',
+        'GET /v1/consortia/c1/rounds/1',
+        'GET /v1/consortia/c1/models/0',
+      ]);
     } finally {
       await h0.close();
     }
