@@ -70,13 +70,14 @@ export interface NetworkedRun {
 }
 
 /**
- * Derives a networked run from a validated configuration.
+ * Derives a networked run from a validated configuration (and `given` data instead of the
+ * configuration's partition: local-run.ts).
  *
  * @throws RangeError naming the field when the configuration cannot run over the network
  *   (`strategy.name` other than fedavg, `strategy.fraction` < 1, `strategy.clientsPerRound` < silos,
  *   `secureAggregation.enabled` false) or its data cannot be built.
  */
-export function networkedRun(config: ExperimentConfig, seed: number): NetworkedRun {
+export function networkedRun(config: ExperimentConfig, seed: number, given?: Consortium): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
   const strategy = (config.strategy ?? DEFAULT_STRATEGY) as {
     name: string;
@@ -99,7 +100,8 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
     throw new RangeError(`strategy.weights: expected 'examples' or 'equal', got ${String(strategy.weights)}`);
   if (config.secureAggregation?.enabled === false)
     throw new RangeError('secureAggregation.enabled: networked runs always use secure aggregation');
-  const data = buildConsortium(config, seed);
+  // A silo with its own data (local-run.ts) passes them; otherwise the configuration's partition.
+  const data = given ?? buildConsortium(config, seed);
   const weights = data.silos.map((s) =>
     fedAvgWeight(s.n, strategy.weights === 'equal' ? 'equal' : 'examples'),
   );

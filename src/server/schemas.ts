@@ -79,6 +79,18 @@ export const Utility = Type.Union(
   { description: 'the utility reported, which fixes the range of every report (default accuracy)' },
 );
 
+/**
+ * Who runs the consortium's secure aggregation: 'fedscore' (the default) runs its masking stages
+ * in the service; 'external' makes a reports-only consortium (src/server/service/external.ts):
+ * training and secure aggregation run elsewhere, the operator posts each round's v(M) and v(M0)
+ * and the silos their signed reports.
+ */
+export const SecureAggregation = Type.Enum(['fedscore', 'external'] as const, {
+  description:
+    "'fedscore' (default): the service runs secure aggregation; 'external': a reports-only consortium — no masking stages, the operator posts each round's v(M) and v(M0) (POST …/rounds/:round/utilities) and the silos their signed reports",
+});
+export type SecureAggregation = Static<typeof SecureAggregation>;
+
 /** What an operator posts to create a consortium. */
 export const ConsortiumInput = Obj({
   id: ConsortiumId,
@@ -133,6 +145,7 @@ export const ConsortiumInput = Obj({
   emptyCoalition: Type.Optional(EmptyCoalition),
   utility: Type.Optional(Utility),
   deadlines: Type.Optional(Deadlines),
+  secureAggregation: Type.Optional(SecureAggregation),
 });
 export type ConsortiumInput = Static<typeof ConsortiumInput>;
 
@@ -158,6 +171,7 @@ export const Consortium = Obj({
   emptyCoalition: Type.Optional(EmptyCoalition),
   utility: Utility,
   deadlines: Deadlines,
+  secureAggregation: SecureAggregation,
   createdAt: Type.Number({ description: 'ms since the epoch' }),
 });
 export type Consortium = Static<typeof Consortium>;
@@ -207,6 +221,15 @@ export const Accepted = Obj({ accepted: Type.Literal(true), stage: RoundStage })
 
 /** What the operator posts when the service has no evaluator: v(M) and v(M0). */
 export const UtilitiesInput = Obj({ full: Type.Number(), empty: Type.Number() });
+
+/** What the operator posts to open a round of a reports-only consortium: v(M) and v(M0). */
+export const ExternalUtilitiesInput = Obj(
+  {
+    full: Type.Number({ description: 'v(M): utility of the round’s aggregated model' }),
+    empty: Type.Number({ description: 'v(M0): utility of the round’s starting model' }),
+  },
+  'the round’s utilities, measured by the operator on the common test set (in the consortium’s utility range)',
+);
 
 /** Result of a report submission. */
 export const ReportAccepted = Obj({

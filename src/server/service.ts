@@ -9,6 +9,7 @@
  *   reports.ts     signed score reports    scoring.ts  utilities and scoring a round
  *   scores.ts      published scores        audit.ts    the manipulation audit
  *   nonces.ts      request nonces          context.ts  the store, clock and evaluator they share
+ *   external.ts    reports-only consortia: rounds opened by the operator's utilities
  *
  * Why a facade rather than decorating each part: the parts depend on one another (closing a stage
  * may score a round; posting a message may close a stage), and this constructor is the one place
@@ -28,6 +29,7 @@ import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
 import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
 import { type Evaluator, type ServiceContext, storeAnswers } from './service/context.js';
+import { ExternalRounds } from './service/external.js';
 import { Models } from './service/models.js';
 import { Nonces } from './service/nonces.js';
 import { Reports } from './service/reports.js';
@@ -70,6 +72,7 @@ export class ScoringService {
   private readonly scores: Scores;
   private readonly auditor: Audit;
   private readonly nonces: Nonces;
+  private readonly external: ExternalRounds;
 
   constructor(options: ServiceOptions) {
     const evaluate = options.evaluate;
@@ -96,6 +99,7 @@ export class ScoringService {
     this.scores = new Scores(this.consortia, rows, this.lifecycle);
     this.auditor = new Audit(this.consortia, this.scores);
     this.nonces = new Nonces(ctx);
+    this.external = new ExternalRounds(ctx, this.consortia, rows, this.lifecycle);
   }
 
   /** Whether the store answers (readiness). */
@@ -200,6 +204,19 @@ export class ScoringService {
   /** {@link Scoring.setUtilities}. @throws ServiceError NOT_REPORTING, UTILITIES_SET. */
   setUtilities(id: string, round: number, full: number, empty: number): Promise<Round> {
     return this.scoring.setUtilities(id, round, full, empty);
+  }
+
+  /**
+   * {@link ExternalRounds.postUtilities}: a reports-only consortium's round opened with its v(M), v(M0).
+   * @throws ServiceError NOT_EXTERNAL, UTILITY_OUT_OF_RANGE, ROUND_NUMBER, ROUND_OPEN, UTILITIES_SET.
+   */
+  postExternalUtilities(
+    id: string,
+    round: number,
+    full: number,
+    empty: number,
+  ): Promise<{ created: boolean; round: Round }> {
+    return this.external.postUtilities(id, round, full, empty);
   }
 
   /** {@link Scores.round}. @throws ServiceError NOT_READY before scoring. */

@@ -147,6 +147,7 @@ export class Consortia {
       emptyCoalition: input.emptyCoalition ?? DEFAULT_EMPTY_COALITION,
       utility: input.utility ?? DEFAULT_UTILITY,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
+      secureAggregation: input.secureAggregation ?? 'fedscore',
       createdAt: this.ctx.now(),
     });
     const invalid = (detail: string) => new ServiceError('FEDSCORE_ERR_INVALID_CONSORTIUM', detail);
@@ -214,13 +215,15 @@ export class Consortia {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw new ServiceError('FEDSCORE_ERR_CONSORTIUM_NOT_FOUND', id);
-    // Stored as JSON (no migration): consortia stored before `emptyCoalition` or the utility
-    // declaration existed score with v(∅) = v(M0) and report accuracy.
+    // Stored as JSON (no migration): consortia stored before `emptyCoalition`, the utility
+    // declaration or `secureAggregation` existed score with v(∅) = v(M0), report accuracy and
+    // run fedscore's secure aggregation.
     const stored = JSON.parse(row.config) as Consortium;
     const consortium = withSecurityFields({
       emptyCoalition: DEFAULT_EMPTY_COALITION,
       ...stored,
       utility: stored.utility ?? DEFAULT_UTILITY,
+      secureAggregation: stored.secureAggregation ?? 'fedscore',
     });
     const loaded = { consortium, roster: consortium.participants.map((p) => fromHex(p.publicKey)) };
     this.cache.set(id, loaded);

@@ -14,6 +14,7 @@ import type { Database } from '../store/schema.js';
 import type { Aggregation } from './aggregation.js';
 import type { Consortia, LoadedConsortium } from './consortia.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';
+import { refuseExternal } from './external.js';
 import type { Models } from './models.js';
 import { type RoundRow, type RoundRows, view } from './round-rows.js';
 import type { Scoring } from './scoring.js';
@@ -36,10 +37,11 @@ export class Rounds {
 
   /**
    * Opens the next round from the latest model.
-   * @throws ServiceError CONSORTIUM_NOT_FOUND, MODEL_MISSING, ROUND_OPEN.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, EXTERNAL_AGGREGATION, MODEL_MISSING, ROUND_OPEN.
    */
   async open(id: string): Promise<Round> {
     const { consortium } = await this.consortia.load(id);
+    refuseExternal(consortium, 'its rounds open when the operator posts their utilities (./external.ts)');
     const last = await this.rows.latest(id);
     if (last && !isTerminal(last.stage)) {
       const now = await this.tickRow(id, last.round);
