@@ -56,11 +56,16 @@ describe('fedscore score --utilities', () => {
     expect(Object.keys(scores.cumulative)).toEqual(['loo', 'ioi', 'fp', 'ee', 'eeMedian', 'mrsv']);
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toContain('# fedscore report: scores of four-silos.json');
-    expect(md).toContain('## Agreement with mrsv (cumulative scores)');
+    expect(md).toContain(
+      '## Agreement with mrsv (multi-round: each round’s exact Shapley value summed over all rounds (MR-SV)); scores summed over the rounds, one set of scores',
+    );
+    expect(md).toMatch(/\| fp † Σα ≤ 0 in some rounds \| \d\.\d{3} \|/);
     expect(md).toMatch(/\| ee \| 1\.000 \| 1\.000 \| \d\.\d{3} \| \d\.\d{3} \|/);
     expect(md).toContain('warning: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html).toContain('<h2>Agreement with mrsv (cumulative scores)</h2>');
+    expect(html).toContain(
+      '<h2>Agreement with mrsv (multi-round: each round’s exact Shapley value summed over all rounds (MR-SV)); scores summed over the rounds, one set of scores</h2>',
+    );
     expect(html).not.toContain('<script');
     for (const chart of ['scores', 'history'])
       expect(readFileSync(join(out, 'charts', `${chart}.svg`), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>$/);

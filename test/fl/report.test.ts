@@ -126,7 +126,7 @@ describe('reports', () => {
     const warned = renderMarkdown(r, charts);
     expect(warned).toContain('Fair-Private normalizer Σα was ≤ 0 (seed 1: rounds 2)');
     // FP is never a bare number when its normalizer reversed it: the row is marked and explained
-    expect(warned).toContain('| fp † reversed: Σα ≤ 0 | 0.866 |');
+    expect(warned).toContain('| fp † Σα ≤ 0 in some rounds | 0.866 |');
     expect(warned).toContain('† fp: Σα ≤ 0 in seed 1: rounds 2 (the cumulative scores sum these rounds)');
     expect(warned).toContain('Use instead: EE');
     expect(warned).toContain('`scoring.emptyCoalition: "zero"`');
