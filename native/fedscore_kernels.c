@@ -142,6 +142,8 @@ NAPI_MODULE_INIT() {
       {"biasAct", NULL, bias_act, NULL, NULL, NULL, napi_enumerable, NULL},
       {"biasActGrad", NULL, bias_act_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"poolGrad", NULL, pool_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"createTrainer", NULL, create_trainer, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"trainStep", NULL, train_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setLocalThreads", NULL, set_local_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},

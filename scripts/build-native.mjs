@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Builds fedscore's optional native kernels (native/fedscore_kernels.c, products.c and loops.c,
+ * Builds fedscore's optional native kernels (native/fedscore_kernels.c, products.c, loops.c and train.c,
  * with their internal header _fedscore.h → native/build/fedscore_kernels.node) against OpenBLAS.
  * Runs at `npm install`/`npm ci`; also `npm run build:native`.
  *
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const strict = process.argv.includes('--strict');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The addon's translation units (native/_fedscore.h is their shared internal header). */
-const sources = ['fedscore_kernels.c', 'products.c', 'loops.c', '_fedscore.h'].map((f) =>
+const sources = ['fedscore_kernels.c', 'products.c', 'loops.c', 'train.c', '_fedscore.h'].map((f) =>
   join(root, 'native', f),
 );
 const outDir = join(root, 'native', 'build');

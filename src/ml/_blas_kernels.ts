@@ -192,6 +192,11 @@ function nativeOnWasm(): boolean {
   return active && !switchedOff && tf.getBackend() === 'wasm';
 }
 
+/** The addon while its kernels are active on wasm (for _native_train.ts's fused step), else undefined. */
+export function activeAddon(): object | undefined {
+  return nativeOnWasm() ? addonInUse() : undefined;
+}
+
 /**
  * The addon's Adam step (same float32 bits as train.ts's JavaScript loop, ≈10× faster), or
  * undefined when the addon is not loaded.
