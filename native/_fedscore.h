@@ -14,6 +14,7 @@
 #include <math.h>
 #include <node_api.h>
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +54,7 @@ enum { CONV_FORWARD, CONV_FILTER_GRAD, CONV_INPUT_GRAD };
 /* C = op(A)·op(B) + beta·C, row-major, in the fixed blocks of products.c ("Threads"). */
 void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c);
 int64_t chunk_images(const Conv *g);
+int blas_threads_here(void);
 size_t conv_cols_floats(const Conv *g);
 void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols);
 void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx);
@@ -83,5 +85,6 @@ napi_value pool_grad(napi_env env, napi_callback_info info);
 /* train.c: the fused training step. */
 napi_value create_trainer(napi_env env, napi_callback_info info);
 napi_value train_step(napi_env env, napi_callback_info info);
+napi_value trainer_profile(napi_env env, napi_callback_info info);
 
 #endif

@@ -144,6 +144,7 @@ NAPI_MODULE_INIT() {
       {"poolGrad", NULL, pool_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"createTrainer", NULL, create_trainer, NULL, NULL, NULL, napi_enumerable, NULL},
       {"trainStep", NULL, train_step, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"trainerProfile", NULL, trainer_profile, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setLocalThreads", NULL, set_local_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -24,6 +24,9 @@
 int threads_large = 0; /* 0: the online cores, capped at SPLIT */
 static _Thread_local int local_threads = 0;
 
+/* Threads this thread's large products may use (setLocalThreads, else setThreads / the cores). */
+int blas_threads_here(void) { return local_threads > 0 ? local_threads : threads_large; }
+
 typedef struct {
   int ta, tb;
   int64_t m, n, k, lda, ldb;
@@ -136,7 +139,7 @@ int64_t chunk_images(const Conv *g) {
 }
 
 /* cols[(i·OH + y)·OW + x][(ky·KW + kx)·C + ch] = x[n0+i][y+ky−pt][x+kx−pl][ch], 0 outside. */
-void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols) {
   const int64_t row = g->kh * g->kw * g->c;
   for (int64_t i = 0; i < count; i++) {
     const float *img = x + (n0 + i) * g->h * g->w * g->c;
@@ -169,7 +172,7 @@ void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *col
 }
 
 /* The adjoint of im2col: dx[n0+i][…] += cols[…] (dx zeroed by the caller). */
-void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx) {
   const int64_t row = g->kh * g->kw * g->c;
   for (int64_t i = 0; i < count; i++) {
     float *img = dx + (n0 + i) * g->h * g->w * g->c;

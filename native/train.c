@@ -3,52 +3,52 @@
  * a minibatch's forward pass, softmax cross-entropy and every parameter gradient of a model made
  * of dense, convolution (stride 1, NHWC), valid pooling and flatten layers, reading θ and writing
  * the gradient straight from and into train.ts's flat vectors, and can apply the Adam step to
- * each layer as soon as its gradients are known.
+ * each layer as soon as its gradients are known (loops.c's adamStep, the same bits).
  *
  * Through tfjs the same step takes about 20 kernel dispatches, uploads θ to the wasm heap and
  * copies the gradient back out, each a pass over every parameter (9.4 MB for cnn003's dense
- * layer); here the activations live in buffers the trainer keeps between steps.
+ * layer); here the activations live in buffers the trainer keeps between steps. layers.c has
+ * the layers, direct.c the small convolutions, helper.c the second thread.
  *
- * The arithmetic is that of the tfjs path on the native kernels, operation for operation: the
- * same products in the same fixed blocks (products.c), the same im2col chunks, the same bias,
- * ReLU, loss and pooling loops, so both give the same float32 bits (test/ml/_native_train.test.ts).
- * Average pooling adds a window as tfjs-backend-wasm's XNNPACK kernel does (pool_forward).
+ * Threads and bits. Each layer's work is cut into two halves fixed by its shape and the batch
+ * (par2); a thread whose products may use two threads (the main thread, by default) runs them
+ * on itself and a helper, a pool worker runs them in turn. Nothing else differs, so a model
+ * trained in a worker has the bits of one trained in the main thread (test/ml/parallel.test.ts).
+ * The bits differ from the tfjs path's (other blocks, other summation orders: the gradients agree
+ * to float rounding, test/ml/_native_train.test.ts); with the native kernels on, every training
+ * goes through this step.
  */
-#include "_fedscore.h"
+#include "_train.h"
 
-enum { L_DENSE = 1, L_CONV = 2, L_MAXPOOL = 3, L_AVGPOOL = 4, L_FLATTEN = 5 };
+/* A dense layer whose batch × inputs × units multiply-adds reach this is split in two halves. */
+#define DENSE_SPLIT_MACS ((double)(1 << 20))
 
-typedef struct {
-  int kind, relu, need_dx;
-  int64_t h, w, c;      /* input shape (dense: 1 × 1 × inputs) */
-  int64_t oh, ow, oc;   /* output shape */
-  int64_t k, pad, size; /* convolution kernel and padding; pooling window (= stride) */
-  int64_t woff, boff;   /* offsets of the weight and the bias in θ */
-  float *out;           /* batch × output; NULL for flatten (its output is its input) */
-  float *cols;          /* convolutions: the forward im2col columns, kept for the filter gradient */
-} Layer;
+double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
-typedef struct {
-  int n;
-  Layer *layers;
-  int64_t batch, params, features, classes, max_act;
-  float *g0, *g1; /* gradients of activations, ping-pong */
-  float *cols;    /* im2col scratch of the backward pass */
-  double *acc;    /* bias-gradient accumulator */
-  int64_t acc_len;
-} Trainer;
+double cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 static void trainer_free(Trainer *t) {
   if (t == NULL) return;
-  for (int i = 0; i < t->n; i++) {
+  helper_stop(t->helper);
+  for (int i = 0; t->layers != NULL && i < t->n; i++)
     if (t->layers[i].kind != L_FLATTEN) free(t->layers[i].out);
-    free(t->layers[i].cols);
-  }
   free(t->layers);
   free(t->g0);
   free(t->g1);
-  free(t->cols);
-  free(t->acc);
+  for (int h = 0; h < 2; h++) {
+    free(t->cols[h]);
+    free(t->dwp[h]);
+    free(t->acc[h]);
+    free(t->prof[h]);
+  }
   free(t);
 }
 
@@ -58,15 +58,13 @@ static void finalize_trainer(napi_env env, void *data, void *hint) {
   trainer_free((Trainer *)data);
 }
 
-static Conv conv_of(const Layer *l, int64_t n) {
-  Conv g = {n, l->h, l->w, l->c, l->k, l->k, l->oc, l->pad, l->pad, l->oh, l->ow};
-  return g;
-}
-
-/* A single im2col chunk for the whole batch: then the forward columns serve the filter gradient. */
-static int one_chunk(const Layer *l, int64_t n) {
-  const Conv g = conv_of(l, n);
-  return chunk_images(&g) >= n;
+/* Runs both halves of a job: on two threads when this thread's products may use two, else in turn. */
+static void par2(Trainer *t, void (*fn)(void *, int), Job *job) {
+  if (!job->l->split) return fn(job, -1);
+  if (blas_threads_here() >= 2 && (t->helper != NULL || (t->helper = helper_start()) != NULL))
+    return helper_run(t->helper, fn, job);
+  fn(job, 0);
+  fn(job, 1);
 }
 
 /*
@@ -102,62 +100,76 @@ napi_value create_trainer(napi_env env, napi_callback_info info) {
   t->classes = classes;
   t->features = shape[0] * shape[1] * shape[2];
   t->max_act = t->features;
-  int64_t h = shape[0], w = shape[1], c = shape[2], off = 0, cols_max = 0;
+  int64_t h = shape[0], w = shape[1], c = shape[2], off = 0, cols_max = 1, dw_max = 1, acc_max = 1;
   int seen_params = 0;
-  const char *bad = NULL;
-  for (int i = 0; t->layers != NULL && i < t->n && bad == NULL; i++) {
+  const char *bad = t->layers == NULL ? "out of memory" : NULL;
+  for (int i = 0; bad == NULL && i < t->n; i++) {
     Layer *l = &t->layers[i];
     const double *d = spec + 6 * i;
     l->kind = (int)d[0];
     l->relu = d[1] != 0;
     l->h = h, l->w = w, l->c = c;
     l->need_dx = seen_params;
+    l->split = 1;
     if (l->kind == L_DENSE) {
       l->h = l->w = 1, l->c = h * w * c;
       l->oh = l->ow = 1, l->oc = (int64_t)d[2];
       l->woff = off, l->boff = off + l->c * l->oc;
       off = l->boff + l->oc;
+      l->split = (double)batch * (double)l->c * (double)l->oc >= DENSE_SPLIT_MACS;
     } else if (l->kind == L_CONV) {
       l->k = (int64_t)d[3], l->pad = (int64_t)d[4], l->oc = (int64_t)d[2];
       l->oh = h + 2 * l->pad - l->k + 1, l->ow = w + 2 * l->pad - l->k + 1;
-      if (l->k < 1 || l->oh < 1 || l->ow < 1) bad = "layers: a convolution does not fit its input";
+      if (l->k < 1 || l->oh < 1 || l->ow < 1) {
+        bad = "layers: a convolution does not fit its input";
+        break;
+      }
       l->woff = off, l->boff = off + l->k * l->k * c * l->oc;
       off = l->boff + l->oc;
+      l->chunk = conv_chunk(l);
+      l->direct = direct_ok(l);
+      const int64_t kk = l->k * l->k * c, cf = l->chunk * l->oh * l->ow * kk, ds = direct_scratch(l);
+      if (cf > cols_max) cols_max = cf;
+      if (ds > cols_max) cols_max = ds;
+      if (kk * l->oc > dw_max) dw_max = kk * l->oc;
     } else if (l->kind == L_MAXPOOL || l->kind == L_AVGPOOL) {
       l->size = (int64_t)d[5];
-      if (l->size < 1 || l->size > h || l->size > w) bad = "layers: a pooling window does not fit its input";
-      else l->oh = (h - l->size) / l->size + 1, l->ow = (w - l->size) / l->size + 1, l->oc = c;
+      if (l->size < 1 || l->size > h || l->size > w) {
+        bad = "layers: a pooling window does not fit its input";
+        break;
+      }
+      l->oh = (h - l->size) / l->size + 1, l->ow = (w - l->size) / l->size + 1, l->oc = c;
     } else if (l->kind == L_FLATTEN) {
       l->oh = l->ow = 1, l->oc = h * w * c;
     } else {
       bad = "layers: unknown layer kind";
+      break;
     }
-    if (bad) break;
     if (l->oc < 1) bad = "layers: a layer has no outputs";
     h = l->oh, w = l->ow, c = l->oc;
     const int64_t act = batch * h * w * c;
     if (act > t->max_act) t->max_act = act;
-    if (l->kind == L_DENSE || l->kind == L_CONV) seen_params = 1;
-    if (l->kind != L_FLATTEN && (l->out = (float *)malloc((size_t)act * sizeof(float))) == NULL)
-      bad = "out of memory";
-    if (l->kind == L_CONV) {
-      const Conv g = conv_of(l, batch);
-      const int64_t cf = (int64_t)conv_cols_floats(&g);
-      if (cf > cols_max) cols_max = cf;
-      if (one_chunk(l, batch) && (l->cols = (float *)malloc((size_t)cf * sizeof(float))) == NULL) bad = "out of memory";
+    if (l->kind == L_DENSE || l->kind == L_CONV) {
+      seen_params = 1;
+      if (l->oc > acc_max) acc_max = l->oc;
     }
-    if ((l->kind == L_DENSE || l->kind == L_CONV) && l->oc > t->acc_len) t->acc_len = l->oc;
+    if (bad == NULL && l->kind != L_FLATTEN && (l->out = (float *)malloc((size_t)act * sizeof(float))) == NULL)
+      bad = "out of memory";
   }
-  if (t->layers == NULL) bad = "out of memory";
   if (bad == NULL && h * w * c != classes) bad = "layers: the last layer's outputs are not the classes";
   if (bad == NULL && off != params) bad = "paramCount: differs from the layers' parameters";
   if (bad == NULL) {
     t->params = params;
     t->g0 = (float *)malloc((size_t)t->max_act * sizeof(float));
     t->g1 = (float *)malloc((size_t)t->max_act * sizeof(float));
-    t->cols = (float *)malloc((size_t)(cols_max > 0 ? cols_max : 1) * sizeof(float));
-    t->acc = (double *)malloc((size_t)(t->acc_len > 0 ? t->acc_len : 1) * sizeof(double));
-    if (!t->g0 || !t->g1 || !t->cols || !t->acc) bad = "out of memory";
+    if (!t->g0 || !t->g1) bad = "out of memory";
+    for (int k = 0; k < 2; k++) {
+      t->cols[k] = (float *)malloc((size_t)cols_max * sizeof(float));
+      t->dwp[k] = (float *)malloc((size_t)dw_max * sizeof(float));
+      t->acc[k] = (double *)malloc((size_t)acc_max * sizeof(double));
+      t->prof[k] = (double *)calloc((size_t)(t->n * P_COUNT + 1), sizeof(double));
+      if (!t->cols[k] || !t->dwp[k] || !t->acc[k] || !t->prof[k]) bad = "out of memory";
+    }
   }
   if (bad != NULL) {
     trainer_free(t);
@@ -169,47 +181,6 @@ napi_value create_trainer(napi_env env, napi_callback_info info) {
     return fail(env, "Error", "could not create the trainer");
   }
   return out;
-}
-
-/* XNNPACK's average-pooling sum: eight inputs and an accumulator (the 9th input in the first pass). */
-static inline float sum9(const float *i, float acc) {
-  return ((i[2] + i[3]) + (i[4] + i[5])) + (((i[0] + i[1]) + acc) + (i[6] + i[7]));
-}
-
-/*
- * Valid f×f pooling with stride f, NHWC. Average pooling adds a window as tfjs-backend-wasm's
- * XNNPACK kernel does, so that both give the same bits: cells in column-major order, the first
- * nine with sum9, then eight at a time onto the running sum (zeros past f²), then × 1/f².
- */
-static void pool_forward(const Layer *l, int64_t n, const float *x, float *y) {
-  const int64_t f = l->size, c = l->c, w = l->w, h = l->h, kk = f * f;
-  const float scale = 1.0f / (float)kk;
-  for (int64_t b = 0; b < n; b++)
-    for (int64_t oy = 0; oy < l->oh; oy++)
-      for (int64_t ox = 0; ox < l->ow; ox++) {
-        float *dst = y + ((b * l->oh + oy) * l->ow + ox) * c;
-        const float *src = x + ((b * h + oy * f) * w + ox * f) * c;
-        for (int64_t ch = 0; ch < c; ch++) {
-          if (l->kind == L_MAXPOOL) {
-            float m = src[ch];
-            for (int64_t a = 0; a < f; a++)
-              for (int64_t e = 0; e < f; e++) {
-                const float v = src[(a * w + e) * c + ch];
-                m = v > m || v != v ? v : m;
-              }
-            dst[ch] = m;
-            continue;
-          }
-          float in[9], acc = 0;
-          for (int64_t o = 0; o == 0 || o < kk; o += o == 0 ? 9 : 8) {
-            const int64_t take = o == 0 ? 9 : 8;
-            for (int64_t j = 0; j < take; j++)
-              in[j] = o + j < kk ? src[(((o + j) % f) * w + (o + j) / f) * c + ch] : 0.0f;
-            acc = sum9(in, o == 0 ? in[8] : acc);
-          }
-          dst[ch] = acc * scale;
-        }
-      }
 }
 
 /*
@@ -237,11 +208,6 @@ static double xent(int64_t rows, int64_t cols, const float *z, const int32_t *la
   }
   return total * inv;
 }
-
-typedef struct {
-  float *m, *v;
-  double wd, b1, b2, step, sq, eps;
-} Adam;
 
 /*
  * trainStep(trainer, theta, grad, x, labels, b[, m, v, adam]): forward and backward over the
@@ -283,64 +249,68 @@ napi_value train_step(napi_env env, napi_callback_info info) {
     adam.wd = hp[0], adam.b1 = hp[1], adam.b2 = hp[2], adam.step = hp[3], adam.sq = hp[4], adam.eps = hp[5];
   }
 
+  Job job = {t, NULL, 0, b, x, NULL, NULL, theta, grad, &adam};
+
   /* Forward. */
-  const float *in = x;
   for (int i = 0; i < t->n; i++) {
     Layer *l = &t->layers[i];
-    const int64_t rows = b * l->oh * l->ow;
-    if (l->kind == L_DENSE) {
-      sgemm_rm(0, 0, b, l->oc, l->c, in, theta + l->woff, 0.0f, l->out);
-      bias_act_run(b, l->oc, l->out, theta + l->boff, l->relu, l->out);
-    } else if (l->kind == L_CONV) {
-      const Conv g = conv_of(l, b);
-      conv_run(CONV_FORWARD, &g, in, theta + l->woff, l->out, l->cols ? l->cols : t->cols);
-      bias_act_run(rows, l->oc, l->out, theta + l->boff, l->relu, l->out);
-    } else if (l->kind == L_FLATTEN) {
-      l->out = (float *)in;
-    } else {
-      pool_forward(l, b, in, l->out);
-    }
-    in = l->out;
+    job.l = l, job.li = i;
+    if (l->kind == L_FLATTEN)
+      l->out = (float *)job.in;
+    else
+      par2(t, layer_forward, &job);
+    job.in = l->out;
   }
-  const double loss = xent(b, t->classes, in, labels, t->g0);
+  const double t_loss = PROF_START(t);
+  const double loss = xent(b, t->classes, job.in, labels, t->g0);
+  if (t->profiling) t->prof[0][t->n * P_COUNT] += cpu_ms() - t_loss;
 
   /* Backward: gy holds ∂L/∂(output of layer i), gx receives ∂L/∂(its input). */
-  float *gy = t->g0, *gx = t->g1;
+  job.gy = t->g0, job.gx = t->g1;
   for (int i = t->n - 1; i >= 0; i--) {
     Layer *l = &t->layers[i];
-    const float *input = i == 0 ? x : t->layers[i - 1].out;
-    const int64_t rows = b * l->oh * l->ow;
     if (l->kind == L_FLATTEN) continue; /* same memory, same gradient */
-    if (l->kind == L_DENSE || l->kind == L_CONV) {
-      bias_act_grad_run(rows, l->oc, gy, l->out, l->relu, gy, grad + l->boff, t->acc);
-      if (l->kind == L_DENSE) {
-        if (l->need_dx) sgemm_rm(0, 1, b, l->c, l->oc, gy, theta + l->woff, 0.0f, gx);
-        sgemm_rm(1, 0, l->c, l->oc, b, input, gy, 0.0f, grad + l->woff);
-      } else {
-        const Conv g = conv_of(l, b);
-        if (l->need_dx) conv_run(CONV_INPUT_GRAD, &g, gy, theta + l->woff, gx, t->cols);
-        if (l->cols != NULL) { /* the forward columns are still there: the product alone */
-          const int64_t kk = l->k * l->k * l->c;
-          memset(grad + l->woff, 0, (size_t)(kk * l->oc) * sizeof(float));
-          sgemm_rm(1, 0, kk, l->oc, rows, l->cols, gy, 1.0f, grad + l->woff);
-        } else {
-          conv_run(CONV_FILTER_GRAD, &g, input, gy, grad + l->woff, t->cols);
-        }
-      }
-      if (adam.m != NULL) {
-        const int64_t o = l->woff, count = l->boff + l->oc - l->woff;
-        adam_loop(theta + o, grad + o, adam.m + o, adam.v + o, count, adam.wd, adam.b1, adam.b2, adam.step, adam.sq,
-                  adam.eps);
-      }
+    job.l = l, job.li = i;
+    job.in = i == 0 ? x : t->layers[i - 1].out;
+    if (l->kind == L_DENSE) {
+      dense_epilogue_grad(&job);
+      par2(t, layer_backward, &job);
+    } else if (l->kind == L_CONV) {
+      par2(t, layer_backward, &job);
+      conv_finish(&job);
     } else if (l->need_dx) {
-      pool_grad_run(l->kind == L_MAXPOOL, b, l->h, l->w, l->c, l->size, l->size, l->oh, l->ow, gy, input, gx);
+      par2(t, layer_backward, &job);
     }
     if (!l->need_dx) break; /* nothing before this layer has parameters */
-    float *s = gy;
-    gy = gx;
-    gx = s;
+    float *s = job.gy;
+    job.gy = job.gx;
+    job.gx = s;
   }
   napi_value out;
   napi_create_double(env, (double)(float)loss, &out);
+  return out;
+}
+
+/*
+ * trainerProfile(trainer): CPU milliseconds spent since the last call (summed over the two
+ * threads), a Float64Array of 6 per layer (forward, bias + ReLU, their gradient, input gradient,
+ * parameter gradient, Adam) and the loss last; resets them. The first call turns the profile on
+ * (it returns zeros): until then steps read no clock. For benchmarks.
+ */
+napi_value trainer_profile(napi_env env, napi_callback_info info) {
+  ARGS(1)
+  Trainer *t;
+  if (napi_get_value_external(env, argv[0], (void **)&t) != napi_ok || t == NULL)
+    return fail(env, "TypeError", "trainer: expected a trainer from createTrainer");
+  const size_t count = (size_t)(t->n * P_COUNT + 1);
+  napi_value buf, out;
+  void *data;
+  if (napi_create_arraybuffer(env, count * sizeof(double), &data, &buf) != napi_ok ||
+      napi_create_typedarray(env, napi_float64_array, count, buf, 0, &out) != napi_ok)
+    return NULL;
+  for (size_t i = 0; i < count; i++) ((double *)data)[i] = t->prof[0][i] + t->prof[1][i];
+  t->profiling = 1;
+  memset(t->prof[0], 0, count * sizeof(double));
+  memset(t->prof[1], 0, count * sizeof(double));
   return out;
 }

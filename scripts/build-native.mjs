@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const strict = process.argv.includes('--strict');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The addon's translation units (native/_fedscore.h is their shared internal header). */
-const sources = ['fedscore_kernels.c', 'products.c', 'loops.c', 'train.c', '_fedscore.h'].map((f) =>
+const sources = ['fedscore_kernels.c', 'products.c', 'loops.c', 'train.c', 'layers.c', 'direct.c', 'helper.c', '_fedscore.h', '_train.h'].map((f) =>
   join(root, 'native', f),
 );
 const outDir = join(root, 'native', 'build');

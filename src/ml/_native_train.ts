@@ -5,9 +5,9 @@
  * Through tfjs a minibatch step is about 20 kernel dispatches plus the gradient tape, an upload
  * of θ to the wasm heap and a copy of the gradient back out — each a pass over every parameter.
  * The addon's `trainStep` does the forward pass, the loss, the backward pass and (optionally)
- * the Adam step in one call, reading θ and writing the gradient in train.ts's own vectors. It
- * runs the same kernels in the same order as the tfjs path on the native kernels, so the bits
- * are those of that path (test/ml/_native_train.test.ts), in the main thread and in a worker.
+ * the Adam step in one call, reading θ and writing the gradient in train.ts's own vectors, on two
+ * threads in the main thread and one in a pool worker, with the same bits (native/train.c). The
+ * gradients are those of the tfjs path up to float rounding (test/ml/_native_train.test.ts).
  */
 import { activeAddon } from './_blas_kernels.js';
 import type { LayerSpec, ModelSpec } from './model-registry.js';
@@ -32,6 +32,7 @@ interface TrainerAddon {
     v?: Float32Array,
     adam?: Float64Array,
   ): number;
+  trainerProfile(trainer: object): Float64Array;
 }
 
 /** A model's trainer for batches of at most `batch` examples. */
@@ -49,6 +50,11 @@ export interface NativeTrainer {
     b: number,
     adam?: { m: Float32Array; v: Float32Array; hyper: Float64Array },
   ): number;
+  /**
+   * Milliseconds spent since the last call (then reset), per layer: forward, bias + ReLU, their
+   * gradient, input gradient, parameter gradient, Adam; the loss last. For benchmarks.
+   */
+  profile(): Float64Array;
 }
 
 let enabled = true;
@@ -93,7 +99,9 @@ export function nativeTrainer(spec: ModelSpec, batch: number): NativeTrainer | u
     return undefined;
   }
   const trainStep = addon.trainStep;
+  const trainerProfile = addon.trainerProfile!;
   return {
+    profile: () => trainerProfile(handle),
     step: (theta, grad, x, labels, b, adam) =>
       adam
         ? trainStep(handle, theta, grad, x, labels, b, adam.m, adam.v, adam.hyper)

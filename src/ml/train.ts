@@ -163,7 +163,7 @@ export async function trainLocal(
   );
   const adamNative = opt === 'adam' ? nativeAdamStep() : undefined;
   // With the native kernels active, one addon call does the whole step (_native_train.ts): the
-  // same kernels in the same order as the tfjs path below, so the same bits.
+  // gradient of the tfjs path below up to float rounding, the same bits in any thread.
   const fused = nativeTrainer(spec, batchSize);
   const labels = new Int32Array(fused ? batchSize : 0);
   const hyper = new Float64Array([wd, beta1, beta2, 0, 0, eps]);

@@ -1,7 +1,8 @@
 /**
- * The fused native training step (native/train.c, src/ml/_native_train.ts): the same bits as the
- * tfjs path on the native kernels, for every layer kind (dense, padded and valid convolutions,
- * max and average pooling of several window sizes, flatten), with Adam (fused, per layer) and SGD.
+ * The fused native training step (native/*.c, src/ml/_native_train.ts): the gradient of the tfjs
+ * path for every layer kind (dense, padded and valid convolutions, direct and through im2col, max
+ * and average pooling of several window sizes, flatten), and the same bits on one thread and two.
+ * (Worker against main thread: parallel.test.ts.)
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBlasKernels, useBlasKernels } from '../../src/ml/_blas_kernels.js';
@@ -10,7 +11,7 @@ import { initBackend } from '../../src/ml/backend.js';
 import { modelSpec } from '../../src/ml/model-registry.js';
 import { cnn003, initParams, lenet5, type ModelSpec, mlp } from '../../src/ml/models.js';
 import { trainLocal } from '../../src/ml/train.js';
-import { gaussianMixture, sameBits } from './_synthetic.js';
+import { gaussianMixture, maxAbs, maxAbsDiff, sameBits } from './_synthetic.js';
 
 const load = loadBlasKernels();
 
@@ -34,32 +35,58 @@ describe.runIf(load.ok)('fused native training step', () => {
 
   const cases: [string, ModelSpec][] = [
     ['MLP with two hidden layers', mlp({ inputShape: [8, 8, 1], hidden: [24, 16] })],
+    ['MLP with a layer split in halves', mlp({ inputShape: [16, 16, 1], hidden: [300] })],
     ['cnn003 (valid convolutions)', cnn003({ inputShape: [10, 10, 1], hidden: 16 })],
     ['cnn003 with max pooling', cnn003({ inputShape: [12, 12, 1], hidden: 16, pool: true })],
     ['LeNet-5 (padded convolutions, 2×2 average pooling)', lenet5()],
     ['average pooling 3×3', avgNet(3)],
     ['average pooling 4×4 (two XNNPACK passes)', avgNet(4)],
+    [
+      'a direct convolution with 20 channels (a full vector and 4 more)',
+      modelSpec('test', 'direct20', [9, 9, 1], 3, [
+        { kind: 'conv', kernel: 3, inChannels: 1, outChannels: 20, pad: 1, relu: true },
+        { kind: 'flatten' },
+        { kind: 'dense', inputs: 9 * 9 * 20, units: 3, relu: false },
+      ]),
+    ],
   ];
   for (const [title, spec] of cases)
-    it(`gives the bits of the tfjs path: ${title}`, async () => {
-      const data = gaussianMixture(70, spec.inputShape, spec.numClasses, 3);
+    it(`computes the gradient of the tfjs path: ${title}`, async () => {
+      // One full-batch SGD step with lr = 1 from M0: Δ = −∇L(M0), on both paths.
+      const data = gaussianMixture(37, spec.inputShape, spec.numClasses, 3);
       const m0 = initParams(spec, 4);
-      for (const options of [
-        { seed: 1, weightDecay: 1e-3, batchSize: 32 },
-        { seed: 2, optimizer: 'sgd' as const, momentum: 0.9, learningRate: 0.05, batchSize: 32 },
-      ]) {
-        expect(nativeTrainer(spec, 32)).toBeDefined();
-        const fused = await trainLocal(spec, m0, data, { ...options, epochs: 2 });
-        useFusedTraining(false);
-        try {
-          const tfjs = await trainLocal(spec, m0, data, { ...options, epochs: 2 });
-          expect(sameBits(fused.delta, tfjs.delta)).toBe(true);
-          expect([...fused.epochLosses]).toEqual([...tfjs.epochLosses]);
-        } finally {
-          useFusedTraining(true);
-        }
+      const options = { seed: 1, optimizer: 'sgd' as const, learningRate: 1, batchSize: 37 };
+      expect(nativeTrainer(spec, 37)).toBeDefined();
+      const fused = await trainLocal(spec, m0, data, options);
+      useFusedTraining(false);
+      try {
+        const tfjs = await trainLocal(spec, m0, data, options);
+        expect(maxAbsDiff(fused.delta, tfjs.delta)).toBeLessThan(2e-6 * maxAbs(tfjs.delta) + 1e-9);
+        expect(Math.abs(fused.epochLosses[0]! - tfjs.epochLosses[0]!)).toBeLessThan(1e-6);
+      } finally {
+        useFusedTraining(true);
       }
     });
+
+  it('gives the same bits on one thread and on two, and the forward pass of the tfjs path', async () => {
+    const addon = load.ok ? load.addon : undefined!;
+    for (const spec of [
+      mlp({ inputShape: [16, 16, 1], hidden: [300] }),
+      lenet5(),
+      cnn003({ inputShape: [14, 14, 1] }),
+    ]) {
+      const data = gaussianMixture(150, spec.inputShape, spec.numClasses, 5);
+      const m0 = initParams(spec, 6);
+      const options = { seed: 3, weightDecay: 1e-3, batchSize: 64, epochs: 2 };
+      addon.setLocalThreads(2);
+      const two = await trainLocal(spec, m0, data, options);
+      addon.setLocalThreads(1);
+      const one = await trainLocal(spec, m0, data, options);
+      addon.setLocalThreads(0);
+      expect(sameBits(one.delta, two.delta)).toBe(true);
+      expect([...one.epochLosses]).toEqual([...two.epochLosses]);
+    }
+  });
 
   it('is not used with the wasm kernels, and its arguments are checked', () => {
     const spec = mlp({ inputShape: [4, 4, 1], hidden: [8] });
