@@ -206,12 +206,13 @@ export function nativeAdamStep(): Addon['adamStep'] | undefined {
 }
 
 /**
- * Runs the calling thread's large products on one thread, whatever FEDSCORE_BLAS_THREADS says
- * (training workers: the pool already puts one worker on each core). No-op without the addon.
+ * Runs the calling thread's large products and training steps on one thread, whatever
+ * FEDSCORE_BLAS_THREADS says (training workers: the pool already puts one worker on each core);
+ * `false` goes back to the process's setting (benchmarks). No-op without the addon.
  */
-export function oneBlasThreadHere(): void {
+export function oneBlasThreadHere(on = true): void {
   const load = loadBlasKernels();
-  if (load.ok) load.addon.setLocalThreads(1);
+  if (load.ok) load.addon.setLocalThreads(on ? 1 : 0);
 }
 
 const XENT = 'FedscoreSoftmaxXent';
