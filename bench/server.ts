@@ -46,6 +46,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { simulatedIdentities } from '../protocol/simulate.js';
 import type { StoreLocation } from '../src/server/store/database.js';
+import { report } from './_json.js';
 import { request, serve, signedHeaders } from './_server-loader.js';
 import { createConsortium, N, runRound, THRESHOLD } from './_server-round.js';
 
@@ -176,6 +177,17 @@ export async function main(): Promise<void> {
         const transport = t.requestMs - t.serverMs + t.clientCodecMs + t.serverCodecMs;
         const other = t.wallMs - transport - t.clientCryptoMs - serverCrypto - t.storageMs;
         const cell = (ms: number) => `${(ms / 1000).toFixed(2)} (${((100 * ms) / t.wallMs).toFixed(0)} %)`;
+        report('serverRound', [
+          {
+            store: label,
+            wallS: t.wallMs / 1000,
+            storageS: t.storageMs / 1000,
+            transportS: transport / 1000,
+            clientCryptoS: t.clientCryptoMs / 1000,
+            serverCryptoS: serverCrypto / 1000,
+            requests: t.requests,
+          },
+        ]);
         roundRows.push([
           label,
           (t.wallMs / 1000).toFixed(2),
