@@ -165,7 +165,7 @@ export async function main(): Promise<void> {
           keys.map((_, i) => i),
         );
         agent.destroy();
-        const top = [...s.timing.statements].sort((x, y) => y[1].ms - x[1].ms).slice(0, 4);
+        const top = [...s.timing.statements].sort((x, y) => y[1].ms - x[1].ms).slice(0, 6);
         for (const [sql, { ms, count }] of top)
           statementRows.push([
             label,
@@ -259,7 +259,7 @@ export async function main(): Promise<void> {
       'client crypto = Σ time in protocol/client.ts, request and report signing over the 20 silos ' +
       '(on separate machines it would run in parallel, ~1/20 of it on the critical path).',
   );
-  console.log("\nWhere the round's storage time goes (the 4 costliest statements per store):\n");
+  console.log("\nWhere the round's storage time goes (the 6 costliest statements per store):\n");
   console.log(table(['store', 'statement', 'executions', 'total s'], statementRows));
 }
 
