@@ -1,10 +1,12 @@
 /**
  * `npx tsx bench/ml.ts [--quick] [--no-reference] [--baseline <dir>]` (or `npm run bench -- ml`):
- * the learning-runtime table of issue 4, next to the PyTorch reference (bench/ml_reference.py,
- * Debian python3-torch, run with /usr/bin/python3 and 2 threads, once per BLAS the machine has)
- * on the same synthetic data and architectures:
- *   - MLP (784-200-10), cnn003 and LeNet-5 training samples/s (Adam lr 1e-3, wd 1e-3, batch 64),
- *     by fedscore with its native OpenBLAS kernels and with the wasm kernels alone;
+ * the learning-runtime tables, next to the PyTorch reference (bench/ml_reference.py, Debian
+ * python3-torch, run with /usr/bin/python3, once per BLAS the machine has) on the same synthetic
+ * data and architectures:
+ *   - MLP (784-200-10), cnn003 and LeNet-5 training samples/s (Adam lr 1e-3, wd 1e-3, batch 64):
+ *     one silo (main thread; and on one thread), two silos on two worker threads, the wasm
+ *     kernels alone, against PyTorch at 1 and 2 threads (the faster is the anchor), and where a
+ *     step's time goes (bench/_ml_training.ts; JSON key `training`);
  *   - inference time for 2000 samples;
  *   - Fashion-MNIST test accuracy of the MLP after 3 epochs (src/data's loader; the same
  *     examples are handed to PyTorch);
@@ -24,9 +26,9 @@ import { useBlasKernels } from '../src/ml/_blas_kernels.js';
 import { describeBackend, initBackend } from '../src/ml/backend.js';
 import { evaluate } from '../src/ml/evaluate.js';
 import { cnn003, type Examples, initParams, lenet5, mlp } from '../src/ml/models.js';
-import { createTrainPool } from '../src/ml/parallel.js';
 import { trainLocal } from '../src/ml/train.js';
 import { type ExactShapleyRow, exactShapleyBench } from './_exact-shapley.js';
+import { measureTraining, printStepProfile, printTraining, type ReferenceTraining } from './_ml_training.js';
 
 interface Row {
   what: string;
@@ -65,18 +67,6 @@ function writeForPython(path: string, d: Examples): void {
       Buffer.from(Int32Array.from(d.y).buffer),
     ]),
   );
-}
-
-function head(d: Examples & { y: Int32Array }, n: number): Examples & { y: Int32Array } {
-  return { ...d, n, x: d.x.subarray(0, n * 784), y: d.y.subarray(0, n) };
-}
-
-async function trainRate(spec: ReturnType<typeof mlp>, data: Examples & { y: Int32Array }, n: number) {
-  const m0 = initParams(spec, 1);
-  await trainLocal(spec, m0, head(data, 128), { seed: 0, weightDecay: 1e-3 }); // warm-up
-  const t = performance.now();
-  await trainLocal(spec, m0, head(data, n), { seed: 1, weightDecay: 1e-3 });
-  return n / ((performance.now() - t) / 1000);
 }
 
 function inferMs(spec: ReturnType<typeof mlp>, data: Examples): number {
@@ -155,16 +145,7 @@ export async function main(
     console.log(`PyTorch ${ref.torch}, ${ref.threads} threads, ${label}: ${ref.blas}`);
   const num = (ref: Record<string, number | string>, key: string) =>
     typeof ref[key] === 'number' ? (ref[key] as number) : undefined;
-  /** One cell per reference: "2-thread rate (1 thread: rate)". */
-  const refRates = (key: string) =>
-    refs.map(({ ref }) => `${fmt(num(ref, key))} (1 thread: ${fmt(num(ref, `${key}_1t`))})`);
   const refMs = (key: string) => refs.map(({ ref }) => fmt(num(ref, key), 1));
-  /** fedscore's share of each reference's 2-thread rate (target ≥ 67 %: within 1.5×). */
-  const shares = (rate: number, key: string) =>
-    refs
-      .filter(({ ref }) => num(ref, key) !== undefined)
-      .map(({ label, ref }) => `${((100 * rate) / num(ref, key)!).toFixed(0)} % of ${label}`)
-      .join(', ');
   /** Runs `measure` with the native kernels (when built), then with the wasm kernels alone. */
   const both = async <T>(measure: () => Promise<T> | T): Promise<[T, T | undefined]> => {
     const a = await measure();
@@ -185,51 +166,12 @@ export async function main(
     [cnnSpec, 'cnn003 (28×28×1)', 'cnn', quick ? 256 : 1024],
     [lenetSpec, 'LeNet-5 (28×28×1)', 'lenet', quick ? 1024 : 4096],
   ];
-  for (const [spec, label, key, n] of training) {
-    const [rate, wasmRate] = await both(() => trainRate(spec, data, n));
-    rows.push({
-      what: `${label} training, samples/s`,
-      fedscore: fmt(rate),
-      wasmOnly: fmt(wasmRate),
-      pytorch: refRates(`${key}_train_samples_per_s`),
-      note: `${shares(rate, `${key}_train_samples_per_s`)} (PyTorch 2 threads; target ≥ 67 %)`,
-    });
-  }
-  {
-    // Two silos at once, one per core on worker threads (one wasm instance and one OpenBLAS
-    // thread each): how the engine trains, and the fedscore counterpart of PyTorch's 2 threads.
-    const pool = createTrainPool({ workers: 2 });
-    try {
-      for (const [spec, label, key, n] of training) {
-        const per = n / 2;
-        const m0 = initParams(spec, 1);
-        const tasks = [0, 1].map((i) => ({
-          spec,
-          m0,
-          data: {
-            ...data,
-            n: per,
-            x: data.x.slice(i * per * 784, (i + 1) * per * 784),
-            y: data.y.slice(i * per, (i + 1) * per),
-          },
-          options: { seed: i, weightDecay: 1e-3 },
-        }));
-        await pool.train(tasks.map((t) => ({ ...t, data: head(t.data, 64) }))); // start-up and warm-up
-        const t = performance.now();
-        await pool.train(tasks);
-        const rate = n / ((performance.now() - t) / 1000);
-        rows.push({
-          what: `${label} training, 2 silos on 2 worker threads, aggregate samples/s`,
-          fedscore: fmt(rate),
-          wasmOnly: '',
-          pytorch: refs.map(() => ''),
-          note: `${shares(rate, `${key}_train_samples_per_s`)} (worker start-up excluded)`,
-        });
-      }
-    } finally {
-      await pool.close();
-    }
-  }
+  const models = training.map(([spec, label, key, n]) => ({ spec, label, key, n }));
+  const openblasRef = refs.find(({ label }) => label === 'OpenBLAS')?.ref.training as unknown as
+    | ReferenceTraining
+    | undefined;
+  printTraining(await measureTraining(models, data, openblasRef, native));
+  if (native) printStepProfile(models, data);
   for (const [spec, label, key] of training) {
     const [ms, wasmMs] = await both(() => inferMs(spec, data));
     rows.push({

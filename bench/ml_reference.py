@@ -7,6 +7,12 @@ JSON object. Debian's python3-torch:
 bench/ml.ts runs it once per BLAS found on the machine (LD_LIBRARY_PATH picks Debian's reference
 BLAS or OpenBLAS); the JSON says which library was mapped.
 
+Training is timed in three thread settings, REPEATS times each in alternation (median): 2 threads
+(torch.set_num_threads(2)), 1 thread (torch.set_num_threads(1): PyTorch's own operators on one
+thread, but OpenBLAS keeps its own pool of threads for the linear layers, so such a run uses both
+cores in its products) and, when the BLAS is OpenBLAS, 1 thread with OpenBLAS set to one thread
+too (openblas_set_num_threads through ctypes). Each setting records its CPU time per wall second.
+
 DATA.bin and the Fashion-MNIST files (written by bench/ml.ts, so both sides train and test on
 the same examples, whichever source fedscore's loader used): u32 LE n, u32 LE features, then
 n*features float32 LE pixels (HWC order, [0, 1]), then n int32 LE labels.
@@ -14,7 +20,10 @@ n*features float32 LE pixels (HWC order, [0, 1]), then n int32 LE labels.
 Layouts differ from fedscore's flat vector (PyTorch uses CHW and [out, in]); only speed and
 accuracy are compared, not parameters.
 """
+import ctypes
 import json
+import resource
+import statistics
 import struct
 import sys
 import time
@@ -74,12 +83,67 @@ def train(model, x, y, epochs, batch=64, seed=1):
             opt.step()
 
 
+REPEATS = 3
+
+
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def train_rate(make, x, y, n):
+    """Samples/s of one epoch over x[:n], and the process's CPU seconds per wall second."""
     model = make()
     train(model, x[:128], y[:128], 1)  # warm-up
-    t = time.perf_counter()
+    c, t = cpu_seconds(), time.perf_counter()
     train(model, x[:n], y[:n], 1)
-    return n / (time.perf_counter() - t)
+    wall = time.perf_counter() - t
+    return n / wall, (cpu_seconds() - c) / wall
+
+
+def openblas():
+    """The mapped OpenBLAS (ctypes handle), or None when the BLAS is another library."""
+    for path in loaded_blas().split(", "):
+        try:
+            lib = ctypes.CDLL(path)
+            lib.openblas_set_num_threads
+            lib.openblas_get_num_threads
+            return lib
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def thread_settings():
+    """(name, torch threads, OpenBLAS threads or None = leave as it is)."""
+    out = [("2", 2, None), ("1", 1, None)]
+    if openblas() is not None:
+        out.append(("1blas1", 1, 1))
+    return out
+
+
+def training_rates(x, y):
+    """{model: {setting: median samples/s, setting_cpu: CPU per wall}} over REPEATS alternations."""
+    blas = openblas()
+    blas_default = blas.openblas_get_num_threads() if blas is not None else None
+    runs = {}
+    for _ in range(REPEATS):
+        for name, threads, blas_threads in thread_settings():
+            torch.set_num_threads(threads)
+            if blas is not None:
+                blas.openblas_set_num_threads(blas_threads or blas_default)
+            for key, make, n in (("mlp", mlp, min(8192, x.shape[0])), ("cnn", cnn003, 1024), ("lenet", lenet5, 4096)):
+                runs.setdefault(key, {}).setdefault(name, []).append(train_rate(make, x, y, n))
+    if blas is not None:
+        blas.openblas_set_num_threads(blas_default)
+    torch.set_num_threads(2)
+    out = {}
+    for key, settings in runs.items():
+        out[key] = {}
+        for name, results in settings.items():
+            out[key][name] = statistics.median(r for r, _ in results)
+            out[key][name + "_cpu"] = statistics.median(c for _, c in results)
+    return out, blas_default
 
 
 def infer_ms(make, x):
@@ -116,23 +180,21 @@ def loaded_blas():
 
 def main():
     x, y = load(sys.argv[1])
+    training, blas_threads = training_rates(x, y)
     out = {
         "torch": torch.__version__,
         "blas": loaded_blas(),
+        "blas_threads": blas_threads,
         "threads": torch.get_num_threads(),
-        "mlp_train_samples_per_s": train_rate(mlp, x, y, min(8192, x.shape[0])),
-        "cnn_train_samples_per_s": train_rate(cnn003, x, y, 1024),
-        "lenet_train_samples_per_s": train_rate(lenet5, x, y, 4096),
+        "training": training,
         "mlp_infer_2000_ms": infer_ms(mlp, x),
         "cnn_infer_2000_ms": infer_ms(cnn003, x),
         "lenet_infer_2000_ms": infer_ms(lenet5, x),
     }
-    # One thread as well: OpenMP's two threads degrade badly when the shared machine is loaded.
-    torch.set_num_threads(1)
-    out["mlp_train_samples_per_s_1t"] = train_rate(mlp, x, y, min(8192, x.shape[0]))
-    out["cnn_train_samples_per_s_1t"] = train_rate(cnn003, x, y, 1024)
-    out["lenet_train_samples_per_s_1t"] = train_rate(lenet5, x, y, 4096)
-    torch.set_num_threads(2)
+    # The flat keys of earlier versions: 2 threads, and one thread as "_1t".
+    for key, rates in training.items():
+        out[key + "_train_samples_per_s"] = rates["2"]
+        out[key + "_train_samples_per_s_1t"] = rates["1"]
     if len(sys.argv) > 3:
         out["fmnist_mlp_acc_3ep"], out["fmnist_mlp_train_s"] = fmnist_accuracy(sys.argv[2], sys.argv[3])
     print(json.dumps(out))

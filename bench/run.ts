@@ -1,15 +1,18 @@
 /**
  * `npm run bench [-- [--json <file>] [--baseline <dir>] <section> ...]`: runs the benchmark
- * sections in one process, one after the other, each printing its own Markdown table; with
- * --json, also one JSON object of what the sections return (ml: `exactShapley`). Sections:
- * shapley, estimators, msgtg, secagg, ml, layers-model, round, server.
- * Comparisons inside a section are made side by side in the same run (ratios), since these
- * machines are noisy.
+ * sections in one process, one after the other, each printing its own Markdown table. Sections:
+ * shapley, estimators, msgtg, secagg, ml, layers-model, round, server. Comparisons inside a
+ * section are made side by side in the same run (ratios), since these machines are noisy. With
+ * `--json <file>`, what the sections report is also written to <file> as one JSON object: the
+ * rows they pass to bench/_json.ts's report() (`training`, `secagg`, `serverRound`) and the `json`
+ * object their main() returns (ml: `exactShapley`). Other `--flags` are left for the sections
+ * (`--quick`).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { reported } from './_json.js';
 
 const SECTIONS = [
   'shapley',
@@ -47,9 +50,10 @@ for (const name of asked) {
   }
 }
 const chosen = asked.length > 0 ? asked : [...SECTIONS];
-const report: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
+const report: Record<string, unknown> = {};
 
-console.log(`# fedscore benchmarks — ${new Date().toISOString()}`);
+const started = new Date().toISOString();
+console.log(`# fedscore benchmarks — ${started}`);
 console.log(
   `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${os.platform()}`,
 );
@@ -68,7 +72,17 @@ for (const name of chosen) {
   if (json && typeof json === 'object') Object.assign(report, json);
   console.log(`\n(${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 }
-if (jsonFile) {
-  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+
+if (jsonFile !== undefined) {
+  const out = {
+    started,
+    node: process.version,
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`,
+    loadAverage: os.loadavg(),
+    sections: chosen,
+    ...report,
+    ...reported(),
+  };
+  writeFileSync(jsonFile, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`\nbench: wrote ${jsonFile}`);
 }

@@ -46,6 +46,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { simulatedIdentities } from '../protocol/simulate.js';
 import type { StoreLocation } from '../src/server/store/database.js';
+import { report } from './_json.js';
 import { request, serve, signedHeaders } from './_server-loader.js';
 import { createConsortium, N, runRound, THRESHOLD } from './_server-round.js';
 
@@ -164,7 +165,7 @@ export async function main(): Promise<void> {
           keys.map((_, i) => i),
         );
         agent.destroy();
-        const top = [...s.timing.statements].sort((x, y) => y[1].ms - x[1].ms).slice(0, 4);
+        const top = [...s.timing.statements].sort((x, y) => y[1].ms - x[1].ms).slice(0, 6);
         for (const [sql, { ms, count }] of top)
           statementRows.push([
             label,
@@ -176,6 +177,17 @@ export async function main(): Promise<void> {
         const transport = t.requestMs - t.serverMs + t.clientCodecMs + t.serverCodecMs;
         const other = t.wallMs - transport - t.clientCryptoMs - serverCrypto - t.storageMs;
         const cell = (ms: number) => `${(ms / 1000).toFixed(2)} (${((100 * ms) / t.wallMs).toFixed(0)} %)`;
+        report('serverRound', [
+          {
+            store: label,
+            wallS: t.wallMs / 1000,
+            storageS: t.storageMs / 1000,
+            transportS: transport / 1000,
+            clientCryptoS: t.clientCryptoMs / 1000,
+            serverCryptoS: serverCrypto / 1000,
+            requests: t.requests,
+          },
+        ]);
         roundRows.push([
           label,
           (t.wallMs / 1000).toFixed(2),
@@ -247,7 +259,7 @@ export async function main(): Promise<void> {
       'client crypto = Σ time in protocol/client.ts, request and report signing over the 20 silos ' +
       '(on separate machines it would run in parallel, ~1/20 of it on the critical path).',
   );
-  console.log("\nWhere the round's storage time goes (the 4 costliest statements per store):\n");
+  console.log("\nWhere the round's storage time goes (the 6 costliest statements per store):\n");
   console.log(table(['store', 'statement', 'executions', 'total s'], statementRows));
 }
 

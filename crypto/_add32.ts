@@ -16,10 +16,19 @@
 /** Largest chunk, in words, the adder accepts. */
 export const ADDER_CHUNK_WORDS = 1 << 15;
 
-/** acc[off .. off + n) ± ks[0 .. n) mod 2^32. */
+/**
+ * acc[off .. off + n) ± ks[0 .. n) mod 2^32 (`apply`); or, for several keystreams over one chunk,
+ * `load` the chunk into the adder's own accumulator, `add` each keystream, `store` the result.
+ */
 export interface Adder {
   readonly kind: 'wasm-simd' | 'js';
   apply(acc: Uint32Array, off: number, ks: Uint8Array, n: number, sign: 1 | -1): void;
+  /** The accumulator ← src[off .. off + n) (n ≤ ADDER_CHUNK_WORDS). */
+  load(src: Uint32Array, off: number, n: number): void;
+  /** The accumulator's first n words ± ks[0 .. n). */
+  add(ks: Uint8Array, n: number, sign: 1 | -1): void;
+  /** dst[off .. off + n) ← the accumulator's first n words. */
+  store(dst: Uint32Array, off: number, n: number): void;
   wipe(): void;
 }
 
@@ -96,20 +105,25 @@ function moduleBytes(): Uint8Array {
 }
 
 function jsAdder(): Adder {
+  const A = new Uint32Array(ADDER_CHUNK_WORDS);
+  const words = (ks: Uint8Array, n: number): Uint32Array => {
+    if (LITTLE_ENDIAN && ks.byteOffset % 4 === 0) return new Uint32Array(ks.buffer, ks.byteOffset, n);
+    const w = new Uint32Array(n);
+    const dv = new DataView(ks.buffer, ks.byteOffset, 4 * n);
+    for (let i = 0; i < n; i++) w[i] = dv.getUint32(4 * i, true);
+    return w;
+  };
+  const addTo = (acc: Uint32Array, off: number, w: Uint32Array, n: number, sign: 1 | -1) => {
+    if (sign === 1) for (let j = 0; j < n; j++) acc[off + j]! += w[j]!;
+    else for (let j = 0; j < n; j++) acc[off + j]! -= w[j]!;
+  };
   return {
     kind: 'js',
-    apply(acc, off, ks, n, sign) {
-      let w: Uint32Array;
-      if (LITTLE_ENDIAN && ks.byteOffset % 4 === 0) w = new Uint32Array(ks.buffer, ks.byteOffset, n);
-      else {
-        w = new Uint32Array(n);
-        const dv = new DataView(ks.buffer, ks.byteOffset, 4 * n);
-        for (let i = 0; i < n; i++) w[i] = dv.getUint32(4 * i, true);
-      }
-      if (sign === 1) for (let j = 0; j < n; j++) acc[off + j]! += w[j]!;
-      else for (let j = 0; j < n; j++) acc[off + j]! -= w[j]!;
-    },
-    wipe() {},
+    apply: (acc, off, ks, n, sign) => addTo(acc, off, words(ks, n), n, sign),
+    load: (src, off, n) => A.set(src.subarray(off, off + n)),
+    add: (ks, n, sign) => addTo(A, 0, words(ks, n), n, sign),
+    store: (dst, off, n) => dst.set(A.subarray(0, n), off),
+    wipe: () => A.fill(0),
   };
 }
 
@@ -141,6 +155,18 @@ function wasmAdder(): Adder | null {
         M.set(view, 0);
         (sign === 1 ? add : sub)(0, K, (bytes + 15) & ~15); // padding lanes are never copied back
         view.set(M.subarray(0, bytes));
+      },
+      load(src, off, n) {
+        M.set(new Uint8Array(src.buffer, src.byteOffset + 4 * off, 4 * n), 0);
+      },
+      add(ks, n, sign) {
+        if (n === 0) return;
+        const bytes = 4 * n;
+        M.set(ks.subarray(0, bytes), K);
+        (sign === 1 ? add : sub)(0, K, (bytes + 15) & ~15);
+      },
+      store(dst, off, n) {
+        new Uint8Array(dst.buffer, dst.byteOffset + 4 * off, 4 * n).set(M.subarray(0, 4 * n));
       },
       wipe() {
         M.fill(0);

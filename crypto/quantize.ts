@@ -107,7 +107,9 @@ export function quantize(
 }
 
 /**
- * Quantizes `values` into `out[offset …]` with precomputed constants (used to append a weight).
+ * Quantizes `factor · values[i]` (in double precision; factor 1 by default) into `out[offset …]`
+ * with precomputed constants (used to append a weight, and by protocol/weighted.ts to quantize
+ * w·Δ without a temporary vector of products).
  *
  * @throws TypeError / RangeError naming the bad argument (see {@link quantize}).
  */
@@ -116,14 +118,18 @@ export function quantizeInto(
   offset: number,
   values: Float32Array | Float64Array | readonly number[],
   q: Quantizer,
+  factor = 1,
 ): void {
   if (!(out instanceof Uint32Array)) throw new TypeError('out: expected Uint32Array');
   checkInt('offset', offset, 0, out.length - values.length);
+  checkFinite('factor', factor);
   const c = q.range;
   const s = q.scale;
+  const typed = values instanceof Float32Array || values instanceof Float64Array;
   for (let i = 0; i < values.length; i++) {
-    const x = values[i]!;
-    if (typeof x !== 'number') throw new TypeError(`values[${i}]: expected a number`);
+    const v = values[i]!;
+    if (!typed && typeof v !== 'number') throw new TypeError(`values[${i}]: expected a number`);
+    const x = factor * v;
     if (Number.isNaN(x)) throw new RangeError(`values[${i}]: NaN cannot be quantized`);
     const clipped = Math.min(c, Math.max(-c, x));
     out[offset + i] = roundHalfAway(clipped * s); // stored mod 2^32 (two's complement)

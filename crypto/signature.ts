@@ -7,6 +7,7 @@
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { checkBytes } from './_check.js';
+import { opensslEd25519Sign } from './_openssl.js';
 
 /** Byte length of Ed25519 secret keys (seeds) and public keys. */
 export const ED25519_KEY_LENGTH = 32;
@@ -31,14 +32,16 @@ export function signingKeyPairFromSeed(seed: Uint8Array): SigningKeyPair {
 }
 
 /**
- * Signs `message` with `secretKey` (deterministic, RFC 8032 §5.1.6).
+ * Signs `message` with `secretKey` (deterministic, RFC 8032 §5.1.6): on node:crypto's OpenSSL
+ * when it reproduces RFC 8032's vector here (crypto/_openssl.ts), else via @noble/curves — the
+ * same bytes. Verification stays on noble (its strict, non-malleable checks).
  *
  * @throws TypeError if an argument is not a Uint8Array; RangeError if the key is not 32 bytes.
  */
 export function sign(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
   checkBytes('secretKey', secretKey, ED25519_KEY_LENGTH);
   checkBytes('message', message);
-  return ed25519.sign(message, secretKey);
+  return opensslEd25519Sign?.(secretKey, message) ?? ed25519.sign(message, secretKey);
 }
 
 /**

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <node_api.h>
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +48,19 @@ float *scratch(napi_env env, size_t floats);
   if (argc < (n)) return fail(env, "TypeError", "expected " #n " arguments");
 
 /* products.c: OpenBLAS products. */
+/* Convolution geometry (stride 1, NHWC): batch, input, kernel, output channels, top/left padding, output. */
+typedef struct {
+  int64_t n, h, w, c, kh, kw, o, pt, pl, oh, ow;
+} Conv;
+enum { CONV_FORWARD, CONV_FILTER_GRAD, CONV_INPUT_GRAD };
+/* C = op(A)·op(B) + beta·C, row-major, in the fixed blocks of products.c ("Threads"). */
+void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c);
+int64_t chunk_images(const Conv *g);
+int blas_threads_here(void);
+size_t conv_cols_floats(const Conv *g);
+void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols);
+void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx);
+void conv_run(int mode, const Conv *g, const float *p, const float *q, float *out, float *cols);
 napi_value gemm(napi_env env, napi_callback_info info);
 napi_value conv_forward(napi_env env, napi_callback_info info);
 napi_value conv_filter_grad(napi_env env, napi_callback_info info);
@@ -54,7 +68,14 @@ napi_value conv_input_grad(napi_env env, napi_callback_info info);
 napi_value set_threads(napi_env env, napi_callback_info info);
 napi_value set_local_threads(napi_env env, napi_callback_info info);
 
-/* loops.c: plain C loops. */
+/* loops.c: plain C loops (the cores also serve train.c). */
+void adam_loop(float *theta, const float *grad, float *m, float *v, int64_t count, double wd, double b1, double b2,
+               double step, double sq, double eps);
+void bias_act_run(int64_t rows, int64_t cols, const float *z, const float *bias, int relu, float *y);
+void bias_act_grad_run(int64_t rows, int64_t cols, const float *dy, const float *y, int relu, float *dz, float *db,
+                       double *acc);
+void pool_grad_run(int mx, int64_t n, int64_t h, int64_t w, int64_t c, int64_t f, int64_t st, int64_t oh, int64_t ow,
+                   const float *dy, const float *x, float *dx);
 napi_value adam_step(napi_env env, napi_callback_info info);
 napi_value affine_relu(napi_env env, napi_callback_info info);
 napi_value reduce_logits(napi_env env, napi_callback_info info);
@@ -66,5 +87,10 @@ napi_value pool_grad(napi_env env, napi_callback_info info);
 /* coalitions.c and coalition_kernels.c: coalition models of a one-hidden-layer MLP. */
 napi_value eval_coalitions(napi_env env, napi_callback_info info);
 napi_value coalition_panels(napi_env env, napi_callback_info info);
+
+/* train.c: the fused training step. */
+napi_value create_trainer(napi_env env, napi_callback_info info);
+napi_value train_step(napi_env env, napi_callback_info info);
+napi_value trainer_profile(napi_env env, napi_callback_info info);
 
 #endif

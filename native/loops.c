@@ -11,9 +11,9 @@
  * order of train.ts's JavaScript loop, so both give the same float32 bits (built with
  * -ffp-contract=off: no fused multiply-adds).
  */
-static void adam_loop(float *theta, const float *grad, float *m, float *v, int64_t count, double wd, double b1,
-                      double b2, double step, double sq, double eps) __attribute__((target_clones("avx512f", "avx2", "default")));
-static void adam_loop(float *restrict theta, const float *restrict grad, float *restrict m, float *restrict v,
+void adam_loop(float *theta, const float *grad, float *m, float *v, int64_t count, double wd, double b1, double b2,
+               double step, double sq, double eps) __attribute__((target_clones("avx512f", "avx2", "default")));
+void adam_loop(float *restrict theta, const float *restrict grad, float *restrict m, float *restrict v,
                       int64_t count, double wd, double b1, double b2, double step, double sq, double eps) {
   const double c1 = 1 - b1, c2 = 1 - b2;
   for (int64_t i = 0; i < count; i++) {
@@ -153,14 +153,7 @@ napi_value softmax_xent(napi_env env, napi_callback_info info) {
  * biasAct(rows, cols, z, bias, relu, y): y[r][c] = z[r][c] + bias[c], then max(0, ·) when relu
  * is 1 (a dense or convolution layer's epilogue, channels last).
  */
-napi_value bias_act(napi_env env, napi_callback_info info) {
-  ARGS(6)
-  int64_t rows, cols, relu;
-  float *z, *bias, *y;
-  if (!dim(env, argv[0], "rows", &rows) || !dim(env, argv[1], "cols", &cols) || !dim(env, argv[4], "relu", &relu) ||
-      !f32(env, argv[2], "z", (size_t)(rows * cols), &z) || !f32(env, argv[3], "bias", (size_t)cols, &bias) ||
-      !f32(env, argv[5], "y", (size_t)(rows * cols), &y))
-    return NULL;
+void bias_act_run(int64_t rows, int64_t cols, const float *z, const float *bias, int relu, float *y) {
   for (int64_t r = 0; r < rows; r++) {
     const float *zr = z + r * cols;
     float *yr = y + r * cols;
@@ -169,6 +162,17 @@ napi_value bias_act(napi_env env, napi_callback_info info) {
       yr[c] = relu ? relu_f(v) : v;
     }
   }
+}
+
+napi_value bias_act(napi_env env, napi_callback_info info) {
+  ARGS(6)
+  int64_t rows, cols, relu;
+  float *z, *bias, *y;
+  if (!dim(env, argv[0], "rows", &rows) || !dim(env, argv[1], "cols", &cols) || !dim(env, argv[4], "relu", &relu) ||
+      !f32(env, argv[2], "z", (size_t)(rows * cols), &z) || !f32(env, argv[3], "bias", (size_t)cols, &bias) ||
+      !f32(env, argv[5], "y", (size_t)(rows * cols), &y))
+    return NULL;
+  bias_act_run(rows, cols, z, bias, (int)relu, y);
   return NULL;
 }
 
@@ -176,16 +180,9 @@ napi_value bias_act(napi_env env, napi_callback_info info) {
  * biasActGrad(rows, cols, dy, y, relu, dz, dbias): the gradient of biasAct. dz = dy where
  * y > 0 (relu) or everywhere, and dbias[c] = Σ_r dz[r][c], summed in double.
  */
-napi_value bias_act_grad(napi_env env, napi_callback_info info) {
-  ARGS(7)
-  int64_t rows, cols, relu;
-  float *dy, *y, *dz, *db;
-  if (!dim(env, argv[0], "rows", &rows) || !dim(env, argv[1], "cols", &cols) || !dim(env, argv[4], "relu", &relu) ||
-      !f32(env, argv[2], "dy", (size_t)(rows * cols), &dy) || !f32(env, argv[3], "y", (size_t)(rows * cols), &y) ||
-      !f32(env, argv[5], "dz", (size_t)(rows * cols), &dz) || !f32(env, argv[6], "dbias", (size_t)cols, &db))
-    return NULL;
-  double *acc = (double *)calloc(cols > 0 ? (size_t)cols : 1, sizeof(double));
-  if (acc == NULL) return fail(env, "Error", "out of memory");
+void bias_act_grad_run(int64_t rows, int64_t cols, const float *dy, const float *y, int relu, float *dz, float *db,
+                       double *acc) {
+  memset(acc, 0, (size_t)cols * sizeof(double));
   for (int64_t r = 0; r < rows; r++) {
     const float *g = dy + r * cols, *yr = y + r * cols;
     float *d = dz + r * cols;
@@ -196,6 +193,19 @@ napi_value bias_act_grad(napi_env env, napi_callback_info info) {
     }
   }
   for (int64_t c = 0; c < cols; c++) db[c] = (float)acc[c];
+}
+
+napi_value bias_act_grad(napi_env env, napi_callback_info info) {
+  ARGS(7)
+  int64_t rows, cols, relu;
+  float *dy, *y, *dz, *db;
+  if (!dim(env, argv[0], "rows", &rows) || !dim(env, argv[1], "cols", &cols) || !dim(env, argv[4], "relu", &relu) ||
+      !f32(env, argv[2], "dy", (size_t)(rows * cols), &dy) || !f32(env, argv[3], "y", (size_t)(rows * cols), &y) ||
+      !f32(env, argv[5], "dz", (size_t)(rows * cols), &dz) || !f32(env, argv[6], "dbias", (size_t)cols, &db))
+    return NULL;
+  double *acc = (double *)malloc((cols > 0 ? (size_t)cols : 1) * sizeof(double));
+  if (acc == NULL) return fail(env, "Error", "out of memory");
+  bias_act_grad_run(rows, cols, dy, y, (int)relu, dz, db, acc);
   free(acc);
   return NULL;
 }
@@ -205,21 +215,9 @@ napi_value bias_act_grad(napi_env env, napi_callback_info info) {
  * stride s (NHWC). Average: each window spreads dy/f² over its cells. Max: dy goes to the first
  * largest cell of the window in row-major order, as tfjs's cpu backend does.
  */
-napi_value pool_grad(napi_env env, napi_callback_info info) {
-  ARGS(12)
-  static const char *names[] = {"max", "n", "h", "w", "c", "filterSize", "stride", "outH", "outW"};
-  int64_t v[9];
-  for (int i = 0; i < 9; i++)
-    if (!dim(env, argv[i], names[i], &v[i])) return NULL;
-  const int64_t mx = v[0], n = v[1], h = v[2], w = v[3], c = v[4], f = v[5], st = v[6], oh = v[7], ow = v[8];
-  if (f < 1 || st < 1) return fail(env, "RangeError", "filterSize, stride: expected positive sizes");
-  if ((oh > 0 && (oh - 1) * st + f > h) || (ow > 0 && (ow - 1) * st + f > w))
-    return fail(env, "RangeError", "outH, outW: windows reach outside the input");
-  float *dy, *x, *dx;
+void pool_grad_run(int mx, int64_t n, int64_t h, int64_t w, int64_t c, int64_t f, int64_t st, int64_t oh, int64_t ow,
+                   const float *dy, const float *x, float *dx) {
   const size_t xs = (size_t)(n * h * w * c);
-  if (!f32(env, argv[9], "dy", (size_t)(n * oh * ow * c), &dy) || !f32(env, argv[10], "x", mx ? xs : 0, &x) ||
-      !f32(env, argv[11], "dx", xs, &dx))
-    return NULL;
   memset(dx, 0, xs * sizeof(float));
   const float inv = 1.0f / (float)(f * f);
   for (int64_t b = 0; b < n; b++)
@@ -246,5 +244,23 @@ napi_value pool_grad(napi_env env, napi_callback_info info) {
           }
         }
       }
+}
+
+napi_value pool_grad(napi_env env, napi_callback_info info) {
+  ARGS(12)
+  static const char *names[] = {"max", "n", "h", "w", "c", "filterSize", "stride", "outH", "outW"};
+  int64_t v[9];
+  for (int i = 0; i < 9; i++)
+    if (!dim(env, argv[i], names[i], &v[i])) return NULL;
+  const int64_t mx = v[0], n = v[1], h = v[2], w = v[3], c = v[4], f = v[5], st = v[6], oh = v[7], ow = v[8];
+  if (f < 1 || st < 1) return fail(env, "RangeError", "filterSize, stride: expected positive sizes");
+  if ((oh > 0 && (oh - 1) * st + f > h) || (ow > 0 && (ow - 1) * st + f > w))
+    return fail(env, "RangeError", "outH, outW: windows reach outside the input");
+  float *dy, *x, *dx;
+  const size_t xs = (size_t)(n * h * w * c);
+  if (!f32(env, argv[9], "dy", (size_t)(n * oh * ow * c), &dy) || !f32(env, argv[10], "x", mx ? xs : 0, &x) ||
+      !f32(env, argv[11], "dx", xs, &dx))
+    return NULL;
+  pool_grad_run((int)mx, n, h, w, c, f, st, oh, ow, dy, x, dx);
   return NULL;
 }

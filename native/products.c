@@ -29,6 +29,8 @@ int large_threads(void) {
   const int t = local_threads > 0 ? local_threads : threads_large;
   return t < 1 ? 1 : (t > SPLIT ? SPLIT : t);
 }
+/* Threads this thread's large products may use (setLocalThreads, else setThreads / the cores). */
+int blas_threads_here(void) { return local_threads > 0 ? local_threads : threads_large; }
 
 typedef struct {
   int ta, tb;
@@ -50,8 +52,7 @@ static void *block_thread(void *arg) {
   return NULL;
 }
 
-static void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta,
-                     float *c) {
+void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c) {
   const int64_t lda = ta ? m : k, ldb = tb ? k : n;
   Block whole = {ta, tb, m, n, k, lda, ldb, a, b, beta, c, n};
   if ((double)m * (double)n * (double)k < SMALL_MACS || (m < 2 * SPLIT && n < 2 * SPLIT)) {
@@ -119,11 +120,6 @@ napi_value gemm(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* Convolution geometry shared by the three convolution functions. */
-typedef struct {
-  int64_t n, h, w, c, kh, kw, o, pt, pl, oh, ow;
-} Conv;
-
 static int conv_args(napi_env env, napi_value *argv, Conv *g) {
   static const char *names[] = {"n", "h", "w", "c", "kh", "kw", "o", "padTop", "padLeft", "outH", "outW"};
   int64_t *f[] = {&g->n, &g->h, &g->w, &g->c, &g->kh, &g->kw, &g->o, &g->pt, &g->pl, &g->oh, &g->ow};
@@ -141,14 +137,14 @@ static int conv_args(napi_env env, napi_value *argv, Conv *g) {
 }
 
 /* Images per im2col chunk so that the columns fit CHUNK_FLOATS (at least one image). */
-static int64_t chunk_images(const Conv *g) {
+int64_t chunk_images(const Conv *g) {
   size_t per = (size_t)(g->oh * g->ow * g->kh * g->kw * g->c);
   int64_t k = per ? (int64_t)(CHUNK_FLOATS / per) : g->n;
   return k < 1 ? 1 : (k > g->n ? g->n : k);
 }
 
 /* cols[(i·OH + y)·OW + x][(ky·KW + kx)·C + ch] = x[n0+i][y+ky−pt][x+kx−pl][ch], 0 outside. */
-static void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, float *cols) {
   const int64_t row = g->kh * g->kw * g->c;
   for (int64_t i = 0; i < count; i++) {
     const float *img = x + (n0 + i) * g->h * g->w * g->c;
@@ -181,7 +177,7 @@ static void im2col(const Conv *g, const float *x, int64_t n0, int64_t count, flo
 }
 
 /* The adjoint of im2col: dx[n0+i][…] += cols[…] (dx zeroed by the caller). */
-static void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, float *dx) {
   const int64_t row = g->kh * g->kw * g->c;
   for (int64_t i = 0; i < count; i++) {
     float *img = dx + (n0 + i) * g->h * g->w * g->c;
@@ -203,8 +199,6 @@ static void col2im(const Conv *g, const float *cols, int64_t n0, int64_t count, 
   }
 }
 
-enum { CONV_FORWARD, CONV_FILTER_GRAD, CONV_INPUT_GRAD };
-
 /*
  * The three convolution functions, all (n,h,w,c,kh,kw,o,padTop,padLeft,outH,outW, p, q, out):
  *   conv2dForward    p = x[n,h,w,c],          q = filter[kh,kw,c,o], out = y[n,outH,outW,o];
@@ -212,25 +206,25 @@ enum { CONV_FORWARD, CONV_FILTER_GRAD, CONV_INPUT_GRAD };
  *   conv2dInputGrad  p = dy[n,outH,outW,o],   q = filter,            out = dx[n,h,w,c] = col2im(dy·Wᵀ).
  * Images go through im2col in chunks (chunk_images), so the columns stay under CHUNK_FLOATS.
  */
-static napi_value conv_op(napi_env env, napi_callback_info info, int mode) {
-  ARGS(14)
-  Conv g;
-  if (!conv_args(env, argv, &g)) return NULL;
-  const size_t xs = (size_t)(g.n * g.h * g.w * g.c);
-  const size_t ws = (size_t)(g.kh * g.kw * g.c * g.o);
-  const size_t ys = (size_t)(g.n * g.oh * g.ow * g.o);
-  static const char *names[3][3] = {{"x", "filter", "y"}, {"x", "dy", "dw"}, {"dy", "filter", "dx"}};
-  const size_t sizes[3][3] = {{xs, ws, ys}, {xs, ys, ws}, {ys, ws, xs}};
-  float *p, *q, *out;
-  if (!f32(env, argv[11], names[mode][0], sizes[mode][0], &p) ||
-      !f32(env, argv[12], names[mode][1], sizes[mode][1], &q) ||
-      !f32(env, argv[13], names[mode][2], sizes[mode][2], &out))
-    return NULL;
+/* Floats of im2col columns conv_run needs for `g` (one chunk). */
+size_t conv_cols_floats(const Conv *g) {
+  return (size_t)(chunk_images(g) * g->oh * g->ow * g->kh * g->kw * g->c);
+}
+
+/*
+ * The three convolution functions, all (n,h,w,c,kh,kw,o,padTop,padLeft,outH,outW, p, q, out):
+ *   conv2dForward    p = x[n,h,w,c],          q = filter[kh,kw,c,o], out = y[n,outH,outW,o];
+ *   conv2dFilterGrad p = x,                   q = dy[n,outH,outW,o], out = dw[kh,kw,c,o] = Σ colsᵀ·dy;
+ *   conv2dInputGrad  p = dy[n,outH,outW,o],   q = filter,            out = dx[n,h,w,c] = col2im(dy·Wᵀ).
+ * Images go through im2col in chunks (chunk_images), so the columns stay under CHUNK_FLOATS;
+ * `cols` holds conv_cols_floats(g) floats. The fused training step (train.c) calls this too.
+ */
+void conv_run(int mode, const Conv *gp, const float *p, const float *q, float *out, float *cols) {
+  const Conv g = *gp;
   const int64_t kk = g.kh * g.kw * g.c;
   const int64_t chunk = chunk_images(&g);
-  float *cols = scratch(env, (size_t)(chunk * g.oh * g.ow * kk));
-  if (cols == NULL) return fail(env, "Error", "out of memory for im2col columns");
-  if (mode != CONV_FORWARD) memset(out, 0, sizes[mode][2] * sizeof(float));
+  if (mode != CONV_FORWARD)
+    memset(out, 0, (size_t)(mode == CONV_FILTER_GRAD ? kk * g.o : g.n * g.h * g.w * g.c) * sizeof(float));
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t cnt = g.n - n0 < chunk ? g.n - n0 : chunk;
     const int64_t rows = cnt * g.oh * g.ow;
@@ -247,6 +241,25 @@ static napi_value conv_op(napi_env env, napi_callback_info info, int mode) {
     else
       sgemm_rm(1, 0, kk, g.o, rows, cols, q + at, 1.0f, out); /* out starts at zero */
   }
+}
+
+static napi_value conv_op(napi_env env, napi_callback_info info, int mode) {
+  ARGS(14)
+  Conv g;
+  if (!conv_args(env, argv, &g)) return NULL;
+  const size_t xs = (size_t)(g.n * g.h * g.w * g.c);
+  const size_t ws = (size_t)(g.kh * g.kw * g.c * g.o);
+  const size_t ys = (size_t)(g.n * g.oh * g.ow * g.o);
+  static const char *names[3][3] = {{"x", "filter", "y"}, {"x", "dy", "dw"}, {"dy", "filter", "dx"}};
+  const size_t sizes[3][3] = {{xs, ws, ys}, {xs, ys, ws}, {ys, ws, xs}};
+  float *p, *q, *out;
+  if (!f32(env, argv[11], names[mode][0], sizes[mode][0], &p) ||
+      !f32(env, argv[12], names[mode][1], sizes[mode][1], &q) ||
+      !f32(env, argv[13], names[mode][2], sizes[mode][2], &out))
+    return NULL;
+  float *cols = scratch(env, conv_cols_floats(&g));
+  if (cols == NULL) return fail(env, "Error", "out of memory for im2col columns");
+  conv_run(mode, &g, p, q, out, cols);
   return NULL;
 }
 

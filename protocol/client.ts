@@ -15,7 +15,7 @@
 import { checkBytes, checkInt } from '../crypto/_check.js';
 import { open, seal } from '../crypto/aead.js';
 import { type AgreementKeyPair, agree, agreementKeyPairFromSeed } from '../crypto/key-agreement.js';
-import { applyMask } from '../crypto/prg.js';
+import { type MaskTerm, maskVector } from '../crypto/prg.js';
 import type { RandomSource } from '../crypto/random.js';
 import { SHARE_LENGTH, shareIndex, splitSecret } from '../crypto/shamir.js';
 import { sign, verify } from '../crypto/signature.js';
@@ -372,14 +372,25 @@ async function onShares(state: ClientState, m: ShareList): Promise<ClientStep> {
   if (u2.length < config.threshold)
     return abort({ ...state, held }, 'BELOW_THRESHOLD', `|U_2| = ${u2.length} < t = ${config.threshold}`);
 
-  // y_u = x_u + PRG(b_u) + Σ_{v ∈ U_2∖{u}} Δ_{u,v}·PRG(s_{u,v})  (Bonawitz et al. 2017, round 2)
-  const masked = state.input.slice();
-  applyMask(masked, state.selfSeed!, selfLabel(config.session, config.round, id), 1);
-  for (const v of u2) {
-    if (v === id) continue;
-    const seed = agree(state.sKeys!.secretKey, peers.get(v)!.sPK);
-    applyMask(masked, seed, pairLabel(config.session, config.round, id, v), pairSign(id, v));
-    seed.fill(0);
+  // y_u = x_u + PRG(b_u) + Σ_{v ∈ U_2∖{u}} Δ_{u,v}·PRG(s_{u,v})  (Bonawitz et al. 2017, round 2),
+  // every mask added chunk by chunk in one pass (crypto/prg.ts maskVector).
+  const pairs: MaskTerm[] = u2
+    .filter((v) => v !== id)
+    .map((v) => ({
+      seed: agree(state.sKeys!.secretKey, peers.get(v)!.sPK),
+      label: pairLabel(config.session, config.round, id, v),
+      sign: pairSign(id, v),
+    }));
+  let masked: Uint32Array;
+  try {
+    const self: MaskTerm = {
+      seed: state.selfSeed!,
+      label: selfLabel(config.session, config.round, id),
+      sign: 1,
+    };
+    masked = maskVector(state.input, [self, ...pairs]);
+  } finally {
+    for (const p of pairs) p.seed.fill(0);
   }
   const message = signed<MaskedInput>(state, { ...header(state), type: 'mask', masked });
   for (const k of state.boxKeys!.values()) k.fill(0);
@@ -412,13 +423,17 @@ function onSurvivors(state: ClientState, m: SurvivorList): ClientStep {
  */
 function droppedMasks(state: ClientState, dropped: readonly number[]): Uint32Array {
   const { config, id } = state;
-  const acc = new Uint32Array(config.length);
-  for (const u of dropped) {
-    const seed = agree(state.sKeys!.secretKey, state.peers!.get(u)!.sPK);
-    applyMask(acc, seed, pairLabel(config.session, config.round, id, u), pairSign(id, u));
-    seed.fill(0);
+  const terms: MaskTerm[] = dropped.map((u) => ({
+    seed: agree(state.sKeys!.secretKey, state.peers!.get(u)!.sPK),
+    label: pairLabel(config.session, config.round, id, u),
+    sign: pairSign(id, u),
+  }));
+  try {
+    const acc = new Uint32Array(config.length);
+    return maskVector(acc, terms, acc);
+  } finally {
+    for (const t of terms) t.seed.fill(0);
   }
-  return acc;
 }
 
 /**

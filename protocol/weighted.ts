@@ -116,10 +116,8 @@ export function encodeWeightedInput(
     throw new RangeError(
       `weight: ${weight} is outside [minWeight = ${min}, weightRange = ${encoding.weightRange}]`,
     );
-  const scaled = new Float64Array(update.length);
-  for (let i = 0; i < update.length; i++) scaled[i] = weight * update[i]!;
   const out = new Uint32Array(update.length + 1);
-  quantizeInto(out, 0, scaled, qv);
+  quantizeInto(out, 0, update, qv, weight); // weight·Δ_i in double, as a product vector would hold it
   quantizeInto(out, update.length, [weight], qw);
   return out;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Builds fedscore's optional native kernels (every native/*.c: fedscore_kernels.c, products.c,
- * loops.c, coalitions.c, coalition_kernels.c, with their internal headers native/_*.h →
+ * loops.c, coalitions.c, coalition_kernels.c, train.c, layers.c, direct.c, helper.c, with their
+ * internal headers native/_*.h →
  * native/build/fedscore_kernels.node) against OpenBLAS.
  * Runs at `npm install`/`npm ci`; also `npm run build:native`.
  *
@@ -25,6 +26,7 @@ const sources = [
   'fedscore_kernels.c',
   ...units.filter((f) => f !== 'fedscore_kernels.c').sort(),
   '_fedscore.h',
+  '_train.h',
 ].map((f) => join(nativeDir, f));
 const outDir = join(root, 'native', 'build');
 const out = join(outDir, 'fedscore_kernels.node');

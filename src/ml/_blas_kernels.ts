@@ -192,6 +192,11 @@ function nativeOnWasm(): boolean {
   return active && !switchedOff && tf.getBackend() === 'wasm';
 }
 
+/** The addon while its kernels are active on wasm (for _native_train.ts's fused step), else undefined. */
+export function activeAddon(): object | undefined {
+  return nativeOnWasm() ? addonInUse() : undefined;
+}
+
 /**
  * The addon's Adam step (same float32 bits as train.ts's JavaScript loop, ≈10× faster), or
  * undefined when the addon is not loaded.
@@ -201,12 +206,13 @@ export function nativeAdamStep(): Addon['adamStep'] | undefined {
 }
 
 /**
- * Runs the calling thread's large products on one thread, whatever FEDSCORE_BLAS_THREADS says
- * (training workers: the pool already puts one worker on each core). No-op without the addon.
+ * Runs the calling thread's large products and training steps on one thread, whatever
+ * FEDSCORE_BLAS_THREADS says (training workers: the pool already puts one worker on each core);
+ * `false` goes back to the process's setting (benchmarks). No-op without the addon.
  */
-export function oneBlasThreadHere(): void {
+export function oneBlasThreadHere(on = true): void {
   const load = loadBlasKernels();
-  if (load.ok) load.addon.setLocalThreads(1);
+  if (load.ok) load.addon.setLocalThreads(on ? 1 : 0);
 }
 
 const XENT = 'FedscoreSoftmaxXent';

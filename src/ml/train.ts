@@ -10,6 +10,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../../scoring/random.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
+import { nativeTrainer } from './_native_train.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /**
@@ -169,6 +170,11 @@ export async function trainLocal(
     softmaxCrossEntropy(forward(spec, ws, xb!), yb!),
   );
   const adamNative = opt === 'adam' ? nativeAdamStep() : undefined;
+  // With the native kernels active, one addon call does the whole step (_native_train.ts): the
+  // gradient of the tfjs path below up to float rounding, the same bits in any thread.
+  const fused = nativeTrainer(spec, batchSize);
+  const labels = new Int32Array(fused ? batchSize : 0);
+  const hyper = new Float64Array([wd, beta1, beta2, 0, 0, eps]);
   const rng = createRng(options.seed);
   const order = new Int32Array(data.n);
   const xBuf = new Float32Array(batchSize * features);
@@ -193,13 +199,29 @@ export async function trainLocal(
       if (maxSteps !== undefined && steps === maxSteps) break;
       const b = Math.min(batchSize, data.n - start);
       seen += b;
+      steps++;
+      if (fused) {
+        for (let k = 0; k < b; k++) {
+          const i = order[start + k]!;
+          xBuf.set(data.x.subarray(i * features, (i + 1) * features), k * features);
+          labels[k] = data.y[i]!;
+        }
+        if (opt === 'adam') {
+          hyper[3] = lr / (1 - beta1 ** steps);
+          hyper[4] = Math.sqrt(1 - beta2 ** steps);
+          lossSum += b * fused.step(theta, grad, xBuf, labels, b, { m: m!, v: v!, hyper });
+        } else {
+          lossSum += b * fused.step(theta, grad, xBuf, labels, b);
+          step();
+        }
+        continue;
+      }
       yBuf.fill(0, 0, b * classes);
       for (let k = 0; k < b; k++) {
         const i = order[start + k]!;
         xBuf.set(data.x.subarray(i * features, (i + 1) * features), k * features);
         yBuf[k * classes + data.y[i]!] = 1;
       }
-      steps++;
       lossSum +=
         b *
         tf.tidy(() => {

@@ -9,6 +9,7 @@ import {
   MASK_ADDER_KIND,
   type MaskLabel,
   maskStreamKey,
+  maskVector,
 } from '../../crypto/prg.js';
 import { hex, loadVectors, toHex } from './_vectors.js';
 
@@ -88,7 +89,61 @@ describe('crypto/prg', () => {
   });
 });
 
+describe('crypto/prg maskVector', () => {
+  it('gives the words of a copy with applyMask for each term in turn, at every length around a chunk', () => {
+    const seeds = [1, 2, 3].map((v) => new Uint8Array(32).fill(v));
+    const labels: MaskLabel[] = [
+      { kind: 'self', session: 's', round: 1, owner: 4, vector: 0 },
+      { kind: 'pair', session: 's', round: 1, a: 4, b: 7, vector: 0 },
+      { kind: 'pair', session: 's', round: 1, a: 2, b: 4, vector: 0 },
+    ];
+    const signs = [1, 1, -1] as const;
+    for (const d of [0, 1, 5, CHUNK_WORDS - 1, CHUNK_WORDS, CHUNK_WORDS + 3, 2 * CHUNK_WORDS + 17]) {
+      const input = Uint32Array.from({ length: d }, (_, i) => Math.imul(i + 3, 2246822519) >>> 0);
+      const expected = input.slice();
+      for (const [k, seed] of seeds.entries()) applyMask(expected, seed, labels[k]!, signs[k]!);
+      const terms = seeds.map((seed, k) => ({ seed, label: labels[k]!, sign: signs[k]! }));
+      const before = input.slice();
+      expect(maskVector(input, terms)).toEqual(expected);
+      expect(input).toEqual(before);
+      const inPlace = input.slice();
+      expect(maskVector(inPlace, terms, inPlace)).toBe(inPlace);
+      expect(inPlace).toEqual(expected);
+      expect(maskVector(input, [])).toEqual(input);
+    }
+    for (const s of [1, 2, 3]) expect(seeds[s - 1]).toEqual(new Uint8Array(32).fill(s)); // seeds untouched
+  });
+
+  it('checks its inputs', () => {
+    const seed = new Uint8Array(32);
+    const label: MaskLabel = { kind: 'self', session: 's', round: 1, owner: 0, vector: 0 };
+    expect(() => maskVector(new Uint32Array(4), [{ seed, label, sign: 2 as 1 }])).toThrow(
+      /^terms\[0\]\.sign/,
+    );
+    expect(() => maskVector(new Uint32Array(4), [], new Uint32Array(3))).toThrow(/^out:/);
+    expect(() => maskVector(new Uint32Array(4), [{ seed: new Uint8Array(31), label, sign: 1 }])).toThrow(
+      /^seed/,
+    );
+  });
+});
+
 describe('crypto/_add32 (the mask add loop)', () => {
+  it("load, add and store over the adder's own accumulator, on both adders", () => {
+    for (const adder of [createAdder(), createAdder(true)]) {
+      const src = Uint32Array.from({ length: 40 }, (_, i) => i * 1000003);
+      const ks = Uint32Array.from({ length: 33 }, (_, i) => 0xfffffff0 + i);
+      const dst = new Uint32Array(40);
+      adder.load(src, 3, 33);
+      adder.add(new Uint8Array(ks.buffer), 33, 1);
+      adder.add(new Uint8Array(ks.buffer), 33, -1);
+      adder.add(new Uint8Array(ks.buffer), 33, 1);
+      adder.store(dst, 7, 33);
+      for (let i = 0; i < 33; i++) expect(dst[7 + i]).toBe((src[3 + i]! + ks[i]!) >>> 0);
+      expect(dst[6]).toBe(0);
+      adder.wipe();
+    }
+  });
+
   it('the WebAssembly SIMD adder and the JavaScript fallback agree, for + and −, at any offset and length', () => {
     const wasm = createAdder();
     const js = createAdder(true);

@@ -1,4 +1,6 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
+import { opensslEd25519Sign } from '../../crypto/_openssl.js';
 import { publicKeyProblem, sign, signingKeyPairFromSeed, verify } from '../../crypto/signature.js';
 import { hex, loadVectors, toHex } from './_vectors.js';
 
@@ -60,5 +62,14 @@ describe('crypto/signature (Ed25519)', () => {
     ];
     for (const [key, why] of bad) expect(publicKeyProblem(hex(key))).toMatch(why);
     expect(() => publicKeyProblem(new Uint8Array(31))).toThrow(/^publicKey/);
+  });
+
+  it('signs with the bytes of @noble/curves (OpenSSL is used here)', () => {
+    expect(opensslEd25519Sign).toBeDefined();
+    for (let i = 0; i < 20; i++) {
+      const sk = Uint8Array.from({ length: 32 }, (_, k) => (k * 29 + i * 101 + 3) & 255);
+      const m = Uint8Array.from({ length: i * 37 }, (_, k) => (k * 7 + i) & 255);
+      expect(toHex(sign(sk, m))).toBe(toHex(ed25519.sign(m, sk)));
+    }
   });
 });

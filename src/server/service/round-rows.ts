@@ -11,6 +11,7 @@ import type { Selectable, Transaction } from 'kysely';
 import { ServiceError } from '../errors.js';
 import type { Round, RoundScores, RoundStage } from '../schemas.js';
 import type { Database, RoundsTable } from '../store/schema.js';
+import { BlobCache } from './blob-cache.js';
 import type { Executor, ServiceContext } from './context.js';
 
 /**
@@ -40,9 +41,18 @@ const ROUND_COLUMNS = [
   'opened_at',
 ] as const satisfies readonly (keyof RoundRow)[];
 
+/** The most bytes of published aggregates the process keeps (8 MB per round at d = 10^6). */
+export const SUM_CACHE_BYTES = 128 * 1024 * 1024;
+
 /** Queries on the `rounds` table. */
 export class RoundRows {
   constructor(private readonly ctx: ServiceContext) {}
+
+  /**
+   * Published aggregates, once read: a round's Σ w_iΔ_i is written once, when its sum is known,
+   * and never changed, while every silo downloads it (./blob-cache.ts).
+   */
+  private readonly sums = new BlobCache<Buffer>(SUM_CACHE_BYTES);
 
   /** A round's row. @throws ServiceError ROUND_NOT_FOUND. */
   async find(db: Executor, id: string, round: number): Promise<RoundRow> {
@@ -132,15 +142,24 @@ export class RoundRows {
     return q.orderBy('round').execute();
   }
 
-  /** The stored Float64 Σ w_iΔ_i of a round, or null before its sum is known. */
+  /**
+   * The stored Float64 Σ w_iΔ_i of a round, or null before its sum is known. The buffer is shared
+   * by every caller (read-only): the process reads each round's aggregate from the store once.
+   */
   async weightedSum(id: string, round: number): Promise<Buffer | null> {
+    const key = { consortium: id, round };
+    const cached = this.sums.get(key, 'weighted_sum');
+    if (cached !== undefined) return cached;
     const stored = await this.ctx.db
       .selectFrom('rounds')
       .select('weighted_sum')
       .where('consortium', '=', id)
       .where('round', '=', round)
       .executeTakeFirst();
-    return stored?.weighted_sum ?? null;
+    const sum = stored?.weighted_sum ?? null;
+    // Read outside any transaction: committed, and written once.
+    if (sum !== null) this.sums.set(key, 'weighted_sum', sum, sum.byteLength);
+    return sum;
   }
 }
 

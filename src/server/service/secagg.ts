@@ -76,6 +76,7 @@ export class SecAgg {
         'FEDSCORE_ERR_FORBIDDEN',
         `silo ${silo} sent a message as silo ${message.sender}`,
       );
+    let accepted = false;
     const row = await this.rows.locked(id, round, async (trx, row) => {
       // A retry of an accepted message (its answer was lost) is accepted again, whatever the
       // stage now is; a different message from the same silo and stage is the protocol's DUPLICATE.
@@ -88,9 +89,13 @@ export class SecAgg {
       if (step.reply.type === 'rejected')
         throw new ServiceError(secAggCode(step.reply.code), step.reply.detail);
       await storeMessage(trx, row, stage, silo, bytes);
+      accepted = true;
       const { complete } = stageProgress(step.state, row.stage);
       return complete ? this.rounds.advance(trx, loaded, row, false) : row;
     });
+    // Committed: later steps of the round take the message from the process, not the store.
+    if (accepted && isCollectingStage(row.stage))
+      this.aggregation.remember(row, stage, silo, message, bytes.byteLength);
     return view(row);
   }
 
@@ -109,11 +114,14 @@ export class SecAgg {
     );
   }
 
-  /** The published aggregate of a round. @throws ServiceError NOT_READY before the sum is known. */
+  /**
+   * The published aggregate of a round (`weightedSum` is the process's shared copy: read-only).
+   * @throws ServiceError NOT_READY before the sum is known.
+   */
   async aggregate(id: string, round: number): Promise<{ view: Round; weightedSum: Buffer }> {
     const row = await this.rounds.tickRow(id, round);
     const weightedSum = await this.rows.weightedSum(id, round);
     if (!weightedSum) throw new ServiceError('FEDSCORE_ERR_NOT_READY', `round ${round} is ${row.stage}`);
-    return { view: view(row), weightedSum: Buffer.from(weightedSum) };
+    return { view: view(row), weightedSum };
   }
 }
