@@ -79,6 +79,38 @@ export const Utility = Type.Union(
   { description: 'the utility reported, which fixes the range of every report (default accuracy)' },
 );
 
+/**
+ * The operator's schedule: the service opens round 1 once the initial model is set and round r + 1
+ * once round r is over (scored, closed or aborted), up to this many rounds (docs/networked.md).
+ */
+export const Rounds = Type.Integer({
+  minimum: 1,
+  maximum: 100_000,
+  description:
+    'the schedule: the service opens rounds 1 … rounds by itself, each once the previous one is over (scored, closed or aborted)',
+});
+
+/**
+ * The consortium's selection and aggregation strategy (src/fl/strategies/registry.ts; only those
+ * that run under secure aggregation, src/fl/networked-strategy.ts): the server refuses messages
+ * from a silo the strategy did not select for the round.
+ */
+export const Strategy = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  {
+    additionalProperties: true,
+    description:
+      'strategy { name, ...parameters } as in an experiment configuration (default: FedAvg over every silo); checked at creation',
+  },
+);
+
+/** The public seed of the strategy's random selection (the experiment's seed). */
+export const Seed = Type.Integer({
+  minimum: 0,
+  maximum: 2 ** 31 - 1,
+  description: "public seed of the strategy's selection (the experiment's seed; default 1)",
+});
+
 /** What an operator posts to create a consortium. */
 export const ConsortiumInput = Obj({
   id: ConsortiumId,
@@ -133,6 +165,9 @@ export const ConsortiumInput = Obj({
   emptyCoalition: Type.Optional(EmptyCoalition),
   utility: Type.Optional(Utility),
   deadlines: Type.Optional(Deadlines),
+  rounds: Type.Optional(Rounds),
+  strategy: Type.Optional(Strategy),
+  seed: Type.Optional(Seed),
 });
 export type ConsortiumInput = Static<typeof ConsortiumInput>;
 
@@ -158,6 +193,9 @@ export const Consortium = Obj({
   emptyCoalition: Type.Optional(EmptyCoalition),
   utility: Utility,
   deadlines: Deadlines,
+  rounds: Type.Optional(Rounds),
+  strategy: Type.Optional(Strategy),
+  seed: Type.Optional(Seed),
   createdAt: Type.Number({ description: 'ms since the epoch' }),
 });
 export type Consortium = Static<typeof Consortium>;
@@ -192,6 +230,9 @@ export const Round = Obj({
   totalWeight: Type.Union([Type.Number(), Type.Null()]),
   utilities: Type.Union([Obj({ full: Type.Number(), empty: Type.Number() }), Type.Null()]),
   error: Type.Union([Obj({ code: Type.String(), detail: Type.String() }), Type.Null()]),
+  selected: Type.Union([Ids, Type.Null()], {
+    description: "the silos the consortium's strategy selected for this round (null: every silo)",
+  }),
   faults: Type.Array(Obj({ silo: Type.Integer(), code: Type.String(), detail: Type.String() }), {
     description:
       'misbehaviour the secure-aggregation server detected in this round and survived or aborted on (protocol/reconstruct.ts): BAD_SHARE, BAD_DEALING, BAD_CORRECTION, each naming a silo',

@@ -9,6 +9,8 @@
  *   reports.ts     signed score reports    scoring.ts  utilities and scoring a round
  *   scores.ts      published scores        audit.ts    the manipulation audit
  *   nonces.ts      request nonces          context.ts  the store, clock and evaluator they share
+ *   selection.ts   the strategy's selection of a round's silos
+ *   schedule.ts    the operator's schedule: rounds 1 … R opened by the service itself
  *
  * Why a facade rather than decorating each part: the parts depend on one another (closing a stage
  * may score a round; posting a message may close a stage), and this constructor is the one place
@@ -27,19 +29,20 @@ import type { Consortium, ConsortiumInput, CumulativeScores, Round, RoundScores 
 import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
 import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
-import { type Evaluator, type ServiceContext, storeAnswers } from './service/context.js';
+import { type Evaluator, type RoundEvent, type ServiceContext, storeAnswers } from './service/context.js';
 import { Models } from './service/models.js';
 import { Nonces } from './service/nonces.js';
 import { Reports } from './service/reports.js';
 import { RoundRows } from './service/round-rows.js';
 import { Rounds } from './service/rounds.js';
+import { Schedule } from './service/schedule.js';
 import { Scores } from './service/scores.js';
 import { Scoring } from './service/scoring.js';
 import { SecAgg } from './service/secagg.js';
 import type { StoreHandle } from './store/database.js';
 
 // The type of ServiceOptions.evaluate; app.ts, cli/serve.ts and the tests import it from here.
-export type { Evaluator } from './service/context.js';
+export type { Evaluator, RoundEvent } from './service/context.js';
 
 /** Options of {@link ScoringService}. */
 export interface ServiceOptions {
@@ -53,6 +56,8 @@ export interface ServiceOptions {
   readonly evaluate?: Evaluator;
   /** Where evaluator failures are reported. */
   readonly onWarning?: (message: string, error: unknown) => void;
+  /** Where round events are reported (round opened, stage closed, round scored/closed/aborted). */
+  readonly onRoundEvent?: (e: RoundEvent) => void;
   /** The largest upload the service accepts (default 64 MiB): a consortium's round must fit. */
   readonly maxVectorBytes?: number;
 }
@@ -70,6 +75,7 @@ export class ScoringService {
   private readonly scores: Scores;
   private readonly auditor: Audit;
   private readonly nonces: Nonces;
+  private readonly schedule: Schedule;
 
   constructor(options: ServiceOptions) {
     const evaluate = options.evaluate;
@@ -82,6 +88,7 @@ export class ScoringService {
         evaluate &&
         (async (c, params) => clipUtility(c.utility ?? DEFAULT_UTILITY, await evaluate(c, params))),
       warn: options.onWarning ?? (() => {}),
+      event: options.onRoundEvent ?? (() => {}),
     };
     const rows = new RoundRows(ctx);
     this.ctx = ctx;
@@ -96,6 +103,12 @@ export class ScoringService {
     this.scores = new Scores(this.consortia, rows, this.lifecycle);
     this.auditor = new Audit(this.consortia, this.scores);
     this.nonces = new Nonces(ctx);
+    this.schedule = new Schedule(ctx, this.consortia, this.models, rows, this.lifecycle);
+  }
+
+  /** {@link Schedule.tick}: one pass of the operator's schedules (opens and closes what is due). */
+  runSchedule(): Promise<void> {
+    return this.schedule.tick();
   }
 
   /** Whether the store answers (readiness). */

@@ -194,6 +194,17 @@ export interface StrategyEntry {
    */
   readonly parameters?: TObject;
   /**
+   * Whether it runs over the network, under secure aggregation alone (src/fl/networked-strategy.ts):
+   * `true` when its `select` reads only public information (numSilos, the seed through `ctx.rng`,
+   * the published history) and its `aggregationWeights` only what every silo knows (the example
+   * counts of the setup and the published scores), so that each silo applies its own weight before
+   * masking and the server learns only Σ w_iΔ_i and Σ w_i (papers/003 §5.4) — and its selection
+   * does not depend on state that `aggregationWeights` changes (the server, which knows no example
+   * counts, replays only `init`, `select` and `observe`); else why not.
+   * Absent: refused (a strategy must declare it).
+   */
+  readonly networked?: true | { readonly refused: string };
+  /**
    * Builds the strategy from its parameters. Read every parameter through `params` (a key nobody
    * read is rejected as unknown afterwards); the strategy's `name` must be the entry's.
    */

@@ -17,6 +17,7 @@ import { isUniqueViolation, type ServiceContext } from './context.js';
 import type { Models } from './models.js';
 import { type RoundRow, type RoundRows, view } from './round-rows.js';
 import type { Scoring } from './scoring.js';
+import { selectionOf } from './selection.js';
 
 const TERMINAL: readonly RoundStage[] = ['scored', 'closed', 'aborted'];
 
@@ -39,7 +40,8 @@ export class Rounds {
    * @throws ServiceError CONSORTIUM_NOT_FOUND, MODEL_MISSING, ROUND_OPEN.
    */
   async open(id: string): Promise<Round> {
-    const { consortium } = await this.consortia.load(id);
+    const loaded = await this.consortia.load(id);
+    const { consortium } = loaded;
     const last = await this.rows.latest(id);
     if (last && !isTerminal(last.stage)) {
       const now = await this.tickRow(id, last.round);
@@ -48,10 +50,12 @@ export class Rounds {
     }
     const latest = await this.models.latestVersion(id);
     if (latest === undefined) throw new ServiceError('FEDSCORE_ERR_MODEL_MISSING');
+    const round = (last?.round ?? 0) + 1;
+    const selected = await selectionOf(loaded, round, round > 1 ? await this.rows.list(id) : []);
     const now = this.ctx.now();
     const row: RoundRow = {
       consortium: id,
-      round: (last?.round ?? 0) + 1,
+      round,
       stage: 'advertise',
       deadline: now + consortium.deadlines.advertise,
       base_version: latest,
@@ -64,6 +68,7 @@ export class Rounds {
       scores: null,
       error: null,
       faults: null,
+      selected: selected === null ? null : JSON.stringify(selected),
       opened_at: now,
     };
     try {
@@ -73,6 +78,12 @@ export class Rounds {
         throw new ServiceError('FEDSCORE_ERR_ROUND_OPEN', `round ${row.round} was just opened`);
       throw e;
     }
+    this.ctx.event({
+      consortium: id,
+      round: row.round,
+      event: 'opened',
+      detail: selected === null ? 'every silo' : `silos ${selected.join(', ')}`,
+    });
     return view(row);
   }
 

@@ -21,7 +21,7 @@ import type { Aggregation } from './aggregation.js';
 import type { Consortia } from './consortia.js';
 import type { ServiceContext } from './context.js';
 import { outboxMessage, storedMessage, storeMessage } from './messages.js';
-import { errorOf, type RoundRows, view } from './round-rows.js';
+import { errorOf, type RoundRows, selectedOf, view } from './round-rows.js';
 import type { Rounds } from './rounds.js';
 
 function secAggFailure(e: unknown): ServiceError {
@@ -80,12 +80,21 @@ export class SecAgg {
       if (stored && Buffer.compare(stored, Buffer.from(bytes)) === 0) return row;
       if (!isCollectingStage(row.stage))
         throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
+      // The strategy's selection (./selection.ts): an unselected silo takes no part in the round.
+      const selected = selectedOf(row);
+      if (selected !== null && !selected.includes(silo))
+        throw new ServiceError(
+          'FEDSCORE_ERR_NOT_SELECTED',
+          `silo ${silo} is not among the silos selected for round ${round} (${selected.join(', ')})`,
+        );
       const state = await this.aggregation.state(trx, loaded, row, 'handle');
       const step = serverHandle(state, message);
       if (step.reply.type === 'rejected')
         throw new ServiceError(secAggCode(step.reply.code), step.reply.detail);
       await storeMessage(trx, row, stage, silo, bytes);
-      const { complete } = stageProgress(step.state, row.stage);
+      // The advertise stage expects the selected silos only (the protocol's roster is all n).
+      const { missing } = stageProgress(step.state, row.stage);
+      const complete = missing.every((s) => selected !== null && !selected.includes(s));
       return complete ? this.rounds.advance(trx, loaded, row, false) : row;
     });
     return view(row);

@@ -93,11 +93,25 @@ const roundFaults: Migration = {
   },
 };
 
+/**
+ * `rounds.selected`: JSON number[] of the silos the consortium's strategy selected for the round
+ * (null: every silo), fixed when the round opens (service/selection.ts).
+ */
+const roundSelection: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('rounds').addColumn('selected', 'text').execute();
+  },
+};
+
 /** The migrations of `dialect`, keyed so that they sort in order. */
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(dialect), '0002_round_faults': roundFaults };
+      return {
+        '0001_initial': initial(dialect),
+        '0002_round_faults': roundFaults,
+        '0003_round_selection': roundSelection,
+      };
     },
   };
 }
