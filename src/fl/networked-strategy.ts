@@ -67,7 +67,7 @@ export function networkedStrategy(config: StrategyConfig | undefined): Strategy 
   const c = config ?? DEFAULT_STRATEGY;
   const strategy = createStrategy({ ...c });
   const support = networkedSupport(c.name);
-  if (support !== true)
+  if (typeof support === 'object')
     throw new RangeError(`strategy.name: '${c.name}' cannot run networked: ${support.refused}`);
   if (strategy.requiresFullVisibility)
     throw new RangeError(

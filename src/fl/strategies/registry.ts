@@ -23,9 +23,9 @@ import { greedyFedEntry } from './greedyfed.js';
 import { sFedAvgEntry } from './s-fedavg.js';
 import { scoreSelectionEntry } from './score-selection.js';
 import { scoreWeightedEntry } from './score-weighted.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyEntry } from './strategy.js';
+import type { BuiltInStrategyEntry, NetworkedSupport, Strategy, StrategyEntry } from './strategy.js';
 
-export type { BuiltInStrategyEntry, StrategyEntry } from './strategy.js';
+export type { BuiltInStrategyEntry, NetworkedSupport, StrategyEntry } from './strategy.js';
 
 /** A strategy's JSON configuration. */
 export interface StrategyConfig {
@@ -92,10 +92,10 @@ export function describeStrategy(name: string): string {
 
 /**
  * Whether the named strategy runs over the network (its entry's `networked`; see ./strategy.ts):
- * `true`, or why not. A strategy that does not declare it is refused.
+ * 'fixed-weights' or 'score-weights', or why not. A strategy that does not declare it is refused.
  * @throws RangeError for an unknown name.
  */
-export function networkedSupport(name: string): true | { readonly refused: string } {
+export function networkedSupport(name: string): NetworkedSupport {
   return (
     entryOf(name).networked ?? {
       refused:

@@ -106,6 +106,6 @@ export const scoreSelectionEntry: BuiltInStrategyEntry = {
   name: 'score-selection',
   description: 'selection of the k silos with the largest cumulative private score, FedAvg weights',
   parameters: SCORE_SELECTION_PARAMETERS,
-  networked: true,
+  networked: 'fixed-weights',
   create: (p) => scoreSelection(readScoreSelectionParams(p)),
 };

@@ -85,6 +85,7 @@ export function roundConfig(
     corruptTolerated: c.corruptSilos,
     ...(c.weakThreshold ? { weakThreshold: true } : {}),
     encoding: weightedEncoding(c, selected),
+    ...(selected ? { participants: [...selected] } : {}),
   };
 }
 

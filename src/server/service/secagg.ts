@@ -92,9 +92,7 @@ export class SecAgg {
       if (step.reply.type === 'rejected')
         throw new ServiceError(secAggCode(step.reply.code), step.reply.detail);
       await storeMessage(trx, row, stage, silo, bytes);
-      // The advertise stage expects the selected silos only (the protocol's roster is all n).
-      const { missing } = stageProgress(step.state, row.stage);
-      const complete = missing.every((s) => selected !== null && !selected.includes(s));
+      const { complete } = stageProgress(step.state, row.stage);
       return complete ? this.rounds.advance(trx, loaded, row, false) : row;
     });
     return view(row);
