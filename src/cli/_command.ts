@@ -36,6 +36,11 @@ export interface CommandDefinition<F, A> {
   args(flags: F, env: Env): A;
   /** Imports the command's modules (only those) and runs it. @returns the exit code. */
   run(args: A): Promise<number>;
+  /**
+   * Nested commands (`fedscore consortium create`): `fedscore <name> <sub>` runs the sub's own
+   * flags and action; `fedscore <name>` alone still runs this one.
+   */
+  subcommands?: readonly CommandDefinition<never, unknown>[];
 }
 
 /**

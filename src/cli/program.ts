@@ -27,6 +27,7 @@ import { consortium } from './commands/consortium.js';
 import { demo } from './commands/demo.js';
 import { experiment } from './commands/experiment.js';
 import { keygen } from './commands/keygen.js';
+import { rounds } from './commands/rounds.js';
 import { score } from './commands/score.js';
 import { serve } from './commands/serve.js';
 
@@ -38,6 +39,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   serve,
   client,
   consortium,
+  rounds,
   keygen,
   demo,
 ];
@@ -92,28 +94,36 @@ export function buildProgram(
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => {} })
     .configureHelp({ optionDescription })
     .exitOverride()
+    // Options belong to the command they follow (a nested command may reuse its parent's names).
+    .enablePositionalOptions()
     .addHelpText('after', EXIT_CODES);
-  for (const def of commands) {
-    // .command() copies the settings above (output, help, exitOverride) to the subcommand.
-    const cmd = program
-      .command(def.name)
-      .summary(def.summary)
-      .description(def.description ?? def.summary);
-    for (const option of def.options) cmd.addOption(option);
-    if (def.plugins) cmd.addOption(pluginOption());
-    const requiredFlags = def.options.filter(isRequired);
-    cmd.usage([...requiredFlags.map((o) => o.flags), '[options]'].join(' '));
-    if (def.epilog) cmd.addHelpText('after', `\n${def.epilog}`);
-    // Commander has checked unknown flags and extra arguments by now; then the required flags.
-    cmd.action(async (flags: Record<string, unknown> & { plugin?: string[] }) => {
-      const missing = requiredFlags.find((o) => flags[o.attributeName()] === undefined);
-      if (missing) throw new UsageError(`${missing.long}: required`);
-      const args = def.args(flags as never, io.env);
-      if (def.plugins) await loadPlugins(flags.plugin ?? [], io.cwd);
-      onExitCode(await def.run(args));
-    });
-  }
+  for (const def of commands) addCommand(program, def, io, onExitCode);
   return program;
+}
+
+/** Adds `def` (and its subcommands) under `parent`. */
+function addCommand(parent: Command, def: AnyCommand, io: CliIo, onExitCode: (code: number) => void): void {
+  // .command() copies the settings of the program (output, help, exitOverride) to the subcommand.
+  const cmd = parent
+    .command(def.name)
+    .summary(def.summary)
+    .description(def.description ?? def.summary);
+  for (const option of def.options) cmd.addOption(option);
+  if (def.plugins) cmd.addOption(pluginOption());
+  const requiredFlags = def.options.filter(isRequired);
+  cmd.usage([...requiredFlags.map((o) => o.flags), '[options]'].join(' '));
+  if (def.epilog) cmd.addHelpText('after', `\n${def.epilog}`);
+  // Commander has checked unknown flags and extra arguments by now; then the required flags.
+  cmd.action(async (flags: Record<string, unknown> & { plugin?: string[] }) => {
+    const missing = requiredFlags.find((o) => flags[o.attributeName()] === undefined);
+    if (missing) throw new UsageError(`${missing.long}: required`);
+    const args = def.args(flags as never, io.env);
+    if (def.plugins) await loadPlugins(flags.plugin ?? [], io.cwd);
+    onExitCode(await def.run(args));
+  });
+  // `fedscore consortium create --id …`: the flags after the subcommand are the subcommand's.
+  if (def.subcommands?.length) cmd.enablePositionalOptions();
+  for (const sub of def.subcommands ?? []) addCommand(cmd, sub, io, onExitCode);
 }
 
 /** Runs `fedscore` on argv (without the node and script paths). @returns the exit code. */

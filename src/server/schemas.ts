@@ -243,6 +243,19 @@ export type Round = Static<typeof Round>;
 
 export const RoundList = Obj({ rounds: Type.Array(Round) });
 
+/** Who a round's current stage waits for (empty lists once the round is over). */
+export const StageProgress = Obj({
+  round: Type.Integer(),
+  stage: RoundStage,
+  deadline: Type.Number({ description: 'when the stage closes, ms since the epoch' }),
+  expected: Type.Array(Type.Integer(), {
+    description:
+      'silos the stage waits for: the selected (or every) silo at advertise, the previous set after it, the survivors while reporting',
+  }),
+  received: Type.Array(Type.Integer(), { description: 'silos whose message or report is in' }),
+  missing: Type.Array(Type.Integer(), { description: 'expected silos still missing' }),
+});
+
 /** Accepted secure-aggregation message. */
 export const Accepted = Obj({ accepted: Type.Literal(true), stage: RoundStage });
 

@@ -34,7 +34,7 @@ import { Models } from './service/models.js';
 import { Nonces } from './service/nonces.js';
 import { Reports } from './service/reports.js';
 import { RoundRows } from './service/round-rows.js';
-import { Rounds } from './service/rounds.js';
+import { Rounds, type StageWaiting } from './service/rounds.js';
 import { Schedule } from './service/schedule.js';
 import { Scores } from './service/scores.js';
 import { Scoring } from './service/scoring.js';
@@ -173,6 +173,16 @@ export class ScoringService {
   /** {@link Rounds.forceAdvance}. @throws ServiceError ROUND_CLOSED. */
   forceAdvance(id: string, round: number): Promise<Round> {
     return this.lifecycle.forceAdvance(id, round);
+  }
+
+  /** {@link Rounds.abort}. @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED. */
+  abortRound(id: string, round: number): Promise<Round> {
+    return this.lifecycle.abort(id, round);
+  }
+
+  /** {@link Rounds.progress}: who the current stage waits for. @throws ServiceError ROUND_NOT_FOUND. */
+  stageProgress(id: string, round: number): Promise<StageWaiting> {
+    return this.lifecycle.progress(id, round);
   }
 
   // ── secure aggregation ───────────────────────────────────────────────────────────────────

@@ -152,6 +152,31 @@ export class RoundRows {
     return q.orderBy('round').execute();
   }
 
+  /** The silos whose message of `stage` is stored for the round, ascending. */
+  async senders(id: string, round: number, stage: string): Promise<number[]> {
+    const rows = await this.ctx.db
+      .selectFrom('messages')
+      .select('silo')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .where('stage', '=', stage)
+      .orderBy('silo')
+      .execute();
+    return rows.map((r) => r.silo);
+  }
+
+  /** The silos whose score report is stored for the round, ascending. */
+  async reporters(id: string, round: number): Promise<number[]> {
+    const rows = await this.ctx.db
+      .selectFrom('reports')
+      .select('silo')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .orderBy('silo')
+      .execute();
+    return rows.map((r) => r.silo);
+  }
+
   /** The stored Float64 Σ w_iΔ_i of a round, or null before its sum is known. */
   async weightedSum(id: string, round: number): Promise<Buffer | null> {
     const stored = await this.ctx.db

@@ -15,11 +15,22 @@ import type { Aggregation } from './aggregation.js';
 import type { Consortia, LoadedConsortium } from './consortia.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';
 import type { Models } from './models.js';
-import { type RoundRow, type RoundRows, view } from './round-rows.js';
+import { type RoundRow, type RoundRows, selectedOf, view } from './round-rows.js';
 import type { Scoring } from './scoring.js';
 import { selectionOf } from './selection.js';
 
 const TERMINAL: readonly RoundStage[] = ['scored', 'closed', 'aborted'];
+
+/** Who a round's current stage waits for ({@link Rounds.progress}). */
+export interface StageWaiting {
+  readonly round: number;
+  readonly stage: RoundStage;
+  /** When the stage closes (ms since the epoch). */
+  readonly deadline: number;
+  readonly expected: number[];
+  readonly received: number[];
+  readonly missing: number[];
+}
 
 /** Whether a round in `stage` is over (nothing closes it any more). */
 export const isTerminal = (stage: string): boolean => TERMINAL.includes(stage as RoundStage);
@@ -131,6 +142,61 @@ export class Rounds {
         return this.advance(trx, loaded, row, true);
       }),
     );
+  }
+
+  /**
+   * Ends a round that is not over now, as aborted (ABORTED_BY_OPERATOR): nothing more is accepted
+   * for it and the next round may open (the model stays the one it started from).
+   * @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED when the round is over.
+   */
+  async abort(id: string, round: number): Promise<Round> {
+    await this.consortia.load(id);
+    return view(
+      await this.rows.locked(id, round, async (trx, row) => {
+        if (isTerminal(row.stage))
+          throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
+        return this.rows.update(trx, row, {
+          stage: 'aborted',
+          error: JSON.stringify({
+            code: 'ABORTED_BY_OPERATOR',
+            detail: `aborted by the operator in stage ${row.stage}`,
+          }),
+        });
+      }),
+    );
+  }
+
+  /**
+   * Who the current stage of a round waits for: the silos expected (the selection, or every silo,
+   * at advertise; the previous stage's set after it; the survivors while reporting), those whose
+   * message or report is in, and those missing. Empty lists once the round is over.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, ROUND_NOT_FOUND.
+   */
+  async progress(id: string, round: number): Promise<StageWaiting> {
+    const loaded = await this.consortia.load(id);
+    const row = await this.tickRow(id, round);
+    const none = {
+      round,
+      stage: row.stage as RoundStage,
+      deadline: row.deadline,
+      expected: [],
+      received: [],
+      missing: [],
+    };
+    if (isTerminal(row.stage)) return none;
+    let expected: number[];
+    let received: number[];
+    if (row.stage === 'reporting') {
+      expected = JSON.parse(row.survivors ?? '[]') as number[];
+      received = await this.rows.reporters(id, round);
+    } else {
+      const sets = JSON.parse(row.sets) as number[][];
+      const everyone = selectedOf(row) ?? loaded.roster.map((_, i) => i);
+      expected = sets.length === 0 ? everyone : sets[sets.length - 1]!;
+      received = await this.rows.senders(id, round, row.stage);
+    }
+    const got = new Set(received);
+    return { ...none, expected, received, missing: expected.filter((s) => !got.has(s)) };
   }
 
   /**
