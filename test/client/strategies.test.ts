@@ -2,7 +2,8 @@
  * Strategies over the network (issue 14): a networked run — the service with its schedule
  * (`rounds: 3`) and four in-process silos (src/client/silo.ts over the HTTP API) — of a
  * configuration with random selection of 3 of 4 silos, and of one with EE-weighted aggregation
- * (papers/003 §5.4) on top of it, gives the in-process engine's selections, and scores equal to
+ * (papers/003 §5.4) on top of it, and of one selecting by cumulative private scores, gives the
+ * in-process engine's selections, and scores equal to
  * the engine's (`toEqual`, exact). The unselected silo of each round sits it out; the service
  * refuses its messages (FEDSCORE_ERR_NOT_SELECTED).
  *
@@ -171,6 +172,18 @@ describe('strategies over the network equal the engine', () => {
     // From round 2 on the weights are the EE scores' (not all equal).
     const w = r.engine.rounds[2]!.aggregationWeights.filter((x): x is number => x !== null);
     expect(new Set(w).size).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('selection by cumulative private scores (EE), 3 of 4', async () => {
+    const r = await both({
+      ...base,
+      strategy: strategy({ name: 'score-selection', score: 'ee', clientsPerRound: 3 }),
+    });
+    expectEngineScores(r);
+    // Round 2 takes the silo round 1 left out (unscored first), round 3 the best by cumulative EE.
+    const [one, two] = r.rounds.map((x) => x.selected!);
+    expect(one).toEqual([0, 1, 2]);
+    expect(two).toContain(3);
   }, 120_000);
 });
 
