@@ -44,7 +44,7 @@ export const MAX_PARTICIPANTS = 255;
  *    instead of |D|·|U_3| expansions — and checks the decoded aggregate (requires `encoding`);
  *    when the check fails it rebuilds the masks from s_u^SK as `'recompute'` does. A forged
  *    correction that keeps the aggregate in range is NOT detected: it has the effect of a wrong
- *    input, which the protocol cannot detect either (docs/threat-model-protocol.md).
+ *    input, which the protocol cannot detect either (docs/threat-model.md).
  */
 export type CorrectionMode = 'off' | 'recompute' | 'fallback';
 

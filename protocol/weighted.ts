@@ -21,7 +21,7 @@
  * anywhere inside the checked box — every coordinate of Σ w·Δ in [−m·valueRange, m·valueRange],
  * Σ w in [m·minWeight, m·weightRange] — and the average step Σ w·Δ / Σ w then anywhere with
  * |step_j| ≤ valueRange / minWeight. With minWeight = 0 the total weight can be made as small as
- * one weight level, and the step as large as m·valueRange·scale (docs/threat-model-protocol.md).
+ * one weight level, and the step as large as m·valueRange·scale (docs/threat-model.md).
  */
 import { checkFinite, checkInt } from '../crypto/_check.js';
 import { dequantizeSum, MAX_SUMMANDS, quantizeInto, quantizer } from '../crypto/quantize.js';

@@ -7,7 +7,13 @@
  */
 import { SiloHttp } from '../client/http.js';
 import { runSilo } from '../client/silo.js';
-import { networkedLearner, networkedRun } from '../fl/networked.js';
+import type { LocalFormat } from '../data/local-data.js';
+import type { ExperimentConfig } from '../fl/config.js';
+import { type ConsortiumFile, readConsortiumFile } from '../fl/consortium-file.js';
+import { checkLocalAgainstFile } from '../fl/consortium-of-run.js';
+import { localNetworkedRun, pinnedWeights, readSiloData } from '../fl/local-run.js';
+import { type NetworkedRun, networkedLearner, networkedRun } from '../fl/networked.js';
+import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { loadConfig } from './_config.js';
 import { readFlagFile, UsageError } from './_flags.js';
 
@@ -24,6 +30,63 @@ export interface ClientArgs {
   backend?: string;
   timeoutMs: number;
   quiet: boolean;
+  consortiumFile?: string;
+  consortiumDigest?: string;
+  insecureUnpinned: boolean;
+  data?: string;
+  dataFormat?: string;
+  testData?: string;
+  model?: string;
+}
+
+/** Errors whose message says what went wrong: printed as one line, exit code 1. */
+const SILO_ERRORS = [
+  'SiloSetupError',
+  'ServiceResponseError',
+  'UnreachableError',
+  'ConsortiumFileError',
+  'ConsortiumMismatchError',
+  'LocalDataError',
+];
+
+/** The configuration with `--model`'s Layers model (and the pinned digests, checked on loading). */
+function withModel(
+  cfg: ExperimentConfig,
+  model: string | undefined,
+  pinned?: ConsortiumFile,
+): ExperimentConfig {
+  if (model === undefined) return cfg;
+  return {
+    ...cfg,
+    model: {
+      kind: LAYERS_MODEL.kind,
+      path: model,
+      ...(pinned
+        ? { topologyDigest: pinned.model.topologyDigest, weightsDigest: pinned.model.initialWeightsDigest }
+        : {}),
+    },
+  };
+}
+
+/** The silo's run: its own data files (`--data`), or its partition of the configuration's data. */
+async function siloRun(
+  o: ClientArgs,
+  cfg: ExperimentConfig,
+  seed: number,
+  pinned?: ConsortiumFile,
+): Promise<NetworkedRun> {
+  if (o.data === undefined) {
+    const run = networkedRun(cfg, seed);
+    return pinned ? pinnedWeights(run, pinned) : run;
+  }
+  const shape = {
+    inputShape: pinned!.data.inputShape,
+    numClasses: pinned!.data.numClasses,
+    ...(o.dataFormat ? { format: o.dataFormat as LocalFormat } : {}),
+  };
+  const train = await readSiloData('--data', o.data, shape);
+  const test = await readSiloData('--test-data', o.testData!, shape);
+  return localNetworkedRun(cfg, seed, { silo: o.silo, train, test, file: pinned! });
 }
 
 /**
@@ -44,26 +107,48 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     if (!o.quiet) process.stderr.write(`${line}\n`);
   };
   const secretKey = await readKeyFile(o.key);
-  const cfg = await loadConfig(o.config);
+  let pinned: ConsortiumFile | undefined;
+  try {
+    pinned = o.consortiumFile ? readConsortiumFile(o.consortiumFile, o.consortiumDigest).file : undefined;
+    if (pinned && pinned.id !== o.consortium)
+      throw new UsageError(`--consortium: '${o.consortium}' is not the consortium file's id '${pinned.id}'`);
+  } catch (e) {
+    if ((e as Error).name !== 'ConsortiumFileError') throw e;
+    process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+    return 1;
+  }
+  if (!pinned)
+    process.stderr.write(
+      "fedscore client: WARNING: --insecure-unpinned: taking the roster and threshold from the server; a malicious server can unmask this silo's input\n",
+    );
+  const cfg = withModel(await loadConfig(o.config), o.model, pinned);
   if (o.silo >= cfg.silos)
     throw new UsageError(`--silo: ${o.silo} is not a silo of the configuration (silos: ${cfg.silos})`);
-  const lastRound = o.lastRound ?? cfg.rounds;
+  const lastRound = o.lastRound ?? pinned?.rounds ?? cfg.rounds;
   if (lastRound < o.firstRound)
     throw new UsageError(`--first-round: ${o.firstRound} is after the last round ${lastRound}`);
-  const run = networkedRun(cfg, o.seed ?? cfg.seed ?? 1);
-  const learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
-  log(
-    `fedscore client: silo ${o.silo} of ${o.consortium} at ${o.server}; ${run.data.silos[o.silo]!.n} local examples; backend ${learner.backend}; rounds ${o.firstRound}..${lastRound}`,
-  );
-  const http = new SiloHttp({
-    server: o.server,
-    consortium: o.consortium,
-    silo: o.silo,
-    secretKey,
-    onRetry: (request, attempt, reason) =>
-      log(`silo ${o.silo}: retrying ${request} (attempt ${attempt}: ${reason})`),
-  });
+  let run: NetworkedRun;
   try {
+    run = await siloRun(o, cfg, o.seed ?? cfg.seed ?? 1, pinned);
+  } catch (e) {
+    if (!SILO_ERRORS.includes((e as Error).name)) throw e;
+    process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
+  try {
+    if (pinned) checkLocalAgainstFile(pinned, run, learner, o.silo);
+    log(
+      `fedscore client: silo ${o.silo} of ${o.consortium} at ${o.server}; ${run.data.silos[o.silo]!.n} local examples${o.data ? ` from ${o.data}` : ''}; backend ${learner.backend}; rounds ${o.firstRound}..${lastRound}${pinned ? `; pinned consortium file ${o.consortiumFile}` : ''}`,
+    );
+    const http = new SiloHttp({
+      server: o.server,
+      consortium: o.consortium,
+      silo: o.silo,
+      secretKey,
+      onRetry: (request, attempt, reason) =>
+        log(`silo ${o.silo}: retrying ${request} (attempt ${attempt}: ${reason})`),
+    });
     const outcomes = await runSilo({
       http,
       run,
@@ -73,13 +158,13 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
       lastRound,
       log,
       waitTimeoutMs: o.timeoutMs,
+      ...(pinned ? { pinned } : { insecureUnpinned: true }),
     });
     const reported = outcomes.filter((x) => x.status === 'reported').length;
     log(`fedscore client: silo ${o.silo} done; reported in ${reported} of ${outcomes.length} round(s)`);
     return 0;
   } catch (e) {
-    const name = (e as Error).name;
-    if (['SiloSetupError', 'ServiceResponseError', 'UnreachableError'].includes(name)) {
+    if (SILO_ERRORS.includes((e as Error).name)) {
       process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
       return 1;
     }

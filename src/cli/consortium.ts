@@ -37,6 +37,41 @@ export async function readPublicKeys(path: string): Promise<string[]> {
   return keys.map((k) => k.toLowerCase());
 }
 
+/**
+ * Creates consortium `body.id` on the service and uploads its initial model `m0` (admin token).
+ * @returns false after printing the service's refusal (`fedscore <command>: …`).
+ */
+export async function registerConsortium(
+  server: string,
+  adminToken: string,
+  body: { id: string },
+  m0: Float32Array,
+  command: string,
+): Promise<boolean> {
+  const headers = { authorization: `Bearer ${adminToken}` };
+  const created = await fetch(`${server}/v1/consortia`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (created.status !== 201) {
+    process.stderr.write(
+      `fedscore ${command}: POST /v1/consortia: HTTP ${created.status} ${await created.text()}\n`,
+    );
+    return false;
+  }
+  const model = await fetch(`${server}/v1/consortia/${body.id}/model`, {
+    method: 'PUT',
+    headers: { ...headers, 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(m0.buffer, m0.byteOffset, m0.byteLength),
+  });
+  if (model.status !== 204) {
+    process.stderr.write(`fedscore ${command}: PUT model: HTTP ${model.status} ${await model.text()}\n`);
+    return false;
+  }
+  return true;
+}
+
 /** Runs `fedscore consortium`. @returns the exit code. */
 export async function consortiumCommand(o: ConsortiumArgs): Promise<number> {
   const cfg = await loadConfig(o.config);
@@ -47,28 +82,14 @@ export async function consortiumCommand(o: ConsortiumArgs): Promise<number> {
   const learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
   try {
     const body = consortiumInput(run, o.id, keys, learner.parameterCount);
-    const headers = { authorization: `Bearer ${o.adminToken}` };
-    const created = await fetch(`${o.server}/v1/consortia`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (created.status !== 201) {
-      process.stderr.write(
-        `fedscore consortium: POST /v1/consortia: HTTP ${created.status} ${await created.text()}\n`,
-      );
-      return 1;
-    }
-    const m0 = initialModel(run, learner);
-    const model = await fetch(`${o.server}/v1/consortia/${o.id}/model`, {
-      method: 'PUT',
-      headers: { ...headers, 'content-type': 'application/octet-stream' },
-      body: new Uint8Array(m0.buffer, m0.byteOffset, m0.byteLength),
-    });
-    if (model.status !== 204) {
-      process.stderr.write(`fedscore consortium: PUT model: HTTP ${model.status} ${await model.text()}\n`);
-      return 1;
-    }
+    const ok = await registerConsortium(
+      o.server,
+      o.adminToken,
+      body,
+      initialModel(run, learner),
+      'consortium',
+    );
+    if (!ok) return 1;
     process.stdout.write(
       `consortium ${o.id}: ${keys.length} silos, threshold ${body.threshold}, ${learner.parameterCount} parameters, test set ${run.testSetDigest}; initial model uploaded\n`,
     );

@@ -34,11 +34,13 @@ import { minimumThreshold, type RoundConfig } from '../../protocol/config.js';
 import type { ClientMessage } from '../../protocol/messages.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
+import { type ConsortiumFile, compareWithServed } from '../fl/consortium-file.js';
 import type { Learner } from '../fl/learner.js';
 import { localUpdate, type NetworkedRun, siloInput, siloPlan, siloUtilities } from '../fl/networked.js';
 import type { PublishedRound } from '../fl/networked-strategy.js';
 import { clipUtility, type UtilityDeclaration } from '../fl/private-scoring.js';
 import type { Convention } from '../ml/convention.js';
+import { paramsDigest } from '../ml/layers-model.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 
 /** The consortium as GET /v1/consortia/:cid returns it (the fields the silo reads). */
@@ -51,8 +53,10 @@ export interface ConsortiumView {
   readonly weakThreshold?: boolean;
   readonly model: { readonly name: string; readonly parameters: number };
   readonly testSetDigest: string;
+  readonly schemes?: readonly string[];
   readonly encoding: { readonly clip: number; readonly weightRange: number; readonly minWeight?: number };
   readonly convention: Convention;
+  readonly emptyCoalition?: string;
   /** The utility reported and its range (absent from services that predate declarations: accuracy). */
   readonly utility?: UtilityDeclaration;
 }
@@ -103,6 +107,16 @@ export interface SiloOptions {
   readonly http: SiloHttp;
   readonly run: NetworkedRun;
   readonly learner: Learner;
+  /**
+   * The consortium file this silo agreed to (src/fl/consortium-file.ts): the server's view must
+   * equal it field by field before the silo sends anything.
+   */
+  readonly pinned?: ConsortiumFile;
+  /**
+   * Take part without a pinned consortium file, trusting the server's roster and threshold
+   * (`--insecure-unpinned`): a malicious server can then unmask this silo's input.
+   */
+  readonly insecureUnpinned?: boolean;
   /** The silo's Ed25519 secret key (32 bytes; owned by the caller). */
   readonly secretKey: Uint8Array;
   /** First and last round to take part in. */
@@ -223,6 +237,11 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   const { http, run, learner } = o;
   const silo = http.silo;
   const log = o.log ?? (() => {});
+  if (o.pinned === undefined && o.insecureUnpinned !== true)
+    throw new SiloSetupError(
+      'consortium-file',
+      'no pinned consortium file: the roster and threshold would be the server’s word (pass --consortium-file, or --insecure-unpinned to accept the risk)',
+    );
   // A silo may start before the operator has created the consortium: wait for it.
   const consortium = await poller(o)(`consortium ${http.consortium} to exist`, async () => {
     const a = await http.send('GET', http.path());
@@ -237,6 +256,9 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
     if (a.status !== 200) throw responseError(a, `GET ${http.path()}`);
     return JSON.parse(new TextDecoder().decode(a.bytes)) as ConsortiumView;
   });
+  // Trust issue, finding 1: the roster, t, d, the model and the test set are the pinned file's,
+  // not the server's word — compared before anything is sent.
+  if (o.pinned) compareWithServed(o.pinned, consortium);
   checkConsortium(consortium, run, silo, o.secretKey, learner.parameterCount);
   log(
     `silo ${silo}: consortium ${consortium.id} checked (test set ${consortium.testSetDigest.slice(0, 12)}…, ${consortium.participants.length} silos, t = ${consortium.threshold})`,
@@ -293,6 +315,11 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
     throw new SiloSetupError(
       'model',
       `base model has ${base.length} parameters, expected ${c.model.parameters}`,
+    );
+  if (round.baseModel === 0 && o.pinned && paramsDigest(base) !== o.pinned.model.initialWeightsDigest)
+    throw new SiloSetupError(
+      'model.initialWeightsDigest',
+      `the server's initial model has digest ${paramsDigest(base)}, the consortium file's is ${o.pinned.model.initialWeightsDigest}`,
     );
   const t0 = performance.now();
   const update = await localUpdate(run, learner, silo, r, base);

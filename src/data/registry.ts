@@ -135,7 +135,7 @@ const SYNTHETIC: DatasetDefinition<SyntheticOptions> = {
         Type.Integer({
           minimum: 20,
           description:
-            'Examples drawn, training pool and test set together. Default: trainSize (200·silos) + testSize (500) + 200.',
+            'Examples drawn, training pool and test set together. Default: trainSize (200·silos) + testSize (data.testSize, default 2000) + 200.',
         }),
       ),
     },

@@ -175,6 +175,8 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   if (p) {
     if ((p.kind === 'dirichlet' || p.kind === 'mixed') && p.alpha === undefined)
       extra.push({ path: 'partition.alpha', message: `required for kind '${p.kind}'` });
+    if (p.kind === 'quantity-skew' && p.beta === undefined)
+      extra.push({ path: 'partition.beta', message: "required for kind 'quantity-skew'" });
     if (p.kind === 'mixed') {
       if (p.nonIid === undefined)
         extra.push({ path: 'partition.nonIid', message: "required for kind 'mixed'" });

@@ -50,6 +50,8 @@ export interface SeedRun {
 export interface EngineOptions {
   learner: Learner;
   onProgress?: (e: ProgressEvent) => void;
+  /** The silos' data and the test set instead of the configuration's partition (setup.ts). */
+  data?: Consortium;
 }
 
 /** Runs one seed of an experiment. */

@@ -32,6 +32,7 @@ import {
   type SecureAggregationRecord,
 } from './results.js';
 import { retrainingShapley } from './retraining.js';
+import type { Consortium } from './setup.js';
 
 /**
  * Methods scored per round (compared at a round as they are): the private scores (and their raw
@@ -66,6 +67,11 @@ export interface ExperimentOptions {
   seeds: number[];
   fedscoreVersion: string;
   onProgress?: (e: ProgressEvent | { seed: number; phase: 'true-sv'; done: number; total: number }) => void;
+  /**
+   * The silos' data and the test set instead of the configuration's partition (the files of a
+   * networked consortium); not with `comparison.trueShapley`, which retrains from the configuration.
+   */
+  data?: Consortium;
 }
 
 function sumRounds(run: SeedRun, method: string, upTo: number, n: number): number[] {
@@ -186,11 +192,14 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
   const runs: RunRecord[] = [];
   let last: SeedRun | undefined;
   const wantTrueSv = wantsTrueShapley(cfg);
+  if (wantTrueSv && o.data)
+    throw new RangeError('comparison.trueShapley: retrains on the configuration’s data; not with given data');
   const strategy = strategyOf(cfg);
   for (const seed of o.seeds) {
     const run = await runSeed(cfg, seed, {
       learner: o.learner,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+      ...(o.data ? { data: o.data } : {}),
     });
     const trueSv = wantTrueSv
       ? await retrainingShapley(cfg, seed, o.learner, (done, total) =>

@@ -85,13 +85,14 @@ export interface NetworkedRun {
 }
 
 /**
- * Derives a networked run from a validated configuration.
+ * Derives a networked run from a validated configuration (and `given` data instead of the
+ * configuration's partition: local-run.ts).
  *
  * @throws RangeError naming the field when the configuration cannot run over the network
  *   (`strategy.name` of a strategy that needs individual updates, with the reason; `strategy.score`
  *   not a private score; `secureAggregation.enabled` false) or its data cannot be built.
  */
-export function networkedRun(config: ExperimentConfig, seed: number): NetworkedRun {
+export function networkedRun(config: ExperimentConfig, seed: number, given?: Consortium): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
   // What fits secure aggregation runs networked; the rest is refused with the reason
   // (./networked-strategy.ts, the registry entries' `networked`).
@@ -100,7 +101,8 @@ export function networkedRun(config: ExperimentConfig, seed: number): NetworkedR
   const strategy = (configured ?? DEFAULT_STRATEGY) as { name: string; weights?: unknown };
   if (config.secureAggregation?.enabled === false)
     throw new RangeError('secureAggregation.enabled: networked runs always use secure aggregation');
-  const data = buildConsortium(config, seed);
+  // A silo with its own data (local-run.ts) passes them; otherwise the configuration's partition.
+  const data = given ?? buildConsortium(config, seed);
   const weights = data.silos.map((s) =>
     fedAvgWeight(s.n, strategy.weights === 'equal' ? 'equal' : 'examples'),
   );

@@ -204,7 +204,7 @@ function secureAggregationLines(r: ExperimentResults): string[] {
   return sa.weakThreshold
     ? [
         line,
-        `- warning: WEAK THRESHOLD (secureAggregation.weakThreshold): t = ${sa.threshold} < ${sa.minimumThreshold}, so the rounds are not private against a malicious server colluding with ${sa.corruptSilos} silo(s) (docs/threat-model-protocol.md)`,
+        `- warning: WEAK THRESHOLD (secureAggregation.weakThreshold): t = ${sa.threshold} < ${sa.minimumThreshold}, so the rounds are not private against a malicious server colluding with ${sa.corruptSilos} silo(s) (docs/threat-model.md)`,
       ]
     : [line];
 }

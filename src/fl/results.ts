@@ -107,7 +107,7 @@ export interface Outcomes {
 
 /**
  * The secure-aggregation parameters a private run used (protocol/config.ts, protocol/weighted.ts;
- * docs/threat-model-protocol.md). Thresholds are those of a round of all silos; a round of k < n
+ * docs/threat-model.md). Thresholds are those of a round of all silos; a round of k < n
  * selected silos raises t to its own bound.
  */
 export interface SecureAggregationRecord {

@@ -76,7 +76,7 @@ function loadPool(cfg: ExperimentConfig, seed: number, env: DatasetContext['env'
     env,
     silos: cfg.silos,
     ...(data.trainSize !== undefined ? { trainSize: data.trainSize } : {}),
-    ...(data.testSize !== undefined ? { testSize: data.testSize } : {}),
+    testSize: data.testSize ?? DEFAULT_TEST_SIZE, // generators size their pool by the test set actually drawn
   });
   const want = definition.shape(options);
   for (const ds of [loaded.pool, loaded.test])

@@ -165,6 +165,7 @@ const SCRIPT = `
     var last = rounds[rounds.length - 1];
     var facts = [
       ['silos', c.participants.length],
+      ['secure aggregation', c.secureAggregation === 'external' ? 'external (reports only)' : 'fedscore'],
       ['threshold t', c.threshold],
       ['corrupted silos tolerated n_C', c.corruptSilos],
       ['minimum threshold', c.minimumThreshold + ' = ⌊(n + n_C)/2⌋ + 1'],
@@ -192,12 +193,17 @@ const SCRIPT = `
       : '';
   }
 
-  function stageCells(r, n) {
+  /** A reports-only consortium's rounds skip the protocol stages: one chip says so. */
+  function stageCells(r, n, external) {
     var box = el('div', { class: 'stages' });
     var at = STAGES.indexOf(r.stage);
     var failed = r.stage === 'aborted' || r.stage === 'closed';
-    var reached = failed ? r.sets.length : at;
+    var reached = failed ? (external ? 5 : r.sets.length) : at;
     STAGES.forEach(function (s, k) {
+      if (external && k < 5) {
+        if (k === 0) box.append(el('span', { class: 'stage', 'data-stage': 'external' }, 'aggregated elsewhere'));
+        return;
+      }
       var cls = 'stage', label = s;
       if (k < 5 && k < r.sets.length) {
         cls += ' done';
@@ -226,7 +232,7 @@ const SCRIPT = `
     return td;
   }
 
-  function renderRounds(rounds, n) {
+  function renderRounds(rounds, n, external) {
     var body = $('rounds-body');
     body.replaceChildren();
     if (rounds.length === 0) {
@@ -237,7 +243,7 @@ const SCRIPT = `
     rounds.slice().reverse().forEach(function (r) {
       var tr = el('tr', { 'data-round': r.round, 'data-stage': r.stage });
       var st = el('td');
-      st.append(stageCells(r, n));
+      st.append(stageCells(r, n, external));
       tr.append(
         el('td', { class: 'num' }, r.round),
         el('td', null, r.stage),
@@ -308,7 +314,7 @@ const SCRIPT = `
         getJson('/dashboard/' + encodeURIComponent(cid) + '/charts')]);
       var c = got[0], rounds = got[1].rounds;
       renderConsortium(c, rounds);
-      renderRounds(rounds, c.participants.length);
+      renderRounds(rounds, c.participants.length, c.secureAggregation === 'external');
       await renderScores(got[2]);
       var last = rounds[rounds.length - 1];
       live = !!last && TERMINAL.indexOf(last.stage) < 0;

@@ -1,5 +1,5 @@
 /**
- * Who may call what, decided before a request's body is read (docs/threat-model-service.md).
+ * Who may call what, decided before a request's body is read (docs/threat-model.md).
  *
  * - Silo routes (secure-aggregation messages, the inbox, score reports) take a request signed by a
  *   silo of the consortium in the path. Everything is checked from the request line and headers,

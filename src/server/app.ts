@@ -41,6 +41,7 @@ import { checkAdminToken, declaresBody } from './auth.js';
 import { ERRORS, type ErrorBody, type ErrorCode, errorBody, ServiceError } from './errors.js';
 import consortiaRoutes from './routes/consortia.js';
 import dashboardRoutes from './routes/dashboard.js';
+import externalRoutes from './routes/external.js';
 import healthRoutes from './routes/health.js';
 import modelRoutes from './routes/models.js';
 import reportRoutes from './routes/reports.js';
@@ -338,6 +339,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await app.register(consortiaRoutes, { prefix: '/v1' });
   await app.register(modelRoutes, { prefix: '/v1' });
   await app.register(roundRoutes, { prefix: '/v1' });
+  await app.register(externalRoutes, { prefix: '/v1' });
   await app.register(secaggRoutes, { prefix: '/v1' });
   await app.register(reportRoutes, { prefix: '/v1' });
   await app.register(scoreRoutes, { prefix: '/v1' });

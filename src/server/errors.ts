@@ -94,6 +94,15 @@ const BASE = {
     message: 'the silo already submitted a different report for this round',
   },
   FEDSCORE_ERR_UTILITIES_SET: { status: 409, message: 'the round utilities are already set' },
+  FEDSCORE_ERR_EXTERNAL_AGGREGATION: {
+    status: 409,
+    message: 'the consortium is reports-only: its secure aggregation runs outside fedscore',
+  },
+  FEDSCORE_ERR_NOT_EXTERNAL: {
+    status: 409,
+    message: 'only a reports-only consortium (secureAggregation: external) takes this request',
+  },
+  FEDSCORE_ERR_ROUND_NUMBER: { status: 409, message: 'the round number is not the next round' },
   FEDSCORE_ERR_NOT_READY_FOR_SERVICE: {
     status: 503,
     message: 'the service is not ready (storage unavailable)',

@@ -111,6 +111,18 @@ export const Seed = Type.Integer({
   description: "public seed of the strategy's selection (the experiment's seed; default 1)",
 });
 
+/**
+ * Who runs the consortium's secure aggregation: 'fedscore' (the default) runs its masking stages
+ * in the service; 'external' makes a reports-only consortium (src/server/service/external.ts):
+ * training and secure aggregation run elsewhere, the operator posts each round's v(M) and v(M0)
+ * and the silos their signed reports.
+ */
+export const SecureAggregation = Type.Enum(['fedscore', 'external'] as const, {
+  description:
+    "'fedscore' (default): the service runs secure aggregation; 'external': a reports-only consortium — no masking stages, the operator posts each round's v(M) and v(M0) (POST …/rounds/:round/utilities) and the silos their signed reports",
+});
+export type SecureAggregation = Static<typeof SecureAggregation>;
+
 /** What an operator posts to create a consortium. */
 export const ConsortiumInput = Obj({
   id: ConsortiumId,
@@ -168,6 +180,7 @@ export const ConsortiumInput = Obj({
   rounds: Type.Optional(Rounds),
   strategy: Type.Optional(Strategy),
   seed: Type.Optional(Seed),
+  secureAggregation: Type.Optional(SecureAggregation),
 });
 export type ConsortiumInput = Static<typeof ConsortiumInput>;
 
@@ -196,6 +209,7 @@ export const Consortium = Obj({
   rounds: Type.Optional(Rounds),
   strategy: Type.Optional(Strategy),
   seed: Type.Optional(Seed),
+  secureAggregation: SecureAggregation,
   createdAt: Type.Number({ description: 'ms since the epoch' }),
 });
 export type Consortium = Static<typeof Consortium>;
@@ -261,6 +275,15 @@ export const Accepted = Obj({ accepted: Type.Literal(true), stage: RoundStage })
 
 /** What the operator posts when the service has no evaluator: v(M) and v(M0). */
 export const UtilitiesInput = Obj({ full: Type.Number(), empty: Type.Number() });
+
+/** What the operator posts to open a round of a reports-only consortium: v(M) and v(M0). */
+export const ExternalUtilitiesInput = Obj(
+  {
+    full: Type.Number({ description: 'v(M): utility of the round’s aggregated model' }),
+    empty: Type.Number({ description: 'v(M0): utility of the round’s starting model' }),
+  },
+  'the round’s utilities, measured by the operator on the common test set (in the consortium’s utility range)',
+);
 
 /** Result of a report submission. */
 export const ReportAccepted = Obj({

@@ -11,6 +11,7 @@
  *   nonces.ts      request nonces          context.ts  the store, clock and evaluator they share
  *   selection.ts   the strategy's selection of a round's silos
  *   schedule.ts    the operator's schedule: rounds 1 … R opened by the service itself
+ *   external.ts    reports-only consortia: rounds opened by the operator's utilities
  *
  * Why a facade rather than decorating each part: the parts depend on one another (closing a stage
  * may score a round; posting a message may close a stage), and this constructor is the one place
@@ -30,6 +31,7 @@ import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
 import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
 import { type Evaluator, type RoundEvent, type ServiceContext, storeAnswers } from './service/context.js';
+import { ExternalRounds } from './service/external.js';
 import { Models } from './service/models.js';
 import { Nonces } from './service/nonces.js';
 import { Reports } from './service/reports.js';
@@ -76,6 +78,7 @@ export class ScoringService {
   private readonly auditor: Audit;
   private readonly nonces: Nonces;
   private readonly schedule: Schedule;
+  private readonly external: ExternalRounds;
 
   constructor(options: ServiceOptions) {
     const evaluate = options.evaluate;
@@ -104,6 +107,7 @@ export class ScoringService {
     this.auditor = new Audit(this.consortia, this.scores);
     this.nonces = new Nonces(ctx);
     this.schedule = new Schedule(ctx, this.consortia, this.models, rows, this.lifecycle);
+    this.external = new ExternalRounds(ctx, this.consortia, rows, this.lifecycle);
   }
 
   /** {@link Schedule.tick}: one pass of the operator's schedules (opens and closes what is due). */
@@ -223,6 +227,19 @@ export class ScoringService {
   /** {@link Scoring.setUtilities}. @throws ServiceError NOT_REPORTING, UTILITIES_SET. */
   setUtilities(id: string, round: number, full: number, empty: number): Promise<Round> {
     return this.scoring.setUtilities(id, round, full, empty);
+  }
+
+  /**
+   * {@link ExternalRounds.postUtilities}: a reports-only consortium's round opened with its v(M), v(M0).
+   * @throws ServiceError NOT_EXTERNAL, UTILITY_OUT_OF_RANGE, ROUND_NUMBER, ROUND_OPEN, UTILITIES_SET.
+   */
+  postExternalUtilities(
+    id: string,
+    round: number,
+    full: number,
+    empty: number,
+  ): Promise<{ created: boolean; round: Round }> {
+    return this.external.postUtilities(id, round, full, empty);
   }
 
   /** {@link Scores.round}. @throws ServiceError NOT_READY before scoring. */

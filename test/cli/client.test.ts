@@ -26,6 +26,8 @@ const ok = [
   'k',
   '--config',
   'c.json',
+  '--consortium-file',
+  'f.json',
 ];
 const without = (flag: string) => {
   const i = ok.indexOf(flag);
@@ -62,6 +64,8 @@ describe('fedscore client flags', () => {
       firstRound: 1,
       timeoutMs: 3_600_000,
       quiet: false,
+      consortiumFile: 'f.json',
+      insecureUnpinned: false,
     });
     expect(
       await clientArgs([
@@ -79,6 +83,48 @@ describe('fedscore client flags', () => {
         '--quiet',
       ]),
     ).toMatchObject({ seed: 7, firstRound: 2, lastRound: 5, backend: 'cpu', timeoutMs: 30_000, quiet: true });
+  });
+
+  it('refuses to run unpinned unless --insecure-unpinned; checks the pinning and data flags together', async () => {
+    const unpinned = without('--consortium-file');
+    expect(await clientError(unpinned)).toBe(
+      "fedscore: --consortium-file: required — pin the consortium you agreed to (or pass --insecure-unpinned to trust the server's roster)",
+    );
+    expect(await clientArgs([...unpinned, '--insecure-unpinned'])).toMatchObject({ insecureUnpinned: true });
+    expect(await clientError([...ok, '--insecure-unpinned'])).toBe(
+      'fedscore: --insecure-unpinned: cannot be combined with --consortium-file',
+    );
+    expect(await clientError([...unpinned, '--consortium-digest', 'ab'.repeat(32)])).toBe(
+      'fedscore: --consortium-digest: pins a consortium file; pass the file with --consortium-file',
+    );
+    expect(await clientError([...ok, '--consortium-digest', 'xyz'])).toBe(
+      "fedscore: --consortium-digest: expected 64 hex digits, got 'xyz'",
+    );
+    expect(await clientArgs([...ok, '--consortium-digest', 'AB'.repeat(32)])).toMatchObject({
+      consortiumDigest: 'ab'.repeat(32),
+    });
+    expect(await clientError([...ok, '--data', 'd'])).toBe(
+      'fedscore: --test-data: required with --data (the common test set, in any --data format)',
+    );
+    expect(await clientError([...unpinned, '--insecure-unpinned', '--data', 'd', '--test-data', 't'])).toBe(
+      "fedscore: --data: needs --consortium-file (the weights' public scale is the consortium file's)",
+    );
+    expect(await clientError([...ok, '--data', 'd', '--test-data', 't', '--data-format', 'parquet'])).toMatch(
+      /^fedscore: option '--data-format <format>' argument 'parquet' is invalid/,
+    );
+    expect(
+      await clientArgs([
+        ...ok,
+        '--data',
+        'd',
+        '--test-data',
+        't',
+        '--data-format',
+        'csv',
+        '--model',
+        'm.json',
+      ]),
+    ).toMatchObject({ data: 'd', testData: 't', dataFormat: 'csv', model: 'm.json' });
   });
 
   it('names each missing or bad flag', async () => {

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { readPublicKeys } from '../../src/cli/consortium.js';
+import { datasetDigest } from '../../src/data/digest.js';
+import { loadLocalData } from '../../src/data/local-data.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
+import { consortiumFileDigest, readConsortiumFile } from '../../src/fl/consortium-file.js';
 import { initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import { buildApp } from '../../src/server/app.js';
 import { openStore } from '../../src/server/store/database.js';
@@ -94,6 +97,60 @@ describe('fedscore consortium', () => {
         err.mockRestore();
       }
       expect(errors.join('')).toContain('HTTP 409');
+    } finally {
+      spy.mockRestore();
+      await app.close();
+    }
+  });
+
+  it('create: writes the consortium file, prints its digest, exports the test set and registers the consortium', async () => {
+    const store = await openStore({ sqlite: join(dir, 'create.db') });
+    const app = await buildApp({ store, adminToken: TOKEN, closeStore: true });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const keys = [4, 5, 6].map((i) =>
+      Buffer.from(signingKeyPairFromSeed(new Uint8Array(32).fill(i)).publicKey).toString('hex'),
+    );
+    writeFileSync(join(dir, 'keys2.txt'), `${keys.join('\n')}\n`);
+    writeFileSync(join(dir, 'cfg.json'), JSON.stringify(cfg));
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+      printed.push(String(s));
+      return true;
+    });
+    try {
+      const out = join(dir, 'consortium.json');
+      const args = ['consortium', 'create', '--id', 'net2', '--config', join(dir, 'cfg.json')];
+      args.push('--keys', join(dir, 'keys2.txt'), '--out', out, '--examples', '10,30,20');
+      args.push('--test-set-out', join(dir, 'test-set'), '--server', url, '--backend', 'cpu');
+      const r = await cli(args, { env: { FEDSCORE_ADMIN_TOKEN: TOKEN } });
+      expect(r).toEqual({ code: 0, out: '', err: '' });
+      const { file, digest } = readConsortiumFile(out);
+      expect(printed.join('')).toContain(`digest ${digest}\n`);
+      expect(consortiumFileDigest(file)).toBe(digest);
+      expect(file).toMatchObject({
+        id: 'net2',
+        participants: keys.map((publicKey) => ({ publicKey })),
+        weights: { kind: 'examples', scale: 30 },
+        encoding: { minWeight: 10 / 30 },
+      });
+      const test = await loadLocalData(join(dir, 'test-set'), { inputShape: [1, 4, 1], numClasses: 3 });
+      expect(datasetDigest(test)).toBe(file.testSetDigest);
+      const admin = { headers: { authorization: `Bearer ${TOKEN}` } };
+      const c = await (await fetch(`${url}/v1/consortia/net2`, admin)).json();
+      expect(c).toMatchObject({
+        participants: file.participants,
+        threshold: file.threshold,
+        corruptSilos: file.corruptSilos,
+        model: { name: 'mlp', parameters: file.parameters },
+        testSetDigest: file.testSetDigest,
+        encoding: file.encoding,
+      });
+      // Without --server it only writes the file; a missing required flag is named.
+      const only = await cli([...args.slice(0, args.indexOf('--server')), '--out', join(dir, 'c2.json')]);
+      expect(only.code).toBe(0);
+      expect(readConsortiumFile(join(dir, 'c2.json')).digest).toBe(digest);
+      const missing = await cli(['consortium', 'create', '--id', 'x', '--config', 'c.json', '--keys', 'k']);
+      expect(missing).toMatchObject({ code: 2, err: expect.stringMatching(/^fedscore: --out: required\n/) });
     } finally {
       spy.mockRestore();
       await app.close();

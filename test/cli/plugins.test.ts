@@ -70,6 +70,8 @@ describe('fedscore <command> --plugin', () => {
       'k',
       '--config',
       'c.json',
+      '--consortium-file',
+      'consortium.json',
     ],
     consortium: ['--server', 'http://h:1', '--id', 'c1', '--config', 'c.json', '--keys', 'k.txt'],
   };

@@ -17,6 +17,9 @@
  * integer vectors is the same whatever the masks, so M, every coalition model and every utility
  * are the same floats (src/fl/networked.ts lists the operations that must agree).
  *
+ * Every silo pins the consortium file (trust issue, finding 1): `--consortium-file` and its
+ * `--consortium-digest`; the consortium is created from that file.
+ *
  * FEDSCORE_E2E_LOG=1 prints every process's progress lines with timestamps.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -28,8 +31,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
+import { consortiumFileDigest } from '../../src/fl/consortium-file.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
 import { runExperiment } from '../../src/fl/experiment.js';
-import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
+import { initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
 
@@ -172,6 +177,19 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', () => r()));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 
+    // The consortium file every silo pins (fedscore consortium create writes the same).
+    const run = networkedRun(config, 1);
+    const learner = await networkedLearner(config, { backend: 'cpu' });
+    const m0 = initialModel(run, learner);
+    const pinned = consortiumFileOf(
+      run,
+      CID,
+      keys.map((k) => Buffer.from(k.publicKey).toString('hex')),
+      learner,
+    );
+    await learner.close();
+    writeFileSync(join(dir, 'consortium.json'), JSON.stringify(pinned, null, 2));
+
     // The server (its evaluator built from the configuration) and the five silos start together;
     // the silos wait for the consortium to exist.
     const server = start(
@@ -200,6 +218,10 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
       join(dir, `silo-${i}.key`),
       '--config',
       join(dir, 'config.json'),
+      '--consortium-file',
+      join(dir, 'consortium.json'),
+      '--consortium-digest',
+      consortiumFileDigest(pinned),
       '--backend',
       'cpu',
       ...extra,
@@ -225,12 +247,6 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
       }
     })();
     engineRun.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-
-    const run = networkedRun(config, 1);
-    const learner = await networkedLearner(config, { backend: 'cpu' });
-    const m0 = initialModel(run, learner);
-    const parameters = learner.parameterCount;
-    await learner.close();
 
     serverUrl = await until(
       () => `the server to listen\n${logs()}`,
@@ -261,13 +277,14 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     await admin(
       'POST',
       '/v1/consortia',
-      consortiumInput(
-        run,
-        CID,
-        keys.map((k) => Buffer.from(k.publicKey).toString('hex')),
-        parameters,
-        { advertise: long, share: long, mask: long, consistency: long, unmask: long, reporting: long },
-      ),
+      consortiumBodyOf(pinned, {
+        advertise: long,
+        share: long,
+        mask: long,
+        consistency: long,
+        unmask: long,
+        reporting: long,
+      }),
     );
     await admin('PUT', `/v1/consortia/${CID}/model`, new Uint8Array(m0.buffer));
 

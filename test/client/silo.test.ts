@@ -53,11 +53,39 @@ async function attempt(
     now: h.clock.now,
   });
   const learner = { parameterCount: o.parameters ?? D } as Learner;
-  const result = runSilo({ http, run, learner, secretKey, firstRound: 1, lastRound: 1, waitTimeoutMs: 1000 });
+  // These checks hold with or without a pinned consortium file: unpinned here.
+  const result = runSilo({
+    http,
+    run,
+    learner,
+    secretKey,
+    firstRound: 1,
+    lastRound: 1,
+    waitTimeoutMs: 1000,
+    insecureUnpinned: true,
+  });
   return { result, log: adapter.log };
 }
 
 describe('runSilo checks the consortium first', () => {
+  it('without a pinned consortium file and without the explicit opt-in it refuses before any request', async () => {
+    h = await harness({ n: 4 });
+    const adapter = injectFetch(h.app);
+    const secretKey = h.keys[1]!.secretKey;
+    const http = new SiloHttp({
+      server: 'http://service.test',
+      consortium: 'c1',
+      silo: 1,
+      secretKey,
+      fetch: adapter.fetch,
+      now: h.clock.now,
+    });
+    const learner = { parameterCount: D } as Learner;
+    const result = runSilo({ http, run, learner, secretKey, firstRound: 1, lastRound: 1 });
+    await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'consortium-file' });
+    expect(adapter.log).toEqual([]);
+  });
+
   it('refuses a test set digest that is not its own, naming testSetDigest, and posts nothing', async () => {
     const { result, log } = await attempt('cd'.repeat(32));
     await expect(result).rejects.toThrow(SiloSetupError);
@@ -90,6 +118,7 @@ describe('runSilo checks the consortium first', () => {
       firstRound: 1,
       lastRound: 1,
       poll: { initialMs: 5, maxMs: 20 },
+      insecureUnpinned: true,
     });
     while (adapter.log.length < 3) await new Promise((r) => setTimeout(r, 5));
     expect(adapter.log.every((l) => l.path === '/v1/consortia/c1' && l.status === 404)).toBe(true);

@@ -86,6 +86,10 @@ describe('experiment configuration', () => {
     expect(issues({ silos: 4, rounds: 3, partition: { kind: 'dirichlet' } })).toEqual([
       "partition.alpha: required for kind 'dirichlet'",
     ]);
+    expect(issues({ silos: 4, rounds: 3, partition: { kind: 'quantity-skew' } })).toEqual([
+      "partition.beta: required for kind 'quantity-skew'",
+    ]);
+    expect(issues({ silos: 4, rounds: 3, partition: { kind: 'quantity-skew', beta: 0.5 } })).toEqual([]);
     expect(
       issues({ silos: 4, rounds: 3, attacks: [{ silo: 4, kind: 'free-rider' }], comparison: { at: 5 } }),
     ).toEqual(['attacks[0].silo: must be < silos (4)', 'comparison.at: must be ≤ rounds (3)']);

@@ -634,6 +634,7 @@ describe('no endpoint answers 5xx to junk', () => {
     ['GET', R1],
     ['POST', `${R1}/advance`],
     ['PUT', `${R1}/utilities`],
+    ['POST', `${R1}/utilities`],
     ['GET', `${R1}/aggregate`],
     ['GET', `${R1}/aggregate/sum`],
     ...['advertise', 'share', 'mask', 'consistency', 'unmask', 'reports'].map(

@@ -255,6 +255,7 @@ function pageState(page: Page) {
       cid: text('#cid'),
       silos: text('[data-fact="silos"]'),
       threshold: text('[data-fact="threshold t"]'),
+      secureAggregation: text('[data-fact="secure aggregation"]'),
       model: text('[data-fact="model"]'),
       schemes: text('[data-fact="schemes"]'),
       corrupt: text('[data-fact="corrupted silos tolerated n_C"]'),
@@ -374,7 +375,13 @@ describe('dashboard in headless Chromium', () => {
     await page.waitForFunction(() => document.body.dataset.updates === '1');
     expect(page.url()).toBe(`${base}/dashboard/${CID}`);
     let s = await pageState(page);
-    expect(s).toMatchObject({ title: `${CID} — fedscore dashboard`, cid: CID, silos: '4', threshold: '3' });
+    expect(s).toMatchObject({
+      title: `${CID} — fedscore dashboard`,
+      cid: CID,
+      silos: '4',
+      threshold: '3',
+      secureAggregation: 'fedscore',
+    });
     expect(s.model).toBe(`${HOSTILE} (d = ${INITIAL.length})`); // shown as text …
     expect(s.injected).toBe(false); // … not parsed as markup
     expect(s.schemes).toBe(SCHEMES.join(', '));
@@ -585,6 +592,65 @@ describe('dashboard in headless Chromium', () => {
     await page.waitForFunction(() => document.body.dataset.updates === '1');
     expect((await pageState(page)).schedule).toBe('round 1 of 5');
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  test('a reports-only consortium: one chip for the aggregation done elsewhere, then reporting, scores and charts', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`the dashboard test needs Chromium at ${CHROMIUM}`);
+    const X = 'ext-dash';
+    const created = await adminInject(h, 'POST', '/v1/consortia', {
+      ...consortiumBody(h.keys, X, 3),
+      utility: { name: 'accuracy' },
+      secureAggregation: 'external',
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const post = (r: number, silo: number, a: number, b: number) =>
+      siloInject(
+        h,
+        silo,
+        'POST',
+        `/v1/consortia/${X}/rounds/${r}/reports`,
+        signedReport(X, r, silo, a, b, h.keys[silo]!),
+      );
+    expect(
+      (await adminInject(h, 'POST', `/v1/consortia/${X}/rounds/1/utilities`, { full: 0.8, empty: 0.3 }))
+        .statusCode,
+    ).toBe(201);
+    for (const i of [0, 1, 2])
+      expect((await post(1, i, 0.5 + 0.05 * i, 0.7 - 0.05 * i)).statusCode).toBe(201);
+    const p = await context.newPage();
+    await p.addInitScript(RECORD_CSP_VIOLATIONS);
+    const errors: string[] = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.goto(`${base}/dashboard/${X}#token=${VIEWER}`);
+    await p.waitForFunction(() => document.body.dataset.updates === '1');
+    let s = await pageState(p);
+    expect(s).toMatchObject({ cid: X, secureAggregation: 'external (reports only)', live: 'true' });
+    expect(s.rounds).toHaveLength(1);
+    expect(s.rounds[0]!.stage).toBe('reporting');
+    expect(s.rounds[0]!.chips[0]).toBe(':aggregated elsewhere');
+    expect(s.rounds[0]!.chips[1]).toMatch(/^current:reporting · \d+ s left$/);
+    expect(s.rounds[0]!.chips.slice(2)).toEqual([':scored']);
+    // The last report scores round 1; round 2 gets one report and the operator closes it.
+    expect((await post(1, 3, 0.4, 0.79)).json().stage).toBe('scored');
+    expect(
+      (await adminInject(h, 'POST', `/v1/consortia/${X}/rounds/2/utilities`, { full: 0.85, empty: 0.8 }))
+        .statusCode,
+    ).toBe(201);
+    expect((await post(2, 1, 0.82, 0.84)).statusCode).toBe(201);
+    expect((await adminInject(h, 'POST', `/v1/consortia/${X}/rounds/2/advance`)).json().stage).toBe('closed');
+    await p.reload();
+    await p.waitForFunction(() => document.body.dataset.updates === '1');
+    s = await pageState(p);
+    expect(s.rounds.map((r) => [r.round, r.stage, r.chips])).toEqual([
+      [2, 'closed', [':aggregated elsewhere', 'failed:closed (TOO_FEW_REPORTS)', ':scored']],
+      [1, 'scored', [':aggregated elsewhere', 'done:reporting', 'done:scored']],
+    ]);
+    expect(s.rounds[1]).toMatchObject({ survivors: '4/4', dropped: 'none' });
+    expect(s.charts).toHaveLength(2 * SCHEMES.length);
+    expect(s.charts.every((c) => c.rows.length === 4 && c.svgLines === 4)).toBe(true);
+    expect(await p.evaluate(() => window.cspViolations)).toEqual([]);
+    expect(errors).toEqual([]);
+    await p.close();
   }, 60_000);
 
   test('without a token the page asks for it and reads nothing; a wrong token is refused, the right one opens it', async () => {

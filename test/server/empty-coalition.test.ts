@@ -22,7 +22,7 @@ import {
 } from './_harness.js';
 import { consortiumInput, fixture } from './service/_service.js';
 
-const get = async (h: Harness, url: string) => (await h.app.inject({ method: 'GET', url })).json();
+const get = async (h: Harness, url: string) => (await adminInject(h, 'GET', url)).json();
 
 /** One round of all four silos of consortium `id`, reports included. */
 async function scoredRound(h: Harness, id: string) {
@@ -31,7 +31,7 @@ async function scoredRound(h: Harness, id: string) {
   for (const s of silos) await s.start();
   for (const step of STEPS) for (const s of silos) await s.step(step);
   const round = await get(h, `/v1/consortia/${id}/rounds/1`);
-  const agg = await h.app.inject({ method: 'GET', url: `/v1/consortia/${id}/rounds/1/aggregate/sum` });
+  const agg = await adminInject(h, 'GET', `/v1/consortia/${id}/rounds/1/aggregate/sum`);
   const weightedSum = new Float64Array(new Uint8Array(agg.rawPayload).buffer);
   const reports: Uint8Array[] = [];
   const withOnly: number[] = [];

@@ -88,7 +88,7 @@ export interface RunState {
 export function createRun(
   cfg: ExperimentConfig,
   seed: number,
-  o: { learner: Learner; onProgress?: (e: ProgressEvent) => void },
+  o: { learner: Learner; onProgress?: (e: ProgressEvent) => void; data?: Consortium },
 ): { run: Run; state: RunState } {
   const { learner } = o;
   const strategy = strategyOf(cfg);
@@ -96,7 +96,8 @@ export function createRun(
   const progress = (round: number, phase: ProgressEvent['phase'], detail?: string) =>
     o.onProgress?.({ seed, round, rounds: cfg.rounds, phase, ...(detail ? { detail } : {}) });
   progress(0, 'setup');
-  const consortium = buildConsortium(cfg, seed);
+  // Given data: the silos' own files (a networked consortium's, local-run.ts), as they hold them.
+  const consortium = o.data ?? buildConsortium(cfg, seed);
   const identities = simulatedIdentities(n, deriveSeed(seed, 0x1d) >>> 0);
   const estimators = cfg.comparison?.estimators ?? DEFAULT_ESTIMATORS;
   const session = `${cfg.name ?? 'experiment'}/seed-${seed}`;

@@ -173,6 +173,7 @@ export class Consortia {
       ...(input.rounds !== undefined ? { rounds: input.rounds } : {}),
       ...(input.strategy !== undefined ? { strategy: { ...input.strategy } } : {}),
       ...(input.seed !== undefined ? { seed: input.seed } : {}),
+      secureAggregation: input.secureAggregation ?? 'fedscore',
       createdAt: this.ctx.now(),
     });
     const invalid = (detail: string) => new ServiceError('FEDSCORE_ERR_INVALID_CONSORTIUM', detail);
@@ -193,6 +194,13 @@ export class Consortia {
       throw invalid(
         `${weakThresholdMessage('threshold', consortium.threshold, n, consortium.corruptSilos)} (allowWeakThreshold)`,
       );
+    // A reports-only consortium's rounds open when the operator posts their utilities (./external.ts).
+    if (consortium.secureAggregation === 'external')
+      for (const field of ['rounds', 'strategy', 'seed'] as const)
+        if (consortium[field] !== undefined)
+          throw invalid(
+            `${field}: a reports-only consortium (secureAggregation 'external') has no schedule or selection: its rounds open when the operator posts their utilities`,
+          );
     if (consortium.strategy !== undefined) {
       // The strategy must run under secure aggregation, and its rounds must reach the threshold.
       let k: number;
@@ -253,13 +261,15 @@ export class Consortia {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw new ServiceError('FEDSCORE_ERR_CONSORTIUM_NOT_FOUND', id);
-    // Stored as JSON (no migration): consortia stored before `emptyCoalition` or the utility
-    // declaration existed score with v(∅) = v(M0) and report accuracy.
+    // Stored as JSON (no migration): consortia stored before `emptyCoalition`, the utility
+    // declaration or `secureAggregation` existed score with v(∅) = v(M0), report accuracy and
+    // run fedscore's secure aggregation.
     const stored = JSON.parse(row.config) as Consortium;
     const consortium = withSecurityFields({
       emptyCoalition: DEFAULT_EMPTY_COALITION,
       ...stored,
       utility: stored.utility ?? DEFAULT_UTILITY,
+      secureAggregation: stored.secureAggregation ?? 'fedscore',
     });
     const loaded = { consortium, roster: consortium.participants.map((p) => fromHex(p.publicKey)) };
     this.cache.set(id, loaded);

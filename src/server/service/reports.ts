@@ -63,7 +63,7 @@ export class Reports {
         `silo ${silo} submitted the report of silo ${report.silo}`,
       );
     // The report's values must lie in the declared range: an unbounded one would own every
-    // ratio score (FP, EE) and overflow the scores and the audit (docs/threat-model-service.md).
+    // ratio score (FP, EE) and overflow the scores and the audit (docs/threat-model.md).
     checkUtilities(loaded.consortium, [
       [`v(M0 + U_${silo})`, report.singleton],
       [`v(M − U_${silo})`, report.complement],

@@ -14,6 +14,7 @@ import type { Database } from '../store/schema.js';
 import type { Aggregation } from './aggregation.js';
 import type { Consortia, LoadedConsortium } from './consortia.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';
+import { refuseExternal } from './external.js';
 import type { Models } from './models.js';
 import { type RoundRow, type RoundRows, selectedOf, view } from './round-rows.js';
 import type { Scoring } from './scoring.js';
@@ -48,11 +49,12 @@ export class Rounds {
 
   /**
    * Opens the next round from the latest model.
-   * @throws ServiceError CONSORTIUM_NOT_FOUND, MODEL_MISSING, ROUND_OPEN.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, EXTERNAL_AGGREGATION, MODEL_MISSING, ROUND_OPEN.
    */
   async open(id: string): Promise<Round> {
     const loaded = await this.consortia.load(id);
     const { consortium } = loaded;
+    refuseExternal(consortium, 'its rounds open when the operator posts their utilities (./external.ts)');
     const last = await this.rows.latest(id);
     if (last && !isTerminal(last.stage)) {
       const now = await this.tickRow(id, last.round);

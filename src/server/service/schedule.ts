@@ -57,7 +57,7 @@ export class Schedule {
   async step(id: string): Promise<void> {
     const { consortium } = await this.consortia.load(id);
     const total = consortium.rounds;
-    if (total === undefined) return;
+    if (total === undefined || consortium.secureAggregation === 'external') return;
     let latest = await this.rows.latest(id);
     if (latest && !isTerminal(latest.stage)) {
       const row = await this.rounds.tickRow(id, latest.round);

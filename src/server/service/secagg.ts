@@ -20,6 +20,7 @@ import type { Round } from '../schemas.js';
 import type { Aggregation } from './aggregation.js';
 import type { Consortia } from './consortia.js';
 import type { ServiceContext } from './context.js';
+import { refuseExternal } from './external.js';
 import { outboxMessage, storedMessage, storeMessage } from './messages.js';
 import { errorOf, type RoundRows, selectedOf, view } from './round-rows.js';
 import type { Rounds } from './rounds.js';
@@ -46,7 +47,8 @@ export class SecAgg {
    * message identical to one already accepted is an idempotent success (a silo retrying after a
    * lost answer), except for a masked input after the round's sum was computed (masked inputs are
    * deleted then).
-   * @throws ServiceError WRONG_MESSAGE_TYPE, FORBIDDEN (sender ≠ silo), ROUND_CLOSED, or
+   * @throws ServiceError EXTERNAL_AGGREGATION (a reports-only consortium), WRONG_MESSAGE_TYPE,
+   *   FORBIDDEN (sender ≠ silo), ROUND_CLOSED, or
    *   FEDSCORE_ERR_SECAGG_* for the protocol's rejections (the stored state is then unchanged).
    */
   async post(
@@ -57,6 +59,7 @@ export class SecAgg {
     bytes: Uint8Array,
   ): Promise<Round> {
     const loaded = await this.consortia.load(id);
+    refuseExternal(loaded.consortium, 'it runs no masking stages');
     await this.rounds.tickRow(id, round);
     let message: ClientMessage;
     try {

@@ -1,0 +1,234 @@
+/**
+ * The consortium file: what a consortium's silos agreed to out of band, which every silo pins
+ * (`fedscore client --consortium-file` / `--consortium-digest`) and compares with the server's
+ * `GET /v1/consortia/:cid` before it sends anything (trust issue, finding 1: a server serving a
+ * roster of keys it controls would otherwise receive t shares of b_u and s_u^SK through fake
+ * peers and unmask x_u — Bonawitz et al. 2017 §6 assume the roster is authentic, i.e. a PKI).
+ *
+ * Version 1 (JSON, `format: 'fedscore-consortium'`): the consortium id; the roster (every silo's
+ * Ed25519 public key, silo id = index); the threshold t, n_C and the weak-threshold opt-in; the
+ * parameter count d; the data shape (input shape, classes); the model (kind, topology digest and
+ * initial-weights digest); the common test set's digest; the private schemes, the coalition
+ * convention, v(∅), the declared utility; the encoding (clip, weight range, minimum weight); the
+ * aggregation weights (`examples` or `equal`, and the public scale max_j w_j they are divided
+ * by); the strategy `{ name, parameters }` and the number of rounds.
+ *
+ * Its digest (`consortiumFileDigest`) is the hex SHA-256 of `fedscore/consortium/v1` + LF + the
+ * file's canonical JSON (keys sorted at every level, no spaces): whitespace and key order of the
+ * file on disk do not change it, any value does.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
+import { canonicalJson } from '../ml/layers-model.js';
+import { schemaIssues } from './_schema-issues.js';
+
+export const CONSORTIUM_FILE_FORMAT = 'fedscore-consortium';
+export const CONSORTIUM_FILE_VERSION = 1;
+const DIGEST_DOMAIN = 'fedscore/consortium/v1\n';
+
+const Sha256 = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
+const Dim = Type.Integer({ minimum: 1, maximum: 1 << 20 });
+
+/** The consortium file's schema (version 1). */
+export const ConsortiumFile = Type.Object(
+  {
+    format: Type.Literal(CONSORTIUM_FILE_FORMAT),
+    version: Type.Literal(CONSORTIUM_FILE_VERSION),
+    id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description: 'the consortium id' }),
+    participants: Type.Array(
+      Type.Object(
+        { publicKey: Sha256("the silo's Ed25519 public key, hex") },
+        { additionalProperties: false },
+      ),
+      { minItems: 2, maxItems: 255, description: 'the roster; silo id = index' },
+    ),
+    threshold: Type.Integer({ minimum: 2, maximum: 255, description: 'secure-aggregation threshold t' }),
+    corruptSilos: Type.Integer({ minimum: 0, maximum: 254, description: 'n_C, corrupted silos tolerated' }),
+    weakThreshold: Type.Boolean({ description: 'the explicit opt-in to t below ⌊(n + n_C)/2⌋ + 1' }),
+    parameters: Type.Integer({ minimum: 1, maximum: 0x7ffffffe, description: 'd, the model size' }),
+    data: Type.Object(
+      {
+        inputShape: Type.Tuple([Dim, Dim, Dim], { description: '[height, width, channels]' }),
+        numClasses: Type.Integer({ minimum: 2, maximum: 1 << 16 }),
+      },
+      { additionalProperties: false },
+    ),
+    model: Type.Object(
+      {
+        kind: Type.String({ minLength: 1, maxLength: 200 }),
+        topologyDigest: Sha256("SHA-256 of the model's topology"),
+        initialWeightsDigest: Sha256('SHA-256 of the initial flat parameters M0'),
+      },
+      { additionalProperties: false },
+    ),
+    testSetDigest: Sha256('SHA-256 of the common test set'),
+    schemes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    convention: Type.String({ minLength: 1 }),
+    emptyCoalition: Type.String({ minLength: 1 }),
+    utility: Type.Object(
+      { name: Type.String({ minLength: 1 }), maxLoss: Type.Optional(Type.Number({ exclusiveMinimum: 0 })) },
+      { additionalProperties: false },
+    ),
+    encoding: Type.Object(
+      {
+        clip: Type.Number({ exclusiveMinimum: 0 }),
+        weightRange: Type.Number({ exclusiveMinimum: 0 }),
+        minWeight: Type.Number({ minimum: 0 }),
+      },
+      { additionalProperties: false },
+    ),
+    weights: Type.Object(
+      {
+        kind: Type.Union([Type.Literal('examples'), Type.Literal('equal')]),
+        scale: Type.Number({
+          exclusiveMinimum: 0,
+          description: 'max_j w_j: the public divisor of every weight',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    strategy: Type.Object(
+      { name: Type.String({ minLength: 1 }), parameters: Type.Record(Type.String(), Type.Unknown()) },
+      { additionalProperties: false },
+    ),
+    rounds: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type ConsortiumFile = Static<typeof ConsortiumFile>;
+
+/** The consortium file is malformed, or not the pinned one. */
+export class ConsortiumFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConsortiumFileError';
+  }
+}
+
+/** The server's consortium is not the pinned one: `field` is the first that differs. */
+export class ConsortiumMismatchError extends Error {
+  constructor(
+    readonly field: string,
+    readonly pinned: unknown,
+    readonly served: unknown,
+  ) {
+    super(
+      `consortium file mismatch at ${field}: the pinned consortium file says ${JSON.stringify(pinned)}, the server serves ${JSON.stringify(served)}; refusing to take part (nothing was sent)`,
+    );
+    this.name = 'ConsortiumMismatchError';
+  }
+}
+
+/** The digest silos pin: hex SHA-256 of the domain tag and the canonical JSON (module comment). */
+export function consortiumFileDigest(file: ConsortiumFile): string {
+  return createHash('sha256')
+    .update(DIGEST_DOMAIN + canonicalJson(file))
+    .digest('hex');
+}
+
+/**
+ * Checks `value` against the schema and the invariants between fields.
+ * @throws ConsortiumFileError naming the field (prefixed by `where`).
+ */
+export function parseConsortiumFile(value: unknown, where = 'consortium file'): ConsortiumFile {
+  if (!Value.Check(ConsortiumFile, value)) {
+    const [first] = schemaIssues(ConsortiumFile, value, { expectedTypes: true });
+    throw new ConsortiumFileError(
+      `${where}: ${first ? `${first.path || '(root)'}: ${first.message}` : 'invalid'}`,
+    );
+  }
+  const f = value as ConsortiumFile;
+  const n = f.participants.length;
+  if (f.threshold > n)
+    throw new ConsortiumFileError(`${where}: threshold: t = ${f.threshold} exceeds the ${n} participants`);
+  if (f.corruptSilos >= n)
+    throw new ConsortiumFileError(
+      `${where}: corruptSilos: ${f.corruptSilos} must be below the ${n} participants`,
+    );
+  const keys = new Set(f.participants.map((p) => p.publicKey));
+  if (keys.size !== n) throw new ConsortiumFileError(`${where}: participants: a public key appears twice`);
+  return f;
+}
+
+/**
+ * Reads the consortium file at `path`, checks it and, when `pinnedDigest` is given, that its
+ * digest is that one. @returns the file and its digest.
+ * @throws ConsortiumFileError: unreadable, not JSON, malformed, or another digest.
+ */
+export function readConsortiumFile(
+  path: string,
+  pinnedDigest?: string,
+): { file: ConsortiumFile; digest: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConsortiumFileError(`${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ConsortiumFileError(`${path}: not JSON (${(e as Error).message})`);
+  }
+  const file = parseConsortiumFile(json, path);
+  const digest = consortiumFileDigest(file);
+  if (pinnedDigest !== undefined && digest !== pinnedDigest.toLowerCase())
+    throw new ConsortiumFileError(
+      `${path}: its digest is ${digest}, not the pinned ${pinnedDigest.toLowerCase()} (--consortium-digest): this is not the consortium file you agreed to`,
+    );
+  return { file, digest };
+}
+
+/** The fields of `GET /v1/consortia/:cid` the comparison reads. */
+export interface ServedConsortium {
+  readonly id: string;
+  readonly participants: readonly { readonly publicKey: string }[];
+  readonly threshold: number;
+  readonly corruptSilos?: number;
+  readonly weakThreshold?: boolean;
+  readonly model: { readonly name: string; readonly parameters: number };
+  readonly testSetDigest: string;
+  readonly schemes?: readonly string[];
+  readonly encoding: { readonly clip: number; readonly weightRange: number; readonly minWeight?: number };
+  readonly convention: string;
+  readonly emptyCoalition?: string;
+  readonly utility?: { readonly name: string; readonly maxLoss?: number };
+  readonly strategy?: unknown;
+  readonly rounds?: unknown;
+}
+
+/**
+ * Compares the server's consortium with the pinned file, field by field in the file's order.
+ * @throws ConsortiumMismatchError naming the first field that differs.
+ */
+export function compareWithServed(file: ConsortiumFile, served: ServedConsortium): void {
+  const same = (field: string, pinned: unknown, got: unknown) => {
+    if (canonicalJson(pinned) !== canonicalJson(got)) throw new ConsortiumMismatchError(field, pinned, got);
+  };
+  same('id', file.id, served.id);
+  const roster = Array.isArray(served.participants) ? served.participants : [];
+  same('participants.length', file.participants.length, roster.length);
+  file.participants.forEach((p, i) => {
+    same(`participants[${i}].publicKey`, p.publicKey, roster[i]?.publicKey?.toLowerCase());
+  });
+  same('threshold', file.threshold, served.threshold);
+  same('corruptSilos', file.corruptSilos, served.corruptSilos);
+  same('weakThreshold', file.weakThreshold, served.weakThreshold ?? false);
+  same('model.parameters', file.parameters, served.model?.parameters);
+  same('model.kind', file.model.kind, served.model?.name);
+  same('testSetDigest', file.testSetDigest, served.testSetDigest);
+  same('schemes', file.schemes, served.schemes);
+  same('convention', file.convention, served.convention);
+  same('emptyCoalition', file.emptyCoalition, served.emptyCoalition ?? 'initialModel');
+  same('utility', file.utility, served.utility ?? { name: 'accuracy' });
+  same('encoding.clip', file.encoding.clip, served.encoding?.clip);
+  same('encoding.weightRange', file.encoding.weightRange, served.encoding?.weightRange);
+  same('encoding.minWeight', file.encoding.minWeight, served.encoding?.minWeight ?? 0);
+  // Served only by services that run strategies and schedules; compared when served.
+  if (served.strategy !== undefined) same('strategy', file.strategy, served.strategy);
+  if (served.rounds !== undefined && typeof served.rounds === 'number')
+    same('rounds', file.rounds, served.rounds);
+}

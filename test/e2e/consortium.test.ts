@@ -1,0 +1,377 @@
+/**
+ * A real consortium on loopback (issue 14; trust issue, finding 1): `fedscore serve`, `fedscore
+ * consortium create` and four `fedscore client` processes, each silo with its own data files in
+ * another format — IDX pair, x.npy + y.npy, CSV, image folder of PNGs — and the common test set
+ * as .npy, a user-supplied TF.js Layers MLP (written by this test in the Layers format), every
+ * silo pinned to the consortium file and its digest. 3 rounds; silo 3 is SIGKILLed in round 2
+ * after ShareKeys and restarted for round 3 (`--first-round 3`). The scores equal those of the
+ * in-process engine given the same files and seed (`toEqual`, exact).
+ *
+ * The files are the silos' partitions of the configuration's Fashion-MNIST split (so the
+ * example counts differ: quantity skew), written in their formats and read back by the engine
+ * with the same readers (src/data/local-data.ts), so both sides train on exactly what the
+ * files hold, in the same order.
+ *
+ * Rounds are opened by the test as the operator (`openRound`, `POST /v1/consortia/:cid/rounds`)
+ * and the strategy is FedAvg over all silos: swap `openRound` for `fedscore serve`'s schedule
+ * once it runs rounds by itself. The kill point is made exact by a loopback proxy that holds
+ * silo 3's round-2 MaskedInput, as in test/client/e2e.test.ts.
+ *
+ * FEDSCORE_E2E_LOG=1 prints every process's progress lines with timestamps.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { loadLocalData } from '../../src/data/local-data.js';
+import type { ExperimentConfig } from '../../src/fl/config.js';
+import { consortiumFileDigest, readConsortiumFile } from '../../src/fl/consortium-file.js';
+import { runExperiment } from '../../src/fl/experiment.js';
+import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
+import { buildConsortium, type Consortium } from '../../src/fl/setup.js';
+import { createTfLearner } from '../../src/fl/tf-learner.js';
+import { type SiloFormat, writeLayersMlp, writeSiloData } from './_silo-files.js';
+
+const ADMIN = 'e2e-consortium-admin-token-0123';
+const ROOT = new URL('../..', import.meta.url).pathname;
+const CLI = join(ROOT, 'src/cli/main.ts');
+const VICTIM = 3;
+const CID = 'hospitals';
+const T0 = Date.now();
+const FORMATS: SiloFormat[] = ['idx', 'npy', 'csv', 'image-folder'];
+const SHAPE = { inputShape: [28, 28, 1] as [number, number, number], numClasses: 10 };
+
+const dir = mkdtempSync(join(tmpdir(), 'fedscore-e2e-consortium-'));
+const children: ChildProcess[] = [];
+let proxy: Server | undefined;
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(args: string[], name: string): { child: ChildProcess; lines: string[] } {
+  const { DATABASE_URL: _shared, ...env } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...env, FEDSCORE_ADMIN_TOKEN: ADMIN, FEDSCORE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: string[] = [];
+  let buf = '';
+  const onData = (d: Buffer) => {
+    buf += d.toString();
+    const parts = buf.split('\n');
+    buf = parts.pop()!;
+    for (const l of parts) lines.push(`${((Date.now() - T0) / 1000).toFixed(1)}s [${name}] ${l}`);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  return { child, lines };
+}
+
+const exited = (c: ChildProcess) =>
+  c.exitCode !== null || c.signalCode !== null
+    ? Promise.resolve(c.exitCode)
+    : new Promise<number | null>((r) => c.once('exit', (code) => r(code)));
+
+async function until<T>(
+  what: () => string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 120_000,
+): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+type Admin = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
+
+/**
+ * The operator opens round `round` (today by hand; `fedscore serve`'s schedule will do it).
+ * The one place the test drives the schedule.
+ */
+async function openRound(admin: Admin, round: number): Promise<void> {
+  const opened = await admin('POST', `/v1/consortia/${CID}/rounds`);
+  expect(opened.round).toBe(round);
+}
+
+describe('a consortium of four silos on their own data files and a user-supplied Layers model', () => {
+  it('3 rounds, pinned consortium file, a silo SIGKILLed and restarted: the scores equal the engine’s', async () => {
+    // The model, the configuration, every silo's files.
+    const modelJson = await writeLayersMlp(join(dir, 'model'), {
+      inputShape: SHAPE.inputShape,
+      classes: 10,
+      hidden: 8,
+      seed: 7,
+    });
+    const config: ExperimentConfig = {
+      name: 'e2e-consortium',
+      seed: 1,
+      silos: 4,
+      rounds: 3,
+      data: { dataset: 'fashion-mnist', trainSize: 320, testSize: 100 },
+      partition: { kind: 'quantity-skew', beta: 2 },
+      model: { kind: 'tfjs-layers', path: modelJson },
+      training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
+      secureAggregation: { dropouts: [{ round: 2, silo: VICTIM, at: 'after-share' }] },
+      comparison: { estimators: { mrsv: {} }, trueShapley: false },
+    };
+    const cfgPath = join(dir, 'config.json');
+    writeFileSync(cfgPath, JSON.stringify(config));
+    const partition = buildConsortium(config, 1);
+    const dataPaths = await Promise.all(
+      FORMATS.map((f, i) => writeSiloData(join(dir, `silo-${i}-data`), partition.silos[i]!, f)),
+    );
+    const keys = Array.from({ length: 4 }, (_, i) => signingKeyPairFromSeed(new Uint8Array(32).fill(i + 1)));
+    keys.forEach((k, i) => {
+      writeFileSync(join(dir, `silo-${i}.key`), `${Buffer.from(k.secretKey).toString('hex')}\n`);
+    });
+    writeFileSync(
+      join(dir, 'keys.txt'),
+      `${keys.map((k) => Buffer.from(k.publicKey).toString('hex')).join('\n')}\n`,
+    );
+
+    // The proxy: forwards everything once the server listens, except silo 3's round-2 masked input.
+    let serverUrl = '';
+    const accepted: { silo: string; url: string; status: number }[] = [];
+    let held: ServerResponse | undefined;
+    let victim: ChildProcess | undefined;
+    proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const silo = String(req.headers['x-fedscore-silo'] ?? '');
+      if (
+        req.method === 'POST' &&
+        silo === String(VICTIM) &&
+        req.url === `/v1/consortia/${CID}/rounds/2/mask`
+      ) {
+        held = res;
+        victim!.kill('SIGKILL');
+        return;
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers))
+          if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
+        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+        fetch(`${serverUrl}${req.url}`, { method: req.method!, headers, ...(body ? { body } : {}) })
+          .then(async (r) => {
+            const bytes = Buffer.from(await r.arrayBuffer());
+            accepted.push({ silo, url: req.url!, status: r.status });
+            const out: Record<string, string> = {};
+            r.headers.forEach((v, k) => {
+              if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
+            });
+            res.writeHead(r.status, out).end(bytes);
+          })
+          .catch(() => res.destroy());
+      });
+    });
+    await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', () => r()));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+    const server = start(
+      ['serve', '--port', '0', '--db', join(dir, 'store.db'), '--config', cfgPath, '--backend', 'cpu'],
+      'server',
+    );
+    const processes = [server];
+    const logs = () => processes.flatMap((p) => p.lines).join('\n');
+
+    // The in-process engine on the same files, meanwhile (the test set: the operator's export, below).
+    const engineData = (async (): Promise<Omit<Consortium, 'test' | 'validation'>> => ({
+      silos: await Promise.all(dataPaths.map((p) => loadLocalData(p, SHAPE))),
+      roles: FORMATS.map(() => 'honest'),
+      updateAttacks: FORMATS.map(() => undefined),
+      source: 'the silos’ files',
+      numClasses: 10,
+    }))();
+
+    serverUrl = await until(
+      () => `the server to listen\n${logs()}`,
+      () => {
+        if (server.child.exitCode !== null) throw new Error(`server exited:\n${logs()}`);
+        const l = server.lines.find((x) => x.includes('listening on '));
+        return l?.slice(l.indexOf('listening on ') + 13).trim();
+      },
+    );
+
+    // The operator: the consortium file, its digest, the common test set; registered.
+    const counts = (await engineData).silos.map((s) => s.n);
+    const create = start(
+      [
+        'consortium',
+        'create',
+        '--server',
+        serverUrl,
+        '--id',
+        CID,
+        '--config',
+        cfgPath,
+        '--keys',
+        join(dir, 'keys.txt'),
+        '--out',
+        join(dir, 'consortium.json'),
+        '--examples',
+        counts.join(','),
+        '--test-set-out',
+        join(dir, 'test-set'),
+        '--backend',
+        'cpu',
+      ],
+      'create',
+    );
+    processes.push(create);
+    expect(await exited(create.child), logs()).toBe(0);
+    const printed = create.lines.find((l) => / digest [0-9a-f]{64}$/.test(l));
+    expect(printed, logs()).toBeDefined();
+    const digest = printed!.slice(-64);
+    const { file } = readConsortiumFile(join(dir, 'consortium.json'), digest);
+    expect(consortiumFileDigest(file)).toBe(digest);
+    expect(file.weights).toEqual({ kind: 'examples', scale: Math.max(...counts) });
+
+    const clientArgs = (i: number, extra: string[] = []) => [
+      'client',
+      '--server',
+      proxyUrl,
+      '--consortium',
+      CID,
+      '--silo',
+      String(i),
+      '--key',
+      join(dir, `silo-${i}.key`),
+      '--config',
+      cfgPath,
+      '--consortium-file',
+      join(dir, 'consortium.json'),
+      '--consortium-digest',
+      digest,
+      '--data',
+      dataPaths[i]!,
+      '--test-data',
+      join(dir, 'test-set'),
+      '--model',
+      modelJson,
+      '--backend',
+      'cpu',
+      ...extra,
+    ];
+    const silos = [0, 1, 2, 3].map((i) => start(clientArgs(i), `silo-${i}`));
+    processes.push(...silos);
+    victim = silos[VICTIM]!.child;
+
+    const test = await loadLocalData(join(dir, 'test-set'), SHAPE);
+    const engineRun = (async () => {
+      const learner = await createTfLearner({
+        ...SHAPE,
+        model: config.model!,
+        training: config.training!,
+        backend: 'cpu',
+      });
+      try {
+        return await runExperiment(config, {
+          learner,
+          seeds: [1],
+          fedscoreVersion: 'test',
+          data: { ...(await engineData), test, validation: test },
+        });
+      } finally {
+        await learner.close();
+      }
+    })();
+    engineRun.catch(() => {});
+
+    const admin: Admin = async (method, path, body) => {
+      const r = await fetch(`${serverUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${ADMIN}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await r.text();
+      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${text}`);
+      return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    };
+    const scored = (round: number) =>
+      until(
+        () => `round ${round} to be scored\n${logs()}`,
+        async () => {
+          const r = (await admin('GET', `/v1/consortia/${CID}/rounds/${round}`)) as { stage: string };
+          if (r.stage === 'aborted' || r.stage === 'closed')
+            throw new Error(`round ${round} ${r.stage}\n${logs()}`);
+          return r.stage === 'scored' ? r : undefined;
+        },
+      );
+
+    await openRound(admin, 1);
+    await scored(1);
+
+    await openRound(admin, 2);
+    const masks = () =>
+      accepted
+        .filter((a) => a.url === `/v1/consortia/${CID}/rounds/2/mask` && a.status === 202)
+        .map((a) => a.silo);
+    await until(
+      () => `silo ${VICTIM} held and killed, three masked inputs accepted\n${logs()}`,
+      () => (held && victim!.signalCode === 'SIGKILL' && masks().length === 3 ? true : undefined),
+    );
+    expect(masks().sort()).toEqual(['0', '1', '2']);
+    silos[VICTIM] = start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
+    processes.push(silos[VICTIM]!);
+    const closed = await admin('POST', `/v1/consortia/${CID}/rounds/2/advance`);
+    expect(closed.stage).toBe('consistency');
+    const round2 = await scored(2);
+    expect(round2).toMatchObject({ survivors: [0, 1, 2], dropped: [VICTIM] });
+    held!.destroy();
+
+    await openRound(admin, 3);
+    await scored(3);
+    const codes = await Promise.all(silos.map((s) => exited(s.child)));
+    expect(codes, logs()).toEqual([0, 0, 0, 0]);
+    if (process.env.FEDSCORE_E2E_LOG) console.log(logs());
+    // Each silo read its own files, in its format, and pinned the file.
+    for (const i of FORMATS.keys())
+      expect(silos[i]!.lines.join('\n')).toContain(`${counts[i]} local examples from ${dataPaths[i]}`);
+    expect(JSON.parse(readFileSync(join(dir, 'consortium.json'), 'utf8')).model.kind).toBe('tfjs-layers');
+
+    const served = (await admin('GET', `/v1/consortia/${CID}/scores`)) as unknown as {
+      rounds: {
+        round: number;
+        utilities: { full: number; empty: number };
+        withOnly: (number | null)[];
+        without: (number | null)[];
+        schemes: Record<string, (number | null)[]>;
+      }[];
+      cumulative: Record<string, number[]>;
+    };
+    const engine = (await engineRun).runs[0]!;
+    const finite = (xs: (number | null)[]) => xs.map((v) => (v !== null && Number.isFinite(v) ? v : null));
+    expect(served.rounds.map((r) => r.round)).toEqual([1, 2, 3]);
+    // Not a vacuous equality: the model learns, and the silos' scores differ.
+    expect(served.rounds[2]!.utilities.full).toBeGreaterThan(served.rounds[0]!.utilities.empty);
+    expect(new Set(served.cumulative.loo).size).toBeGreaterThan(1);
+    for (const [k, rd] of engine.rounds.entries()) {
+      const s = served.rounds[k]!;
+      expect(s.utilities).toEqual({ full: rd.utilities.full, empty: rd.utilities.empty });
+      expect(s.withOnly).toEqual(rd.utilities.withOnly);
+      expect(s.without).toEqual(rd.utilities.without);
+      for (const m of PRIVATE_METHODS)
+        expect(s.schemes[m], `round ${rd.round} ${m}`).toEqual(finite(rd.scores[m]!));
+    }
+    expect(engine.rounds[1]!.dropped).toEqual([VICTIM]);
+    for (const m of PRIVATE_METHODS)
+      expect(served.cumulative[m], `cumulative ${m}`).toEqual(engine.cumulative[m]);
+  }, 170_000);
+});
