@@ -276,6 +276,12 @@ export function networkedUtility(run: NetworkedRun): UtilityDeclaration {
   };
 }
 
+/** A configured strategy `{ name, ...parameters }` as the service and the consortium file pin it. */
+function strategyBody(config: unknown): { name: string; parameters: Record<string, unknown> } {
+  const { name, ...parameters } = config as { name: string } & Record<string, unknown>;
+  return { name, parameters };
+}
+
 /**
  * The body of `POST /v1/consortia` for this run: the participants' public keys (hex, silo id =
  * index), the engine's threshold and n_C (and the weak-threshold opt-in when configured), the
@@ -309,6 +315,8 @@ export function consortiumInput(
     utility: networkedUtility(run),
     ...(deadlines ? { deadlines } : {}),
     // The strategy and its public seed: the service selects each round's silos as the silos do.
-    ...(run.config.strategy !== undefined ? { strategy: { ...run.config.strategy }, seed: run.seed } : {}),
+    ...(run.config.strategy !== undefined
+      ? { strategy: strategyBody(run.config.strategy), seed: run.seed }
+      : {}),
   };
 }

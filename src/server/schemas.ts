@@ -95,13 +95,20 @@ export const Rounds = Type.Integer({
  * that run under secure aggregation, src/fl/networked-strategy.ts): the server refuses messages
  * from a silo the strategy did not select for the round.
  */
-export const Strategy = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+export const Strategy = Obj(
   {
-    additionalProperties: true,
-    description:
-      'strategy { name, ...parameters } as in an experiment configuration (default: FedAvg over every silo); checked at creation',
+    name: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'a registered strategy (docs/config.md)',
+    }),
+    parameters: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: "the strategy's parameters, as next to `name` in an experiment configuration",
+      }),
+    ),
   },
+  'the strategy { name, parameters } as the consortium file pins it (default: FedAvg over every silo); checked at creation',
 );
 
 /** The public seed of the strategy's random selection (the experiment's seed). */

@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SiloHttp } from '../../src/client/http.js';
 import { type RoundOutcome, runSilo } from '../../src/client/silo.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
 import { runSeed } from '../../src/fl/engine.js';
 import type { Learner } from '../../src/fl/learner.js';
 import {
@@ -72,13 +73,14 @@ async function both(cfg: ExperimentConfig) {
     app: { evaluate: testSetEvaluator(run, server), scheduleIntervalMs: 10 },
   });
   const x = h;
+  // Each silo pins the consortium file (roster, t, d, digests, strategy, rounds); the service is
+  // registered from it, with the strategy, its public seed and the schedule.
+  const keys = x.keys.map((k) => Buffer.from(k.publicKey).toString('hex'));
+  const pinned = consortiumFileOf(run, 'c1', keys, server);
   const body = {
-    ...consortiumInput(
-      run,
-      'c1',
-      x.keys.map((k) => Buffer.from(k.publicKey).toString('hex')),
-      server.parameterCount,
-    ),
+    ...consortiumBodyOf(pinned),
+    strategy: consortiumInput(run, 'c1', keys, server.parameterCount).strategy,
+    seed,
     rounds: cfg.rounds,
   };
   const created = await adminInject(x, 'POST', '/v1/consortia', body);
@@ -102,6 +104,7 @@ async function both(cfg: ExperimentConfig) {
         run,
         learner: await learner(cfg),
         secretKey,
+        pinned,
         firstRound: 1,
         lastRound: cfg.rounds,
         poll: { initialMs: 5, maxMs: 30 },
@@ -195,7 +198,7 @@ describe('an unselected silo', () => {
     const { consortiumBody, f32bytes, INITIAL } = await import('../server/_harness.js');
     const created = await adminInject(x, 'POST', '/v1/consortia', {
       ...consortiumBody(x.keys),
-      strategy: { name: 'fedavg', clientsPerRound: 3 },
+      strategy: { name: 'fedavg', parameters: { clientsPerRound: 3 } },
       seed: 7,
     });
     expect(created.statusCode, created.body).toBe(201);

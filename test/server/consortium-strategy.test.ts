@@ -23,9 +23,17 @@ async function create(extra: Record<string, unknown>) {
 
 describe('a consortium with a strategy', () => {
   it('stores the strategy, the seed and the schedule', async () => {
-    const r = await create({ strategy: { name: 'score-weighted', score: 'ee' }, seed: 9, rounds: 4 });
+    const r = await create({
+      strategy: { name: 'score-weighted', parameters: { score: 'ee' } },
+      seed: 9,
+      rounds: 4,
+    });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ strategy: { name: 'score-weighted', score: 'ee' }, seed: 9, rounds: 4 });
+    expect(r.body).toMatchObject({
+      strategy: { name: 'score-weighted', parameters: { score: 'ee' } },
+      seed: 9,
+      rounds: 4,
+    });
   });
 
   it('refuses a strategy that needs individual updates, saying why', async () => {
@@ -38,7 +46,7 @@ describe('a consortium with a strategy', () => {
   });
 
   it('refuses a round size below the threshold, a seed without a strategy, a bad name or parameter, 0 rounds', async () => {
-    const small = await create({ strategy: { name: 'fedavg', clientsPerRound: 2 } });
+    const small = await create({ strategy: { name: 'fedavg', parameters: { clientsPerRound: 2 } } });
     expect(small.body.message).toBe(
       'the consortium configuration is invalid: strategy: selects 2 of the 4 silos per round, below the threshold t = 3: no round could complete',
     );
@@ -48,12 +56,12 @@ describe('a consortium with a strategy', () => {
     expect((await create({ strategy: { name: 'fedsgd' } })).body.message).toMatch(
       /invalid: strategy\.name: unknown strategy 'fedsgd'/,
     );
-    expect((await create({ strategy: { name: 'fedavg', fraction: 2 } })).body.message).toMatch(
-      /invalid: strategy\.fraction: expected a number in \(0, 1\], got 2/,
-    );
-    expect((await create({ strategy: { name: 'score-weighted', score: 'mrsv' } })).body.message).toMatch(
-      /invalid: strategy\.score: a networked run publishes only the private scores/,
-    );
+    expect(
+      (await create({ strategy: { name: 'fedavg', parameters: { fraction: 2 } } })).body.message,
+    ).toMatch(/invalid: strategy\.fraction: expected a number in \(0, 1\], got 2/);
+    expect(
+      (await create({ strategy: { name: 'score-weighted', parameters: { score: 'mrsv' } } })).body.message,
+    ).toMatch(/invalid: strategy\.score: a networked run publishes only the private scores/);
     const zero = await create({ rounds: 0 });
     expect(zero.status).toBe(400);
     expect(zero.body.code).toBe('FEDSCORE_ERR_VALIDATION');

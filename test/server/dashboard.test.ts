@@ -570,7 +570,7 @@ describe('dashboard in headless Chromium', () => {
       corruptSilos: 2,
       allowWeakThreshold: true,
       rounds: 5,
-      strategy: { name: 'score-weighted', score: 'ee' },
+      strategy: { name: 'score-weighted', parameters: { score: 'ee' } },
     };
     const created = await adminInject(h, 'POST', '/v1/consortia', weak);
     expect(created.statusCode, created.body).toBe(201);

@@ -125,10 +125,15 @@ function withSecurityFields(
 
 /** The selection of round 1 (nothing published yet) by the consortium's strategy. */
 async function firstSelection(c: Consortium): Promise<readonly number[]> {
-  const strategy = networkedStrategy(c.strategy as StrategyConfig);
+  const strategy = networkedStrategy(strategyConfigOf(c));
   const seed = c.seed ?? DEFAULT_SELECTION_SEED;
   const setup = publicSetup(c.participants.length, c.rounds ?? 1, seed);
   return (await planRound({ strategy, setup, seed, round: 1, published: [], weights: false })).selected;
+}
+
+/** A consortium's strategy as an experiment configuration writes it: `{ name, ...parameters }`. */
+export function strategyConfigOf(c: Consortium): StrategyConfig | undefined {
+  return c.strategy === undefined ? undefined : { ...c.strategy.parameters, name: c.strategy.name };
 }
 
 /** The public selection seed of a consortium that gives a strategy but no seed. */
@@ -171,7 +176,9 @@ export class Consortia {
       utility: input.utility ?? DEFAULT_UTILITY,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
       ...(input.rounds !== undefined ? { rounds: input.rounds } : {}),
-      ...(input.strategy !== undefined ? { strategy: { ...input.strategy } } : {}),
+      ...(input.strategy !== undefined
+        ? { strategy: { name: input.strategy.name, parameters: { ...input.strategy.parameters } } }
+        : {}),
       ...(input.seed !== undefined ? { seed: input.seed } : {}),
       secureAggregation: input.secureAggregation ?? 'fedscore',
       createdAt: this.ctx.now(),

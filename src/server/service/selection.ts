@@ -12,8 +12,7 @@ import {
   planRound,
   publicSetup,
 } from '../../fl/networked-strategy.js';
-import type { StrategyConfig } from '../../fl/strategies/registry.js';
-import { DEFAULT_SELECTION_SEED, type LoadedConsortium } from './consortia.js';
+import { DEFAULT_SELECTION_SEED, type LoadedConsortium, strategyConfigOf } from './consortia.js';
 import { type RoundRow, scoresOf, selectedOf } from './round-rows.js';
 
 /** A stored round as the strategies see it: its selection, survivors and private scores. */
@@ -37,7 +36,7 @@ export async function selectionOf(
 ): Promise<number[] | null> {
   const c = loaded.consortium;
   if (c.strategy === undefined) return null;
-  const strategy = networkedStrategy(c.strategy as StrategyConfig);
+  const strategy = networkedStrategy(strategyConfigOf(c));
   const seed = c.seed ?? DEFAULT_SELECTION_SEED;
   const setup = publicSetup(c.participants.length, c.rounds ?? Math.max(round, 1), seed);
   const plan = await planRound({
