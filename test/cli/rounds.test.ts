@@ -34,6 +34,15 @@ beforeAll(async () => {
     ...consortiumBody(h.keys),
     rounds: 2,
     strategy: { name: 'fedavg' },
+    // Long deadlines: the clock is real-time (the output says how long is left), the suite may be slow.
+    deadlines: {
+      advertise: 3_600_000,
+      share: 3_600_000,
+      mask: 3_600_000,
+      consistency: 3_600_000,
+      unmask: 3_600_000,
+      reporting: 3_600_000,
+    },
   });
   expect(c.statusCode, c.body).toBe(201);
   await adminInject(h, 'PUT', '/v1/consortia/c1/model', f32bytes(INITIAL));
@@ -134,7 +143,7 @@ describe('fedscore rounds: open, status, close', () => {
     writeFileSync(join(dir, 'token'), `${ADMIN}\n`);
     const opened = await rounds(['open', ...at(['--token-file', join(dir, 'token')])], {});
     expect(opened.code, opened.err).toBe(0);
-    expect(opened.out).toMatch(/^round 1 opened: silos 0, 1, 2, 3; advertise: \d+ s left\n$/);
+    expect(opened.out).toMatch(/^round 1 opened: silos 0, 1, 2, 3; advertise: \d+ min \d+ s left\n$/);
     // Two of the four silos advertise.
     for (const i of [0, 2]) await new Silo(h, 'c1', 1, i, 3).start();
     const status = await rounds(['status', ...at()]);
@@ -146,7 +155,7 @@ describe('fedscore rounds: open, status, close', () => {
     expect(lines[1]).toMatch(/^round +stage +selected +survivors +dropped +v\(M\) \/ v\(M0\) +faults$/);
     expect(lines[2]).toMatch(/^1 +advertise +0,1,2,3 +– +– +– +–$/);
     expect(lines[3]).toMatch(
-      /^round 1 is in advertise: 2 of 4 in \(0,2\), waiting for silos 1, 3; \d+ s left$/,
+      /^round 1 is in advertise: 2 of 4 in \(0,2\), waiting for silos 1, 3; \d+ min \d+ s left$/,
     );
 
     // Closing the stage now: silos 1 and 3 are dropouts, two remain below t = 3: the round aborts.
