@@ -81,9 +81,16 @@ export interface RoundConfig {
   /**
    * When the vectors are weighted inputs (protocol/weighted.ts: d − 1 values and a weight word),
    * their encoding: the server then checks the aggregate after Unmasking (AGGREGATE_OUT_OF_RANGE).
-   * `encoding.n` must be at least the roster size.
+   * `encoding.n` must be at least the roster size, or the number of `participants` when given.
    */
   readonly encoding?: WeightedEncoding;
+  /**
+   * The silos allowed to take part in this round (a strategy's selection: distinct roster ids,
+   * ascending, at least t of them); absent: every silo. The server refuses any other sender
+   * (UNKNOWN_SENDER), so at most |participants| inputs are ever summed and `encoding.n` need only
+   * cover them; AdvertiseKeys expects the participants only (stageProgress).
+   */
+  readonly participants?: readonly number[];
 }
 
 /** The default n_C for n silos: ⌈n/3⌉ − 1, the largest n_C < n/3 (Bonawitz et al. 2017, §6). */
@@ -174,10 +181,26 @@ export function checkRoundConfig(config: RoundConfig): RoundConfig {
   checkInt('config.length', config.length, 1, 0x7fffffff);
   if (config.corrections !== undefined && !CORRECTION_MODES.includes(config.corrections))
     throw new TypeError(`config.corrections: expected one of ${CORRECTION_MODES.join(', ')}`);
+  if (config.participants !== undefined) {
+    const p = config.participants;
+    if (!Array.isArray(p)) throw new TypeError('config.participants: expected an array of silo ids');
+    p.forEach((id, k) => {
+      checkInt(`config.participants[${k}]`, id, 0, n - 1);
+      if (k > 0 && id <= p[k - 1]!)
+        throw new RangeError('config.participants: expected distinct silo ids in ascending order');
+    });
+    if (p.length < config.threshold)
+      throw new RangeError(
+        `config.participants: ${p.length} participants cannot reach the threshold t = ${config.threshold}`,
+      );
+  }
   if (config.encoding !== undefined) {
     checkWeightedEncoding('config.encoding', config.encoding);
-    if (config.encoding.n < n)
-      throw new RangeError(`config.encoding.n: ${config.encoding.n} is below the roster size ${n}`);
+    const inputs = config.participants?.length ?? n;
+    if (config.encoding.n < inputs)
+      throw new RangeError(
+        `config.encoding.n: ${config.encoding.n} is below the ${config.participants ? 'number of participants' : 'roster size'} ${inputs}`,
+      );
     if (config.length < 2) throw new RangeError('config.length: a weighted input has ≥ 1 value and a weight');
   }
   if (config.corrections === 'fallback' && config.encoding === undefined)

@@ -190,6 +190,8 @@ export function serverHandle(
   const from = message.sender;
   if (!Number.isInteger(from) || from < 0 || from >= config.roster.length)
     return reject(state, 'UNKNOWN_SENDER', `sender ${from}`);
+  if (config.participants !== undefined && !config.participants.includes(from))
+    return reject(state, 'UNKNOWN_SENDER', `sender ${from} is not a participant of round ${config.round}`);
   let payload: Uint8Array;
   try {
     payload = signedPayload(message);
@@ -450,7 +452,8 @@ export function stageProgress(state: ServerState, stage: CollectingStage): Stage
     throw new RangeError(`stage: expected one of ${COLLECTING_STAGES.join(', ')}, got ${String(stage)}`);
   if (k > state.sets.length)
     throw new RangeError(`stage: ${stage} has not started (the server is at ${state.stage})`);
-  const expected = k === 0 ? state.config.roster.map((_, i) => i) : state.sets[k - 1]!;
+  const everyone = state.config.participants ?? state.config.roster.map((_, i) => i);
+  const expected = k === 0 ? [...everyone] : state.sets[k - 1]!;
   const got = receivedIn(state, stage);
   const received = [...got.keys()].sort((a, b) => a - b);
   const missing = expected.filter((id) => !got.has(id));

@@ -27,6 +27,7 @@ import { consortium } from './commands/consortium.js';
 import { demo } from './commands/demo.js';
 import { experiment } from './commands/experiment.js';
 import { keygen } from './commands/keygen.js';
+import { rounds } from './commands/rounds.js';
 import { score } from './commands/score.js';
 import { serve } from './commands/serve.js';
 
@@ -38,6 +39,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   serve,
   client,
   consortium,
+  rounds,
   keygen,
   demo,
 ];

@@ -36,7 +36,8 @@ import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { type ConsortiumFile, compareWithServed } from '../fl/consortium-file.js';
 import type { Learner } from '../fl/learner.js';
-import { localUpdate, type NetworkedRun, siloInput, siloUtilities } from '../fl/networked.js';
+import { localUpdate, type NetworkedRun, siloInput, siloPlan, siloUtilities } from '../fl/networked.js';
+import type { PublishedRound } from '../fl/networked-strategy.js';
 import { clipUtility, type UtilityDeclaration } from '../fl/private-scoring.js';
 import type { Convention } from '../ml/convention.js';
 import { paramsDigest } from '../ml/layers-model.js';
@@ -65,6 +66,9 @@ interface RoundView {
   readonly stage: string;
   readonly baseModel: number;
   readonly error: { code: string; detail: string } | null;
+  /** The silos the consortium's strategy selected (null or absent: every silo). */
+  readonly selected?: readonly number[] | null;
+  readonly survivors?: readonly number[] | null;
 }
 
 interface AggregateView {
@@ -92,7 +96,11 @@ export type RoundOutcome =
       readonly singleton: number;
       readonly complement: number;
     }
-  | { readonly round: number; readonly status: 'missed' | 'dropped' | 'aborted'; readonly detail: string };
+  | {
+      readonly round: number;
+      readonly status: 'missed' | 'dropped' | 'aborted' | 'not-selected';
+      readonly detail: string;
+    };
 
 /** Options of {@link runSilo}. */
 export interface SiloOptions {
@@ -282,6 +290,21 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
     if (a.status !== 200) throw responseError(a, `GET ${roundPath}`);
     return JSON.parse(new TextDecoder().decode(a.bytes)) as RoundView;
   });
+  // The strategy's plan (src/fl/networked-strategy.ts), from the seed and the published rounds:
+  // only the selected silos take part, each with its own weight; the service must agree.
+  const plan = await siloPlan(run, r, await publishedRounds(http, r));
+  if (plan && !sameSilos(plan.selected, round.selected ?? null))
+    return {
+      round: r,
+      status: 'aborted',
+      detail: `the service selected silos ${round.selected?.join(', ') ?? 'all'}, the strategy selects ${plan.selected.join(', ')}; refusing to take part`,
+    };
+  if (plan && !plan.selected.includes(silo))
+    return {
+      round: r,
+      status: 'not-selected',
+      detail: `the strategy selected silos ${plan.selected.join(', ')}`,
+    };
   if (round.stage !== 'advertise')
     return { round: r, status: 'missed', detail: `joined when the round was in stage ${round.stage}` };
 
@@ -305,7 +328,7 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
   );
 
   // 3. Secure aggregation (Bonawitz et al. 2017, rounds 0–4).
-  const input = siloInput(run, silo, update, { ...c.encoding, n: c.participants.length });
+  const input = siloInput(run, silo, update, { ...c.encoding, n: c.participants.length }, plan);
   const config = siloRoundConfig(c, run, r);
   const deps = siloDeps();
   let state: ClientState = createClient(config, silo, o.secretKey, input);
@@ -368,10 +391,15 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
 
   // 5. The two private utilities — in the consortium's declared range: a loss above negLoss's
   // bound L is reported as −L (the service refuses anything outside the range) — and the report.
-  const evaluated = await siloUtilities(run, learner, silo, base, update, {
-    weightedSum,
-    totalWeight: aggregate.totalWeight,
-  });
+  const evaluated = await siloUtilities(
+    run,
+    learner,
+    silo,
+    base,
+    update,
+    { weightedSum, totalWeight: aggregate.totalWeight },
+    plan,
+  );
   const declared = c.utility ?? { name: 'accuracy' };
   const u = {
     singleton: clipUtility(declared, evaluated.singleton),
@@ -386,6 +414,29 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
     throw e;
   }
   return { round: r, status: 'reported', ...u };
+}
+
+/** Whether two selections name the same silos (null: every silo). */
+function sameSilos(a: readonly number[], b: readonly number[] | null): boolean {
+  return b !== null && a.length === b.length && a.every((s, k) => s === b[k]);
+}
+
+/** The rounds before `r` as the service publishes them: selection, survivors, private scores. */
+async function publishedRounds(http: SiloHttp, r: number): Promise<PublishedRound[]> {
+  if (r <= 1) return [];
+  const { rounds } = await http.getJson<{ rounds: RoundView[] }>(http.path('/rounds'));
+  const scored = await http.getJson<{
+    rounds: { round: number; schemes: Record<string, (number | null)[]> }[];
+  }>(http.path('/scores'));
+  const scores = new Map(scored.rounds.map((s) => [s.round, s.schemes]));
+  return rounds
+    .filter((x) => x.round < r)
+    .map((x) => ({
+      round: x.round,
+      selected: x.selected ?? null,
+      survivors: x.survivors ?? null,
+      scores: scores.get(x.round) ?? null,
+    }));
 }
 
 function responseError(a: { status: number; bytes: Uint8Array }, request: string): ServiceResponseError {

@@ -18,8 +18,10 @@
  * - the silo's coalitions from (Σŵ_jΔ_j · max w, Σŵ_j · max w) and its raw (Δ_i, w_i), as the
  *   engine passes them to `siloCoalitionModels`.
  *
- * Networked runs support FedAvg over all silos (the default strategy): selection and weights
- * are then public and fixed, so no silo needs another's update or score to take part.
+ * Strategies: FedAvg over all silos by default; a configured strategy runs networked when it fits
+ * secure aggregation (./networked-strategy.ts): every silo and the server compute each round's
+ * selection, and every silo its own weight, from public information (the seed and the published
+ * scores), with the engine's random streams, so the selection and weights are the engine's.
  */
 import { defaultCorruptTolerated, roundThreshold } from '../../protocol/config.js';
 import { encodeWeightedInput } from '../../protocol/weighted.js';
@@ -30,6 +32,13 @@ import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, type UtilityName, utilityValue } from './learner.js';
 import {
+  networkedStrategy,
+  type PublishedRound,
+  planRound,
+  planScale,
+  type RoundPlan,
+} from './networked-strategy.js';
+import {
   NEG_LOSS_BOUND_PER_LN_CLASS,
   PRIVATE_METHODS,
   siloCoalitionModels,
@@ -37,7 +46,9 @@ import {
 } from './private-scoring.js';
 import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
 import { fedAvgWeight } from './strategies/fedavg.js';
-import { DEFAULT_STRATEGY } from './strategies/registry.js';
+import { DEFAULT_STRATEGY, networkedSupport, type StrategyConfig } from './strategies/registry.js';
+import type { Strategy, StrategySetup } from './strategies/strategy.js';
+import { strategySetupOf } from './strategy-setup.js';
 import { createTfLearner } from './tf-learner.js';
 import { consortiumTrainer } from './trainer.js';
 
@@ -47,6 +58,10 @@ export interface NetworkedRun {
   readonly seed: number;
   /** The consortium's data (every silo's partition, the test set). */
   readonly data: Consortium;
+  /** The configured strategy (FedAvg over every silo without one), checked to run networked. */
+  readonly strategy: Strategy;
+  /** What the strategy knows before the first round (the engine's, round/run.ts). */
+  readonly setup: StrategySetup;
   /** FedAvg weight w_i of each silo (its example count, or 1 with `strategy.weights: 'equal'`). */
   readonly weights: readonly number[];
   /** max_j w_j: weights are divided by it before quantization (engine: secure-round.ts). */
@@ -74,30 +89,16 @@ export interface NetworkedRun {
  * configuration's partition: local-run.ts).
  *
  * @throws RangeError naming the field when the configuration cannot run over the network
- *   (`strategy.name` other than fedavg, `strategy.fraction` < 1, `strategy.clientsPerRound` < silos,
- *   `secureAggregation.enabled` false) or its data cannot be built.
+ *   (`strategy.name` of a strategy that needs individual updates, with the reason; `strategy.score`
+ *   not a private score; `secureAggregation.enabled` false) or its data cannot be built.
  */
 export function networkedRun(config: ExperimentConfig, seed: number, given?: Consortium): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
-  const strategy = (config.strategy ?? DEFAULT_STRATEGY) as {
-    name: string;
-    fraction?: unknown;
-    clientsPerRound?: unknown;
-    weights?: unknown;
-  };
-  if (strategy.name !== DEFAULT_STRATEGY.name)
-    throw new RangeError(
-      `strategy.name: networked runs support '${DEFAULT_STRATEGY.name}' over all silos only, got '${strategy.name}'`,
-    );
-  if (strategy.fraction !== undefined && strategy.fraction !== 1)
-    throw new RangeError('strategy.fraction: networked runs take every silo every round (fraction 1)');
-  if (
-    strategy.clientsPerRound !== undefined &&
-    !(typeof strategy.clientsPerRound === 'number' && strategy.clientsPerRound >= config.silos)
-  )
-    throw new RangeError('strategy.clientsPerRound: networked runs take every silo every round');
-  if (strategy.weights !== undefined && strategy.weights !== 'examples' && strategy.weights !== 'equal')
-    throw new RangeError(`strategy.weights: expected 'examples' or 'equal', got ${String(strategy.weights)}`);
+  // What fits secure aggregation runs networked; the rest is refused with the reason
+  // (./networked-strategy.ts, the registry entries' `networked`).
+  const configured = config.strategy as StrategyConfig | undefined;
+  const strategyOf = networkedStrategy(configured);
+  const strategy = (configured ?? DEFAULT_STRATEGY) as { name: string; weights?: unknown };
   if (config.secureAggregation?.enabled === false)
     throw new RangeError('secureAggregation.enabled: networked runs always use secure aggregation');
   // A silo with its own data (local-run.ts) passes them; otherwise the configuration's partition.
@@ -110,16 +111,20 @@ export function networkedRun(config: ExperimentConfig, seed: number, given?: Con
   const corruptSilos = sa?.corruptSilos ?? defaultCorruptTolerated(k);
   const weakThreshold = sa?.weakThreshold === true;
   const weightScale = Math.max(...weights) || 1;
+  const scoreWeights = networkedSupport(strategy.name) === 'score-weights';
   return {
     config,
     seed,
     data,
+    strategy: strategyOf,
+    setup: strategySetupOf(config, seed, data),
     weights,
     weightScale,
     threshold: roundThreshold(k, { threshold: sa?.threshold, corruptSilos, weakThreshold }),
     corruptSilos,
     weakThreshold,
-    minWeight: Math.min(...weights.map((w) => w / weightScale)),
+    // Score weights may be 0 (the lowest normalized score, papers/003 §5): no lower bound then.
+    minWeight: scoreWeights ? 0 : Math.min(...weights.map((w) => w / weightScale)),
     clip: config.secureAggregation?.clip ?? 1,
     convention: config.aggregation?.convention ?? DEFAULT_CONVENTION,
     emptyCoalition: checkEmptyCoalition(config.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
@@ -163,18 +168,55 @@ export async function localUpdate(
   return update!;
 }
 
-/** The quantized input x_i = (ŵ_iΔ_i, ŵ_i) for `encoding` (the consortium's clip, weight range and n). */
+/**
+ * The quantized input x_i = (ŵ_iΔ_i, ŵ_i) for `encoding` (the consortium's clip, weight range and n).
+ * With a round's `plan` (a configured strategy, ./networked-strategy.ts) the weight is the plan's,
+ * ŵ_i = w_i / max over the selected, quantized for the k selected silos — the engine's encoding.
+ */
 export function siloInput(
   run: NetworkedRun,
   silo: number,
   update: Float32Array,
   encoding: { clip: number; weightRange: number; n: number; minWeight?: number },
+  plan?: RoundPlan,
 ): Uint32Array {
-  return encodeWeightedInput(update, run.weights[silo]! / run.weightScale, {
+  const { weight, scale } = weightOf(run, silo, plan);
+  return encodeWeightedInput(update, weight / scale, {
     valueRange: encoding.clip,
     weightRange: encoding.weightRange,
-    n: encoding.n,
+    n: plan ? plan.selected.length : encoding.n,
     ...(encoding.minWeight !== undefined ? { minWeight: encoding.minWeight } : {}),
+  });
+}
+
+/** Silo `silo`'s relative weight w_i and the scale max_j w_j of the round (its plan's, if any). */
+function weightOf(run: NetworkedRun, silo: number, plan?: RoundPlan): { weight: number; scale: number } {
+  if (!plan) return { weight: run.weights[silo]!, scale: run.weightScale };
+  const k = plan.selected.indexOf(silo);
+  if (k < 0 || plan.weights === undefined)
+    throw new RangeError(
+      `plan: silo ${silo} is not selected for round ${plan.round}, or the plan has no weights`,
+    );
+  return { weight: plan.weights[k]!, scale: planScale(plan) };
+}
+
+/**
+ * The plan of round `round` for a silo — selection and weights, from the published rounds before
+ * it — or undefined when the configuration names no strategy (every silo, FedAvg weights).
+ */
+export async function siloPlan(
+  run: NetworkedRun,
+  round: number,
+  published: readonly PublishedRound[],
+): Promise<RoundPlan | undefined> {
+  if (run.config.strategy === undefined) return undefined;
+  return planRound({
+    strategy: run.strategy,
+    setup: run.setup,
+    seed: run.seed,
+    round,
+    published,
+    weights: true,
   });
 }
 
@@ -189,14 +231,15 @@ export async function siloUtilities(
   base: Float32Array,
   update: Float32Array,
   published: { weightedSum: Float64Array; totalWeight: number },
+  plan?: RoundPlan,
 ): Promise<{ singleton: number; complement: number }> {
-  const scale = run.weightScale;
+  const { weight, scale } = weightOf(run, silo, plan);
   // The engine's SecureSum: weightedSum and totalWeight scaled back by max w (secure-round.ts).
   const models = siloCoalitionModels(
     base,
     published.weightedSum.map((x) => x * scale),
     published.totalWeight * scale,
-    { update, weight: run.weights[silo]! },
+    { update, weight },
     run.convention,
   );
   const single = await learner.evaluate(models.singleton, run.data.test);
@@ -233,6 +276,12 @@ export function networkedUtility(run: NetworkedRun): UtilityDeclaration {
   };
 }
 
+/** A configured strategy `{ name, ...parameters }` as the service and the consortium file pin it. */
+function strategyBody(config: unknown): { name: string; parameters: Record<string, unknown> } {
+  const { name, ...parameters } = config as { name: string } & Record<string, unknown>;
+  return { name, parameters };
+}
+
 /**
  * The body of `POST /v1/consortia` for this run: the participants' public keys (hex, silo id =
  * index), the engine's threshold and n_C (and the weak-threshold opt-in when configured), the
@@ -265,5 +314,9 @@ export function consortiumInput(
     emptyCoalition: run.emptyCoalition,
     utility: networkedUtility(run),
     ...(deadlines ? { deadlines } : {}),
+    // The strategy and its public seed: the service selects each round's silos as the silos do.
+    ...(run.config.strategy !== undefined
+      ? { strategy: strategyBody(run.config.strategy), seed: run.seed }
+      : {}),
   };
 }

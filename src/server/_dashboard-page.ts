@@ -65,9 +65,10 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .stage.current { background: #e3f2fd; border-color: #64b5f6; color: var(--cur); font-weight: 600; }
 .stage.failed { background: #ffebee; border-color: #ef9a9a; color: var(--bad); font-weight: 600; }
 .error { color: var(--bad); }
-#message:empty { display: none; }
+#message:empty, #weak-threshold[hidden] { display: none; }
 #login form { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
-#message { background: #ffebee; border-color: #ef9a9a; color: var(--bad); }
+#message, #weak-threshold { background: #ffebee; border-color: #ef9a9a; color: var(--bad); }
+.fault { color: var(--bad); }
 .scheme { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; margin-bottom: 14px; }
 .scheme figure { margin: 0; }
 .scheme figcaption { color: var(--muted); font-size: 12px; }
@@ -158,13 +159,20 @@ const SCRIPT = `
     refresh();
   });
 
-  function renderConsortium(c) {
+  function renderConsortium(c, rounds) {
     var dl = $('consortium-facts');
     dl.replaceChildren();
+    var last = rounds[rounds.length - 1];
     var facts = [
       ['silos', c.participants.length],
       ['secure aggregation', c.secureAggregation === 'external' ? 'external (reports only)' : 'fedscore'],
       ['threshold t', c.threshold],
+      ['corrupted silos tolerated n_C', c.corruptSilos],
+      ['minimum threshold', c.minimumThreshold + ' = ⌊(n + n_C)/2⌋ + 1'],
+      ['schedule', c.rounds === undefined ? 'rounds opened by the operator'
+        : 'round ' + (last ? last.round : 0) + ' of ' + c.rounds +
+          (last && last.round >= c.rounds && TERMINAL.indexOf(last.stage) >= 0 ? ' (done)' : '')],
+      ['strategy', c.strategy ? c.strategy.name : 'every silo, example-count weights'],
       ['model', c.model.name + ' (d = ' + c.model.parameters.toLocaleString() + ')'],
       ['schemes', c.schemes.join(', ')],
       ['coalitions', c.convention],
@@ -175,6 +183,14 @@ const SCRIPT = `
     facts.forEach(function (f) {
       dl.append(el('dt', null, f[0]), el('dd', { 'data-fact': f[0] }, f[1]));
     });
+    // The weak-threshold opt-in (allowWeakThreshold) is shown, never hidden in the facts.
+    var weak = $('weak-threshold');
+    weak.hidden = !c.weakThreshold;
+    weak.textContent = c.weakThreshold
+      ? 'Weak threshold (opted in): t = ' + c.threshold + ' is below the minimum ' + c.minimumThreshold +
+        ' for n = ' + c.participants.length + ' silos and n_C = ' + c.corruptSilos +
+        ' corrupted ones. Rounds are not private against a malicious server colluding with n_C silos.'
+      : '';
   }
 
   /** A reports-only consortium's rounds skip the protocol stages: one chip says so. */
@@ -206,12 +222,22 @@ const SCRIPT = `
     return box;
   }
 
+  /** The faults the server recorded in a round, each naming the silo that sent the bad data. */
+  function faultCell(faults) {
+    var td = el('td', { class: 'faults' });
+    if (faults.length === 0) { td.textContent = 'none'; return td; }
+    faults.forEach(function (f) {
+      td.append(el('div', { class: 'fault', title: f.detail }, 'silo ' + f.silo + ': ' + f.code));
+    });
+    return td;
+  }
+
   function renderRounds(rounds, n, external) {
     var body = $('rounds-body');
     body.replaceChildren();
     if (rounds.length === 0) {
       var empty = el('tr');
-      empty.append(el('td', { colspan: 6, class: 'muted' }, 'no round yet'));
+      empty.append(el('td', { colspan: 8, class: 'muted' }, 'no round yet'));
       body.append(empty);
     }
     rounds.slice().reverse().forEach(function (r) {
@@ -225,6 +251,8 @@ const SCRIPT = `
         el('td', { class: 'survivors' }, r.survivors ? r.survivors.length + '/' + n : '–'),
         el('td', { class: 'dropped' }, r.dropped ? (r.dropped.length ? r.dropped.join(', ') : 'none') : '–'),
         el('td', { class: 'num' }, r.utilities ? fmt(r.utilities.full) + ' / ' + fmt(r.utilities.empty) : '–'),
+        el('td', { class: 'selected' }, r.selected ? r.selected.join(', ') : 'all'),
+        faultCell(r.faults || []),
       );
       body.append(tr);
     });
@@ -285,7 +313,7 @@ const SCRIPT = `
       var got = await Promise.all([getJson(api), getJson(api + '/rounds'),
         getJson('/dashboard/' + encodeURIComponent(cid) + '/charts')]);
       var c = got[0], rounds = got[1].rounds;
-      renderConsortium(c);
+      renderConsortium(c, rounds);
       renderRounds(rounds, c.participants.length, c.secureAggregation === 'external');
       await renderScores(got[2]);
       var last = rounds[rounds.length - 1];
@@ -353,10 +381,11 @@ export function dashboardPage(cid: string): string {
 <section id="login" hidden><h2>Viewer token</h2><form id="token-form"><label>token
 <input id="token" type="password" autocomplete="off" required></label><button type="submit">open</button></form>
 <p class="muted">Ask the operator for the consortium's viewer token, or open this page as /dashboard/&lt;id&gt;#token=&lt;token&gt;.</p></section>
+<section id="weak-threshold" role="alert" hidden></section>
 <section id="consortium"><h2>Consortium</h2><dl id="consortium-facts"></dl></section>
 <section id="rounds"><h2>Rounds</h2>
 <table><thead><tr><th class="num">round</th><th>stage</th><th>progress (|U_k| / n per closed stage)</th>
-<th>survivors</th><th>dropped</th><th class="num">v(M) / v(M0)</th></tr></thead>
+<th>survivors</th><th>dropped</th><th class="num">v(M) / v(M0)</th><th>selected</th><th>faults (sender: code)</th></tr></thead>
 <tbody id="rounds-body"></tbody></table></section>
 <section id="scores"><h2>Scores</h2><p id="scores-note" class="muted"></p><div id="charts"></div></section>
 </main>

@@ -48,7 +48,7 @@ import reportRoutes from './routes/reports.js';
 import roundRoutes from './routes/rounds.js';
 import scoreRoutes from './routes/scores.js';
 import secaggRoutes from './routes/secagg.js';
-import { type Evaluator, ScoringService } from './service.js';
+import { type Evaluator, type RoundEvent, ScoringService } from './service.js';
 import type { StoreHandle } from './store/database.js';
 
 /** Connection timeouts in ms (see {@link BuildAppOptions.timeouts}). */
@@ -94,6 +94,11 @@ export interface BuildAppOptions {
   readonly maxBodyBytes?: number;
   /** Connection timeouts (each optional; defaults in {@link Timeouts}). */
   readonly timeouts?: Partial<Timeouts>;
+  /**
+   * How often the operator's schedules run (service/schedule.ts), in ms (default 1000); false: never
+   * by themselves (tests call `app.service.runSchedule()`).
+   */
+  readonly scheduleIntervalMs?: number | false;
   /** Close the store when the app closes (the CLI sets it). */
   readonly closeStore?: boolean;
 }
@@ -247,6 +252,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     maxVectorBytes: settings.maxVectorBytes,
     ...(o.evaluate ? { evaluate: o.evaluate } : {}),
     onWarning: (message, error) => app.log.warn({ err: error }, message),
+    onRoundEvent: (e) => logRoundEvent(app, e),
   });
   const access: AccessContext = {
     service,
@@ -339,8 +345,56 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await app.register(scoreRoutes, { prefix: '/v1' });
   await app.register(dashboardRoutes);
 
+  const every = o.scheduleIntervalMs ?? 1000;
+  if (every !== false) runScheduleEvery(app, positive('options.scheduleIntervalMs', every));
   if (o.closeStore) app.addHook('onClose', async () => o.store.close());
   return app;
+}
+
+/**
+ * Runs the schedules every `ms` once the app is ready, one pass at a time, until it closes (the
+ * pass under way is awaited before the store closes).
+ */
+function runScheduleEvery(app: App, ms: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let closed = false;
+  const pass = () => {
+    running = app.service
+      .runSchedule()
+      .catch((e: unknown) => app.log.warn({ err: e }, 'schedule pass failed'))
+      .finally(() => {
+        if (!closed) timer = setTimeout(pass, ms).unref();
+      });
+  };
+  app.addHook('onReady', async () => {
+    timer = setTimeout(pass, 0);
+  });
+  app.addHook('onClose', async () => {
+    closed = true;
+    clearTimeout(timer);
+    await running;
+  });
+}
+
+/**
+ * The operator's log of a round: one info line per round opened, scored, closed or aborted
+ * ("round r of R" when the consortium has a schedule); stage changes at debug level.
+ */
+function logRoundEvent(app: App, e: RoundEvent): void {
+  const ends = e.event === 'opened' || e.event === 'scored' || e.event === 'closed' || e.event === 'aborted';
+  app.service.consortium(e.consortium).then(
+    (c) => {
+      const of = c.rounds !== undefined ? ` of ${c.rounds}` : '';
+      const what = ends ? e.event : `moved to ${e.event}`;
+      const line = `consortium ${e.consortium}: round ${e.round}${of} ${what}${e.detail ? ` (${e.detail})` : ''}`;
+      const fields = { consortium: e.consortium, round: e.round, event: e.event };
+      if (!ends) app.log.debug(fields, line);
+      else if (e.event === 'scored' || e.event === 'opened') app.log.info(fields, line);
+      else app.log.warn(fields, line);
+    },
+    () => {},
+  );
 }
 
 function positive(name: string, v: unknown): number {

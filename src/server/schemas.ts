@@ -80,6 +80,45 @@ export const Utility = Type.Union(
 );
 
 /**
+ * The operator's schedule: the service opens round 1 once the initial model is set and round r + 1
+ * once round r is over (scored, closed or aborted), up to this many rounds (docs/networked.md).
+ */
+export const Rounds = Type.Integer({
+  minimum: 1,
+  maximum: 100_000,
+  description:
+    'the schedule: the service opens rounds 1 … rounds by itself, each once the previous one is over (scored, closed or aborted)',
+});
+
+/**
+ * The consortium's selection and aggregation strategy (src/fl/strategies/registry.ts; only those
+ * that run under secure aggregation, src/fl/networked-strategy.ts): the server refuses messages
+ * from a silo the strategy did not select for the round.
+ */
+export const Strategy = Obj(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'a registered strategy (docs/config.md)',
+    }),
+    parameters: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: "the strategy's parameters, as next to `name` in an experiment configuration",
+      }),
+    ),
+  },
+  'the strategy { name, parameters } as the consortium file pins it (default: FedAvg over every silo); checked at creation',
+);
+
+/** The public seed of the strategy's random selection (the experiment's seed). */
+export const Seed = Type.Integer({
+  minimum: 0,
+  maximum: 2 ** 31 - 1,
+  description: "public seed of the strategy's selection (the experiment's seed; default 1)",
+});
+
+/**
  * Who runs the consortium's secure aggregation: 'fedscore' (the default) runs its masking stages
  * in the service; 'external' makes a reports-only consortium (src/server/service/external.ts):
  * training and secure aggregation run elsewhere, the operator posts each round's v(M) and v(M0)
@@ -145,6 +184,9 @@ export const ConsortiumInput = Obj({
   emptyCoalition: Type.Optional(EmptyCoalition),
   utility: Type.Optional(Utility),
   deadlines: Type.Optional(Deadlines),
+  rounds: Type.Optional(Rounds),
+  strategy: Type.Optional(Strategy),
+  seed: Type.Optional(Seed),
   secureAggregation: Type.Optional(SecureAggregation),
 });
 export type ConsortiumInput = Static<typeof ConsortiumInput>;
@@ -171,6 +213,9 @@ export const Consortium = Obj({
   emptyCoalition: Type.Optional(EmptyCoalition),
   utility: Utility,
   deadlines: Deadlines,
+  rounds: Type.Optional(Rounds),
+  strategy: Type.Optional(Strategy),
+  seed: Type.Optional(Seed),
   secureAggregation: SecureAggregation,
   createdAt: Type.Number({ description: 'ms since the epoch' }),
 });
@@ -206,6 +251,9 @@ export const Round = Obj({
   totalWeight: Type.Union([Type.Number(), Type.Null()]),
   utilities: Type.Union([Obj({ full: Type.Number(), empty: Type.Number() }), Type.Null()]),
   error: Type.Union([Obj({ code: Type.String(), detail: Type.String() }), Type.Null()]),
+  selected: Type.Union([Ids, Type.Null()], {
+    description: "the silos the consortium's strategy selected for this round (null: every silo)",
+  }),
   faults: Type.Array(Obj({ silo: Type.Integer(), code: Type.String(), detail: Type.String() }), {
     description:
       'misbehaviour the secure-aggregation server detected in this round and survived or aborted on (protocol/reconstruct.ts): BAD_SHARE, BAD_DEALING, BAD_CORRECTION, each naming a silo',
@@ -215,6 +263,19 @@ export const Round = Obj({
 export type Round = Static<typeof Round>;
 
 export const RoundList = Obj({ rounds: Type.Array(Round) });
+
+/** Who a round's current stage waits for (empty lists once the round is over). */
+export const StageProgress = Obj({
+  round: Type.Integer(),
+  stage: RoundStage,
+  deadline: Type.Number({ description: 'when the stage closes, ms since the epoch' }),
+  expected: Type.Array(Type.Integer(), {
+    description:
+      'silos the stage waits for: the selected (or every) silo at advertise, the previous set after it, the survivors while reporting',
+  }),
+  received: Type.Array(Type.Integer(), { description: 'silos whose message or report is in' }),
+  missing: Type.Array(Type.Integer(), { description: 'expected silos still missing' }),
+});
 
 /** Accepted secure-aggregation message. */
 export const Accepted = Obj({ accepted: Type.Literal(true), stage: RoundStage });

@@ -9,6 +9,8 @@
  *   reports.ts     signed score reports    scoring.ts  utilities and scoring a round
  *   scores.ts      published scores        audit.ts    the manipulation audit
  *   nonces.ts      request nonces          context.ts  the store, clock and evaluator they share
+ *   selection.ts   the strategy's selection of a round's silos
+ *   schedule.ts    the operator's schedule: rounds 1 … R opened by the service itself
  *   external.ts    reports-only consortia: rounds opened by the operator's utilities
  *
  * Why a facade rather than decorating each part: the parts depend on one another (closing a stage
@@ -28,20 +30,21 @@ import type { Consortium, ConsortiumInput, CumulativeScores, Round, RoundScores 
 import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
 import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
-import { type Evaluator, type ServiceContext, storeAnswers } from './service/context.js';
+import { type Evaluator, type RoundEvent, type ServiceContext, storeAnswers } from './service/context.js';
 import { ExternalRounds } from './service/external.js';
 import { Models } from './service/models.js';
 import { Nonces } from './service/nonces.js';
 import { Reports } from './service/reports.js';
 import { RoundRows } from './service/round-rows.js';
-import { Rounds } from './service/rounds.js';
+import { Rounds, type StageWaiting } from './service/rounds.js';
+import { Schedule } from './service/schedule.js';
 import { Scores } from './service/scores.js';
 import { Scoring } from './service/scoring.js';
 import { SecAgg } from './service/secagg.js';
 import type { StoreHandle } from './store/database.js';
 
 // The type of ServiceOptions.evaluate; app.ts, cli/serve.ts and the tests import it from here.
-export type { Evaluator } from './service/context.js';
+export type { Evaluator, RoundEvent } from './service/context.js';
 
 /** Options of {@link ScoringService}. */
 export interface ServiceOptions {
@@ -55,6 +58,8 @@ export interface ServiceOptions {
   readonly evaluate?: Evaluator;
   /** Where evaluator failures are reported. */
   readonly onWarning?: (message: string, error: unknown) => void;
+  /** Where round events are reported (round opened, stage closed, round scored/closed/aborted). */
+  readonly onRoundEvent?: (e: RoundEvent) => void;
   /** The largest upload the service accepts (default 64 MiB): a consortium's round must fit. */
   readonly maxVectorBytes?: number;
 }
@@ -72,6 +77,7 @@ export class ScoringService {
   private readonly scores: Scores;
   private readonly auditor: Audit;
   private readonly nonces: Nonces;
+  private readonly schedule: Schedule;
   private readonly external: ExternalRounds;
 
   constructor(options: ServiceOptions) {
@@ -85,6 +91,7 @@ export class ScoringService {
         evaluate &&
         (async (c, params) => clipUtility(c.utility ?? DEFAULT_UTILITY, await evaluate(c, params))),
       warn: options.onWarning ?? (() => {}),
+      event: options.onRoundEvent ?? (() => {}),
     };
     const rows = new RoundRows(ctx);
     this.ctx = ctx;
@@ -99,7 +106,13 @@ export class ScoringService {
     this.scores = new Scores(this.consortia, rows, this.lifecycle);
     this.auditor = new Audit(this.consortia, this.scores);
     this.nonces = new Nonces(ctx);
+    this.schedule = new Schedule(ctx, this.consortia, this.models, rows, this.lifecycle);
     this.external = new ExternalRounds(ctx, this.consortia, rows, this.lifecycle);
+  }
+
+  /** {@link Schedule.tick}: one pass of the operator's schedules (opens and closes what is due). */
+  runSchedule(): Promise<void> {
+    return this.schedule.tick();
   }
 
   /** Whether the store answers (readiness). */
@@ -164,6 +177,16 @@ export class ScoringService {
   /** {@link Rounds.forceAdvance}. @throws ServiceError ROUND_CLOSED. */
   forceAdvance(id: string, round: number): Promise<Round> {
     return this.lifecycle.forceAdvance(id, round);
+  }
+
+  /** {@link Rounds.abort}. @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED. */
+  abortRound(id: string, round: number): Promise<Round> {
+    return this.lifecycle.abort(id, round);
+  }
+
+  /** {@link Rounds.progress}: who the current stage waits for. @throws ServiceError ROUND_NOT_FOUND. */
+  stageProgress(id: string, round: number): Promise<StageWaiting> {
+    return this.lifecycle.progress(id, round);
   }
 
   // ── secure aggregation ───────────────────────────────────────────────────────────────────

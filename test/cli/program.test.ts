@@ -72,6 +72,7 @@ const FLAGS: Record<string, string[]> = {
     '--backend <name>',
     '--plugin <module>',
   ],
+  rounds: [],
   keygen: ['--out <file>'],
   demo: ['--silos <n>', '--seed <s>', '--json'],
 };

@@ -258,6 +258,13 @@ function pageState(page: Page) {
       secureAggregation: text('[data-fact="secure aggregation"]'),
       model: text('[data-fact="model"]'),
       schemes: text('[data-fact="schemes"]'),
+      corrupt: text('[data-fact="corrupted silos tolerated n_C"]'),
+      minimum: text('[data-fact="minimum threshold"]'),
+      schedule: text('[data-fact="schedule"]'),
+      weak:
+        document.querySelector('#weak-threshold')?.getAttribute('hidden') != null
+          ? null
+          : text('#weak-threshold'),
       message: text('#message'),
       live: document.body.dataset.live,
       rounds: [...document.querySelectorAll('#rounds-body tr[data-round]')].map((tr) => ({
@@ -265,6 +272,10 @@ function pageState(page: Page) {
         stage: tr.getAttribute('data-stage'),
         survivors: tr.querySelector('.survivors')?.textContent,
         dropped: tr.querySelector('.dropped')?.textContent,
+        selected: tr.querySelector('.selected')?.textContent,
+        faults: [...tr.querySelectorAll('.fault')].map(
+          (f) => `${f.textContent} (${f.getAttribute('title')})`,
+        ),
         chips: [...tr.querySelectorAll('.stage')].map((s) => `${s.className.slice(6)}:${s.textContent}`),
       })),
       slots: [...document.querySelectorAll('#charts .chart')].map(
@@ -374,6 +385,13 @@ describe('dashboard in headless Chromium', () => {
     expect(s.model).toBe(`${HOSTILE} (d = ${INITIAL.length})`); // shown as text …
     expect(s.injected).toBe(false); // … not parsed as markup
     expect(s.schemes).toBe(SCHEMES.join(', '));
+    // n_C, the minimum threshold and the schedule; no weak-threshold warning (t is the minimum).
+    expect(s).toMatchObject({
+      corrupt: '1',
+      minimum: '3 = ⌊(n + n_C)/2⌋ + 1',
+      schedule: 'rounds opened by the operator',
+      weak: null,
+    });
     expect(s.rounds).toEqual([]);
     expect(await page.textContent('#rounds-body')).toBe('no round yet');
     expect(await page.textContent('#scores-note')).toBe('no scored round yet');
@@ -424,6 +442,10 @@ describe('dashboard in headless Chromium', () => {
     s = await pageState(page);
     expect(s.live).toBe('false');
     expect(s.rounds[0]).toMatchObject({ round: 2, stage: 'scored', survivors: '3/4', dropped: '3' });
+    expect(s.rounds.map((r) => [r.selected, r.faults])).toEqual([
+      ['all', []],
+      ['all', []],
+    ]);
     expect(s.rounds[0]!.chips).toEqual([
       'done:advertise 4/4',
       'done:share 4/4',
@@ -478,6 +500,27 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.textContent('#scores-note')).toBe('2 scored rounds; one line per silo');
     expect(s.injected).toBe(false);
 
+    // Faults the server recorded with a round (rounds.faults: bad shares, dealing, corrections —
+    // recorded by the protocol server, test/security/) are shown with the silo that sent them.
+    const faults = [
+      { silo: 2, code: 'BAD_SHARE', detail: 'share of silo 0 from silo 2 does not verify' },
+      { silo: 1, code: 'BAD_CORRECTION', detail: 'correction of silo 1 replaced' },
+    ];
+    await h.store.db
+      .updateTable('rounds')
+      .set({ faults: JSON.stringify(faults) })
+      .where('consortium', '=', CID)
+      .where('round', '=', 2)
+      .execute();
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.updates === '1');
+    s = await pageState(page);
+    expect(s.rounds[0]!.faults).toEqual([
+      'silo 2: BAD_SHARE (share of silo 0 from silo 2 does not verify)',
+      'silo 1: BAD_CORRECTION (correction of silo 1 replaced)',
+    ]);
+    expect(s.rounds[1]!.faults).toEqual([]);
+
     // Round 3: only two silos advertise (t = 3), so the round aborts at the advertise deadline.
     await adminInject(h, 'POST', `/v1/consortia/${CID}/rounds`);
     for (const i of [0, 1]) await new Silo(h, CID, 3, i, 3).start();
@@ -518,6 +561,38 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.evaluate(() => document.body.dataset.probe)).toBe('EvalError');
     expect(await page.evaluate(() => window.cspViolations)).toEqual(['script-src eval']);
   }, 120_000);
+
+  test('shows the weak-threshold opt-in, n_C and the minimum threshold, and the schedule "round r of R"', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`the dashboard test needs Chromium at ${CHROMIUM}`);
+    // n = 4 with n_C = 2: the minimum is ⌊6/2⌋ + 1 = 4; t = 3 only by the explicit opt-in.
+    const weak = {
+      ...consortiumBody(h.keys, 'weak', 3),
+      corruptSilos: 2,
+      allowWeakThreshold: true,
+      rounds: 5,
+      strategy: { name: 'score-weighted', parameters: { score: 'ee' } },
+    };
+    const created = await adminInject(h, 'POST', '/v1/consortia', weak);
+    expect(created.statusCode, created.body).toBe(201);
+    await page.goto(`${base}/dashboard/weak#token=${VIEWER}`);
+    await page.waitForFunction(() => document.body.dataset.updates === '1');
+    const s = await pageState(page);
+    expect(s).toMatchObject({
+      threshold: '3',
+      corrupt: '2',
+      minimum: '4 = ⌊(n + n_C)/2⌋ + 1',
+      schedule: 'round 0 of 5',
+      weak: 'Weak threshold (opted in): t = 3 is below the minimum 4 for n = 4 silos and n_C = 2 corrupted ones. Rounds are not private against a malicious server colluding with n_C silos.',
+    });
+    expect(await page.textContent('[data-fact="strategy"]')).toBe('score-weighted');
+    // The schedule moves on as rounds open (the service opens them once the model is set).
+    await adminInject(h, 'PUT', '/v1/consortia/weak/model', f32bytes(INITIAL));
+    await h.app.service.runSchedule();
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.updates === '1');
+    expect((await pageState(page)).schedule).toBe('round 1 of 5');
+    expect(problems).toEqual([]);
+  }, 60_000);
 
   test('a reports-only consortium: one chip for the aggregation done elsewhere, then reporting, scores and charts', async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`the dashboard test needs Chromium at ${CHROMIUM}`);

@@ -6,7 +6,7 @@
 import type { SigningKeyPair } from '../../../crypto/signature.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
 import { checkEmptyCoalition, type EmptyCoalition } from '../../../scoring/empty-coalition.js';
-import { classCounts, type Dataset } from '../../data/dataset.js';
+import type { Dataset } from '../../data/dataset.js';
 import type { Convention } from '../../ml/convention.js';
 import { type Aggregator, aggregatorOf, conventionOf } from '../aggregator.js';
 import type { ExperimentConfig } from '../config.js';
@@ -20,6 +20,7 @@ import type { Learner, UtilityName } from '../learner.js';
 import { buildConsortium, type Consortium, deriveSeed } from '../setup.js';
 import { createStrategy, DEFAULT_STRATEGY, type StrategyConfig } from '../strategies/registry.js';
 import { emptyHistory, type History, type Strategy, type StrategySetup } from '../strategies/strategy.js';
+import { strategySetupOf } from '../strategy-setup.js';
 import { consortiumTrainer, type TrainFn } from '../trainer.js';
 import { referenceUpdateNeeded } from './references.js';
 
@@ -100,16 +101,7 @@ export function createRun(
   const identities = simulatedIdentities(n, deriveSeed(seed, 0x1d) >>> 0);
   const estimators = cfg.comparison?.estimators ?? DEFAULT_ESTIMATORS;
   const session = `${cfg.name ?? 'experiment'}/seed-${seed}`;
-  const setup: StrategySetup = {
-    numSilos: n,
-    numClasses: consortium.numClasses,
-    rounds: cfg.rounds,
-    seed,
-    silos: consortium.silos.map((s) => ({
-      examples: s.n,
-      labelHistogram: classCounts(s.y, consortium.numClasses),
-    })),
-  };
+  const setup = strategySetupOf(cfg, seed, consortium);
   const run: Run = {
     cfg,
     seed,

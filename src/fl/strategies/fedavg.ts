@@ -106,5 +106,6 @@ export const fedAvgEntry: BuiltInStrategyEntry = {
   name: 'fedavg',
   description: 'FedAvg: random selection, example-count weights (McMahan et al. 2017)',
   parameters: FEDAVG_PARAMETERS,
+  networked: 'fixed-weights',
   create: (p) => fedAvg(readFedAvgParams(p)),
 };

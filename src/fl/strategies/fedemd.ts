@@ -196,5 +196,9 @@ export const fedEmdEntry: BuiltInStrategyEntry = {
   name: 'fedemd',
   description: 'FedEMD: selection by label-distribution distance (papers/001 Alg. 1)',
   parameters: FEDEMD_PARAMETERS,
+  networked: {
+    refused:
+      "it weighs silos by the distance of each silo's label histogram to the global one: the server would need every silo's histogram",
+  },
   create: (p) => fedEmd(readFedEmdParams(p)),
 };

@@ -256,5 +256,9 @@ export const fedMsEntry: BuiltInStrategyEntry = {
   name: 'fedms',
   description: 'FedMS: Maverick-Shapley selection (papers/000 Alg. 2)',
   parameters: FEDMS_PARAMETERS,
+  networked: {
+    refused:
+      'it values silos by Maverick-Shapley on the coalition game over the selected silos, which needs each silo’s individual update',
+  },
   create: (p) => fedMs(readFedMsParams(p)),
 };

@@ -206,5 +206,9 @@ export const fedOwenEntry: BuiltInStrategyEntry = {
   name: 'fedowen',
   description: 'FedOwen: ε-greedy Owen-value selection, softmax weights (papers/004 §3.4–3.5)',
   parameters: FEDOWEN_PARAMETERS,
+  networked: {
+    refused:
+      'it values silos by Owen values of the coalition game over the selected silos, which needs each silo’s individual update',
+  },
   create: (p) => fedOwen(readFedOwenParams(p)),
 };

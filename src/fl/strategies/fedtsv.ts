@@ -120,5 +120,9 @@ export const fedTsvEntry: BuiltInStrategyEntry = {
   name: 'fedtsv',
   description: 'FedTSV: adaptive weights from Trajectory Shapley (papers/002 Alg. 2)',
   parameters: FEDTSV_PARAMETERS,
+  networked: {
+    refused:
+      'its weights are Trajectory Shapley values computed from each silo’s individual update and the server’s reference update',
+  },
   create: (p) => fedTsv(readFedTsvParams(p)),
 };

@@ -170,5 +170,9 @@ export const greedyFedEntry: BuiltInStrategyEntry = {
   name: 'greedyfed',
   description: 'GreedyFed: GTG-Shapley greedy selection baseline (Singhal et al. 2024)',
   parameters: GREEDYFED_PARAMETERS,
+  networked: {
+    refused:
+      'it values silos by GTG-Shapley on the coalition game over the selected silos, which needs each silo’s individual update',
+  },
   create: (p) => greedyFed(readGreedyFedParams(p)),
 };

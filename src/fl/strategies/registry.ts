@@ -21,10 +21,11 @@ import { fedOwenEntry } from './fedowen.js';
 import { fedTsvEntry } from './fedtsv.js';
 import { greedyFedEntry } from './greedyfed.js';
 import { sFedAvgEntry } from './s-fedavg.js';
+import { scoreSelectionEntry } from './score-selection.js';
 import { scoreWeightedEntry } from './score-weighted.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyEntry } from './strategy.js';
+import type { BuiltInStrategyEntry, NetworkedSupport, Strategy, StrategyEntry } from './strategy.js';
 
-export type { BuiltInStrategyEntry, StrategyEntry } from './strategy.js';
+export type { BuiltInStrategyEntry, NetworkedSupport, StrategyEntry } from './strategy.js';
 
 /** A strategy's JSON configuration. */
 export interface StrategyConfig {
@@ -66,6 +67,7 @@ export function registerStrategy(entry: StrategyEntry): void {
 export const BUILT_IN_STRATEGIES: readonly BuiltInStrategyEntry[] = [
   fedAvgEntry,
   scoreWeightedEntry,
+  scoreSelectionEntry,
   fedEmdEntry,
   fedOwenEntry,
   fedTsvEntry,
@@ -86,6 +88,20 @@ export function strategyNames(): string[] {
 /** The one-line description a strategy registered with. @throws RangeError for an unknown name. */
 export function describeStrategy(name: string): string {
   return entryOf(name).description;
+}
+
+/**
+ * Whether the named strategy runs over the network (its entry's `networked`; see ./strategy.ts):
+ * 'fixed-weights' or 'score-weights', or why not. A strategy that does not declare it is refused.
+ * @throws RangeError for an unknown name.
+ */
+export function networkedSupport(name: string): NetworkedSupport {
+  return (
+    entryOf(name).networked ?? {
+      refused:
+        'it does not declare that it runs under secure aggregation alone (its entry has no `networked`)',
+    }
+  );
 }
 
 function entryOf(name: string): StrategyEntry {

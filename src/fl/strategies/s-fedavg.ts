@@ -108,5 +108,9 @@ export const sFedAvgEntry: BuiltInStrategyEntry = {
   name: 's-fedavg',
   description: 'S-FedAvg: exact-Shapley selection baseline (Nagalapatti & Narayanam 2021)',
   parameters: S_FEDAVG_PARAMETERS,
+  networked: {
+    refused:
+      'it values silos by exact Shapley values of the coalition game over the selected silos, which needs each silo’s individual update',
+  },
   create: (p) => sFedAvg(readSFedAvgParams(p)),
 };

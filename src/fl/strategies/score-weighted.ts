@@ -139,5 +139,6 @@ export const scoreWeightedEntry: BuiltInStrategyEntry = {
   name: 'score-weighted',
   description: 'aggregation weighted by private scores (papers/003 §5.4)',
   parameters: SCORE_WEIGHTED_PARAMETERS,
+  networked: 'score-weights',
   create: (p) => scoreWeighted(readScoreWeightedParams(p)),
 };

@@ -194,11 +194,26 @@ export interface StrategyEntry {
    */
   readonly parameters?: TObject;
   /**
+   * Whether it runs over the network, under secure aggregation alone (src/fl/networked-strategy.ts).
+   * It may when its `select` reads only public information (numSilos, the seed through `ctx.rng`,
+   * the published history, and no state that `aggregationWeights` changes: the server, which knows
+   * no example counts, replays only `init`, `select` and `observe`) and its `aggregationWeights`
+   * only what every silo knows (the setup's example counts, the published scores), so that each
+   * silo applies its own weight before masking and the server learns only Σ w_iΔ_i and Σ w_i
+   * (papers/003 §5.4). Then `'fixed-weights'` when a silo's weight is its FedAvg weight (the
+   * consortium's smallest weight then bounds Σ w from below), `'score-weights'` when the weights
+   * follow the published scores (and may be 0); else why not. Absent: refused.
+   */
+  readonly networked?: NetworkedSupport;
+  /**
    * Builds the strategy from its parameters. Read every parameter through `params` (a key nobody
    * read is rejected as unknown afterwards); the strategy's `name` must be the entry's.
    */
   create(params: StrategyParams): Strategy<unknown>;
 }
+
+/** Whether a strategy runs networked, and how (StrategyEntry.networked). */
+export type NetworkedSupport = 'fixed-weights' | 'score-weights' | { readonly refused: string };
 
 /** A built-in strategy's entry: its parameters are always documented. */
 export type BuiltInStrategyEntry = StrategyEntry & { readonly parameters: TObject };

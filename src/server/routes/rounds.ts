@@ -16,6 +16,7 @@ import {
   Round,
   RoundList,
   RoundParams,
+  StageProgress,
   UtilitiesInput,
 } from '../schemas.js';
 
@@ -85,6 +86,35 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => app.service.forceAdvance(request.params.cid, request.params.round),
+  );
+  app.post(
+    '/consortia/:cid/rounds/:round/abort',
+    {
+      ...admin,
+      schema: {
+        summary: 'end a round now as aborted, whatever its stage (operator)',
+        tags: ['rounds'],
+        security: [{ admin: [] }],
+        params: RoundParams,
+        response: { 200: Round, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => app.service.abortRound(request.params.cid, request.params.round),
+  );
+  app.get(
+    '/consortia/:cid/rounds/:round/progress',
+    {
+      ...readers,
+      schema: {
+        summary:
+          'who the current stage waits for: expected, received and missing silos (members, operator, viewer)',
+        tags: ['rounds'],
+        security: READERS,
+        params: RoundParams,
+        response: { 200: StageProgress, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => app.service.stageProgress(request.params.cid, request.params.round),
   );
   app.put(
     '/consortia/:cid/rounds/:round/utilities',

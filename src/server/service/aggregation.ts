@@ -38,7 +38,7 @@ import { type LoadedConsortium, roundConfig, weightedEncoding } from './consorti
 import type { Executor, ServiceContext } from './context.js';
 import { deleteMessages, loadMessages, messageName, type RoundKey, storeOutbox } from './messages.js';
 import type { Models } from './models.js';
-import type { RoundPatch, RoundRow, RoundRows } from './round-rows.js';
+import { type RoundPatch, type RoundRow, type RoundRows, selectedOf } from './round-rows.js';
 
 /** The collecting stage a round row is at. @throws Error when the round is past aggregation. */
 export function collectingStageOf(row: RoundRow): CollectingStage {
@@ -77,7 +77,7 @@ export class Aggregation {
   ): Promise<ServerState> {
     const stage = collectingStageOf(row);
     const messages = await loadMessages(db, row, messagesRead(step, stage), this.cache);
-    const config = roundConfig(loaded.consortium, loaded.roster, row.round);
+    const config = roundConfig(loaded.consortium, loaded.roster, row.round, selectedOf(row));
     return restoreServer({ config, stage, sets: JSON.parse(row.sets) as number[][] }, messages);
   }
 
@@ -145,7 +145,11 @@ export class Aggregation {
     const { consortium } = loaded;
     // The protocol server checked the aggregate already (roundConfig carries the encoding); the
     // decoder checks it again against |U_3| before anything is published.
-    const sum = decodeWeightedSum(result.sum, weightedEncoding(consortium), result.survivors.length);
+    const sum = decodeWeightedSum(
+      result.sum,
+      weightedEncoding(consortium, selectedOf(row)),
+      result.survivors.length,
+    );
     const base = readFloat32(await this.models.paramsOf(trx, row.consortium, row.base_version));
     const next = new Float32Array(base.length);
     for (let j = 0; j < base.length; j++) next[j] = base[j]! + sum.average[j]!;

@@ -15,7 +15,9 @@ import {
 } from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
+import { networkedStrategy, planRound, publicSetup } from '../../fl/networked-strategy.js';
 import { type UtilityDeclaration, utilityRange } from '../../fl/private-scoring.js';
+import type { StrategyConfig } from '../../fl/strategies/registry.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import { fromHex } from '../_bytes.js';
 import { largestUpload } from '../_limits.js';
@@ -68,7 +70,12 @@ export interface LoadedConsortium {
  * words; n_C and the weak-threshold opt-in as the consortium records them; the encoding, so that
  * the protocol server checks every aggregate (protocol/weighted.ts checkWeightedSum).
  */
-export function roundConfig(c: Consortium, roster: readonly Uint8Array[], round: number): RoundConfig {
+export function roundConfig(
+  c: Consortium,
+  roster: readonly Uint8Array[],
+  round: number,
+  selected?: readonly number[] | null,
+): RoundConfig {
   return {
     session: c.id,
     round,
@@ -77,16 +84,21 @@ export function roundConfig(c: Consortium, roster: readonly Uint8Array[], round:
     roster,
     corruptTolerated: c.corruptSilos,
     ...(c.weakThreshold ? { weakThreshold: true } : {}),
-    encoding: weightedEncoding(c),
+    encoding: weightedEncoding(c, selected),
+    ...(selected ? { participants: [...selected] } : {}),
   };
 }
 
-/** How the consortium's silos quantize their weighted inputs (protocol/weighted.ts). */
-export function weightedEncoding(c: Consortium): WeightedEncoding {
+/**
+ * How the consortium's silos quantize their weighted inputs (protocol/weighted.ts): for n summands,
+ * or for the round's k selected silos when its strategy selects (the engine's encoding,
+ * src/fl/secure-round.ts, quantizes for the k silos of the round).
+ */
+export function weightedEncoding(c: Consortium, selected?: readonly number[] | null): WeightedEncoding {
   return {
     valueRange: c.encoding.clip,
     weightRange: c.encoding.weightRange,
-    n: c.participants.length,
+    n: selected ? selected.length : c.participants.length,
     minWeight: c.encoding.minWeight,
   };
 }
@@ -110,6 +122,22 @@ function withSecurityFields(
     encoding: { ...c.encoding, minWeight: c.encoding.minWeight ?? 0 },
   };
 }
+
+/** The selection of round 1 (nothing published yet) by the consortium's strategy. */
+async function firstSelection(c: Consortium): Promise<readonly number[]> {
+  const strategy = networkedStrategy(strategyConfigOf(c));
+  const seed = c.seed ?? DEFAULT_SELECTION_SEED;
+  const setup = publicSetup(c.participants.length, c.rounds ?? 1, seed);
+  return (await planRound({ strategy, setup, seed, round: 1, published: [], weights: false })).selected;
+}
+
+/** A consortium's strategy as an experiment configuration writes it: `{ name, ...parameters }`. */
+export function strategyConfigOf(c: Consortium): StrategyConfig | undefined {
+  return c.strategy === undefined ? undefined : { ...c.strategy.parameters, name: c.strategy.name };
+}
+
+/** The public selection seed of a consortium that gives a strategy but no seed. */
+export const DEFAULT_SELECTION_SEED = 1;
 
 /** Creating and reading consortia (table `consortia`). */
 export class Consortia {
@@ -147,6 +175,11 @@ export class Consortia {
       emptyCoalition: input.emptyCoalition ?? DEFAULT_EMPTY_COALITION,
       utility: input.utility ?? DEFAULT_UTILITY,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
+      ...(input.rounds !== undefined ? { rounds: input.rounds } : {}),
+      ...(input.strategy !== undefined
+        ? { strategy: { name: input.strategy.name, parameters: { ...input.strategy.parameters } } }
+        : {}),
+      ...(input.seed !== undefined ? { seed: input.seed } : {}),
       secureAggregation: input.secureAggregation ?? 'fedscore',
       createdAt: this.ctx.now(),
     });
@@ -168,6 +201,26 @@ export class Consortia {
       throw invalid(
         `${weakThresholdMessage('threshold', consortium.threshold, n, consortium.corruptSilos)} (allowWeakThreshold)`,
       );
+    // A reports-only consortium's rounds open when the operator posts their utilities (./external.ts).
+    if (consortium.secureAggregation === 'external')
+      for (const field of ['rounds', 'strategy', 'seed'] as const)
+        if (consortium[field] !== undefined)
+          throw invalid(
+            `${field}: a reports-only consortium (secureAggregation 'external') has no schedule or selection: its rounds open when the operator posts their utilities`,
+          );
+    if (consortium.strategy !== undefined) {
+      // The strategy must run under secure aggregation, and its rounds must reach the threshold.
+      let k: number;
+      try {
+        k = (await firstSelection(consortium)).length;
+      } catch (e) {
+        throw invalid((e as Error).message);
+      }
+      if (k < consortium.threshold)
+        throw invalid(
+          `strategy: selects ${k} of the ${n} silos per round, below the threshold t = ${consortium.threshold}: no round could complete`,
+        );
+    } else if (input.seed !== undefined) throw invalid('seed: applies only with a strategy');
     for (const field of ['clip', 'weightRange'] as const)
       try {
         quantizer({ range: consortium.encoding[field], n: keys.length });

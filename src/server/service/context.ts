@@ -11,6 +11,27 @@ import type { Database } from '../store/schema.js';
 /** The server's utility v(·) of a parameter vector on the consortium's test set. */
 export type Evaluator = (consortium: Consortium, params: Float32Array) => Promise<number>;
 
+/**
+ * A round's progress, for the operator's log (one event per round opened, stage closed, and round
+ * scored, closed or aborted). Emitted once per change, after its transaction committed.
+ */
+export interface RoundEvent {
+  readonly consortium: string;
+  readonly round: number;
+  /** 'opened', a stage the round moved to ('share' … 'reporting'), or its end. */
+  readonly event:
+    | 'opened'
+    | 'share'
+    | 'mask'
+    | 'consistency'
+    | 'unmask'
+    | 'reporting'
+    | 'scored'
+    | 'closed'
+    | 'aborted';
+  readonly detail: string;
+}
+
 /** The store, clock and evaluator the service's parts share. */
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -21,6 +42,8 @@ export interface ServiceContext {
   readonly evaluate: Evaluator | undefined;
   /** Where evaluator failures are reported. */
   readonly warn: (message: string, error: unknown) => void;
+  /** Where round events go (the operator's log). */
+  readonly event: (e: RoundEvent) => void;
 }
 
 /** The database or a transaction on it: queries that may run inside or outside a transaction. */

@@ -112,6 +112,7 @@ export class ExternalRounds {
       scores: null,
       error: null,
       faults: null,
+      selected: null,
       opened_at: now,
     };
     try {

@@ -12,7 +12,7 @@ import { ServiceError } from '../errors.js';
 import type { Round, RoundScores, RoundStage } from '../schemas.js';
 import type { Database, RoundsTable } from '../store/schema.js';
 import { BlobCache } from './blob-cache.js';
-import type { Executor, ServiceContext } from './context.js';
+import type { Executor, RoundEvent, ServiceContext } from './context.js';
 
 /**
  * A round row without its aggregate: Σ w_iΔ_i (8·d bytes) is read only where it is published
@@ -38,6 +38,7 @@ const ROUND_COLUMNS = [
   'scores',
   'error',
   'faults',
+  'selected',
   'opened_at',
 ] as const satisfies readonly (keyof RoundRow)[];
 
@@ -90,8 +91,14 @@ export class RoundRows {
    * Runs `fn` in one transaction on the locked row of a round.
    * @throws ServiceError ROUND_NOT_FOUND; whatever `fn` throws (the transaction is rolled back).
    */
-  locked<T>(id: string, round: number, fn: (trx: Transaction<Database>, row: RoundRow) => Promise<T>) {
-    return this.ctx.db.transaction().execute(async (trx) => {
+  async locked<T>(
+    id: string,
+    round: number,
+    fn: (trx: Transaction<Database>, row: RoundRow) => Promise<T>,
+  ): Promise<T> {
+    const events: RoundEvent[] = [];
+    const out = await this.ctx.db.transaction().execute(async (trx) => {
+      this.pending.set(trx, events);
       let q = trx
         .selectFrom('rounds')
         .select(ROUND_COLUMNS)
@@ -102,7 +109,13 @@ export class RoundRows {
       if (!row) throw new ServiceError('FEDSCORE_ERR_ROUND_NOT_FOUND', `round ${round} of ${id}`);
       return fn(trx, row);
     });
+    // Reported once committed (a rolled-back change never happened).
+    for (const e of events) this.ctx.event(e);
+    return out;
   }
+
+  /** The events of each open transaction of {@link RoundRows.locked}, reported after it commits. */
+  private readonly pending = new WeakMap<Transaction<Database>, RoundEvent[]>();
 
   /** Applies `patch` to a locked row; returns the row as it now is (without the aggregate). */
   async update(trx: Transaction<Database>, row: RoundRow, patch: RoundPatch): Promise<RoundRow> {
@@ -113,6 +126,13 @@ export class RoundRows {
       .where('round', '=', row.round)
       .execute();
     const { weighted_sum: _stored, ...rest } = patch;
+    if (patch.stage !== undefined && patch.stage !== row.stage)
+      this.pending.get(trx)?.push({
+        consortium: row.consortium,
+        round: row.round,
+        event: patch.stage as RoundEvent['event'],
+        detail: eventDetail({ ...row, ...rest }),
+      });
     return { ...row, ...rest };
   }
 
@@ -142,6 +162,31 @@ export class RoundRows {
     return q.orderBy('round').execute();
   }
 
+  /** The silos whose message of `stage` is stored for the round, ascending. */
+  async senders(id: string, round: number, stage: string): Promise<number[]> {
+    const rows = await this.ctx.db
+      .selectFrom('messages')
+      .select('silo')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .where('stage', '=', stage)
+      .orderBy('silo')
+      .execute();
+    return rows.map((r) => r.silo);
+  }
+
+  /** The silos whose score report is stored for the round, ascending. */
+  async reporters(id: string, round: number): Promise<number[]> {
+    const rows = await this.ctx.db
+      .selectFrom('reports')
+      .select('silo')
+      .where('consortium', '=', id)
+      .where('round', '=', round)
+      .orderBy('silo')
+      .execute();
+    return rows.map((r) => r.silo);
+  }
+
   /**
    * The stored Float64 Σ w_iΔ_i of a round, or null before its sum is known. The buffer is shared
    * by every caller (read-only): the process reads each round's aggregate from the store once.
@@ -163,6 +208,18 @@ export class RoundRows {
   }
 }
 
+/** What the log says of a round that moved to its stage. */
+function eventDetail(row: RoundRow): string {
+  const error = errorOf(row);
+  if (error !== null) return `${error.code}: ${error.detail}`;
+  if (row.stage === 'scored') return 'scores published';
+  if (row.stage === 'reporting')
+    return `survivors ${JSON.parse(row.survivors ?? '[]').join(', ')}; dropped ${JSON.parse(row.dropped ?? '[]').join(', ') || 'none'}`;
+  const sets = JSON.parse(row.sets) as number[][];
+  const last = sets[sets.length - 1];
+  return last ? `${last.length} silos went on` : '';
+}
+
 /** The error a round was aborted or closed with, if any. */
 export function errorOf(row: RoundRow): { code: string; detail: string } | null {
   return row.error === null ? null : (JSON.parse(row.error) as { code: string; detail: string });
@@ -173,6 +230,11 @@ export function scoresOf(row: RoundRow): RoundScores | null {
   if (row.scores === null) return null;
   const s = JSON.parse(row.scores) as Omit<RoundScores, 'round' | 'utilities'>;
   return { round: row.round, utilities: { full: row.full_utility!, empty: row.empty_utility! }, ...s };
+}
+
+/** The silos the strategy selected for the round, or null when every silo takes part. */
+export function selectedOf(row: Pick<RoundRow, 'selected'>): number[] | null {
+  return row.selected === null ? null : (JSON.parse(row.selected) as number[]);
 }
 
 /** A round row as the API shows it. */
@@ -194,6 +256,7 @@ export function view(row: RoundRow): Round {
         ? null
         : { full: row.full_utility, empty: row.empty_utility },
     error: errorOf(row),
+    selected: selectedOf(row),
     faults: row.faults === null ? [] : (JSON.parse(row.faults) as Round['faults']),
     openedAt: row.opened_at,
   };

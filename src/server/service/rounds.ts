@@ -16,10 +16,22 @@ import type { Consortia, LoadedConsortium } from './consortia.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';
 import { refuseExternal } from './external.js';
 import type { Models } from './models.js';
-import { type RoundRow, type RoundRows, view } from './round-rows.js';
+import { type RoundRow, type RoundRows, selectedOf, view } from './round-rows.js';
 import type { Scoring } from './scoring.js';
+import { selectionOf } from './selection.js';
 
 const TERMINAL: readonly RoundStage[] = ['scored', 'closed', 'aborted'];
+
+/** Who a round's current stage waits for ({@link Rounds.progress}). */
+export interface StageWaiting {
+  readonly round: number;
+  readonly stage: RoundStage;
+  /** When the stage closes (ms since the epoch). */
+  readonly deadline: number;
+  readonly expected: number[];
+  readonly received: number[];
+  readonly missing: number[];
+}
 
 /** Whether a round in `stage` is over (nothing closes it any more). */
 export const isTerminal = (stage: string): boolean => TERMINAL.includes(stage as RoundStage);
@@ -40,7 +52,8 @@ export class Rounds {
    * @throws ServiceError CONSORTIUM_NOT_FOUND, EXTERNAL_AGGREGATION, MODEL_MISSING, ROUND_OPEN.
    */
   async open(id: string): Promise<Round> {
-    const { consortium } = await this.consortia.load(id);
+    const loaded = await this.consortia.load(id);
+    const { consortium } = loaded;
     refuseExternal(consortium, 'its rounds open when the operator posts their utilities (./external.ts)');
     const last = await this.rows.latest(id);
     if (last && !isTerminal(last.stage)) {
@@ -50,10 +63,12 @@ export class Rounds {
     }
     const latest = await this.models.latestVersion(id);
     if (latest === undefined) throw new ServiceError('FEDSCORE_ERR_MODEL_MISSING');
+    const round = (last?.round ?? 0) + 1;
+    const selected = await selectionOf(loaded, round, round > 1 ? await this.rows.list(id) : []);
     const now = this.ctx.now();
     const row: RoundRow = {
       consortium: id,
-      round: (last?.round ?? 0) + 1,
+      round,
       stage: 'advertise',
       deadline: now + consortium.deadlines.advertise,
       base_version: latest,
@@ -66,6 +81,7 @@ export class Rounds {
       scores: null,
       error: null,
       faults: null,
+      selected: selected === null ? null : JSON.stringify(selected),
       opened_at: now,
     };
     try {
@@ -75,6 +91,12 @@ export class Rounds {
         throw new ServiceError('FEDSCORE_ERR_ROUND_OPEN', `round ${row.round} was just opened`);
       throw e;
     }
+    this.ctx.event({
+      consortium: id,
+      round: row.round,
+      event: 'opened',
+      detail: selected === null ? 'every silo' : `silos ${selected.join(', ')}`,
+    });
     return view(row);
   }
 
@@ -122,6 +144,61 @@ export class Rounds {
         return this.advance(trx, loaded, row, true);
       }),
     );
+  }
+
+  /**
+   * Ends a round that is not over now, as aborted (ABORTED_BY_OPERATOR): nothing more is accepted
+   * for it and the next round may open (the model stays the one it started from).
+   * @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED when the round is over.
+   */
+  async abort(id: string, round: number): Promise<Round> {
+    await this.consortia.load(id);
+    return view(
+      await this.rows.locked(id, round, async (trx, row) => {
+        if (isTerminal(row.stage))
+          throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
+        return this.rows.update(trx, row, {
+          stage: 'aborted',
+          error: JSON.stringify({
+            code: 'ABORTED_BY_OPERATOR',
+            detail: `aborted by the operator in stage ${row.stage}`,
+          }),
+        });
+      }),
+    );
+  }
+
+  /**
+   * Who the current stage of a round waits for: the silos expected (the selection, or every silo,
+   * at advertise; the previous stage's set after it; the survivors while reporting), those whose
+   * message or report is in, and those missing. Empty lists once the round is over.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, ROUND_NOT_FOUND.
+   */
+  async progress(id: string, round: number): Promise<StageWaiting> {
+    const loaded = await this.consortia.load(id);
+    const row = await this.tickRow(id, round);
+    const none = {
+      round,
+      stage: row.stage as RoundStage,
+      deadline: row.deadline,
+      expected: [],
+      received: [],
+      missing: [],
+    };
+    if (isTerminal(row.stage)) return none;
+    let expected: number[];
+    let received: number[];
+    if (row.stage === 'reporting') {
+      expected = JSON.parse(row.survivors ?? '[]') as number[];
+      received = await this.rows.reporters(id, round);
+    } else {
+      const sets = JSON.parse(row.sets) as number[][];
+      const everyone = selectedOf(row) ?? loaded.roster.map((_, i) => i);
+      expected = sets.length === 0 ? everyone : sets[sets.length - 1]!;
+      received = await this.rows.senders(id, round, row.stage);
+    }
+    const got = new Set(received);
+    return { ...none, expected, received, missing: expected.filter((s) => !got.has(s)) };
   }
 
   /**

@@ -22,7 +22,7 @@ import type { Consortia } from './consortia.js';
 import type { ServiceContext } from './context.js';
 import { refuseExternal } from './external.js';
 import { outboxMessage, storedMessage, storeMessage } from './messages.js';
-import { errorOf, type RoundRows, view } from './round-rows.js';
+import { errorOf, type RoundRows, selectedOf, view } from './round-rows.js';
 import type { Rounds } from './rounds.js';
 
 function secAggFailure(e: unknown): ServiceError {
@@ -84,6 +84,13 @@ export class SecAgg {
       if (stored && Buffer.compare(stored, Buffer.from(bytes)) === 0) return row;
       if (!isCollectingStage(row.stage))
         throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
+      // The strategy's selection (./selection.ts): an unselected silo takes no part in the round.
+      const selected = selectedOf(row);
+      if (selected !== null && !selected.includes(silo))
+        throw new ServiceError(
+          'FEDSCORE_ERR_NOT_SELECTED',
+          `silo ${silo} is not among the silos selected for round ${round} (${selected.join(', ')})`,
+        );
       const state = await this.aggregation.state(trx, loaded, row, 'handle');
       const step = serverHandle(state, message);
       if (step.reply.type === 'rejected')

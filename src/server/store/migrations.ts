@@ -116,6 +116,16 @@ function externalVectors(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * `rounds.selected`: JSON number[] of the silos the consortium's strategy selected for the round
+ * (null: every silo), fixed when the round opens (service/selection.ts).
+ */
+const roundSelection: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('rounds').addColumn('selected', 'text').execute();
+  },
+};
+
 /** The migrations of `dialect`, keyed so that they sort in order. */
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
@@ -124,6 +134,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0001_initial': initial(dialect),
         '0002_round_faults': roundFaults,
         '0003_external_vectors': externalVectors(dialect),
+        '0004_round_selection': roundSelection,
       };
     },
   };

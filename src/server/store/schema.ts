@@ -48,6 +48,8 @@ export interface RoundsTable {
   error: string | null;
   /** JSON Fault[] (protocol/errors.ts) the secure-aggregation server recorded, or null. */
   faults: string | null;
+  /** JSON number[] | null: the silos the strategy selected (null: every silo). */
+  selected: string | null;
   opened_at: number;
 }
 

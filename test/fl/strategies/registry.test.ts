@@ -5,7 +5,17 @@ describe('createStrategy', () => {
   it('builds every named strategy with its defaults and visibility flag', () => {
     const full = new Set(['fedms', 'fedowen', 'fedtsv', 's-fedavg', 'greedyfed']);
     expect(STRATEGY_NAMES.sort()).toEqual(
-      ['fedavg', 'fedemd', 'fedms', 'fedowen', 'fedtsv', 'greedyfed', 's-fedavg', 'score-weighted'].sort(),
+      [
+        'fedavg',
+        'fedemd',
+        'fedms',
+        'fedowen',
+        'fedtsv',
+        'greedyfed',
+        's-fedavg',
+        'score-weighted',
+        'score-selection',
+      ].sort(),
     );
     for (const name of STRATEGY_NAMES) {
       const s = createStrategy({ name });
