@@ -13,6 +13,8 @@ import { type ConsortiumFile, readConsortiumFile } from '../fl/consortium-file.j
 import { checkLocalAgainstFile } from '../fl/consortium-of-run.js';
 import { localNetworkedRun, pinnedWeights, readSiloData } from '../fl/local-run.js';
 import { type NetworkedRun, networkedLearner, networkedRun } from '../fl/networked.js';
+import { DEFAULT_STRATEGY } from '../fl/strategies/registry.js';
+import { canonicalJson } from '../ml/layers-model.js';
 import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { loadConfig } from './_config.js';
 import { readFlagFile, UsageError } from './_flags.js';
@@ -65,6 +67,23 @@ function withModel(
         ? { topologyDigest: pinned.model.topologyDigest, weightsDigest: pinned.model.initialWeightsDigest }
         : {}),
     },
+  };
+}
+
+/**
+ * The configuration with the pinned file's strategy: the silo replays the strategy the consortium
+ * agreed to (and the service selects by), whatever its local configuration says.
+ */
+function withPinnedStrategy(cfg: ExperimentConfig, pinned?: ConsortiumFile): ExperimentConfig {
+  if (pinned === undefined) return cfg;
+  const { name, ...parameters } = (cfg.strategy ?? DEFAULT_STRATEGY) as { name: string } & Record<
+    string,
+    unknown
+  >;
+  if (canonicalJson({ name, parameters }) === canonicalJson(pinned.strategy)) return cfg;
+  return {
+    ...cfg,
+    strategy: { ...pinned.strategy.parameters, name: pinned.strategy.name } as ExperimentConfig['strategy'],
   };
 }
 
@@ -121,7 +140,11 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     process.stderr.write(
       "fedscore client: WARNING: --insecure-unpinned: taking the roster and threshold from the server; a malicious server can unmask this silo's input\n",
     );
-  const cfg = withModel(await loadConfig(o.config), o.model, pinned);
+  const cfg = withPinnedStrategy(withModel(await loadConfig(o.config), o.model, pinned), pinned);
+  if (pinned && o.seed !== undefined && o.seed !== pinned.seed)
+    throw new UsageError(
+      `--seed: ${o.seed} is not the consortium file's seed ${pinned.seed} (the strategy's selection and weights replay it)`,
+    );
   if (o.silo >= cfg.silos)
     throw new UsageError(`--silo: ${o.silo} is not a silo of the configuration (silos: ${cfg.silos})`);
   const lastRound = o.lastRound ?? pinned?.rounds ?? cfg.rounds;
@@ -129,7 +152,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     throw new UsageError(`--first-round: ${o.firstRound} is after the last round ${lastRound}`);
   let run: NetworkedRun;
   try {
-    run = await siloRun(o, cfg, o.seed ?? cfg.seed ?? 1, pinned);
+    run = await siloRun(o, cfg, pinned?.seed ?? o.seed ?? cfg.seed ?? 1, pinned);
   } catch (e) {
     if (!SILO_ERRORS.includes((e as Error).name)) throw e;
     process.stderr.write(`fedscore client: ${(e as Error).message}\n`);

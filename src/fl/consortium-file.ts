@@ -11,7 +11,10 @@
  * initial-weights digest); the common test set's digest; the private schemes, the coalition
  * convention, v(∅), the declared utility; the encoding (clip, weight range, minimum weight); the
  * aggregation weights (`examples` or `equal`, and the public scale max_j w_j they are divided
- * by); the strategy `{ name, parameters }` and the number of rounds.
+ * by); the strategy `{ name, parameters }`, the public seed of its selection and of every
+ * process's training (`seed`), and the number of rounds of the operator's schedule — the service
+ * stores the three as registered (`POST /v1/consortia` `strategy`, `seed`, `rounds`) and every silo
+ * replays the strategy from them (networked-strategy.ts).
  *
  * Its digest (`consortiumFileDigest`) is the hex SHA-256 of `fedscore/consortium/v1` + LF + the
  * file's canonical JSON (keys sorted at every level, no spaces): whitespace and key order of the
@@ -23,6 +26,7 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { canonicalJson } from '../ml/layers-model.js';
 import { schemaIssues } from './_schema-issues.js';
+import { DEFAULT_STRATEGY } from './strategies/registry.js';
 
 export const CONSORTIUM_FILE_FORMAT = 'fedscore-consortium';
 export const CONSORTIUM_FILE_VERSION = 1;
@@ -93,7 +97,12 @@ export const ConsortiumFile = Type.Object(
       { name: Type.String({ minLength: 1 }), parameters: Type.Record(Type.String(), Type.Unknown()) },
       { additionalProperties: false },
     ),
-    rounds: Type.Integer({ minimum: 1 }),
+    seed: Type.Integer({
+      minimum: 0,
+      maximum: 2 ** 31 - 1,
+      description: "the run's public seed: the strategy's selection and weights, local training",
+    }),
+    rounds: Type.Integer({ minimum: 1, maximum: 100_000, description: "the operator's schedule" }),
   },
   { additionalProperties: false },
 );
@@ -196,9 +205,15 @@ export interface ServedConsortium {
   readonly convention: string;
   readonly emptyCoalition?: string;
   readonly utility?: { readonly name: string; readonly maxLoss?: number };
-  readonly strategy?: unknown;
-  readonly rounds?: unknown;
+  readonly strategy?: { readonly name: string; readonly parameters?: Readonly<Record<string, unknown>> };
+  readonly seed?: number;
+  readonly rounds?: number;
 }
+
+/** The strategy a service without one runs (FedAvg over every silo), as the file writes it. */
+const SERVED_DEFAULT_STRATEGY = { name: DEFAULT_STRATEGY.name, parameters: {} };
+/** The selection seed a service uses when a consortium has a strategy but no seed. */
+const SERVED_DEFAULT_SEED = 1;
 
 /**
  * Compares the server's consortium with the pinned file, field by field in the file's order.
@@ -227,8 +242,18 @@ export function compareWithServed(file: ConsortiumFile, served: ServedConsortium
   same('encoding.clip', file.encoding.clip, served.encoding?.clip);
   same('encoding.weightRange', file.encoding.weightRange, served.encoding?.weightRange);
   same('encoding.minWeight', file.encoding.minWeight, served.encoding?.minWeight ?? 0);
-  // Served only by services that run strategies and schedules; compared when served.
-  if (served.strategy !== undefined) same('strategy', file.strategy, served.strategy);
-  if (served.rounds !== undefined && typeof served.rounds === 'number')
-    same('rounds', file.rounds, served.rounds);
+  // The strategy the service selects by (none: FedAvg over every silo) and its public seed: a
+  // silo replays the file's, so a service that runs another would refuse it every round — or,
+  // worse, select silos the file's strategy does not.
+  const strategy = served.strategy;
+  same(
+    'strategy',
+    file.strategy,
+    strategy === undefined
+      ? SERVED_DEFAULT_STRATEGY
+      : { name: strategy.name, parameters: strategy.parameters ?? {} },
+  );
+  if (strategy !== undefined) same('seed', file.seed, served.seed ?? SERVED_DEFAULT_SEED);
+  // The schedule: a service without one leaves the rounds to the operator (`fedscore rounds open`).
+  if (served.rounds !== undefined) same('rounds', file.rounds, served.rounds);
 }

@@ -92,14 +92,23 @@ export function consortiumFileOf(
     encoding: { clip: body.encoding.clip, weightRange: body.encoding.weightRange, minWeight },
     weights: { kind: equal ? 'equal' : 'examples', scale },
     strategy: { name: strategyName, parameters },
+    seed: run.seed,
     rounds: cfg.rounds,
   };
 }
 
 type Deadlines = Record<'advertise' | 'share' | 'mask' | 'consistency' | 'unmask' | 'reporting', number>;
 
-/** The body of `POST /v1/consortia` that registers `file` with the service. */
-export function consortiumBodyOf(file: ConsortiumFile, deadlines?: Deadlines) {
+/**
+ * The body of `POST /v1/consortia` that registers `file` with the service, with its strategy, seed
+ * and — unless `schedule: false` (the operator opens rounds by hand) — its rounds as the service's
+ * schedule: what a pinned silo compares (consortium-file.ts, `compareWithServed`).
+ */
+export function consortiumBodyOf(
+  file: ConsortiumFile,
+  deadlines?: Deadlines,
+  o: { readonly schedule?: boolean } = {},
+) {
   return {
     id: file.id,
     participants: file.participants.map((p) => ({ publicKey: p.publicKey })),
@@ -114,6 +123,9 @@ export function consortiumBodyOf(file: ConsortiumFile, deadlines?: Deadlines) {
     emptyCoalition: file.emptyCoalition,
     utility: { ...file.utility },
     ...(deadlines ? { deadlines } : {}),
+    strategy: { name: file.strategy.name, parameters: { ...file.strategy.parameters } },
+    seed: file.seed,
+    ...(o.schedule === false ? {} : { rounds: file.rounds }),
   };
 }
 

@@ -277,14 +277,18 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     await admin(
       'POST',
       '/v1/consortia',
-      consortiumBodyOf(pinned, {
-        advertise: long,
-        share: long,
-        mask: long,
-        consistency: long,
-        unmask: long,
-        reporting: long,
-      }),
+      consortiumBodyOf(
+        pinned,
+        {
+          advertise: long,
+          share: long,
+          mask: long,
+          consistency: long,
+          unmask: long,
+          reporting: long,
+        },
+        { schedule: false },
+      ), // this test opens the rounds by hand
     );
     await admin('PUT', `/v1/consortia/${CID}/model`, new Uint8Array(m0.buffer));
 

@@ -77,12 +77,12 @@ async function both(cfg: ExperimentConfig) {
   // registered from it, with the strategy, its public seed and the schedule.
   const keys = x.keys.map((k) => Buffer.from(k.publicKey).toString('hex'));
   const pinned = consortiumFileOf(run, 'c1', keys, server);
-  const body = {
-    ...consortiumBodyOf(pinned),
+  const body = consortiumBodyOf(pinned);
+  expect(body).toMatchObject({
     strategy: consortiumInput(run, 'c1', keys, server.parameterCount).strategy,
     seed,
     rounds: cfg.rounds,
-  };
+  });
   const created = await adminInject(x, 'POST', '/v1/consortia', body);
   expect(created.statusCode, created.body).toBe(201);
   const m0 = initialModel(run, server);

@@ -1,21 +1,26 @@
 /**
- * A real consortium on loopback (issue 14; trust issue, finding 1): `fedscore serve`, `fedscore
- * consortium create` and four `fedscore client` processes, each silo with its own data files in
- * another format — IDX pair, x.npy + y.npy, CSV, image folder of PNGs — and the common test set
- * as .npy, a user-supplied TF.js Layers MLP (written by this test in the Layers format), every
- * silo pinned to the consortium file and its digest. 3 rounds; silo 3 is SIGKILLed in round 2
- * after ShareKeys and restarted for round 3 (`--first-round 3`). The scores equal those of the
- * in-process engine given the same files and seed (`toEqual`, exact).
+ * A real consortium on loopback (issue 14, Acceptance; trust issue, finding 1): `fedscore serve`,
+ * `fedscore consortium create` and four `fedscore client` processes, each silo with its own data
+ * files in another format — IDX pair, x.npy + y.npy, CSV, image folder of PNGs — and the common
+ * test set as .npy, a user-supplied TF.js Layers MLP (written by this test in the Layers format),
+ * every silo pinned to the consortium file and its digest.
  *
- * The files are the silos' partitions of the configuration's Fashion-MNIST split (so the
- * example counts differ: quantity skew), written in their formats and read back by the engine
- * with the same readers (src/data/local-data.ts), so both sides train on exactly what the
- * files hold, in the same order.
+ * The operator's schedule runs the rounds: the consortium is created with `rounds: 3` and `fedscore
+ * serve` opens round r + 1 by itself once round r is over — the test opens none. The strategy is
+ * score-weighted aggregation with EE weights over a random selection of 3 of the 4 silos
+ * (`{ name: 'score-weighted', score: 'ee', clientsPerRound: 3 }`), replayed by every silo from the
+ * consortium file's strategy and seed. A silo selected in rounds 2 and 3 is SIGKILLed in round 2
+ * after ShareKeys (its masked input held by a loopback proxy, as in test/client/e2e.test.ts, so the
+ * kill point is exact) and restarted at once with `--first-round 3`: it waits for the schedule to
+ * open round 3 and takes part in it. The operator sees the missing silo with `fedscore rounds
+ * status` and closes round 2's mask stage with `fedscore rounds close` (the default mask deadline
+ * is minutes); the two survivors complete the round (t = 2, the weak-threshold opt-in: a round of
+ * 3 selected silos with t = 3 could not lose one). The scores equal those of the in-process engine
+ * given the same files, seed and dropout (`toEqual`, exact).
  *
- * Rounds are opened by the test as the operator (`openRound`, `POST /v1/consortia/:cid/rounds`)
- * and the strategy is FedAvg over all silos: swap `openRound` for `fedscore serve`'s schedule
- * once it runs rounds by itself. The kill point is made exact by a loopback proxy that holds
- * silo 3's round-2 MaskedInput, as in test/client/e2e.test.ts.
+ * The files are the silos' partitions of the configuration's Fashion-MNIST split (so the example
+ * counts differ: quantity skew), written in their formats and read back by the engine with the same
+ * readers (src/data/local-data.ts), so both sides train on exactly what the files hold, in order.
  *
  * FEDSCORE_E2E_LOG=1 prints every process's progress lines with timestamps.
  */
@@ -31,6 +36,7 @@ import { loadLocalData } from '../../src/data/local-data.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
 import { consortiumFileDigest, readConsortiumFile } from '../../src/fl/consortium-file.js';
 import { runExperiment } from '../../src/fl/experiment.js';
+import { networkedStrategy, planRound, publicSetup } from '../../src/fl/networked-strategy.js';
 import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { buildConsortium, type Consortium } from '../../src/fl/setup.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
@@ -39,7 +45,6 @@ import { type SiloFormat, writeLayersMlp, writeSiloData } from './_silo-files.js
 const ADMIN = 'e2e-consortium-admin-token-0123';
 const ROOT = new URL('../..', import.meta.url).pathname;
 const CLI = join(ROOT, 'src/cli/main.ts');
-const VICTIM = 3;
 const CID = 'hospitals';
 const T0 = Date.now();
 const FORMATS: SiloFormat[] = ['idx', 'npy', 'csv', 'image-folder'];
@@ -97,17 +102,34 @@ async function until<T>(
 
 type Admin = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
 
-/**
- * The operator opens round `round` (today by hand; `fedscore serve`'s schedule will do it).
- * The one place the test drives the schedule.
- */
-async function openRound(admin: Admin, round: number): Promise<void> {
-  const opened = await admin('POST', `/v1/consortia/${CID}/rounds`);
-  expect(opened.round).toBe(round);
+const SEED = 1;
+const STRATEGY = { name: 'score-weighted', score: 'ee', clientsPerRound: 3 };
+
+/** The silos the strategy selects in rounds 1 … 3 (random selection: the history does not matter). */
+async function selections(): Promise<number[][]> {
+  const strategy = networkedStrategy(STRATEGY as never);
+  const setup = publicSetup(4, 3, SEED);
+  const out: number[][] = [];
+  for (let round = 1; round <= 3; round++) {
+    const published = out.map((selected, k) => ({
+      round: k + 1,
+      selected,
+      survivors: selected,
+      scores: null,
+    }));
+    out.push([
+      ...(await planRound({ strategy, setup, seed: SEED, round, published, weights: false })).selected,
+    ]);
+  }
+  return out;
 }
 
 describe('a consortium of four silos on their own data files and a user-supplied Layers model', () => {
-  it('3 rounds, pinned consortium file, a silo SIGKILLed and restarted: the scores equal the engine’s', async () => {
+  it('the schedule runs 3 rounds of EE-weighted 3-of-4 selection, a silo SIGKILLed and restarted: the scores equal the engine’s', async () => {
+    // The victim: a silo the strategy selects in round 2 (killed there) and in round 3 (rejoins).
+    const selected = await selections();
+    const VICTIM = [...selected[1]!].reverse().find((s) => selected[2]!.includes(s))!;
+    const survivors2 = selected[1]!.filter((s) => s !== VICTIM);
     // The model, the configuration, every silo's files.
     const modelJson = await writeLayersMlp(join(dir, 'model'), {
       inputShape: SHAPE.inputShape,
@@ -117,14 +139,19 @@ describe('a consortium of four silos on their own data files and a user-supplied
     });
     const config: ExperimentConfig = {
       name: 'e2e-consortium',
-      seed: 1,
+      seed: SEED,
       silos: 4,
       rounds: 3,
       data: { dataset: 'fashion-mnist', trainSize: 320, testSize: 100 },
       partition: { kind: 'quantity-skew', beta: 2 },
       model: { kind: 'tfjs-layers', path: modelJson },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
-      secureAggregation: { dropouts: [{ round: 2, silo: VICTIM, at: 'after-share' }] },
+      strategy: STRATEGY as ExperimentConfig['strategy'],
+      secureAggregation: {
+        threshold: 2,
+        weakThreshold: true,
+        dropouts: [{ round: 2, silo: VICTIM, at: 'after-share' }],
+      },
       comparison: { estimators: { mrsv: {} }, trueShapley: false },
     };
     const cfgPath = join(dir, 'config.json');
@@ -238,7 +265,11 @@ describe('a consortium of four silos on their own data files and a user-supplied
     const digest = printed!.slice(-64);
     const { file } = readConsortiumFile(join(dir, 'consortium.json'), digest);
     expect(consortiumFileDigest(file)).toBe(digest);
-    expect(file.weights).toEqual({ kind: 'examples', scale: Math.max(...counts) });
+    expect(file).toMatchObject({
+      strategy: { name: 'score-weighted', parameters: { score: 'ee', clientsPerRound: 3 } },
+      seed: SEED,
+      rounds: 3,
+    });
 
     const clientArgs = (i: number, extra: string[] = []) => [
       'client',
@@ -281,7 +312,7 @@ describe('a consortium of four silos on their own data files and a user-supplied
       try {
         return await runExperiment(config, {
           learner,
-          seeds: [1],
+          seeds: [SEED],
           fedscoreVersion: 'test',
           data: { ...(await engineData), test, validation: test },
         });
@@ -315,29 +346,37 @@ describe('a consortium of four silos on their own data files and a user-supplied
         },
       );
 
-    await openRound(admin, 1);
+    // The schedule opens round 1 (the initial model is set) and round 2 when round 1 is scored.
     await scored(1);
-
-    await openRound(admin, 2);
     const masks = () =>
       accepted
         .filter((a) => a.url === `/v1/consortia/${CID}/rounds/2/mask` && a.status === 202)
-        .map((a) => a.silo);
+        .map((a) => Number(a.silo));
     await until(
-      () => `silo ${VICTIM} held and killed, three masked inputs accepted\n${logs()}`,
-      () => (held && victim!.signalCode === 'SIGKILL' && masks().length === 3 ? true : undefined),
+      () => `silo ${VICTIM} held and killed, the other selected silos' masked inputs accepted\n${logs()}`,
+      () => (held && victim!.signalCode === 'SIGKILL' && masks().length === 2 ? true : undefined),
     );
-    expect(masks().sort()).toEqual(['0', '1', '2']);
+    expect(masks().sort()).toEqual(survivors2);
     silos[VICTIM] = start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
     processes.push(silos[VICTIM]!);
-    const closed = await admin('POST', `/v1/consortia/${CID}/rounds/2/advance`);
-    expect(closed.stage).toBe('consistency');
+    // The operator: who the mask stage waits for, then closes it (the missing silo is a dropout).
+    const operator = ['--server', serverUrl, '--consortium', CID];
+    const status = start(['rounds', 'status', ...operator], 'status');
+    processes.push(status);
+    expect(await exited(status.child), logs()).toBe(0);
+    expect(status.lines.join('\n')).toContain(
+      `round 2 is in mask: 2 of 3 in (${survivors2.join(', ')}), waiting for silos ${VICTIM};`,
+    );
+    const close = start(['rounds', 'close', ...operator, '--round', '2'], 'close');
+    processes.push(close);
+    expect(await exited(close.child), logs()).toBe(0);
     const round2 = await scored(2);
-    expect(round2).toMatchObject({ survivors: [0, 1, 2], dropped: [VICTIM] });
+    expect(round2).toMatchObject({ selected: selected[1], survivors: survivors2, dropped: [VICTIM] });
     held!.destroy();
 
-    await openRound(admin, 3);
-    await scored(3);
+    // Round 3 opens by itself; the restarted silo takes part in it.
+    const round3 = await scored(3);
+    expect(round3).toMatchObject({ selected: selected[2], survivors: selected[2] });
     const codes = await Promise.all(silos.map((s) => exited(s.child)));
     expect(codes, logs()).toEqual([0, 0, 0, 0]);
     if (process.env.FEDSCORE_E2E_LOG) console.log(logs());
@@ -371,7 +410,12 @@ describe('a consortium of four silos on their own data files and a user-supplied
         expect(s.schemes[m], `round ${rd.round} ${m}`).toEqual(finite(rd.scores[m]!));
     }
     expect(engine.rounds[1]!.dropped).toEqual([VICTIM]);
+    expect(engine.rounds.map((rd) => rd.selected)).toEqual(selected);
+    // The EE weights of round 3 differ (else the strategy would be plain FedAvg).
+    const w = engine.rounds[2]!.aggregationWeights.filter((x): x is number => x !== null);
+    expect(new Set(w).size).toBeGreaterThan(1);
+    expect(silos[VICTIM]!.lines.join('\n')).toMatch(new RegExp(`silo ${VICTIM} round 3: report accepted`));
     for (const m of PRIVATE_METHODS)
       expect(served.cumulative[m], `cumulative ${m}`).toEqual(engine.cumulative[m]);
-  }, 170_000);
+  }, 150_000);
 });

@@ -79,6 +79,7 @@ describe('the consortium file', () => {
       testSetDigest: run.testSetDigest,
       weights: { kind: 'examples', scale: run.weightScale },
       strategy: { name: 'fedavg', parameters: {} },
+      seed: 1,
       rounds: 2,
     });
     expect(file.encoding.minWeight).toBe(run.minWeight);
@@ -131,6 +132,44 @@ describe('the consortium file', () => {
 
   it("equals the service's view of the consortium created from it", () => {
     expect(() => compareWithServed(file, servedOf(file))).not.toThrow();
+  });
+
+  it('registers its strategy, seed and schedule; a service running another strategy or schedule is refused by name', () => {
+    const k3 = consortiumFileOf(
+      networkedRun(
+        {
+          ...config,
+          seed: 7,
+          strategy: { name: 'fedavg', clientsPerRound: 2 } as ExperimentConfig['strategy'],
+        },
+        7,
+      ),
+      'c1',
+      keys,
+      learner,
+    );
+    expect(k3).toMatchObject({ strategy: { name: 'fedavg', parameters: { clientsPerRound: 2 } }, seed: 7 });
+    const body = consortiumBodyOf(k3);
+    expect(body).toMatchObject({ strategy: k3.strategy, seed: 7, rounds: 2 });
+    expect(consortiumBodyOf(k3, undefined, { schedule: false })).not.toHaveProperty('rounds');
+    expect(() => compareWithServed(k3, servedOf(k3))).not.toThrow();
+    // A service without a strategy runs FedAvg over every silo: not the pinned k = 2 of 3.
+    const { strategy: _s, seed: _d, ...plain } = servedOf(k3);
+    expect(() => compareWithServed(k3, plain)).toThrow(
+      'consortium file mismatch at strategy: the pinned consortium file says {"name":"fedavg","parameters":{"clientsPerRound":2}}, the server serves {"name":"fedavg","parameters":{}}',
+    );
+    // … which is what a file without a configured strategy pins (its seed then selects nothing).
+    const { strategy: _fs, seed: _fd, ...unset } = servedOf(file);
+    expect(() => compareWithServed(file, unset)).not.toThrow();
+    expect(() => compareWithServed(k3, { ...servedOf(k3), seed: undefined })).toThrow(
+      'consortium file mismatch at seed: the pinned consortium file says 7, the server serves 1',
+    );
+    expect(() => compareWithServed(k3, { ...servedOf(k3), rounds: 3 })).toThrow(
+      'consortium file mismatch at rounds: the pinned consortium file says 2, the server serves 3',
+    );
+    // Without a schedule the operator opens the rounds (`fedscore rounds open`): not a mismatch.
+    const { rounds: _r, ...manual } = servedOf(k3);
+    expect(() => compareWithServed(k3, manual)).not.toThrow();
   });
 
   it('any one changed field of the served view is named (the first differing field)', () => {
@@ -229,6 +268,30 @@ describe('the consortium file', () => {
         'encoding.minWeight',
         (s) => {
           s.encoding.minWeight = 0;
+        },
+      ],
+      [
+        'strategy',
+        (s) => {
+          s.strategy = { name: 'fedavg', parameters: { clientsPerRound: 2 } };
+        },
+      ],
+      [
+        'strategy',
+        (s) => {
+          s.strategy = { name: 'score-weighted', parameters: {} };
+        },
+      ],
+      [
+        'seed',
+        (s) => {
+          s.seed += 1;
+        },
+      ],
+      [
+        'rounds',
+        (s) => {
+          s.rounds = 5;
         },
       ],
     ];

@@ -135,7 +135,12 @@ async function maliciousServer(pinned: boolean, o: { genuineRoster?: boolean; m0
     learner,
   );
   const forged = { ...file, participants: served.map((k) => ({ publicKey: hex(k.publicKey) })) };
-  const created = await adminInject(h0, 'POST', '/v1/consortia', consortiumBodyOf(forged));
+  const created = await adminInject(
+    h0,
+    'POST',
+    '/v1/consortia',
+    consortiumBodyOf(forged, undefined, { schedule: false }),
+  );
   expect(created.statusCode, created.body).toBe(201);
   const m0 = o.m0 ?? initialModel(run, learner);
   expect((await adminInject(h0, 'PUT', '/v1/consortia/c1/model', new Uint8Array(m0.buffer))).statusCode).toBe(
