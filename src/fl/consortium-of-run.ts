@@ -10,6 +10,7 @@
  * `paramsDigest` of M0 (`initialModel`) for both.
  */
 import { createHash } from 'node:crypto';
+import { minimumThreshold } from '../../protocol/config.js';
 import { canonicalJson, layersModelDigests, paramsDigest } from '../ml/layers-model.js';
 import { DEFAULT_MODEL, LAYERS_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
@@ -76,7 +77,8 @@ export function consortiumFileOf(
     participants: publicKeys.map((k) => ({ publicKey: k.toLowerCase() })),
     threshold: body.threshold,
     corruptSilos: body.corruptSilos,
-    weakThreshold: run.weakThreshold,
+    // What the service serves: t below the bound (the opt-in alone, with t at the bound, is not weak).
+    weakThreshold: body.threshold < minimumThreshold(publicKeys.length, body.corruptSilos),
     parameters: learner.parameterCount,
     data: { inputShape: [...shape.inputShape] as [number, number, number], numClasses: shape.numClasses },
     model: {

@@ -134,6 +134,33 @@ describe('the consortium file', () => {
     expect(() => compareWithServed(file, servedOf(file))).not.toThrow();
   });
 
+  it('says weakThreshold only when t is below the bound, as the service does (the opt-in alone is not weak)', async () => {
+    const n4 = { ...config, silos: 4 };
+    const keys4 = [
+      ...keys,
+      Buffer.from(signingKeyPairFromSeed(new Uint8Array(32).fill(9)).publicKey).toString('hex'),
+    ];
+    const l4 = await networkedLearner(n4, { backend: 'cpu' });
+    try {
+      // n = 4, n_C = 1: the bound is 3; the opt-in with t = 2 is raised to a strict majority, 3.
+      const optIn = networkedRun({ ...n4, secureAggregation: { threshold: 2, weakThreshold: true } }, 1);
+      const f = consortiumFileOf(optIn, 'c1', keys4, l4);
+      expect(f).toMatchObject({ threshold: 3, weakThreshold: false });
+      expect(consortiumBodyOf(f)).not.toHaveProperty('allowWeakThreshold');
+      expect(() => compareWithServed(f, servedOf(f))).not.toThrow();
+      // n_C = 2: the bound is 4; t = 3 is below it, with the opt-in.
+      const weak = networkedRun(
+        { ...n4, secureAggregation: { threshold: 3, corruptSilos: 2, weakThreshold: true } },
+        1,
+      );
+      const w = consortiumFileOf(weak, 'c1', keys4, l4);
+      expect(w).toMatchObject({ threshold: 3, weakThreshold: true });
+      expect(consortiumBodyOf(w)).toMatchObject({ allowWeakThreshold: true });
+    } finally {
+      await l4.close();
+    }
+  });
+
   it('registers its strategy, seed and schedule; a service running another strategy or schedule is refused by name', () => {
     const k3 = consortiumFileOf(
       networkedRun(
