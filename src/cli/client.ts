@@ -11,7 +11,7 @@ import type { LocalFormat } from '../data/local-data.js';
 import type { ExperimentConfig } from '../fl/config.js';
 import { type ConsortiumFile, readConsortiumFile } from '../fl/consortium-file.js';
 import { checkLocalAgainstFile } from '../fl/consortium-of-run.js';
-import { localNetworkedRun, pinnedWeights, readSiloData } from '../fl/local-run.js';
+import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../fl/local-run.js';
 import { type NetworkedRun, networkedLearner, networkedRun } from '../fl/networked.js';
 import { DEFAULT_STRATEGY } from '../fl/strategies/registry.js';
 import { canonicalJson } from '../ml/layers-model.js';
@@ -105,7 +105,9 @@ async function siloRun(
   };
   const train = await readSiloData('--data', o.data, shape);
   const test = await readSiloData('--test-data', o.testData!, shape);
-  return localNetworkedRun(cfg, seed, { silo: o.silo, train, test, file: pinned! });
+  const run = localNetworkedRun(cfg, seed, { silo: o.silo, train, test, file: pinned! });
+  await checkLocalStrategy(run, o.silo);
+  return run;
 }
 
 /**

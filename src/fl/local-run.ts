@@ -13,7 +13,7 @@ import type { Dataset } from '../data/dataset.js';
 import { type LocalFormat, loadLocalData } from '../data/local-data.js';
 import type { ExperimentConfig } from './config.js';
 import type { ConsortiumFile } from './consortium-file.js';
-import { type NetworkedRun, networkedRun } from './networked.js';
+import { type NetworkedRun, networkedRun, siloPlan } from './networked.js';
 import type { Consortium } from './setup.js';
 
 /** A data file the silo cannot use: names the flag, the file and the problem. */
@@ -68,7 +68,41 @@ export function localNetworkedRun(
     source: `local data ${o.train.source}`,
     numClasses: o.test.numClasses,
   };
-  return pinnedWeights(networkedRun(config, seed, data), o.file);
+  return withUnknownSilos(pinnedWeights(networkedRun(config, seed, data), o.file), o.silo, 0);
+}
+
+/**
+ * `run` whose strategy setup gives every other silo `examples` examples and an empty label
+ * histogram: placeholders for what a silo on its own data does not know (the networked strategies
+ * read neither of another silo unless they weigh by example counts: {@link checkLocalStrategy}).
+ */
+function withUnknownSilos(run: NetworkedRun, silo: number, examples: number): NetworkedRun {
+  const { setup } = run;
+  const unknown = { examples, labelHistogram: new Array<number>(setup.numClasses).fill(0) };
+  return {
+    ...run,
+    setup: {
+      ...setup,
+      silos: Array.from({ length: setup.numSilos }, (_, j) => (j === silo ? setup.silos[j]! : unknown)),
+    },
+  };
+}
+
+/**
+ * Refuses a strategy whose plan needs the other silos' example counts (FedAvg weights `examples`
+ * over a random selection: ŵ_i = n_i / max over the round's selected silos), which a silo on its
+ * own data does not know: the plan of round 1 is computed with two different placeholder counts
+ * and must not change.
+ * @throws LocalDataError naming `strategy.weights`.
+ */
+export async function checkLocalStrategy(run: NetworkedRun, silo: number): Promise<void> {
+  const plan = (examples: number) => siloPlan(withUnknownSilos(run, silo, examples), 1, []);
+  const [a, b] = await Promise.all([plan(1), plan(1000)]);
+  if (a === undefined || JSON.stringify(a) === JSON.stringify(b)) return;
+  const name = (run.config.strategy as { name?: string } | undefined)?.name;
+  throw new LocalDataError(
+    `strategy.weights: '${name}' weighs the selected silos by their example counts, which a silo on its own data (--data) does not know (the consortium file has only their maximum); use weights: 'equal'`,
+  );
 }
 
 /**
