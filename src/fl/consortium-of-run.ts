@@ -67,7 +67,8 @@ export function consortiumFileOf(
         `examples: expected ${publicKeys.length} positive integers (one per silo), got ${JSON.stringify(o.examples)}`,
       );
     scale = equal ? 1 : Math.max(...o.examples);
-    minWeight = equal ? 1 : Math.min(...o.examples) / scale;
+    // Score weights may be 0 (the lowest normalized score): the run's bound, 0, stands.
+    minWeight = run.minWeight === 0 ? 0 : equal ? 1 : Math.min(...o.examples) / scale;
   }
   const shape = dataShapeOf(cfg);
   return {

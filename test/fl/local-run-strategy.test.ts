@@ -40,6 +40,7 @@ function local(cfg: ExperimentConfig) {
   const full = networkedRun(cfg, 2);
   const file = consortiumFileOf(full, 'c1', keys, learner, { examples: full.data.silos.map((s) => s.n) });
   return {
+    file,
     full,
     run: localNetworkedRun(cfg, 2, { silo: 1, train: full.data.silos[1]!, test: full.data.test, file }),
   };
@@ -51,8 +52,11 @@ describe('a strategy on a silo with its own data', () => {
       ...base,
       strategy: { name: 'score-weighted', score: 'ee', clientsPerRound: 3 } as ExperimentConfig['strategy'],
     };
-    const { full, run } = local(cfg);
+    const { file, full, run } = local(cfg);
     await expect(checkLocalStrategy(run, 1)).resolves.toBeUndefined();
+    // The lowest normalized score weighs 0: the file's minimum weight is 0 (not min n_j / max n_j).
+    expect(file.encoding.minWeight).toBe(0);
+    expect(run.minWeight).toBe(0);
     expect(await siloPlan(run, 1, [])).toEqual(await siloPlan(full, 1, []));
   });
 
