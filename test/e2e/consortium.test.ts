@@ -336,7 +336,12 @@ describe('a consortium of four silos on their own data files and a user-supplied
       until(
         () => `round ${round} to be scored\n${logs()}`,
         async () => {
-          const r = (await admin('GET', `/v1/consortia/${CID}/rounds/${round}`)) as { stage: string };
+          // The schedule opens the round by itself: until then it does not exist (404).
+          const r = (await admin('GET', `/v1/consortia/${CID}/rounds/${round}`).catch((e: Error) => {
+            if (e.message.includes(': 404 ')) return undefined;
+            throw e;
+          })) as { stage: string } | undefined;
+          if (r === undefined) return undefined;
           if (r.stage === 'aborted' || r.stage === 'closed')
             throw new Error(`round ${round} ${r.stage}\n${logs()}`);
           return r.stage === 'scored' ? r : undefined;
