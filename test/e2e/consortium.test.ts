@@ -10,13 +10,14 @@
  * score-weighted aggregation with EE weights over a random selection of 3 of the 4 silos
  * (`{ name: 'score-weighted', score: 'ee', clientsPerRound: 3 }`), replayed by every silo from the
  * consortium file's strategy and seed. A silo selected in rounds 2 and 3 is SIGKILLed in round 2
- * after ShareKeys (its masked input held by a loopback proxy, as in test/client/e2e.test.ts, so the
- * kill point is exact) and restarted at once with `--first-round 3`: it waits for the schedule to
- * open round 3 and takes part in it. The operator sees the missing silo with `fedscore rounds
- * status` and closes round 2's mask stage with `fedscore rounds close` (the default mask deadline
- * is minutes); the two survivors complete the round (t = 2, the weak-threshold opt-in: a round of
- * 3 selected silos with t = 3 could not lose one). The scores equal those of the in-process engine
- * given the same files, seed and dropout (`toEqual`, exact).
+ * once it has trained, as it advertises (a loopback proxy holds that request, as in
+ * test/client/e2e.test.ts, so the kill point is exact); the operator sees with `fedscore rounds
+ * status` that the round waits for it, and it is restarted with `--first-round 2`: it rejoins the
+ * running round 2 (still collecting advertisements) and then round 3. Why not later in the round:
+ * with t = 3 (the smallest safe threshold for n = 4, n_C = 1; the weak opt-in only lowers it to a
+ * strict majority, 3) a round of 3 selected silos cannot lose one after advertising — it aborts, and
+ * the engine throws on an aborted round. The scores equal those of the in-process engine given the
+ * same files and seed (`toEqual`, exact).
  *
  * The files are the silos' partitions of the configuration's Fashion-MNIST split (so the example
  * counts differ: quantity skew), written in their formats and read back by the engine with the same
