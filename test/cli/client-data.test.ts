@@ -171,4 +171,12 @@ describe('fedscore client on bad files: one clear error each, exit 1', () => {
     expect(r.code).toBe(1);
     expect(r.text).toMatch(/^fedscore: model: .*layer 'bn_1' \(BatchNormalization\) is not supported/m);
   });
+
+  it('a --seed that is not the consortium file’s (the strategy replays the file’s seed)', async () => {
+    const r = await client([...dataFlags(join(dir, 'good')), '--seed', String(file.seed + 1)]);
+    expect(r.code).toBe(2);
+    expect(r.text).toContain(
+      `--seed: ${file.seed + 1} is not the consortium file's seed ${file.seed} (the strategy's selection and weights replay it)`,
+    );
+  });
 });
