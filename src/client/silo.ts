@@ -34,7 +34,7 @@ import { minimumThreshold, type RoundConfig } from '../../protocol/config.js';
 import type { ClientMessage } from '../../protocol/messages.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
-import { type ConsortiumFile, compareWithServed } from '../fl/consortium-file.js';
+import { type ConsortiumFile, compareWithServed, type ServedConsortium } from '../fl/consortium-file.js';
 import type { Learner } from '../fl/learner.js';
 import { localUpdate, type NetworkedRun, siloInput, siloPlan, siloUtilities } from '../fl/networked.js';
 import type { PublishedRound } from '../fl/networked-strategy.js';
@@ -43,21 +43,14 @@ import type { Convention } from '../ml/convention.js';
 import { paramsDigest } from '../ml/layers-model.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 
-/** The consortium as GET /v1/consortia/:cid returns it (the fields the silo reads). */
-export interface ConsortiumView {
-  readonly id: string;
-  readonly participants: readonly { readonly publicKey: string }[];
-  readonly threshold: number;
-  /** n_C as the consortium records it (the silo checks the threshold against its own n_C). */
-  readonly corruptSilos?: number;
-  readonly weakThreshold?: boolean;
-  readonly model: { readonly name: string; readonly parameters: number };
-  readonly testSetDigest: string;
-  readonly schemes?: readonly string[];
-  readonly encoding: { readonly clip: number; readonly weightRange: number; readonly minWeight?: number };
+/**
+ * The consortium as GET /v1/consortia/:cid returns it: the fields the consortium file is compared
+ * with ({@link ServedConsortium}), with the convention and utility typed as the silo reads them.
+ * corruptSilos is n_C as the consortium records it (the silo checks the threshold against its own
+ * n_C); a utility is absent from services that predate declarations (accuracy).
+ */
+export interface ConsortiumView extends ServedConsortium {
   readonly convention: Convention;
-  readonly emptyCoalition?: string;
-  /** The utility reported and its range (absent from services that predate declarations: accuracy). */
   readonly utility?: UtilityDeclaration;
 }
 
