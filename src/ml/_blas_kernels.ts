@@ -47,7 +47,7 @@ interface WasmBackend {
 }
 
 /** The addon's functions (native/products.c and native/loops.c document each). */
-interface Addon {
+export interface Addon {
   gemm(
     batch: number,
     transA: number,

@@ -11,7 +11,7 @@
  * that is evaluated inside one native call per batch (or per table): no tensor, no JavaScript
  * object per coalition.
  */
-import { nativeAddonOnWasm } from './_blas_kernels.js';
+import { type Addon, nativeAddonOnWasm } from './_blas_kernels.js';
 import type { Examples, ModelSpec } from './models.js';
 
 type Kernel = (
@@ -34,20 +34,8 @@ type Kernel = (
   loss: Float64Array,
 ) => void;
 
-type Gemm = (
-  batch: number,
-  transA: number,
-  transB: number,
-  m: number,
-  n: number,
-  k: number,
-  a: Float32Array,
-  strideA: number,
-  b: Float32Array,
-  strideB: number,
-  c: Float32Array,
-  strideC: number,
-) => void;
+/** The addon's sgemm (native/products.c). */
+type Gemm = Addon['gemm'];
 
 /** Rows per panel of the native layout. */
 const PANEL = 16;
