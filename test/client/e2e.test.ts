@@ -22,7 +22,7 @@
  *
  * FEDSCORE_E2E_LOG=1 prints every process's progress lines with timestamps.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,13 +37,12 @@ import { runExperiment } from '../../src/fl/experiment.js';
 import { initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
+import { CliProcesses, exited, until } from '../e2e/_processes.js';
 
 const ADMIN = 'e2e-admin-token-0123456789';
-const ROOT = new URL('../..', import.meta.url).pathname;
-const CLI = join(ROOT, 'src/cli/main.ts');
+const procs = new CliProcesses(ADMIN);
 const VICTIM = 3;
 const CID = 'e2e';
-const T0 = Date.now();
 
 const config: ExperimentConfig = {
   name: 'e2e-networked',
@@ -64,61 +63,14 @@ const config: ExperimentConfig = {
   comparison: { estimators: { mrsv: {} }, trueShapley: false },
 };
 
-const children: ChildProcess[] = [];
 let proxy: Server | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-e2e-'));
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  procs.killAll();
   await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-function processEnvWithout(name: string): NodeJS.ProcessEnv {
-  const { [name]: _dropped, ...rest } = process.env;
-  return rest;
-}
-
-function start(args: string[], name: string): { child: ChildProcess; lines: string[] } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    // The server stores in its own SQLite file (--db): a DATABASE_URL inherited from CI (the
-    // PostgreSQL tests') would put it in a shared database that outlives the test.
-    env: { ...processEnvWithout('DATABASE_URL'), FEDSCORE_ADMIN_TOKEN: ADMIN, FEDSCORE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const lines: string[] = [];
-  let buf = '';
-  const onData = (d: Buffer) => {
-    buf += d.toString();
-    const parts = buf.split('\n');
-    buf = parts.pop()!;
-    for (const l of parts) lines.push(`${((Date.now() - T0) / 1000).toFixed(1)}s [${name}] ${l}`);
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  return { child, lines };
-}
-
-const exited = (c: ChildProcess) =>
-  c.exitCode !== null || c.signalCode !== null
-    ? Promise.resolve(c.exitCode)
-    : new Promise<number | null>((r) => c.once('exit', (code) => r(code)));
-
-async function until<T>(
-  what: () => string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 90_000,
-): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('networked consortium (server + 5 silo processes on loopback)', () => {
   it('completes 3 rounds with a silo SIGKILLed mid-round and scores exactly like the engine', async () => {
@@ -192,7 +144,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
 
     // The server (its evaluator built from the configuration) and the five silos start together;
     // the silos wait for the consortium to exist.
-    const server = start(
+    const server = procs.start(
       [
         'serve',
         '--port',
@@ -226,7 +178,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
       'cpu',
       ...extra,
     ];
-    const silos = [0, 1, 2, 3, 4].map((i) => start(clientArgs(i), `silo-${i}`));
+    const silos = [0, 1, 2, 3, 4].map((i) => procs.start(clientArgs(i), `silo-${i}`));
     victim = silos[VICTIM]!.child;
     const logs = () => [server, ...silos].flatMap((p) => p.lines).join('\n');
 
@@ -317,7 +269,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     );
     expect(masks().sort()).toEqual(['0', '1', '2', '4']);
     // Silo 3 comes back for round 3 (started now; it waits for round 3 to open).
-    silos[VICTIM] = start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
+    silos[VICTIM] = procs.start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
     const closed = await admin('POST', `/v1/consortia/${CID}/rounds/2/advance`);
     expect(closed.stage).toBe('consistency');
     const round2 = await scored(2);

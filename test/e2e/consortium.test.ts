@@ -25,7 +25,7 @@
  *
  * FEDSCORE_E2E_LOG=1 prints every process's progress lines with timestamps.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,65 +41,23 @@ import { networkedStrategy, planRound, publicSetup } from '../../src/fl/networke
 import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { buildConsortium, type Consortium } from '../../src/fl/setup.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
+import { CliProcesses, exited, until } from './_processes.js';
 import { type SiloFormat, writeLayersMlp, writeSiloData } from './_silo-files.js';
 
 const ADMIN = 'e2e-consortium-admin-token-0123';
-const ROOT = new URL('../..', import.meta.url).pathname;
-const CLI = join(ROOT, 'src/cli/main.ts');
+const procs = new CliProcesses(ADMIN);
 const CID = 'hospitals';
-const T0 = Date.now();
 const FORMATS: SiloFormat[] = ['idx', 'npy', 'csv', 'image-folder'];
 const SHAPE = { inputShape: [28, 28, 1] as [number, number, number], numClasses: 10 };
 
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-e2e-consortium-'));
-const children: ChildProcess[] = [];
 let proxy: Server | undefined;
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  procs.killAll();
   await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-function start(args: string[], name: string): { child: ChildProcess; lines: string[] } {
-  const { DATABASE_URL: _shared, ...env } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...env, FEDSCORE_ADMIN_TOKEN: ADMIN, FEDSCORE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const lines: string[] = [];
-  let buf = '';
-  const onData = (d: Buffer) => {
-    buf += d.toString();
-    const parts = buf.split('\n');
-    buf = parts.pop()!;
-    for (const l of parts) lines.push(`${((Date.now() - T0) / 1000).toFixed(1)}s [${name}] ${l}`);
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  return { child, lines };
-}
-
-const exited = (c: ChildProcess) =>
-  c.exitCode !== null || c.signalCode !== null
-    ? Promise.resolve(c.exitCode)
-    : new Promise<number | null>((r) => c.once('exit', (code) => r(code)));
-
-async function until<T>(
-  what: () => string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 120_000,
-): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 type Admin = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
 
@@ -205,7 +163,7 @@ describe('a consortium of four silos on their own data files and a user-supplied
     await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', () => r()));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 
-    const server = start(
+    const server = procs.start(
       ['serve', '--port', '0', '--db', join(dir, 'store.db'), '--config', cfgPath, '--backend', 'cpu'],
       'server',
     );
@@ -233,7 +191,7 @@ describe('a consortium of four silos on their own data files and a user-supplied
 
     // The operator: the consortium file, its digest, the common test set; registered.
     const counts = (await engineData).silos.map((s) => s.n);
-    const create = start(
+    const create = procs.start(
       [
         'consortium',
         'create',
@@ -295,7 +253,7 @@ describe('a consortium of four silos on their own data files and a user-supplied
       'cpu',
       ...extra,
     ];
-    const silos = [0, 1, 2, 3].map((i) => start(clientArgs(i), `silo-${i}`));
+    const silos = [0, 1, 2, 3].map((i) => procs.start(clientArgs(i), `silo-${i}`));
     processes.push(...silos);
     victim = silos[VICTIM]!.child;
 
@@ -362,14 +320,14 @@ describe('a consortium of four silos on their own data files and a user-supplied
     expect(adverts().sort()).toEqual(others2);
     held!.destroy();
     // The operator sees who the round waits for (`fedscore rounds status`).
-    const status = start(['rounds', 'status', '--server', serverUrl, '--consortium', CID], 'status');
+    const status = procs.start(['rounds', 'status', '--server', serverUrl, '--consortium', CID], 'status');
     processes.push(status);
     expect(await exited(status.child), logs()).toBe(0);
     expect(status.lines.join('\n')).toContain(
       `round 2 is in advertise: 2 of 3 in (${others2.join(',')}), waiting for silos ${VICTIM};`,
     );
     // Restarted, the silo rejoins the running round 2 (it is still collecting advertisements).
-    silos[VICTIM] = start(clientArgs(VICTIM, ['--first-round', '2']), `silo-${VICTIM}-restarted`);
+    silos[VICTIM] = procs.start(clientArgs(VICTIM, ['--first-round', '2']), `silo-${VICTIM}-restarted`);
     processes.push(silos[VICTIM]!);
     const round2 = await scored(2);
     expect(round2).toMatchObject({ selected: selected[1], survivors: selected[1], dropped: [] });
