@@ -24,8 +24,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,6 +36,7 @@ import { initialModel, networkedLearner, networkedRun } from '../../src/fl/netwo
 import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
 import { CliProcesses, exited, until } from '../e2e/_processes.js';
+import { SiloProxy } from '../e2e/_proxy.js';
 
 const ADMIN = 'e2e-admin-token-0123456789';
 const procs = new CliProcesses(ADMIN);
@@ -63,12 +62,12 @@ const config: ExperimentConfig = {
   comparison: { estimators: { mrsv: {} }, trueShapley: false },
 };
 
-let proxy: Server | undefined;
+let proxy: SiloProxy | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-e2e-'));
 
 afterAll(async () => {
   procs.killAll();
-  await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
+  await proxy?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -82,52 +81,15 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
 
     // The proxy: forwards every request (once the server listens), except silo 3's round-2
     // masked input, which it holds while the test SIGKILLs silo 3.
-    let serverUrl = '';
-    const listening = new Promise<void>((resolve) => {
-      const check = setInterval(() => {
-        if (serverUrl) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 20);
-    });
-    const accepted: { silo: string; method: string; url: string; status: number }[] = [];
-    let held: ServerResponse | undefined;
     let victim: ChildProcess | undefined;
-    proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const silo = String(req.headers['x-fedscore-silo'] ?? '');
-      if (
-        req.method === 'POST' &&
-        silo === String(VICTIM) &&
-        req.url === `/v1/consortia/${CID}/rounds/2/mask`
-      ) {
-        held = res;
-        victim!.kill('SIGKILL');
-        return;
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        await listening;
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers))
-          if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
-        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-        fetch(`${serverUrl}${req.url}`, { method: req.method!, headers, ...(body ? { body } : {}) })
-          .then(async (r) => {
-            const bytes = Buffer.from(await r.arrayBuffer());
-            accepted.push({ silo, method: req.method!, url: req.url!, status: r.status });
-            const out: Record<string, string> = {};
-            r.headers.forEach((v, k) => {
-              if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
-            });
-            res.writeHead(r.status, out).end(bytes);
-          })
-          .catch(() => res.destroy());
-      });
-    });
-    await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', () => r()));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const relay = new SiloProxy(
+      (method, url, silo) =>
+        method === 'POST' && silo === String(VICTIM) && url === `/v1/consortia/${CID}/rounds/2/mask`,
+      () => victim!.kill('SIGKILL'),
+    );
+    proxy = relay;
+    const { accepted } = relay;
+    const proxyUrl = await relay.listen();
 
     // The consortium file every silo pins (fedscore consortium create writes the same).
     const run = networkedRun(config, 1);
@@ -200,7 +162,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     })();
     engineRun.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
 
-    serverUrl = await until(
+    const serverUrl = await until(
       () => `the server to listen\n${logs()}`,
       () => {
         if (server.child.exitCode !== null) throw new Error(`server exited:\n${server.lines.join('\n')}`);
@@ -208,6 +170,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
         return l?.slice(l.indexOf('listening on ') + 13).trim();
       },
     );
+    relay.forwardTo(serverUrl);
 
     const admin = async (method: string, path: string, body?: unknown) => {
       const binary = body instanceof Uint8Array;
@@ -265,7 +228,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
         .map((a) => a.silo);
     await until(
       () => `silo ${VICTIM} held and killed, four masked inputs accepted\n${logs()}`,
-      () => (held && victim.signalCode === 'SIGKILL' && masks().length === 4 ? true : undefined),
+      () => (relay.held && victim!.signalCode === 'SIGKILL' && masks().length === 4 ? true : undefined),
     );
     expect(masks().sort()).toEqual(['0', '1', '2', '4']);
     // Silo 3 comes back for round 3 (started now; it waits for round 3 to open).
@@ -274,7 +237,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     expect(closed.stage).toBe('consistency');
     const round2 = await scored(2);
     expect(round2).toMatchObject({ survivors: [0, 1, 2, 4], dropped: [VICTIM] });
-    held!.destroy();
+    relay.held!.destroy();
 
     await admin('POST', `/v1/consortia/${CID}/rounds`);
     await scored(3);

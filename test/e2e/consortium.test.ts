@@ -27,8 +27,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -42,6 +40,7 @@ import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { buildConsortium, type Consortium } from '../../src/fl/setup.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
 import { CliProcesses, exited, until } from './_processes.js';
+import { SiloProxy } from './_proxy.js';
 import { type SiloFormat, writeLayersMlp, writeSiloData } from './_silo-files.js';
 
 const ADMIN = 'e2e-consortium-admin-token-0123';
@@ -51,11 +50,11 @@ const FORMATS: SiloFormat[] = ['idx', 'npy', 'csv', 'image-folder'];
 const SHAPE = { inputShape: [28, 28, 1] as [number, number, number], numClasses: 10 };
 
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-e2e-consortium-'));
-let proxy: Server | undefined;
+let proxy: SiloProxy | undefined;
 
 afterAll(async () => {
   procs.killAll();
-  await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
+  await proxy?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -123,45 +122,16 @@ describe('a consortium of four silos on their own data files and a user-supplied
       `${keys.map((k) => Buffer.from(k.publicKey).toString('hex')).join('\n')}\n`,
     );
 
-    // The proxy: forwards everything once the server listens, except silo 3's round-2 masked input.
-    let serverUrl = '';
-    const accepted: { silo: string; url: string; status: number }[] = [];
-    let held: ServerResponse | undefined;
+    // The proxy: forwards everything once the server listens, except the victim's round-2 advertisement.
     let victim: ChildProcess | undefined;
-    proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const silo = String(req.headers['x-fedscore-silo'] ?? '');
-      if (
-        req.method === 'POST' &&
-        silo === String(VICTIM) &&
-        req.url === `/v1/consortia/${CID}/rounds/2/advertise` &&
-        held === undefined
-      ) {
-        held = res;
-        victim!.kill('SIGKILL');
-        return;
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers))
-          if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
-        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-        fetch(`${serverUrl}${req.url}`, { method: req.method!, headers, ...(body ? { body } : {}) })
-          .then(async (r) => {
-            const bytes = Buffer.from(await r.arrayBuffer());
-            accepted.push({ silo, url: req.url!, status: r.status });
-            const out: Record<string, string> = {};
-            r.headers.forEach((v, k) => {
-              if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
-            });
-            res.writeHead(r.status, out).end(bytes);
-          })
-          .catch(() => res.destroy());
-      });
-    });
-    await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', () => r()));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const relay = new SiloProxy(
+      (method, url, silo) =>
+        method === 'POST' && silo === String(VICTIM) && url === `/v1/consortia/${CID}/rounds/2/advertise`,
+      () => victim!.kill('SIGKILL'),
+    );
+    proxy = relay;
+    const { accepted } = relay;
+    const proxyUrl = await relay.listen();
 
     const server = procs.start(
       ['serve', '--port', '0', '--db', join(dir, 'store.db'), '--config', cfgPath, '--backend', 'cpu'],
@@ -180,7 +150,7 @@ describe('a consortium of four silos on their own data files and a user-supplied
       numClasses: 10,
     }))();
 
-    serverUrl = await until(
+    const serverUrl = await until(
       () => `the server to listen\n${logs()}`,
       () => {
         if (server.child.exitCode !== null) throw new Error(`server exited:\n${logs()}`);
@@ -188,6 +158,7 @@ describe('a consortium of four silos on their own data files and a user-supplied
         return l?.slice(l.indexOf('listening on ') + 13).trim();
       },
     );
+    relay.forwardTo(serverUrl);
 
     // The operator: the consortium file, its digest, the common test set; registered.
     const counts = (await engineData).silos.map((s) => s.n);
@@ -315,10 +286,10 @@ describe('a consortium of four silos on their own data files and a user-supplied
         .map((a) => Number(a.silo));
     await until(
       () => `silo ${VICTIM} held and killed, the other selected silos' advertisements accepted\n${logs()}`,
-      () => (held && victim!.signalCode === 'SIGKILL' && adverts().length === 2 ? true : undefined),
+      () => (relay.held && victim!.signalCode === 'SIGKILL' && adverts().length === 2 ? true : undefined),
     );
     expect(adverts().sort()).toEqual(others2);
-    held!.destroy();
+    relay.held!.destroy();
     // The operator sees who the round waits for (`fedscore rounds status`).
     const status = procs.start(['rounds', 'status', '--server', serverUrl, '--consortium', CID], 'status');
     processes.push(status);
