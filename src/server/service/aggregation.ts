@@ -153,7 +153,9 @@ export class Aggregation {
     const base = readFloat32(await this.models.paramsOf(trx, row.consortium, row.base_version));
     const next = new Float32Array(base.length);
     for (let j = 0; j < base.length; j++) next[j] = base[j]! + sum.average[j]!;
-    await this.models.insert(trx, row.consortium, row.round, floatBytes(next));
+    const params = floatBytes(next);
+    await this.models.insert(trx, row.consortium, row.round, params);
+    this.rows.afterCommit(trx, () => this.models.remember(row.consortium, row.round, params));
     let utilities: { full_utility: number; empty_utility: number } | Record<string, never> = {};
     const { evaluate, warn } = this.ctx;
     if (evaluate) {

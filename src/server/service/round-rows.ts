@@ -96,9 +96,9 @@ export class RoundRows {
     round: number,
     fn: (trx: Transaction<Database>, row: RoundRow) => Promise<T>,
   ): Promise<T> {
-    const events: RoundEvent[] = [];
+    const committed: (() => void)[] = [];
     const out = await this.ctx.db.transaction().execute(async (trx) => {
-      this.pending.set(trx, events);
+      this.pending.set(trx, committed);
       let q = trx
         .selectFrom('rounds')
         .select(ROUND_COLUMNS)
@@ -109,13 +109,25 @@ export class RoundRows {
       if (!row) throw new ServiceError('FEDSCORE_ERR_ROUND_NOT_FOUND', `round ${round} of ${id}`);
       return fn(trx, row);
     });
-    // Reported once committed (a rolled-back change never happened).
-    for (const e of events) this.ctx.event(e);
+    // Run once committed (a rolled-back change never happened).
+    for (const action of committed) action();
     return out;
   }
 
-  /** The events of each open transaction of {@link RoundRows.locked}, reported after it commits. */
-  private readonly pending = new WeakMap<Transaction<Database>, RoundEvent[]>();
+  /**
+   * Runs `action` once the transaction of {@link RoundRows.locked} that `trx` belongs to has
+   * committed (never, if it rolls back): round events for the log, and filling the process's
+   * caches with rows the transaction wrote (a cache must hold nothing the store does not).
+   * @throws Error when `trx` is not one of {@link RoundRows.locked}.
+   */
+  afterCommit(trx: Transaction<Database>, action: () => void): void {
+    const committed = this.pending.get(trx);
+    if (committed === undefined) throw new Error('afterCommit: not a transaction of RoundRows.locked');
+    committed.push(action);
+  }
+
+  /** The after-commit actions of each open transaction of {@link RoundRows.locked}. */
+  private readonly pending = new WeakMap<Transaction<Database>, (() => void)[]>();
 
   /** Applies `patch` to a locked row; returns the row as it now is (without the aggregate). */
   async update(trx: Transaction<Database>, row: RoundRow, patch: RoundPatch): Promise<RoundRow> {
@@ -125,14 +137,19 @@ export class RoundRows {
       .where('consortium', '=', row.consortium)
       .where('round', '=', row.round)
       .execute();
-    const { weighted_sum: _stored, ...rest } = patch;
-    if (patch.stage !== undefined && patch.stage !== row.stage)
-      this.pending.get(trx)?.push({
+    const { weighted_sum: sum, ...rest } = patch;
+    // The aggregate is written once: silos downloading it read it from the process.
+    if (sum !== undefined && sum !== null)
+      this.afterCommit(trx, () => this.sums.set(row, 'weighted_sum', sum, sum.byteLength));
+    if (patch.stage !== undefined && patch.stage !== row.stage) {
+      const event: RoundEvent = {
         consortium: row.consortium,
         round: row.round,
         event: patch.stage as RoundEvent['event'],
         detail: eventDetail({ ...row, ...rest }),
-      });
+      };
+      this.afterCommit(trx, () => this.ctx.event(event));
+    }
     return { ...row, ...rest };
   }
 
