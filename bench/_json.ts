@@ -2,9 +2,9 @@
  * Machine-readable results for `npm run bench -- --json <file> [sections]`: a section calls
  * `report(key, rows)` next to printing its table, and bench/run.ts writes every collected key
  * into one JSON object at the end (`{ started, node, cpus, sections, <key>: [rows…] }`). Keys so
- * far: `training` (bench/ml.ts), `exactShapley` (bench/ml.ts), `secagg` (bench/secagg.ts),
- * `serverRound` (bench/server.ts). A section run on its own (`npx tsx bench/ml.ts`) reports into
- * nothing that is written.
+ * far: `training` and `exactShapley` (bench/ml.ts), `secagg` and `maskerVsNumpy`
+ * (bench/secagg.ts), `serverRound` (bench/server.ts). A section run on its own
+ * (`npx tsx bench/ml.ts`) reports into nothing that is written.
  */
 
 const collected = new Map<string, object[]>();

@@ -30,12 +30,17 @@
  *  - server unmask, no corrections: the same step replayed with the corrections removed, so the
  *    server rebuilds |D|·|U_3| pairwise masks itself (Bonawitz et al.'s round 4 as published; the
  *    cost of corrections 'off', the default, and of 'recompute').
+ * Then mask generation against a Flower-style numpy masker (bench/numpy_masker.py, run with
+ * /usr/bin/python3 when python3-numpy is installed): one client's masks for n = 10 and 20 at
+ * d = 10^6, the two timed in turns of five, best of 15 each; JSON key `maskerVsNumpy`.
  * The inputs are weighted (random value levels, weight 1) and the threshold a strict majority
  * with n_C = 0, to keep the figures comparable with the earlier tables.
  * Every round's sum is checked against the plaintext sum.
  */
+import { spawnSync } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CHUNK_WORDS, MASK_ADDER_KIND, type MaskTerm, maskVector } from '../crypto/prg.js';
 import { seededRandomFromInts } from '../crypto/random.js';
 import type { ServerState } from '../protocol/server.js';
@@ -95,6 +100,57 @@ function maskGeneration(masks: number, input: Uint32Array, out: Uint32Array): vo
 function withoutCorrections(state: ServerState): ServerState {
   const unmasks = new Map([...state.unmasks].map(([id, { correction: _c, ...m }]) => [id, m] as const));
   return { ...state, unmasks };
+}
+
+/** Best of `reps` timings (ms) of bench/numpy_masker.py for `masks` masks over d words; null without numpy. */
+function numpyMasker(masks: number, d: number, reps: number): number | null {
+  const script = fileURLToPath(new URL('./numpy_masker.py', import.meta.url));
+  const r = spawnSync('/usr/bin/python3', [script, String(masks), String(d), String(reps)], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (r.status !== 0) {
+    if (/No module named .?numpy/.test(r.stderr)) return null;
+    throw new Error(`bench/numpy_masker.py failed (${r.status ?? r.signal}): ${r.stderr.trim()}`);
+  }
+  return (JSON.parse(r.stdout) as { ms: number }).ms;
+}
+
+/**
+ * Mask generation against the numpy masker: three turns of five timings each, best of all (in
+ * blocks, not one by one: the numpy process leaves the caches cold for the next timing).
+ */
+async function againstNumpy(): Promise<void> {
+  console.log('\n## Mask generation against a Flower-style numpy masker (bench/numpy_masker.py)\n');
+  if (!existsSync('/usr/bin/python3')) {
+    console.log('(skipped: /usr/bin/python3 is missing)');
+    return;
+  }
+  console.log('| n (masks) | d | fedscore mask gen | numpy masker | fedscore ÷ numpy, throughput |');
+  console.log('|---:|---:|---:|---:|---:|');
+  const d = 1_000_000;
+  for (const masks of [10, 20]) {
+    const input = new Uint32Array(d);
+    const out = new Uint32Array(d);
+    let ours = Number.POSITIVE_INFINITY;
+    let theirs = Number.POSITIVE_INFINITY;
+    for (let turn = 0; turn < 3; turn++) {
+      ours = Math.min(ours, await best(5, () => maskGeneration(masks, input, out)));
+      const t = numpyMasker(masks, d, 5);
+      if (t === null) {
+        console.log('(skipped: python3-numpy is not installed; apt-get install python3-numpy)');
+        return;
+      }
+      theirs = Math.min(theirs, t);
+    }
+    const bytes = 4 * masks * d;
+    console.log(
+      `| ${masks} | ${d.toExponential(0)} | ${fmtMs(ours)} (${fmtGBs(bytes / (ours / 1000))}) | ${fmtMs(theirs)} (${fmtGBs(bytes / (theirs / 1000))}) | ${(theirs / ours).toFixed(1)}× |`,
+    );
+    report('maskerVsNumpy', [
+      { n: masks, d, fedscoreMs: ours, numpyMs: theirs, fedscoreOverNumpy: theirs / ours },
+    ]);
+  }
 }
 
 const fmtMs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
@@ -248,6 +304,7 @@ export async function main(): Promise<void> {
       }
     }
   }
+  await againstNumpy();
   console.log(`\nbench time: ${fmtMs(performance.now() - started)}`);
 }
 
