@@ -101,8 +101,8 @@ export class ScoringService {
     const aggregation = new Aggregation(ctx, this.models, rows);
     this.scoring = new Scoring(this.consortia, rows);
     this.lifecycle = new Rounds(ctx, this.consortia, this.models, rows, aggregation, this.scoring);
-    this.secagg = new SecAgg(ctx, this.consortia, rows, this.lifecycle, aggregation);
-    this.reports = new Reports(this.consortia, rows, this.lifecycle, this.scoring);
+    this.secagg = new SecAgg(this.consortia, rows, this.lifecycle, aggregation);
+    this.reports = new Reports(this.consortia, this.lifecycle, this.scoring);
     this.scores = new Scores(this.consortia, rows, this.lifecycle);
     this.auditor = new Audit(this.consortia, this.scores);
     this.nonces = new Nonces(ctx);

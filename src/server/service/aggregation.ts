@@ -36,7 +36,16 @@ import type { Database } from '../store/schema.js';
 import { BlobCache } from './blob-cache.js';
 import { type LoadedConsortium, roundConfig, weightedEncoding } from './consortia.js';
 import type { Executor, ServiceContext } from './context.js';
-import { deleteMessages, loadMessages, messageName, type RoundKey, storeOutbox } from './messages.js';
+import {
+  deleteMessages,
+  loadMessages,
+  messageName,
+  outboxMessage,
+  outboxName,
+  type RoundKey,
+  type StoredPair,
+  storeOutbox,
+} from './messages.js';
 import type { Models } from './models.js';
 import { type RoundPatch, type RoundRow, type RoundRows, selectedOf } from './round-rows.js';
 
@@ -53,10 +62,18 @@ export function collectingStageOf(row: RoundRow): CollectingStage {
  */
 export const MESSAGE_CACHE_BYTES = 256 * 1024 * 1024;
 
+/** The most bytes of server messages (the outbox) the process keeps. */
+export const OUTBOX_CACHE_BYTES = 32 * 1024 * 1024;
+
 /** Rebuilding the protocol server's state and closing its stages. */
 export class Aggregation {
   /** Decoded accepted messages of rounds still aggregating, by round and `messageName`. */
   private readonly cache = new BlobCache<ClientMessage>(MESSAGE_CACHE_BYTES);
+  /**
+   * Encoded server messages of rounds still aggregating, by round and `outboxName`: each is
+   * written once when its stage closes and then fetched by its recipient.
+   */
+  private readonly outbox = new BlobCache<Buffer>(OUTBOX_CACHE_BYTES);
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -67,16 +84,18 @@ export class Aggregation {
   /**
    * The protocol server's state of a round at a collecting stage, holding only the stored
    * messages `step` reads: a 4 MB masked vector per silo must not be read back for every later
-   * message of the round (which made storage O(n²·d) per round).
+   * message of the round (which made storage O(n²·d) per round). `listed`: the round's stored
+   * pairs, when the caller read them in the same transaction.
    */
   async state(
     db: Executor,
     loaded: LoadedConsortium,
     row: RoundRow,
     step: 'handle' | 'advance',
+    listed?: readonly StoredPair[],
   ): Promise<ServerState> {
     const stage = collectingStageOf(row);
-    const messages = await loadMessages(db, row, messagesRead(step, stage), this.cache);
+    const messages = await loadMessages(db, row, messagesRead(step, stage), this.cache, listed);
     const config = roundConfig(loaded.consortium, loaded.roster, row.round, selectedOf(row));
     return restoreServer({ config, stage, sets: JSON.parse(row.sets) as number[][] }, messages);
   }
@@ -90,6 +109,24 @@ export class Aggregation {
     this.cache.set(key, messageName(stage, silo), message, bytes);
   }
 
+  /**
+   * The server message of `kind` for `silo` (encoded; shared, read-only) if the process holds
+   * it: no query, so that a silo fetching its message does not cost a round trip.
+   */
+  heldServerMessage(key: RoundKey, kind: string, silo: number): Buffer | undefined {
+    return this.outbox.get(key, outboxName(kind, silo));
+  }
+
+  /** The stored server message of `kind` for `silo`, if any (kept once read: written once). */
+  async serverMessage(key: RoundKey, kind: string, silo: number): Promise<Buffer | undefined> {
+    const held = this.heldServerMessage(key, kind, silo);
+    if (held !== undefined) return held;
+    const stored = await outboxMessage(this.ctx.db, key, kind, silo);
+    // Read outside any transaction: committed, and never changed.
+    if (stored !== undefined) this.outbox.set(key, outboxName(kind, silo), stored, stored.byteLength);
+    return stored;
+  }
+
   /** Closes the current collecting stage of a locked round; returns the updated row. */
   async close(trx: Transaction<Database>, loaded: LoadedConsortium, row: RoundRow): Promise<RoundRow> {
     const now = this.ctx.now();
@@ -97,7 +134,10 @@ export class Aggregation {
     const { state: next, output } = await serverAdvance(state);
     let patch: RoundPatch;
     if (output.type === 'send') {
-      await storeOutbox(trx, row, output.messages);
+      const sent = await storeOutbox(trx, row, output.messages);
+      this.rows.afterCommit(trx, () => {
+        for (const m of sent) this.outbox.set(row, outboxName(m.kind, m.silo), m.body, m.body.byteLength);
+      });
       patch = {
         stage: next.stage,
         sets: JSON.stringify(next.sets),
@@ -119,7 +159,10 @@ export class Aggregation {
     }
     // Past aggregation no step reads the round's messages again (forgetting is always safe: a
     // miss reads the store, should this transaction roll back).
-    if (output.type !== 'send') this.cache.dropRound(row);
+    if (output.type !== 'send') {
+      this.cache.dropRound(row);
+      this.outbox.dropRound(row);
+    }
     return this.rows.update(trx, row, patch);
   }
 

@@ -59,24 +59,37 @@ export async function storeMessage(
     .execute();
 }
 
+/** A stored client message's place in its round. */
+export interface StoredPair {
+  readonly stage: string;
+  readonly silo: number;
+}
+
+/** The (stage, silo) pairs of every client message stored for the round. */
+export async function storedPairs(db: Executor, key: RoundKey): Promise<StoredPair[]> {
+  return db
+    .selectFrom('messages')
+    .select(['stage', 'silo'])
+    .where('consortium', '=', key.consortium)
+    .where('round', '=', key.round)
+    .execute();
+}
+
 /**
  * The accepted client messages of `stages`, decoded, in stage and silo order: from `cache` where
- * it holds them, else from the store.
+ * it holds them, else from the store. `listed`: the round's {@link storedPairs} when the caller
+ * has just read them in the same transaction (one query fewer).
  */
 export async function loadMessages(
   db: Executor,
   key: RoundKey,
   stages: readonly CollectingStage[],
   cache?: BlobCache<ClientMessage>,
+  listed?: readonly StoredPair[],
 ): Promise<ClientMessage[]> {
   if (stages.length === 0) return [];
-  const stored = await db
-    .selectFrom('messages')
-    .select(['stage', 'silo'])
-    .where('consortium', '=', key.consortium)
-    .where('round', '=', key.round)
-    .where('stage', 'in', [...stages])
-    .execute();
+  const wanted = new Set<string>(stages);
+  const stored = (listed ?? (await storedPairs(db, key))).filter((p) => wanted.has(p.stage));
   const found: { stage: string; silo: number; message: ClientMessage }[] = [];
   const missing = new Map<string, number[]>();
   for (const { stage, silo } of stored) {
@@ -111,26 +124,34 @@ export async function deleteMessages(db: Executor, key: RoundKey, stage: Collect
     .execute();
 }
 
-/** Stores the server messages a stage produced, each for its recipient. */
+/** A stored server message: its kind, recipient and encoded body. */
+export interface OutboxEntry {
+  readonly kind: string;
+  readonly silo: number;
+  readonly body: Buffer;
+}
+
+/** Stores the server messages a stage produced, each for its recipient; returns them encoded. */
 export async function storeOutbox(
   db: Executor,
   key: RoundKey,
   messages: readonly { readonly to: number; readonly message: ServerMessage }[],
-): Promise<void> {
-  if (messages.length === 0) return;
+): Promise<OutboxEntry[]> {
+  const entries = messages.map(({ to, message }) => ({
+    kind: message.type,
+    silo: to,
+    body: asBuffer(encodeServerMessage(message)),
+  }));
+  if (entries.length === 0) return entries;
   await db
     .insertInto('outbox')
-    .values(
-      messages.map(({ to, message }) => ({
-        consortium: key.consortium,
-        round: key.round,
-        kind: message.type,
-        silo: to,
-        body: asBuffer(encodeServerMessage(message)),
-      })),
-    )
+    .values(entries.map((e) => ({ consortium: key.consortium, round: key.round, ...e })))
     .execute();
+  return entries;
 }
+
+/** The name of a server message in the outbox cache. */
+export const outboxName = (kind: string, silo: number): string => `outbox/${kind}/${silo}`;
 
 /** The stored server message of `kind` for `silo`, if any. */
 export async function outboxMessage(

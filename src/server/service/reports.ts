@@ -8,7 +8,7 @@ import { verifyScoreReport } from '../../../protocol/score-report.js';
 import { type ErrorCode, ServiceError } from '../errors.js';
 import type { Round } from '../schemas.js';
 import { type Consortia, checkUtilities } from './consortia.js';
-import { type RoundRows, view } from './round-rows.js';
+import { view } from './round-rows.js';
 import type { Rounds } from './rounds.js';
 import type { Scoring } from './scoring.js';
 
@@ -31,7 +31,6 @@ function reportFailure(e: unknown): ServiceError {
 export class Reports {
   constructor(
     private readonly consortia: Consortia,
-    private readonly rows: RoundRows,
     private readonly rounds: Rounds,
     private readonly scoring: Scoring,
   ) {}
@@ -50,7 +49,6 @@ export class Reports {
     bytes: Uint8Array,
   ): Promise<{ duplicate: boolean; round: Round }> {
     const loaded = await this.consortia.load(id);
-    await this.rounds.tickRow(id, round);
     let report: ReturnType<typeof verifyScoreReport>;
     try {
       report = verifyScoreReport(new Uint8Array(bytes), { session: id, round, roster: loaded.roster });
@@ -76,7 +74,7 @@ export class Reports {
         (x, k) => [`v(M − U_${silo}) of class ${k}`, x] as const,
       ),
     ]);
-    return this.rows.locked(id, round, async (trx, row) => {
+    return this.rounds.lockedCurrent(id, round, async (trx, row) => {
       // A stored report first: its retry is accepted even after the round was scored (the last
       // report scores the round, and its answer may be the one that was lost).
       const existing = await trx

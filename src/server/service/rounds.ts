@@ -132,6 +132,27 @@ export class Rounds {
   }
 
   /**
+   * {@link RoundRows.locked} on a round whose passed deadline, if any, has been dealt with: a
+   * silo's post sees the round as {@link Rounds.tickRow} would leave it. The deadline is checked
+   * on the locked row (one query fewer per post than ticking first); a due stage is closed in a
+   * transaction of its own, so that a post it then refuses cannot roll the closing back (and
+   * make the next post redo it), and `fn` runs on the row after it.
+   */
+  async lockedCurrent<T>(
+    id: string,
+    round: number,
+    fn: (trx: Transaction<Database>, row: RoundRow) => Promise<T>,
+  ): Promise<T> {
+    const due = Symbol('due');
+    const out = await this.rows.locked(id, round, async (trx, row) =>
+      !isTerminal(row.stage) && this.ctx.now() >= row.deadline ? due : fn(trx, row),
+    );
+    if (out !== due) return out as T;
+    await this.tickRow(id, round);
+    return this.rows.locked(id, round, fn);
+  }
+
+  /**
    * Closes the current stage now (operator override of the deadline).
    * @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED when the round is over.
    */

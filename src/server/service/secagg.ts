@@ -19,9 +19,8 @@ import { ServiceError, secAggCode } from '../errors.js';
 import type { Round } from '../schemas.js';
 import type { Aggregation } from './aggregation.js';
 import type { Consortia } from './consortia.js';
-import type { ServiceContext } from './context.js';
 import { refuseExternal } from './external.js';
-import { outboxMessage, storedMessage, storeMessage } from './messages.js';
+import { storedMessage, storedPairs, storeMessage } from './messages.js';
 import { errorOf, type RoundRows, selectedOf, view } from './round-rows.js';
 import type { Rounds } from './rounds.js';
 
@@ -35,7 +34,6 @@ function secAggFailure(e: unknown): ServiceError {
 /** Silos' secure-aggregation messages, their inbox and the published aggregate. */
 export class SecAgg {
   constructor(
-    private readonly ctx: ServiceContext,
     private readonly consortia: Consortia,
     private readonly rows: RoundRows,
     private readonly rounds: Rounds,
@@ -60,7 +58,6 @@ export class SecAgg {
   ): Promise<Round> {
     const loaded = await this.consortia.load(id);
     refuseExternal(loaded.consortium, 'it runs no masking stages');
-    await this.rounds.tickRow(id, round);
     let message: ClientMessage;
     try {
       // A plain copy: protocol/codec.ts's reader slices its input, and Buffer#slice is a view
@@ -77,11 +74,14 @@ export class SecAgg {
         `silo ${silo} sent a message as silo ${message.sender}`,
       );
     let accepted = false;
-    const row = await this.rows.locked(id, round, async (trx, row) => {
+    const row = await this.rounds.lockedCurrent(id, round, async (trx, row) => {
       // A retry of an accepted message (its answer was lost) is accepted again, whatever the
       // stage now is; a different message from the same silo and stage is the protocol's DUPLICATE.
-      const stored = await storedMessage(trx, row, stage, silo);
-      if (stored && Buffer.compare(stored, Buffer.from(bytes)) === 0) return row;
+      const listed = await storedPairs(trx, row);
+      if (listed.some((p) => p.stage === stage && p.silo === silo)) {
+        const stored = await storedMessage(trx, row, stage, silo);
+        if (stored && Buffer.compare(stored, Buffer.from(bytes)) === 0) return row;
+      }
       if (!isCollectingStage(row.stage))
         throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
       // The strategy's selection (./selection.ts): an unselected silo takes no part in the round.
@@ -91,7 +91,7 @@ export class SecAgg {
           'FEDSCORE_ERR_NOT_SELECTED',
           `silo ${silo} is not among the silos selected for round ${round} (${selected.join(', ')})`,
         );
-      const state = await this.aggregation.state(trx, loaded, row, 'handle');
+      const state = await this.aggregation.state(trx, loaded, row, 'handle', listed);
       const step = serverHandle(state, message);
       if (step.reply.type === 'rejected')
         throw new ServiceError(secAggCode(step.reply.code), step.reply.detail);
@@ -111,8 +111,11 @@ export class SecAgg {
    * @throws ServiceError NOT_READY, SECAGG_ABORTED when the round aborted.
    */
   async inbox(id: string, round: number, kind: StageMessageType, silo: number): Promise<Buffer> {
+    // A message the process holds exists whatever the round's deadline: no query.
+    const held = this.aggregation.heldServerMessage({ consortium: id, round }, kind, silo);
+    if (held !== undefined) return held;
     const row = await this.rounds.tickRow(id, round);
-    const found = await outboxMessage(this.ctx.db, row, kind, silo);
+    const found = await this.aggregation.serverMessage(row, kind, silo);
     if (found) return found;
     if (row.stage === 'aborted') throw new ServiceError('FEDSCORE_ERR_SECAGG_ABORTED', errorOf(row)?.code);
     throw new ServiceError(

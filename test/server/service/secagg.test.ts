@@ -51,6 +51,28 @@ describe('service: secure-aggregation stages', () => {
     });
   });
 
+  test("a post after its stage's deadline closes the stage for good first, and is judged against the stage after", async () => {
+    const silos = [0, 1, 2, 3].map((i) => new DirectSilo(f, i));
+    const adverts = silos.map((s) => s.advertise());
+    for (const i of [0, 1, 2]) expect(await silos[i]!.post(adverts[i]!)).toBe('advertise');
+    f.clock.advance(61_000);
+    // silo 3's AdvertiseKeys comes late: the deadline closes the stage with U_1 = {0, 1, 2}, and
+    // the protocol, now at ShareKeys, refuses the message
+    await expect(silos[3]!.post(adverts[3]!)).rejects.toMatchObject({
+      code: 'FEDSCORE_ERR_SECAGG_OUT_OF_ORDER',
+    });
+    // the closing was committed although the post that caused it was refused (read from the
+    // store: reading the round through the service would close a due stage itself)
+    const stored = await f.store.db
+      .selectFrom('rounds')
+      .select(['stage', 'sets'])
+      .where('round', '=', 1)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({ stage: 'share', sets: JSON.stringify([[0, 1, 2]]) });
+    // a retry of an advertisement accepted before the deadline is still accepted
+    expect(await silos[0]!.post(adverts[0]!)).toBe('share');
+  });
+
   test('a message posted to another stage, or as another silo, is refused before the protocol sees it', async () => {
     const advert = new DirectSilo(f, 0).advertise();
     const bytes = encodeClientMessage(advert);
