@@ -4,8 +4,8 @@
  * alone, against PyTorch at each of its thread settings (bench/ml_reference.py), and where a
  * step's CPU time goes (the fused native step's profile, per layer and phase).
  *
- * Every fedscore figure is the median of REPEATS runs taken in alternation (one silo default,
- * one silo on one thread, per model; then the two-worker runs), since the machine is shared.
+ * Every fedscore figure is the median of REPEATS runs taken in alternation (per model: one silo
+ * default, one silo on one thread, two silos on two workers), since the machine is shared.
  * PyTorch runs in its own process before these, with its own alternation and median.
  */
 import { oneBlasThreadHere, useBlasKernels } from '../src/ml/_blas_kernels.js';
@@ -15,7 +15,7 @@ import { createTrainPool } from '../src/ml/parallel.js';
 import { trainLocal } from '../src/ml/train.js';
 import { report } from './_json.js';
 
-const REPEATS = 3;
+const REPEATS = 5;
 
 /** One model of the table: its spec, label, key in ml_reference.py's JSON, and samples per run. */
 export interface TrainingModel {
@@ -94,21 +94,12 @@ export async function measureTraining(
   const features = data.x.length / data.n;
   const one: number[][] = models.map(() => []);
   const single: number[][] = models.map(() => []);
+  const workers: number[][] = models.map(() => []);
   for (const m of models)
     await trainLocal(m.spec, initParams(m.spec, 1), head(data, 128, features), {
       seed: 0,
       weightDecay: 1e-3,
     });
-  for (let rep = 0; rep < REPEATS; rep++)
-    for (const [i, m] of models.entries()) {
-      one[i]!.push(await oneSiloRate(m, data));
-      oneBlasThreadHere(true);
-      try {
-        single[i]!.push(await oneSiloRate(m, data));
-      } finally {
-        oneBlasThreadHere(false);
-      }
-    }
   const wasm: (number | null)[] = [];
   for (const m of models) {
     if (!native) {
@@ -124,8 +115,9 @@ export async function measureTraining(
     }
   }
   // Two silos at once, one per core on worker threads (one OpenBLAS thread each): how the
-  // engine trains. Each silo trains on the model's n examples with its own seed.
-  const workers: number[][] = models.map(() => []);
+  // engine trains. Each silo trains on the model's n examples with its own seed. The three
+  // settings take turns per model and repeat, so that a load change on the shared machine
+  // hits each alike (their ratios are the targets).
   const pool = createTrainPool({ workers: 2 });
   try {
     const tasks = models.map((m) =>
@@ -139,6 +131,13 @@ export async function measureTraining(
     for (const t of tasks) await pool.train(t.map((x) => ({ ...x, data: head(x.data, 128, features) })));
     for (let rep = 0; rep < REPEATS; rep++)
       for (const [i, m] of models.entries()) {
+        one[i]!.push(await oneSiloRate(m, data));
+        oneBlasThreadHere(true);
+        try {
+          single[i]!.push(await oneSiloRate(m, data));
+        } finally {
+          oneBlasThreadHere(false);
+        }
         const t = performance.now();
         await pool.train(tasks[i]!);
         workers[i]!.push((2 * m.n) / ((performance.now() - t) / 1000));
