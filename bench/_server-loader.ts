@@ -18,6 +18,39 @@ export const ADMIN = 'bench-admin-token-0123456789';
 // ── storage with timing ──────────────────────────────────────────────────────────────────────
 
 /**
+ * A new, empty database on the PostgreSQL server of `url`, dropped by `drop()`: the SQLite store
+ * is a new file in every run, and a database that kept every earlier run's rounds (8 MB
+ * aggregates, 4 MB models, dead masked vectors awaiting vacuum) would make each run slower than
+ * the one before. Falls back to `url` itself, saying so, when the role may not create databases.
+ */
+export async function freshPostgres(url: string): Promise<{ postgres: string; drop(): Promise<void> }> {
+  const name = `fedscore_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (e) {
+    await admin.end();
+    console.log(
+      `(PostgreSQL: cannot create a database for the run (${(e as Error).message}); using ${url} as it is)`,
+    );
+    return { postgres: url, drop: async () => {} };
+  }
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    postgres: u.toString(),
+    drop: async () => {
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+/**
  * The store as store/database.ts opens it (migrations applied by openStore first), reopened with
  * Kysely's `log` hook so that every query's duration is added to `timing.storageMs`. The SQLite
  * pragmas are those of store/database.ts.

@@ -3,6 +3,9 @@
  * 127.0.0.1, driven over HTTP/1.1 keep-alive by this file's own loader (node:http) — on SQLite and,
  * when DATABASE_URL is set (scripts/ci-postgres.sh prints one), on PostgreSQL.
  *
+ * Each store starts empty: SQLite in a new file, PostgreSQL in a new database on DATABASE_URL's
+ * server (dropped at the end), so that no run inherits the rounds of the runs before it.
+ *
  * (a) Report submission: signed `POST /v1/consortia/:cid/rounds/:round/reports` from the 19
  *     reporting silos of a 20-silo round (the 20th holds back its report, so the round stays in
  *     `reporting`). The first report of each silo is stored (201); every later request is the same
@@ -52,7 +55,7 @@ import { pathToFileURL } from 'node:url';
 import { simulatedIdentities } from '../protocol/simulate.js';
 import type { StoreLocation } from '../src/server/store/database.js';
 import { report } from './_json.js';
-import { request, serve, signedHeaders } from './_server-loader.js';
+import { freshPostgres, request, serve, signedHeaders } from './_server-loader.js';
 import { createConsortium, N, runRound, THRESHOLD } from './_server-round.js';
 
 const quick = process.argv.includes('--quick');
@@ -170,7 +173,8 @@ export async function main(): Promise<void> {
     { label: 'SQLite', location: { sqlite: join(dir, 'store.db') } },
   ];
   const url = process.env.DATABASE_URL;
-  if (url) targets.push({ label: 'PostgreSQL', location: { postgres: url } });
+  const postgres = url ? await freshPostgres(url) : undefined;
+  if (postgres) targets.push({ label: 'PostgreSQL', location: { postgres: postgres.postgres } });
   else console.log('\n(DATABASE_URL not set: SQLite only; scripts/ci-postgres.sh starts a PostgreSQL)');
   const d = quick ? 100_000 : 1_000_000;
   const loadRows: string[][] = [];
@@ -230,6 +234,7 @@ export async function main(): Promise<void> {
       await s.store.close();
     }
     rmSync(dir, { recursive: true, force: true });
+    await postgres?.drop();
   }
 
   console.log(
