@@ -72,6 +72,13 @@ export interface StepHooks {
   readonly after?: (party: number | 'server', stage: ServerStage) => void;
   /** The server state about to close `stage` (states are immutable: it may be replayed). */
   readonly serverState?: (stage: ServerStage, state: ServerState) => void;
+  /** Silo `party`'s state and the server message it is about to handle at `stage` (replayable). */
+  readonly clientState?: (
+    party: number,
+    stage: ServerStage,
+    state: ClientState,
+    message: ServerMessage,
+  ) => void;
 }
 
 /** Options of {@link simulateRound}. */
@@ -257,6 +264,7 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
     for (const { to, message } of out.messages) {
       if (drop(to) < k + 1) continue; // vanished after stage k
       const msg = down(to, message);
+      o.hooks?.clientState?.(to, next, clients[to]!, msg);
       o.hooks?.before?.(to, next);
       const step = await clientHandle(clients[to]!, msg, deps[to]!);
       o.hooks?.after?.(to, next);
