@@ -66,6 +66,7 @@ function reference(addon: { gemm: Kernel }, pr: Problem) {
   const R = H * C + C;
   const counts = new Int32Array(2 ** n * C);
   const loss = new Float64Array(2 ** n);
+  const bound = new Float64Array(2 ** n);
   const h = new Float32Array(rows * H);
   const w = new Float32Array(H * C);
   const z = new Float32Array(rows * C);
@@ -96,9 +97,41 @@ function reference(addon: { gemm: Kernel }, pr: Problem) {
       if (best === t) counts[m * C + t]!++;
       const max = row[best]!;
       loss[m]! += max + Math.log(row.reduce((e, x) => e + Math.exp(x - max), 0)) - row[t]!;
+      bound[m]! += 2 * logitErrorBound(h, w, head, r, H, C);
     }
   }
-  return { counts, loss };
+  return { counts, loss, bound };
+}
+
+/** float32's unit roundoff, 2⁻²⁴. */
+const U32 = 2 ** -24;
+
+/**
+ * What any two float32 evaluations of row r's logits may differ by, whatever the kernel's
+ * summation order or fused multiply-adds (Higham, *Accuracy and Stability of Numerical
+ * Algorithms*, §3.1: a float32 dot product of K terms is within γ_K·Σ|terms| of the exact one,
+ * γ_K = K·u / (1 − K·u)). Both logits are within γ_(H+1)·S_c of the exact value (H products and the
+ * bias), and the hidden activations and head weights each carry a few roundings of their own
+ * (the coalition sum and the scaled head: 4u·S_c); a cross-entropy row moves by at most
+ * 2·max_c |Δz_c|. Machines differ in sgemm kernel and instruction set (AVX2 without AVX-512 gave a
+ * 1.07e-9 relative difference in issue 26), so the test asserts this bound, not one machine's bits.
+ */
+function logitErrorBound(
+  h: Float32Array,
+  w: Float32Array,
+  head: Float32Array,
+  r: number,
+  H: number,
+  C: number,
+): number {
+  const gamma = ((H + 1) * U32) / (1 - (H + 1) * U32);
+  let worst = 0;
+  for (let c = 0; c < C; c++) {
+    let s = Math.abs(head[H * C + c]!);
+    for (let k = 0; k < H; k++) s += Math.abs(h[r * H + k]! * w[k * C + c]!);
+    worst = Math.max(worst, (2 * gamma + 4 * U32) * s);
+  }
+  return worst;
 }
 
 function run(kernel: Kernel, pr: Problem, isa: number, withLoss: boolean, lists?: number[][]) {
@@ -156,7 +189,7 @@ describe.runIf(load.ok)('native coalition kernel', () => {
         }
         expect(Array.from(got.counts)).toEqual(Array.from(ref.counts));
         for (let m = 0; m < 2 ** n; m++)
-          expect(Math.abs(got.loss[m]! - ref.loss[m]!)).toBeLessThan(1e-9 * Math.abs(ref.loss[m]!) + 1e-12);
+          expect(Math.abs(got.loss[m]! - ref.loss[m]!)).toBeLessThanOrEqual(ref.bound[m]! + 1e-12);
         if (lossBits) expect(Array.from(got.loss)).toEqual(Array.from(lossBits));
         lossBits = got.loss;
         const countsOnly = run(addon.evalCoalitions, pr, isa, false);
