@@ -44,6 +44,7 @@ import { secureAggregate } from '../../src/fl/secure-round.js';
 import type { StrategyConfig } from '../../src/fl/strategies/registry.js';
 import { emptyHistory, type History, recordRound } from '../../src/fl/strategies/strategy.js';
 import { DEFAULT_WEIGHT_BOUNDS, roundFloor } from '../../src/fl/weight-floor.js';
+import { adminInject, consortiumBody, harness } from '../server/_harness.js';
 
 const SEED = 1;
 const D = 64;
@@ -204,5 +205,33 @@ describe('A1 (ii): a malicious server serves one high score and the others equal
     expect(() => checkPlanWeights(alone, DEFAULT_WEIGHT_BOUNDS)).toThrow(
       /encoding\.maxWeightShare: FEDSCORE_ERR_WEIGHT_BOUNDS: round 4: silo 1 would hold 1 of Σ w/,
     );
+  });
+});
+
+describe('the bounds are public: the service stores and serves them, in range', () => {
+  it('refuses a floor of 0 or a share of 1 at creation, and serves the ones it was given', async () => {
+    const h = await harness({ n: 4 });
+    try {
+      for (const [field, value] of [
+        ['weightFloor', 0],
+        ['maxWeightShare', 1],
+      ] as const) {
+        const body = consortiumBody(h.keys, `bad-${field}`);
+        const refused = await adminInject(h, 'POST', '/v1/consortia', {
+          ...body,
+          encoding: { ...body.encoding, [field]: value },
+        });
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json()).toMatchObject({ code: 'FEDSCORE_ERR_VALIDATION' });
+        expect(refused.json().message).toContain(field);
+      }
+      const body = consortiumBody(h.keys, 'c1');
+      const encoding = { ...body.encoding, weightFloor: 0.25, maxWeightShare: 0.75 };
+      expect((await adminInject(h, 'POST', '/v1/consortia', { ...body, encoding })).statusCode).toBe(201);
+      const served = await adminInject(h, 'GET', '/v1/consortia/c1');
+      expect(served.json().encoding).toMatchObject({ weightFloor: 0.25, maxWeightShare: 0.75 });
+    } finally {
+      await h.close();
+    }
   });
 });
