@@ -49,10 +49,10 @@ import {
 import type { PublishedRound, RoundPlan } from '../fl/networked-strategy.js';
 import { clipUtility, type UtilityDeclaration } from '../fl/private-scoring.js';
 import {
-  checkWeightBounds,
   DEFAULT_MAX_WEIGHT_SHARE,
   DEFAULT_WEIGHT_FLOOR,
   type WeightBounds,
+  weightBoundsProblem,
   weightBoundsViolation,
 } from '../fl/weight-floor.js';
 import type { Convention } from '../ml/convention.js';
@@ -115,14 +115,11 @@ export class WeightBoundsError extends SiloSetupError {
  * @throws WeightBoundsError naming `encoding.weightFloor` or `encoding.maxWeightShare`.
  */
 export function checkPlanWeights(plan: RoundPlan, bounds: WeightBounds): void {
-  const why =
-    plan.weights === undefined
-      ? 'the plan has no weights'
-      : weightBoundsViolation(plan.selected, plan.weights, bounds);
+  const why = weightBoundsViolation(plan.selected, plan.weights ?? [], bounds);
   if (why === undefined) return;
   throw new WeightBoundsError(
-    why.includes('largest share') ? 'encoding.maxWeightShare' : 'encoding.weightFloor',
-    `round ${plan.round}: ${why}; refusing to mask`,
+    `encoding.${why.field}`,
+    `round ${plan.round}: ${why.detail}; refusing to mask`,
   );
 }
 
@@ -234,12 +231,8 @@ export function checkConsortium(
     weightFloor: c.encoding.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
     maxWeightShare: c.encoding.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
   };
-  try {
-    checkWeightBounds(served, 'encoding');
-  } catch (e) {
-    const field = (e as Error).message.split(':')[0]!;
-    throw new WeightBoundsError(field, (e as Error).message.slice(field.length + 2));
-  }
+  const problem = weightBoundsProblem(served);
+  if (problem) throw new WeightBoundsError(`encoding.${problem.field}`, problem.detail);
   for (const key of ['weightFloor', 'maxWeightShare'] as const)
     if (served[key] !== run.weightBounds[key])
       throw new WeightBoundsError(

@@ -41,20 +41,29 @@ export const DEFAULT_WEIGHT_BOUNDS: WeightBounds = {
   maxWeightShare: DEFAULT_MAX_WEIGHT_SHARE,
 };
 
+/** What is wrong with the two parameters (f not in (0, 1], s not in [1/2, 1)), or undefined. */
+export function weightBoundsProblem(b: WeightBounds): WeightBoundsViolation | undefined {
+  const { weightFloor: f, maxWeightShare: s } = b;
+  if (!(typeof f === 'number' && Number.isFinite(f) && f > 0 && f <= 1))
+    return {
+      field: 'weightFloor',
+      detail: `expected a number in (0, 1] (the smallest weight relative to the largest), got ${f}`,
+    };
+  if (!(typeof s === 'number' && Number.isFinite(s) && s >= 0.5 && s < 1))
+    return {
+      field: 'maxWeightShare',
+      detail: `expected a number in [0.5, 1) (the largest share of Σ w one silo may hold), got ${s}`,
+    };
+  return undefined;
+}
+
 /**
  * Checks the two parameters (`where` prefixes the field names: `secureAggregation`, `encoding`).
  * @throws RangeError naming the field when f is not in (0, 1] or s not in [1/2, 1).
  */
 export function checkWeightBounds(b: WeightBounds, where: string): WeightBounds {
-  const { weightFloor: f, maxWeightShare: s } = b;
-  if (!(typeof f === 'number' && Number.isFinite(f) && f > 0 && f <= 1))
-    throw new RangeError(
-      `${where}.weightFloor: expected a number in (0, 1] (the smallest weight relative to the largest), got ${f}`,
-    );
-  if (!(typeof s === 'number' && Number.isFinite(s) && s >= 0.5 && s < 1))
-    throw new RangeError(
-      `${where}.maxWeightShare: expected a number in [0.5, 1) (the largest share of Σ w one silo may hold), got ${s}`,
-    );
+  const problem = weightBoundsProblem(b);
+  if (problem) throw new RangeError(`${where}.${problem.field}: ${problem.detail}`);
   return b;
 }
 
@@ -116,29 +125,42 @@ export function floorWeights(
   return weights.map((w) => (w < least ? least : w));
 }
 
+/** Which bound a round's weights break, and how. */
+export interface WeightBoundsViolation {
+  readonly field: 'weightFloor' | 'maxWeightShare';
+  readonly detail: string;
+}
+
 /**
- * Why a round's weights break the bounds — a selected silo's normalized weight below f, one
- * silo's share above s (a single selected silo, all weights 0) — or undefined when they keep them.
- * What every silo checks of its plan before it masks (src/client/silo.ts).
+ * Why a round's weights break the bounds — a selected silo's normalized weight below f (all
+ * weights 0, a weight per silo missing), one silo's share above s (a single selected silo) — or
+ * undefined when they keep them. What every silo checks of its plan before it masks
+ * (src/client/silo.ts).
  */
 export function weightBoundsViolation(
   selected: readonly number[],
   weights: readonly number[],
   b: WeightBounds,
-): string | undefined {
+): WeightBoundsViolation | undefined {
+  const floor = (detail: string) => ({ field: 'weightFloor' as const, detail });
   if (weights.length !== selected.length)
-    return `the plan has ${weights.length} weights for ${selected.length} selected silos`;
+    return floor(`the plan has ${weights.length} weights for ${selected.length} selected silos`);
   const max = Math.max(0, ...weights);
   const total = weights.reduce((a, w) => a + w, 0);
   if (!(max > 0 && Number.isFinite(total)))
-    return `the weights of silos ${selected.join(', ')} are all 0 (or not finite): no sum to hide in`;
+    return floor(`the weights of silos ${selected.join(', ')} are all 0 (or not finite): no sum to hide in`);
   for (const [k, w] of weights.entries())
     if (!(w / max >= b.weightFloor))
-      return `silo ${selected[k]}'s normalized weight ${w / max} is below the floor ${b.weightFloor}: the sum would be close to the other silos' updates alone`;
+      return floor(
+        `silo ${selected[k]}'s normalized weight ${w / max} is below the floor ${b.weightFloor}: the sum would be close to the other silos' updates alone`,
+      );
   for (const [k, w] of weights.entries()) {
     // A relative slack for the rounding of the sum (the lift guarantees ≤ s in exact arithmetic).
     if (w / total > b.maxWeightShare * (1 + 1e-12))
-      return `silo ${selected[k]} would hold ${w / total} of Σ w, above the largest share ${b.maxWeightShare}: the sum would be close to its update alone`;
+      return {
+        field: 'maxWeightShare',
+        detail: `silo ${selected[k]} would hold ${w / total} of Σ w, above the largest share ${b.maxWeightShare}: the sum would be close to its update alone`,
+      };
   }
   return undefined;
 }

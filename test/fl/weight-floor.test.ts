@@ -87,11 +87,15 @@ describe('roundFloor and the parameters', () => {
 
 describe('weightBoundsViolation', () => {
   it('names a weight below the floor, a share above s, an all-zero plan', () => {
-    expect(weightBoundsViolation([0, 2], [1.6, 0], DEFAULT_WEIGHT_BOUNDS)).toMatch(
-      /silo 2's normalized weight 0 is below the floor 0\.1/,
-    );
-    expect(weightBoundsViolation([3], [1], DEFAULT_WEIGHT_BOUNDS)).toMatch(/silo 3 would hold 1 of Σ w/);
-    expect(weightBoundsViolation([0, 1], [0, 0], DEFAULT_WEIGHT_BOUNDS)).toMatch(/all 0/);
+    expect(weightBoundsViolation([0, 2], [1.6, 0], DEFAULT_WEIGHT_BOUNDS)).toEqual({
+      field: 'weightFloor',
+      detail: expect.stringMatching(/silo 2's normalized weight 0 is below the floor 0\.1/),
+    });
+    expect(weightBoundsViolation([3], [1], DEFAULT_WEIGHT_BOUNDS)).toEqual({
+      field: 'maxWeightShare',
+      detail: expect.stringMatching(/silo 3 would hold 1 of Σ w/),
+    });
+    expect(weightBoundsViolation([0, 1], [0, 0], DEFAULT_WEIGHT_BOUNDS)?.detail).toMatch(/all 0/);
     expect(weightBoundsViolation([0, 1], [1, 0.2], DEFAULT_WEIGHT_BOUNDS)).toBeUndefined();
   });
 });

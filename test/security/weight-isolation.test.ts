@@ -9,21 +9,27 @@
  * (i) Honest-but-curious server, the consortium of docs/consortium.md (3 silos, score-weighted EE,
  *     2 selected per round): the silos' plans (src/fl/networked-strategy.ts, what each silo
  *     computes from the published scores) and the engine's weigh step (src/fl/round/weigh.ts).
- *     Against commit dc1119c the plan of the first round whose two selected silos both have
- *     scores (round 3 here) gave weights [1.6, 0] (rounds 3–6 likewise), the engine's weigh step
- *     the same, and the decoded step matched the weighted silo's update to 5.96e-8 (relative
- *     L∞ distance; the other silo's: 0.868), i.e. the server read that silo's update.
+ *     Against commit dc1119c the plan of round 2 (silos 0 and 2 selected, both scored in round 1)
+ *     gave weights [0, 2], the engine's weigh step the same, and the step the server decoded was
+ *     silo 2's update to 1.49e-8 (relative L∞ distance; silo 0's: 1.83), i.e. the server read
+ *     silo 2's update.
  * (ii) Malicious server, any k: it serves `/scores` with one high score (the target) and all
- *     others equal. Against dc1119c every other silo's plan gave it weight 0 (5 silos, all
- *     selected: weights [5, 0, 0, 0, 0]; docs/consortium.md's 3 silos: [2, 0]) and the decoded
- *     step was the target's update to 5.96e-8.
+ *     others equal. Against dc1119c every other silo's plan gave it weight 0 — 5 silos, all
+ *     selected: weights [5, 0, 0, 0, 0], the decoded step the target's update to 3.87e-8 (the
+ *     others' at 1.67–1.87); docs/consortium.md's 3 silos: weights [2, 0], the target's update
+ *     to 1.49e-8.
  *
- * After the fix every selected silo's normalized weight is ≥ the consortium's floor f_k
+ * After the fix (same printout): (i) rounds 2, 4, 5, 6 weigh the lower silo 0.222 against 2
+ * (f_2 = 1/9), the step is at 0.18 of the heavier silo's update and 1.5–1.6 of the other's;
+ * (ii) weights [5, 0.5, 0.5, 0.5, 0.5] (target at 0.41) and [2, 0.222] (target at 0.18).
+ * The test asserts that every selected silo's normalized weight is ≥ the consortium's floor f_k
  * (src/fl/weight-floor.ts: 1/9 for two silos, 0.1 otherwise, with the defaults f = 0.1 and
  * s = 0.9), no silo holds more than s of Σ w, and the decoded step is no silo's update (each at
  * relative distance ≥ 0.05). A plan that breaks the bounds is refused before masking
  * (WeightBoundsError, FEDSCORE_ERR_WEIGHT_BOUNDS); a server serving another floor than the pinned
- * file's is refused before anything is sent (ConsortiumMismatchError at encoding.weightFloor).
+ * file's is refused before anything is sent (ConsortiumMismatchError at encoding.weightFloor,
+ * test/fl/consortium-file.test.ts; unpinned, WeightBoundsError: test/client/silo.test.ts), and
+ * the service refuses a floor of 0 or a share of 1 at creation (below).
  * Whether the silos agree on the scores their weights came from (a split view) is the
  * consistency check's part of issue 27, not this file's.
  */
