@@ -13,7 +13,9 @@
  * Before any round the runtime checks the consortium against its own setup: its public key is
  * the registered one for its id, the model size matches, the common test set's digest is the
  * consortium's `testSetDigest`, and the threshold meets the active-security bound for the silo's
- * own n_C — otherwise it refuses to take part ({@link SiloSetupError}).
+ * own n_C, and the weight floor and largest share are the silo's own — otherwise it refuses to
+ * take part ({@link SiloSetupError}). Before it masks, it checks its round's plan against them
+ * ({@link WeightBoundsError}, issue 27 A1).
  *
  * The protocol's randomness (key seeds, the self-mask seed b_u, Shamir coefficients, nonces)
  * comes from the operating system's CSPRNG ({@link siloDeps}) and cannot be replaced: the
@@ -36,9 +38,23 @@ import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { type ConsortiumFile, compareWithServed, type ServedConsortium } from '../fl/consortium-file.js';
 import type { Learner } from '../fl/learner.js';
-import { localUpdate, type NetworkedRun, siloInput, siloPlan, siloUtilities } from '../fl/networked.js';
-import type { PublishedRound } from '../fl/networked-strategy.js';
+import {
+  localUpdate,
+  type NetworkedRun,
+  siloInput,
+  siloPlan,
+  siloUtilities,
+  weightOf,
+} from '../fl/networked.js';
+import type { PublishedRound, RoundPlan } from '../fl/networked-strategy.js';
 import { clipUtility, type UtilityDeclaration } from '../fl/private-scoring.js';
+import {
+  DEFAULT_MAX_WEIGHT_SHARE,
+  DEFAULT_WEIGHT_FLOOR,
+  type WeightBounds,
+  weightBoundsProblem,
+  weightBoundsViolation,
+} from '../fl/weight-floor.js';
 import type { Convention } from '../ml/convention.js';
 import { paramsDigest } from '../ml/layers-model.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
@@ -79,6 +95,32 @@ export class SiloSetupError extends Error {
     super(`${field}: ${detail}`);
     this.name = 'SiloSetupError';
   }
+}
+
+/**
+ * The round's weights would break the consortium's weight floor or largest share (issue 27 A1):
+ * the unmasked sum would be (close to) one silo's update. `code` FEDSCORE_ERR_WEIGHT_BOUNDS
+ * (docs/errors.md, "Silo-side refusals"); `field` names the parameter.
+ */
+export class WeightBoundsError extends SiloSetupError {
+  readonly code = 'FEDSCORE_ERR_WEIGHT_BOUNDS';
+  constructor(field: string, detail: string) {
+    super(field, `FEDSCORE_ERR_WEIGHT_BOUNDS: ${detail}`);
+    this.name = 'WeightBoundsError';
+  }
+}
+
+/**
+ * Checks a round's plan against the weight bounds before the silo masks anything.
+ * @throws WeightBoundsError naming `encoding.weightFloor` or `encoding.maxWeightShare`.
+ */
+export function checkPlanWeights(plan: RoundPlan, bounds: WeightBounds): void {
+  const why = weightBoundsViolation(plan.selected, plan.weights ?? [], bounds);
+  if (why === undefined) return;
+  throw new WeightBoundsError(
+    `encoding.${why.field}`,
+    `round ${plan.round}: ${why.detail}; refusing to mask`,
+  );
 }
 
 /** How one round ended for this silo. */
@@ -183,7 +225,21 @@ export function checkConsortium(
       'utility',
       `the consortium scores '${utility.name}', the configuration '${run.utility}'; refusing to report another utility`,
     );
-  const w = run.weights[silo]! / run.weightScale;
+  // The weight floor and largest share (issue 27 A1): public parameters in range, and the ones this
+  // silo's plans use (a service without them runs the defaults).
+  const served = {
+    weightFloor: c.encoding.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
+    maxWeightShare: c.encoding.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
+  };
+  const problem = weightBoundsProblem(served);
+  if (problem) throw new WeightBoundsError(`encoding.${problem.field}`, problem.detail);
+  for (const key of ['weightFloor', 'maxWeightShare'] as const)
+    if (served[key] !== run.weightBounds[key])
+      throw new WeightBoundsError(
+        `encoding.${key}`,
+        `the consortium's ${key} is ${served[key]}, this silo's ${run.weightBounds[key]}; refusing to weigh by other bounds`,
+      );
+  const w = weightOf(run, silo).weight / run.weightScale;
   if (w > c.encoding.weightRange)
     throw new SiloSetupError(
       'encoding.weightRange',
@@ -300,6 +356,8 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
     };
   if (round.stage !== 'advertise')
     return { round: r, status: 'missed', detail: `joined when the round was in stage ${round.stage}` };
+  // Issue 27 A1: every selected silo's weight ≥ the floor, none above the largest share.
+  if (plan) checkPlanWeights(plan, run.weightBounds);
 
   // 2. Local training from the round's base model.
   const model = await http.expect('GET', http.path(`/models/${round.baseModel}`), [200]);

@@ -19,6 +19,7 @@ import {
   TRUE_SHAPLEY_DEFAULT_MAX_SILOS,
 } from './estimators/registry.js';
 import { DEFAULT_STRATEGY, STRATEGY_NAMES } from './strategies/registry.js';
+import { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from './weight-floor.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -27,6 +28,7 @@ const Num = (
     minimum?: number;
     maximum?: number;
     exclusiveMinimum?: number;
+    exclusiveMaximum?: number;
     default?: number;
     description?: string;
   } = {},
@@ -285,6 +287,26 @@ export const SecureAggregationSchema = Obj({
       exclusiveMinimum: 0,
       default: 1,
       description: 'Each update coordinate is clipped to [−clip, clip] before quantization.',
+    }),
+  ),
+  /** The weight floor f (src/fl/weight-floor.ts, issue 27 A1). */
+  weightFloor: Type.Optional(
+    Num({
+      exclusiveMinimum: 0,
+      maximum: 1,
+      default: DEFAULT_WEIGHT_FLOOR,
+      description:
+        "Floor f of every selected silo's normalized aggregation weight ŵ_i = w_i / max_j w_j: a round of k selected silos lifts every weight below f_k·max_j w_j to it, f_k = max(f, (1 − s)/(s·(k − 1))) with s = maxWeightShare, so a weight of 0 (score-weighted's lowest silo, FedMS, FedTSV) never leaves one silo's update alone in the sum the server unmasks. Applied by the engine under secure aggregation and by every networked silo's plan; a networked consortium pins it (consortium file encoding.weightFloor).",
+    }),
+  ),
+  /** The largest share s one silo may hold of Σ w (src/fl/weight-floor.ts). */
+  maxWeightShare: Type.Optional(
+    Num({
+      minimum: 0.5,
+      exclusiveMaximum: 1,
+      default: DEFAULT_MAX_WEIGHT_SHARE,
+      description:
+        "Largest share w_i / Σ_j w_j one selected silo may hold (in [0.5, 1)); the floor of a round of k silos is raised to (1 − s)/(s·(k − 1)) when that is above weightFloor. A networked silo refuses a plan that breaks it (a round of one silo). Pinned as the consortium file's encoding.maxWeightShare.",
     }),
   ),
   /** Simulated dropouts: silo `silo` vanishes in round `round` at point `at` of the protocol. */

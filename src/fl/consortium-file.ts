@@ -9,7 +9,8 @@
  * Ed25519 public key, silo id = index); the threshold t, n_C and the weak-threshold opt-in; the
  * parameter count d; the data shape (input shape, classes); the model (kind, topology digest and
  * initial-weights digest); the common test set's digest; the private schemes, the coalition
- * convention, v(∅), the declared utility; the encoding (clip, weight range, minimum weight); the
+ * convention, v(∅), the declared utility; the encoding (clip, weight range, minimum weight, and the
+ * weight floor and largest share one silo may hold of Σ w: weight-floor.ts, issue 27 A1); the
  * aggregation weights (`examples` or `equal`, and the public scale max_j w_j they are divided
  * by); the strategy `{ name, parameters }`, the public seed of its selection and of every
  * process's training (`seed`), and the number of rounds of the operator's schedule — the service
@@ -27,6 +28,7 @@ import Value from 'typebox/value';
 import { canonicalJson } from '../ml/layers-model.js';
 import { schemaIssues } from './_schema-issues.js';
 import { DEFAULT_STRATEGY } from './strategies/registry.js';
+import { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from './weight-floor.js';
 
 export const CONSORTIUM_FILE_FORMAT = 'fedscore-consortium';
 export const CONSORTIUM_FILE_VERSION = 1;
@@ -79,7 +81,20 @@ export const ConsortiumFile = Type.Object(
       {
         clip: Type.Number({ exclusiveMinimum: 0 }),
         weightRange: Type.Number({ exclusiveMinimum: 0 }),
-        minWeight: Type.Number({ minimum: 0 }),
+        minWeight: Type.Number({
+          minimum: 0,
+          description: 'the smallest normalized weight a silo sends, ≥ weightFloor',
+        }),
+        weightFloor: Type.Number({
+          exclusiveMinimum: 0,
+          maximum: 1,
+          description: "f: every selected silo's weight is ≥ f·max_j w_j (weight-floor.ts)",
+        }),
+        maxWeightShare: Type.Number({
+          minimum: 0.5,
+          exclusiveMaximum: 1,
+          description: 'the largest share of Σ w one selected silo may hold',
+        }),
       },
       { additionalProperties: false },
     ),
@@ -156,6 +171,12 @@ export function parseConsortiumFile(value: unknown, where = 'consortium file'): 
     throw new ConsortiumFileError(
       `${where}: corruptSilos: ${f.corruptSilos} must be below the ${n} participants`,
     );
+  // The floor bounds every weight a silo sends from below (weight-floor.ts), so the service's
+  // check of the total weight against m·minWeight (protocol/weighted.ts) holds it too.
+  if (!(f.encoding.minWeight >= f.encoding.weightFloor && f.encoding.minWeight <= f.encoding.weightRange))
+    throw new ConsortiumFileError(
+      `${where}: encoding.minWeight: ${f.encoding.minWeight} must lie in [weightFloor = ${f.encoding.weightFloor}, weightRange = ${f.encoding.weightRange}] (every weight is floored)`,
+    );
   const keys = new Set(f.participants.map((p) => p.publicKey));
   if (keys.size !== n) throw new ConsortiumFileError(`${where}: participants: a public key appears twice`);
   return f;
@@ -201,7 +222,14 @@ export interface ServedConsortium {
   readonly model: { readonly name: string; readonly parameters: number };
   readonly testSetDigest: string;
   readonly schemes?: readonly string[];
-  readonly encoding: { readonly clip: number; readonly weightRange: number; readonly minWeight?: number };
+  readonly encoding: {
+    readonly clip: number;
+    readonly weightRange: number;
+    readonly minWeight?: number;
+    /** Absent from services that predate the floor: the defaults (weight-floor.ts). */
+    readonly weightFloor?: number;
+    readonly maxWeightShare?: number;
+  };
   readonly convention: string;
   readonly emptyCoalition?: string;
   readonly utility?: { readonly name: string; readonly maxLoss?: number };
@@ -242,6 +270,16 @@ export function compareWithServed(file: ConsortiumFile, served: ServedConsortium
   same('encoding.clip', file.encoding.clip, served.encoding?.clip);
   same('encoding.weightRange', file.encoding.weightRange, served.encoding?.weightRange);
   same('encoding.minWeight', file.encoding.minWeight, served.encoding?.minWeight ?? 0);
+  same(
+    'encoding.weightFloor',
+    file.encoding.weightFloor,
+    served.encoding?.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
+  );
+  same(
+    'encoding.maxWeightShare',
+    file.encoding.maxWeightShare,
+    served.encoding?.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
+  );
   // The strategy the service selects by (none: FedAvg over every silo) and its public seed: a
   // silo replays the file's, so a service that runs another would refuse it every round — or,
   // worse, select silos the file's strategy does not.

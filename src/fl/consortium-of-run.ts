@@ -21,9 +21,9 @@ import {
   ConsortiumFileError,
 } from './consortium-file.js';
 import type { Learner } from './learner.js';
-import { consortiumInput, initialModel, type NetworkedRun } from './networked.js';
+import { consortiumInput, initialModel, minWeightOf, type NetworkedRun } from './networked.js';
 import { dataShapeOf } from './setup.js';
-import { DEFAULT_STRATEGY } from './strategies/registry.js';
+import { DEFAULT_STRATEGY, networkedSupport } from './strategies/registry.js';
 
 /** The model's topology digest (module comment). */
 export function modelTopologyDigest(config: ExperimentConfig): string {
@@ -59,6 +59,7 @@ export function consortiumFileOf(
     name: string;
   } & Record<string, unknown>;
   const equal = parameters.weights === 'equal';
+  const scoreWeights = networkedSupport(strategyName) === 'score-weights';
   let scale = run.weightScale;
   let minWeight = run.minWeight;
   if (o.examples !== undefined) {
@@ -67,8 +68,13 @@ export function consortiumFileOf(
         `examples: expected ${publicKeys.length} positive integers (one per silo), got ${JSON.stringify(o.examples)}`,
       );
     scale = equal ? 1 : Math.max(...o.examples);
-    // Score weights may be 0 (the lowest normalized score): the run's bound, 0, stands.
-    minWeight = run.minWeight === 0 ? 0 : equal ? 1 : Math.min(...o.examples) / scale;
+    // Score weights are bounded by the floor alone; FedAvg weights by the floor and min/max.
+    minWeight = minWeightOf(
+      o.examples.map((x) => (equal ? 1 : x)),
+      scale,
+      run.weightBounds,
+      scoreWeights,
+    );
   }
   const shape = dataShapeOf(cfg);
   return {
@@ -92,7 +98,13 @@ export function consortiumFileOf(
     convention: body.convention,
     emptyCoalition: body.emptyCoalition,
     utility: { ...body.utility },
-    encoding: { clip: body.encoding.clip, weightRange: body.encoding.weightRange, minWeight },
+    encoding: {
+      clip: body.encoding.clip,
+      weightRange: body.encoding.weightRange,
+      minWeight,
+      weightFloor: run.weightBounds.weightFloor,
+      maxWeightShare: run.weightBounds.maxWeightShare,
+    },
     weights: { kind: equal ? 'equal' : 'examples', scale },
     strategy: { name: strategyName, parameters },
     seed: run.seed,

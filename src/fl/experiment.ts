@@ -33,6 +33,7 @@ import {
 } from './results.js';
 import { retrainingShapley } from './retraining.js';
 import type { Consortium } from './setup.js';
+import { weightBoundsOf } from './weight-floor.js';
 
 /**
  * Methods scored per round (compared at a round as they are): the private scores (and their raw
@@ -182,6 +183,7 @@ function secureAggregationRecord(cfg: ExperimentConfig): { secureAggregation?: S
       weakThreshold: threshold < minimum,
       corrections: sa.corrections ?? 'off',
       guardBits: GUARD_BITS,
+      ...weightBoundsOf(sa),
     },
   };
 }

@@ -15,6 +15,7 @@ import type { ExperimentConfig } from './config.js';
 import type { ConsortiumFile } from './consortium-file.js';
 import { type NetworkedRun, networkedRun, siloPlan } from './networked.js';
 import type { Consortium } from './setup.js';
+import { checkWeightBounds } from './weight-floor.js';
 
 /** A data file the silo cannot use: names the flag, the file and the problem. */
 export class LocalDataError extends Error {
@@ -106,7 +107,7 @@ export async function checkLocalStrategy(run: NetworkedRun, silo: number): Promi
 }
 
 /**
- * `run` with the pinned file's weight scale and minimum weight (the silo divides its weight by
+ * `run` with the pinned file's weight scale, minimum weight, weight floor and largest share (the silo divides its weight by
  * the consortium's public max_j w_j, not by anything it computed).
  * @throws RangeError when the file's weight kind is not the configuration's.
  */
@@ -117,5 +118,9 @@ export function pinnedWeights(run: NetworkedRun, file: ConsortiumFile): Networke
     throw new RangeError(
       `weights.kind: the consortium file weighs silos by '${file.weights.kind}', the configuration by '${kind}'`,
     );
-  return { ...run, weightScale: file.weights.scale, minWeight: file.encoding.minWeight };
+  const weightBounds = checkWeightBounds(
+    { weightFloor: file.encoding.weightFloor, maxWeightShare: file.encoding.maxWeightShare },
+    'encoding',
+  );
+  return { ...run, weightScale: file.weights.scale, minWeight: file.encoding.minWeight, weightBounds };
 }

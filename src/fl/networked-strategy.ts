@@ -15,6 +15,10 @@
  * (round/weigh.ts), and the strategy's state is replayed from `init` through every earlier round's
  * `aggregationWeights` and `observe` with the history as it then was (round/record.ts).
  *
+ * The plan's weights carry the consortium's weight floor (./weight-floor.ts, issue 27 A1), applied
+ * by the same function as the engine's weigh step: whatever scores the service publishes, no
+ * selected silo's weight is below f_k·max_j w_j, so the sum is never one silo's update alone.
+ *
  * Strategies that need individual updates (the coalition game over the selected silos, or label
  * histograms) are refused by their registry entry's `networked` (strategies/strategy.ts), with the
  * reason; a `score` parameter must name a private score, the only scores a networked run publishes.
@@ -36,6 +40,7 @@ import {
   type Strategy,
   type StrategySetup,
 } from './strategies/strategy.js';
+import { DEFAULT_WEIGHT_BOUNDS, floorWeights, type WeightBounds } from './weight-floor.js';
 
 /** What the service publishes of an earlier round (GET …/rounds and …/scores). */
 export interface PublishedRound {
@@ -53,7 +58,10 @@ export interface RoundPlan {
   readonly round: number;
   /** Selected silos, increasing. */
   readonly selected: readonly number[];
-  /** One relative weight ≥ 0 per selected silo (in `selected` order); absent when not asked for. */
+  /**
+   * One relative weight > 0 per selected silo (in `selected` order), the strategy's with the weight
+   * floor applied; absent when not asked for.
+   */
   readonly weights?: readonly number[];
 }
 
@@ -108,7 +116,9 @@ function outcomeOf(p: PublishedRound, numSilos: number): RoundOutcome {
 
 /**
  * The plan of round `round` from the published rounds before it (1 … round − 1, in order).
- * `weights: false` (the server) replays only `select` and `observe`; the silos ask for the weights.
+ * `weights: false` (the server) replays only `select` and `observe`; the silos ask for the weights,
+ * floored with `bounds` (default: the protected defaults of ./weight-floor.ts) as the engine's
+ * weigh step floors them (round/weigh.ts); earlier rounds' weights only replay the strategy's state.
  * @throws RangeError when `published` is not rounds 1 … round − 1, or the strategy's own errors.
  */
 export async function planRound(o: {
@@ -118,6 +128,7 @@ export async function planRound(o: {
   readonly round: number;
   readonly published: readonly PublishedRound[];
   readonly weights: boolean;
+  readonly bounds?: WeightBounds;
 }): Promise<RoundPlan> {
   const { strategy, setup, seed, round } = o;
   if (!Number.isInteger(round) || round < 1)
@@ -159,7 +170,8 @@ export async function planRound(o: {
     state = strategy.observe(state, outcome);
   }
   const { chosen, weights } = await step(round, undefined);
-  return { round, selected: [...chosen], ...(o.weights ? { weights: weights! } : {}) };
+  if (!o.weights) return { round, selected: [...chosen] };
+  return { round, selected: [...chosen], weights: floorWeights(weights!, o.bounds ?? DEFAULT_WEIGHT_BOUNDS) };
 }
 
 /** The largest weight of a plan (the engine divides by it before quantization), or 1 when all are 0. */

@@ -10,7 +10,8 @@
  * networked run and an engine run with the same configuration and seed give identical scores:
  *
  * - local training: `learner.trainMany(M0, [{ data, seed: deriveSeed(seed, r, i) }])`;
- * - the silo's input: x_i = (ŵ_iΔ_i, ŵ_i), ŵ_i = w_i / max_j w_j, quantized with the consortium's
+ * - the silo's input: x_i = (ŵ_iΔ_i, ŵ_i), ŵ_i = w_i / max_j w_j with the weight floor applied
+ *   (weight-floor.ts, the engine's weigh step), quantized with the consortium's
  *   clip, weight range 1, minimum weight min_j ŵ_j and n silos — the engine's `secureAggregate`
  *   encoding (secure-round.ts, which this module must not import: it is simulation-only);
  *   Σ x_i mod 2^32 is the same integer vector whatever the masks, so both sides decode the same sum;
@@ -51,6 +52,7 @@ import type { Strategy, StrategySetup } from './strategies/strategy.js';
 import { strategySetupOf } from './strategy-setup.js';
 import { createTfLearner } from './tf-learner.js';
 import { consortiumTrainer } from './trainer.js';
+import { floorWeights, type WeightBounds, weightBoundsOf } from './weight-floor.js';
 
 /** What every process of a networked run derives from the configuration and seed. */
 export interface NetworkedRun {
@@ -72,8 +74,13 @@ export interface NetworkedRun {
   readonly corruptSilos: number;
   /** `secureAggregation.weakThreshold`: this process's own opt-in to a threshold below the bound. */
   readonly weakThreshold: boolean;
-  /** The smallest normalized weight min_i w_i / max_j w_j: the consortium's `encoding.minWeight`. */
+  /**
+   * The smallest normalized weight a silo may send: max(f, min_i w_i / max_j w_j) with FedAvg
+   * weights, f with score weights (f = `weightBounds.weightFloor`): the consortium's `encoding.minWeight`.
+   */
   readonly minWeight: number;
+  /** The weight floor and largest share (`secureAggregation.weightFloor` / `maxWeightShare`). */
+  readonly weightBounds: WeightBounds;
   /** Clipping bound of each coordinate of ŵΔ. */
   readonly clip: number;
   readonly convention: Convention;
@@ -112,6 +119,7 @@ export function networkedRun(config: ExperimentConfig, seed: number, given?: Con
   const weakThreshold = sa?.weakThreshold === true;
   const weightScale = Math.max(...weights) || 1;
   const scoreWeights = networkedSupport(strategy.name) === 'score-weights';
+  const weightBounds = weightBoundsOf(sa);
   return {
     config,
     seed,
@@ -123,14 +131,30 @@ export function networkedRun(config: ExperimentConfig, seed: number, given?: Con
     threshold: roundThreshold(k, { threshold: sa?.threshold, corruptSilos, weakThreshold }),
     corruptSilos,
     weakThreshold,
-    // Score weights may be 0 (the lowest normalized score, papers/003 §5): no lower bound then.
-    minWeight: scoreWeights ? 0 : Math.min(...weights.map((w) => w / weightScale)),
+    // Score weights may be 0 before the floor (the lowest normalized score, papers/003 §5): the
+    // floor is then their lower bound; FedAvg weights are floored too (weight-floor.ts).
+    minWeight: minWeightOf(weights, weightScale, weightBounds, scoreWeights),
+    weightBounds,
     clip: config.secureAggregation?.clip ?? 1,
     convention: config.aggregation?.convention ?? DEFAULT_CONVENTION,
     emptyCoalition: checkEmptyCoalition(config.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
     utility: config.scoring?.utility ?? 'accuracy',
     testSetDigest: datasetDigest(data.test),
   };
+}
+
+/**
+ * The smallest normalized weight any silo sends, the consortium's `encoding.minWeight`: f for
+ * score weights (any weight may be lifted to the floor), max(f, min_i w_i / scale) otherwise.
+ */
+export function minWeightOf(
+  weights: readonly number[],
+  scale: number,
+  bounds: WeightBounds,
+  scoreWeights: boolean,
+): number {
+  if (scoreWeights) return bounds.weightFloor;
+  return Math.max(bounds.weightFloor, Math.min(...weights.map((w) => w / scale)));
 }
 
 /** The learner of a networked run (the engine's TensorFlow.js learner, training in the main thread). */
@@ -189,9 +213,23 @@ export function siloInput(
   });
 }
 
-/** Silo `silo`'s relative weight w_i and the scale max_j w_j of the round (its plan's, if any). */
-function weightOf(run: NetworkedRun, silo: number, plan?: RoundPlan): { weight: number; scale: number } {
-  if (!plan) return { weight: run.weights[silo]!, scale: run.weightScale };
+/**
+ * Silo `silo`'s relative weight w_i and the scale max_j w_j of the round (its plan's, if any).
+ * Without a plan every silo takes part with its FedAvg weight, floored as the engine floors a
+ * round of all n silos (weight-floor.ts) from the public scale alone.
+ */
+export function weightOf(
+  run: NetworkedRun,
+  silo: number,
+  plan?: RoundPlan,
+): { weight: number; scale: number } {
+  if (!plan) {
+    const [weight] = floorWeights([run.weights[silo]!], run.weightBounds, {
+      scale: run.weightScale,
+      k: run.weights.length,
+    });
+    return { weight: weight!, scale: run.weightScale };
+  }
   const k = plan.selected.indexOf(silo);
   if (k < 0 || plan.weights === undefined)
     throw new RangeError(
@@ -217,6 +255,7 @@ export async function siloPlan(
     round,
     published,
     weights: true,
+    bounds: run.weightBounds,
   });
 }
 
@@ -286,7 +325,8 @@ function strategyBody(config: unknown): { name: string; parameters: Record<strin
  * The body of `POST /v1/consortia` for this run: the participants' public keys (hex, silo id =
  * index), the engine's threshold and n_C (and the weak-threshold opt-in when configured), the
  * model size, the test set's digest, every private scheme, the engine's quantization (clip,
- * weight range 1: silos send normalized weights; the smallest normalized weight as minWeight),
+ * weight range 1: silos send normalized weights; the smallest normalized weight as minWeight; the
+ * weight floor and largest share),
  * convention and utility ({@link networkedUtility}).
  */
 export function consortiumInput(
@@ -309,7 +349,13 @@ export function consortiumInput(
     model: { name: run.config.model?.kind ?? DEFAULT_MODEL.kind, parameters },
     testSetDigest: run.testSetDigest,
     schemes: [...PRIVATE_METHODS],
-    encoding: { clip: run.clip, weightRange: 1, minWeight: run.minWeight },
+    encoding: {
+      clip: run.clip,
+      weightRange: 1,
+      minWeight: run.minWeight,
+      weightFloor: run.weightBounds.weightFloor,
+      maxWeightShare: run.weightBounds.maxWeightShare,
+    },
     convention: run.convention,
     emptyCoalition: run.emptyCoalition,
     utility: networkedUtility(run),

@@ -179,6 +179,21 @@ export const ConsortiumInput = Obj({
           'smallest silo weight (≤ weightRange, default 0); the total weight of m survivors must be ≥ m·minWeight',
       }),
     ),
+    weightFloor: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1,
+        description:
+          "f: every selected silo's weight is ≥ f·max_j w_j (src/fl/weight-floor.ts; absent: 0.1). Public: the silos compare it with their consortium file and apply it themselves",
+      }),
+    ),
+    maxWeightShare: Type.Optional(
+      Type.Number({
+        minimum: 0.5,
+        exclusiveMaximum: 1,
+        description: 'the largest share of Σ w one selected silo may hold (absent: 0.9)',
+      }),
+    ),
   }),
   convention: Type.Optional(Type.Enum(CONVENTIONS)),
   emptyCoalition: Type.Optional(EmptyCoalition),
@@ -207,7 +222,14 @@ export const Consortium = Obj({
   model: Obj({ name: Type.String(), parameters: Type.Integer() }),
   testSetDigest: Type.String(),
   schemes: Type.Array(Scheme),
-  encoding: Obj({ clip: Type.Number(), weightRange: Type.Number(), minWeight: Type.Number() }),
+  encoding: Obj({
+    clip: Type.Number(),
+    weightRange: Type.Number(),
+    minWeight: Type.Number(),
+    /** Absent when the consortium was created without it: the silos apply the defaults. */
+    weightFloor: Type.Optional(Type.Number()),
+    maxWeightShare: Type.Optional(Type.Number()),
+  }),
   convention: Type.Enum(CONVENTIONS),
   /** Absent in consortia stored before the setting existed: 'initialModel'. */
   emptyCoalition: Type.Optional(EmptyCoalition),

@@ -32,7 +32,12 @@ afterEach(async () => {
 
 async function attempt(
   digest: string,
-  o: { key?: number; parameters?: number; utility?: { name: string; maxLoss?: number } } = {},
+  o: {
+    key?: number;
+    parameters?: number;
+    utility?: { name: string; maxLoss?: number };
+    encoding?: Record<string, number>;
+  } = {},
 ) {
   h = await harness({ n: 4 });
   // The configuration scores accuracy (the harness's toy consortia declare negLoss).
@@ -40,6 +45,7 @@ async function attempt(
     ...consortiumBody(h.keys),
     utility: o.utility ?? { name: 'accuracy' },
     testSetDigest: digest,
+    ...(o.encoding ? { encoding: { ...consortiumBody(h.keys).encoding, ...o.encoding } } : {}),
   };
   expect((await adminInject(h, 'POST', '/v1/consortia', body)).statusCode).toBe(201);
   const adapter = injectFetch(h.app);
@@ -143,6 +149,21 @@ describe('runSilo checks the consortium first', () => {
   it('refuses a model of another size', async () => {
     const { result } = await attempt(run.testSetDigest, { parameters: D + 1 });
     await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'model.parameters' });
+  });
+
+  it('refuses a consortium whose weight floor or largest share is not its own (issue 27 A1)', async () => {
+    const lower = await attempt(run.testSetDigest, { encoding: { weightFloor: 1e-6 } });
+    await expect(lower.result).rejects.toMatchObject({
+      name: 'WeightBoundsError',
+      code: 'FEDSCORE_ERR_WEIGHT_BOUNDS',
+      field: 'encoding.weightFloor',
+    });
+    await h?.close();
+    const share = await attempt(run.testSetDigest, { encoding: { maxWeightShare: 0.99 } });
+    await expect(share.result).rejects.toThrow(
+      /^encoding\.maxWeightShare: FEDSCORE_ERR_WEIGHT_BOUNDS: the consortium's maxWeightShare is 0\.99, this silo's 0\.9/,
+    );
+    expect(share.log.filter((l) => l.method !== 'GET')).toEqual([]);
   });
 
   it('with a matching consortium it goes on to wait for the first round', async () => {

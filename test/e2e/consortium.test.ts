@@ -17,7 +17,8 @@
  * with t = 3 (the smallest safe threshold for n = 4, n_C = 1; the weak opt-in only lowers it to a
  * strict majority, 3) a round of 3 selected silos cannot lose one after advertising — it aborts, and
  * the engine throws on an aborted round. The scores equal those of the in-process engine given the
- * same files and seed (`toEqual`, exact).
+ * same files and seed (`toEqual`, exact), both with the weight floor applied (issue 27 A1: the
+ * lowest normalized EE score, 0, is lifted to 0.1 of the largest weight).
  *
  * The files are the silos' partitions of the configuration's Fashion-MNIST split (so the example
  * counts differ: quantity skew), written in their formats and read back by the engine with the same
@@ -39,6 +40,7 @@ import { networkedStrategy, planRound, publicSetup } from '../../src/fl/networke
 import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { buildConsortium, type Consortium } from '../../src/fl/setup.js';
 import { createTfLearner } from '../../src/fl/tf-learner.js';
+import { DEFAULT_WEIGHT_BOUNDS, roundFloor } from '../../src/fl/weight-floor.js';
 import { CliProcesses, exited, until } from './_processes.js';
 import { SiloProxy } from './_proxy.js';
 import { type SiloFormat, writeLayersMlp, writeSiloData } from './_silo-files.js';
@@ -342,6 +344,14 @@ describe('a consortium of four silos on their own data files and a user-supplied
     // The EE weights of round 3 differ (else the strategy would be plain FedAvg).
     const w = engine.rounds[2]!.aggregationWeights.filter((x): x is number => x !== null);
     expect(new Set(w).size).toBeGreaterThan(1);
+    // Issue 27 A1: the lowest normalized EE score (0) is lifted to the floor, in the engine as in the
+    // silos' plans (the scores above are equal, so both aggregated with the floored weights).
+    const ratios = engine.rounds.slice(1).map((rd) => {
+      const ws = rd.aggregationWeights.filter((x): x is number => x !== null);
+      return Math.min(...ws) / Math.max(...ws);
+    });
+    for (const q of ratios) expect(q).toBeGreaterThanOrEqual(roundFloor(3, DEFAULT_WEIGHT_BOUNDS));
+    expect(ratios.some((q) => Math.abs(q - roundFloor(3, DEFAULT_WEIGHT_BOUNDS)) < 1e-12)).toBe(true);
     for (const r of [2, 3])
       expect(silos[VICTIM]!.lines.join('\n')).toContain(`silo ${VICTIM} round ${r}: report accepted`);
     for (const m of PRIVATE_METHODS)

@@ -199,6 +199,23 @@ describe('the consortium file', () => {
     expect(() => compareWithServed(k3, manual)).not.toThrow();
   });
 
+  it('pins the weight floor and largest share (issue 27 A1): a service without them is read as the defaults', () => {
+    expect(file.encoding).toMatchObject({ weightFloor: 0.1, maxWeightShare: 0.9 });
+    // FedAvg weights: the smallest normalized weight is max(f, min n_i / max n_j).
+    expect(file.encoding.minWeight).toBe(Math.max(0.1, Math.min(...run.weights) / run.weightScale));
+    const served = structuredClone(servedOf(file));
+    const { weightFloor: _f, maxWeightShare: _s, ...older } = served.encoding;
+    expect(() => compareWithServed(file, { ...served, encoding: older })).not.toThrow();
+    const below = JSON.parse(JSON.stringify(file));
+    below.encoding.minWeight = 0.05;
+    expect(() => parseConsortiumFile(below)).toThrow(
+      /encoding\.minWeight: 0\.05 must lie in \[weightFloor = 0\.1, weightRange = 1\]/,
+    );
+    const none = JSON.parse(JSON.stringify(file));
+    none.encoding.weightFloor = 0;
+    expect(() => parseConsortiumFile(none)).toThrow(/encoding.weightFloor/);
+  });
+
   it('any one changed field of the served view is named (the first differing field)', () => {
     const changes: [string, (s: ReturnType<typeof servedOf>) => void][] = [
       [
@@ -295,6 +312,18 @@ describe('the consortium file', () => {
         'encoding.minWeight',
         (s) => {
           s.encoding.minWeight = 0;
+        },
+      ],
+      [
+        'encoding.weightFloor',
+        (s) => {
+          s.encoding.weightFloor = 1e-9;
+        },
+      ],
+      [
+        'encoding.maxWeightShare',
+        (s) => {
+          s.encoding.maxWeightShare = 0.999;
         },
       ],
       [

@@ -54,9 +54,12 @@ describe('a strategy on a silo with its own data', () => {
     };
     const { file, full, run } = local(cfg);
     await expect(checkLocalStrategy(run, 1)).resolves.toBeUndefined();
-    // The lowest normalized score weighs 0: the file's minimum weight is 0 (not min n_j / max n_j).
-    expect(file.encoding.minWeight).toBe(0);
-    expect(run.minWeight).toBe(0);
+    // The lowest normalized score weighs 0 before the floor (issue 27 A1): the file's minimum
+    // weight is the floor (not min n_j / max n_j), and the silo's run takes the file's bounds.
+    expect(file.encoding.minWeight).toBe(file.encoding.weightFloor);
+    expect(file.encoding.weightFloor).toBe(0.1);
+    expect(run.minWeight).toBe(0.1);
+    expect(run.weightBounds).toEqual({ weightFloor: 0.1, maxWeightShare: 0.9 });
     expect(await siloPlan(run, 1, [])).toEqual(await siloPlan(full, 1, []));
   });
 

@@ -1,5 +1,9 @@
 /**
  * The weighting step of the round pipeline (../engine.ts): the strategy's aggregation weights.
+ * Under secure aggregation the weights get the consortium's floor (../weight-floor.ts, issue 27
+ * A1), as a networked silo's plan does (../networked-strategy.ts): no selected silo's weight is
+ * below f_k·max_j w_j, so the sum never is one silo's update alone. In the clear (secure
+ * aggregation disabled) the server sees every update anyway, and the strategy's weights stand.
  * Private strategies read public history only; full-visibility ones also get the round's updates,
  * the coalition game over the selected silos (memoized, so its evaluations count the strategy's own
  * valuation cost, papers/004's budget parity) and, when they ask for it, Δ_val.
@@ -8,11 +12,12 @@ import { type MemoGame, type MemoVectorGame, memoize, memoizeVector } from '../.
 import { createRng } from '../../../scoring/random.js';
 import { deriveSeed } from '../setup.js';
 import type { FullVisibility } from '../strategies/strategy.js';
+import { floorWeights, weightBoundsOf } from '../weight-floor.js';
 import type { Run, RunState } from './run.js';
 
 /** The strategy's weights for the round, its next state and, in full visibility, its evaluations. */
 export interface Weighing {
-  /** One relative weight ≥ 0 per selected silo, in `selected` order. */
+  /** One relative weight ≥ 0 per selected silo, in `selected` order (floored under secure aggregation). */
   weights: number[];
   /** The strategy's state after `aggregationWeights`. */
   strategy: unknown;
@@ -56,8 +61,10 @@ export async function weighStep(
     ...(full ? { full } : {}),
   });
   games?.dispose();
+  const weights = Array.from(aggregation.weights);
+  const secure = run.cfg.secureAggregation?.enabled !== false;
   return {
-    weights: Array.from(aggregation.weights),
+    weights: secure ? floorWeights(weights, weightBoundsOf(run.cfg.secureAggregation)) : weights,
     strategy: aggregation.state,
     ...(memo ? { evaluations: memo.game.evaluations + memo.perClass.evaluations } : {}),
   };
