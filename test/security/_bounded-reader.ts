@@ -1,9 +1,10 @@
 /**
  * Runs one reader in its own process for the resource-exhaustion tests, so its peak memory can
  * be measured alone: `node --import tsx _bounded-reader.ts <reader> <args…>` prints one JSON
- * line `{ ok, message?, n?, maxRssMb }` (maxRssMb: the process's peak resident set, MiB).
+ * line `{ ok, message?, n?, maxRssMb }` (maxRssMb: the process's peak resident set, MiB, VmHWM).
  */
 
+import { readFileSync } from 'node:fs';
 import { loadLocalData } from '../../src/data/local-data.js';
 import { readConsortiumFile } from '../../src/fl/consortium-file.js';
 
@@ -23,5 +24,17 @@ async function run(): Promise<{ ok: boolean; message?: string; n?: number }> {
   }
 }
 
+/**
+ * This process's peak RSS in MiB: VmHWM of /proc/self/status (getrusage's maxrss would include
+ * the parent's RSS at spawn, which Linux carries across execve).
+ */
+function peakRssMb(): number {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]) / 1024;
+  } catch {}
+  return process.resourceUsage().maxRSS / 1024;
+}
+
 const out = await run();
-process.stdout.write(`${JSON.stringify({ ...out, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(`${JSON.stringify({ ...out, maxRssMb: peakRssMb() })}\n`);

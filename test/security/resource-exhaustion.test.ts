@@ -302,9 +302,9 @@ describe('A5: answers of a hostile service', () => {
   it.skipIf(problem !== undefined)(
     'the Python client: body cap, no redirect, deadline, deep JSON',
     async () => {
-      // One python3 process per case; each prints its outcome and its peak RSS.
+      // One python3 process per case; each prints its outcome and its peak RSS (VmHWM).
       const script = `
-import json, resource, sys
+import json, re, resource, sys
 sys.path.insert(0, ${JSON.stringify(PYTHON_CLIENT_DIR)})
 import fedscore_client as f
 case = sys.argv[1]
@@ -320,7 +320,10 @@ except f.FedscoreError as e:
     res = {"ok": False, "type": type(e).__name__, "code": e.code, "message": str(e)}
 except RecursionError as e:
     res = {"ok": False, "type": "RecursionError", "message": str(e)}
-res["maxRssMb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+try:
+    res["maxRssMb"] = int(re.search(r"^VmHWM:\\s+(\\d+) kB$", open("/proc/self/status").read(), re.M).group(1)) / 1024
+except (OSError, AttributeError):
+    res["maxRssMb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(res))
 `;
       const py = async (kind: string) => {
