@@ -1,20 +1,23 @@
 /**
  * Issue 27, A5 — files and answers that exhaust memory before any check.
  *
- * Against dc1119c (recorded with this file's attacks on the unchanged code):
- * - a 0.5 MB IDX `.gz` declaring 700,000 images of 28×28 inflated to 549 MB (the reader's
- *   float copy adds 2.2 GB) and was accepted; one declaring 10 images but holding 256 MiB was
- *   inflated whole before "unexpected trailing bytes";
- * - a 0.3 MB CSV `.gz` (256 MiB of text) went into gunzipSync and csv-parse with no limit;
- * - nine 16376² 1-bit PNGs of 32 KB each were decoded 8 at a time (268 MB each);
- * - SiloHttp read a 256 MiB answer to a model of d = 1000 whole, followed a 302 to another port
- *   sending it fresh signed `x-fedscore-*` headers, waited on a server dripping a byte every
- *   400 ms (no idle timeout; 120 s per attempt × 8 attempts), and getJson threw a bare
- *   SyntaxError on a malformed answer;
- * - the Python client read a 256 MiB answer whole, followed the redirect with the signed
- *   headers, waited on the drip, and raised an uncaught RecursionError on a 200,000-deep answer;
- * - a consortium file nested 100,000 deep crashed readConsortiumFile with "RangeError: Maximum
- *   call stack size exceeded" (canonicalJson).
+ * Against dc1119c (these attacks run on the unchanged code; each test failed there):
+ * - a 0.5 MB IDX `.gz` declaring 700,000 images of 28×28 (549 MB inflated; the reader's float
+ *   copy adds 2.2 GB): the reader process ran past the test's 20 s and was killed; one
+ *   declaring 10 images but holding 256 MiB was inflated whole, then "268427600 unexpected
+ *   trailing bytes after IDX data of dimensions [10, 28, 28]";
+ * - a 0.3 MB CSV `.gz` of 256 MiB of rows: gunzipSync and csv-parse took it all (killed at 20 s);
+ * - nine 16376² 1-bit PNGs of 32 KB each (268M pixels decoded each, 8 at a time): killed at 20 s;
+ *   with `resize` libvips shrank them while decoding and the folder was accepted ({ ok: true, n: 9 });
+ * - a consortium file nested 100,000 deep: "RangeError: Maximum call stack size exceeded";
+ * - SiloHttp read a 256 MiB answer to a model of d = 1000 whole (no AnswerRefusedError existed),
+ *   followed a 302 to another port that received the request with fresh `x-fedscore-*` headers,
+ *   was still waiting on a server dripping a byte every 400 ms after 3 s (its only bound: 120 s
+ *   per attempt, 8 attempts), and getJson threw a bare SyntaxError on a malformed answer;
+ * - the Python client was still reading the 256 MiB answer when killed at 8 s, followed the
+ *   redirect ({ ok: true }, the other port got the signed request), was still reading the drip
+ *   at 8 s, and raised an uncaught "RecursionError: maximum recursion depth exceeded while
+ *   decoding a JSON array from a unicode string" on a 200,000-deep answer.
  * What each printed is in the assertions' comments. Now each is one clear error naming the file,
  * field or endpoint and the limit, and every reader's peak RSS (its own process) stays < 512 MiB.
  */
@@ -117,7 +120,7 @@ describe('A5: data files that inflate', () => {
     expect(png.length).toBeLessThan(40 * 1024);
     expect((meta.width! * meta.height!) / png.length).toBeGreaterThan(8000);
     // dc1119c: 8 decodes in flight, each 268 MB (recorded: 3.0 GB for the issue's PNGs).
-    const r = await readAlone('resize', d);
+    const r = await readAlone('data', d);
     expect(r.ok).toBe(false);
     const refused =
       'img0.png: image is 16376×16376 = 268173376 pixels, above the limit of 16777216 (maxPixels, 4096²); refused before decoding';
@@ -297,20 +300,17 @@ describe('A5: answers of a hostile service', () => {
       /^GET \/v1\/consortia\/malformed: answer refused \(FEDSCORE_CLIENT_MALFORMED_JSON\): not JSON/,
     );
   });
+});
 
-  const problem = pythonProblem();
-  it.skipIf(problem !== undefined)(
-    'the Python client: body cap, no redirect, deadline, deep JSON',
-    async () => {
-      // One python3 process per case; each prints its outcome and its peak RSS (VmHWM).
-      const script = `
+/** The Python client (clients/python/) in a python3 process per case: its outcome and peak RSS (VmHWM). */
+const PY_CASE = `
 import json, re, resource, sys
 sys.path.insert(0, ${JSON.stringify(PYTHON_CLIENT_DIR)})
 import fedscore_client as f
 case = sys.argv[1]
 key = f.SiloKey(bytes(32))
 try:
-    c = f.SiloClient(sys.argv[2], case, 0, key, timeout=5.0, deadline=1.0)
+    c = f.SiloClient(sys.argv[2], case, 0, key, timeout=5.0, deadline=1.0 if case == 'drip' else 30.0)
 except TypeError:
     c = f.SiloClient(sys.argv[2], case, 0, key, timeout=5.0)
 try:
@@ -326,38 +326,66 @@ except (OSError, AttributeError):
     res["maxRssMb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(res))
 `;
-      const py = async (kind: string) => {
-        const r = await run('python3', ['-c', script, kind, server], 8000);
-        return { killed: r.killed, ...(r.killed ? {} : JSON.parse(r.out.trim().split('\n').pop() || '{}')) };
-      };
-      h.seen.length = 0;
-      // dc1119c: { ok: true } after reading 256 MiB (maxRssMb ≈ 540).
-      const big = await py('big');
-      expect(big).toMatchObject({
-        ok: false,
-        type: 'AnswerRefusedError',
-        code: 'FEDSCORE_CLIENT_ANSWER_TOO_LARGE',
-      });
-      expect(big.message).toContain('GET /v1/consortia/big: body of more than 16777216 bytes');
-      expect(big.maxRssMb).toBeLessThan(PEAK_MIB);
-      // dc1119c: followed (the other port got the signed request), { ok: true }.
-      const redirect = await py('redirect');
-      expect(h.seen.filter((s) => s.port === h.otherPort())).toEqual([]);
-      expect(redirect).toMatchObject({ ok: false, code: 'FEDSCORE_CLIENT_REDIRECT_REFUSED' });
-      expect(redirect.message).toContain(
-        `redirect to 'http://127.0.0.1:${h.otherPort()}/v1/consortia/redirect' not followed`,
-      );
-      // dc1119c: killed at 8 s, still reading the drip.
-      const drip = await py('drip');
-      expect(drip).toMatchObject({ ok: false, code: 'FEDSCORE_CLIENT_ANSWER_TIMEOUT' });
-      expect(drip.message).toContain('GET /v1/consortia/drip: the answer took longer than 1.0 s (deadline)');
-      // dc1119c: { type: 'RecursionError', message: 'maximum recursion depth exceeded while decoding a JSON array …' }
-      const deep = await py('deep');
-      expect(deep).toMatchObject({ ok: false, code: 'FEDSCORE_CLIENT_JSON_TOO_DEEP' });
-      expect(deep.message).toContain(
-        `GET /v1/consortia/deep: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-      );
-    },
-    40_000,
-  );
+
+const problem = pythonProblem();
+describe.skipIf(problem !== undefined)('A5: answers of a hostile service to the Python client', () => {
+  const h = hostile();
+  let server = '';
+  beforeAll(async () => {
+    server = await h.start();
+  });
+  afterAll(() => h.stop());
+
+  const py = async (kind: string) => {
+    const r = await run('python3', ['-c', PY_CASE, kind, server], 8000);
+    expect(r.killed, `python3 on '${kind}' still running at 8 s`).toBe(false);
+    const line = r.out.trim().split('\n').pop() ?? '';
+    expect(line, r.err.slice(-500)).toMatch(/^\{/);
+    return JSON.parse(line) as {
+      ok: boolean;
+      code?: string;
+      type?: string;
+      message: string;
+      maxRssMb: number;
+    };
+  };
+
+  it('a 256 MiB answer is refused past max_bytes (16 MiB)', async () => {
+    // dc1119c: killed at 8 s, still reading the 256 MiB into memory.
+    const big = await py('big');
+    expect(big).toMatchObject({
+      ok: false,
+      type: 'AnswerRefusedError',
+      code: 'FEDSCORE_CLIENT_ANSWER_TOO_LARGE',
+    });
+    expect(big.message).toContain('GET /v1/consortia/big: body of more than 16777216 bytes');
+    expect(big.maxRssMb).toBeLessThan(PEAK_MIB);
+  });
+
+  it('a redirect to another port is refused, not followed with the signed headers', async () => {
+    h.seen.length = 0;
+    // dc1119c: followed (the other port got the signed request), { ok: true }.
+    const redirect = await py('redirect');
+    expect(h.seen.filter((s) => s.port === h.otherPort())).toEqual([]);
+    expect(redirect).toMatchObject({ ok: false, code: 'FEDSCORE_CLIENT_REDIRECT_REFUSED' });
+    expect(redirect.message).toContain(
+      `redirect to 'http://127.0.0.1:${h.otherPort()}/v1/consortia/redirect' not followed`,
+    );
+  });
+
+  it('a server dripping a byte every 400 ms is dropped at the deadline', async () => {
+    // dc1119c: killed at 8 s, still reading the drip.
+    const drip = await py('drip');
+    expect(drip).toMatchObject({ ok: false, code: 'FEDSCORE_CLIENT_ANSWER_TIMEOUT' });
+    expect(drip.message).toContain('GET /v1/consortia/drip: the answer took longer than 1.0 s (deadline)');
+  });
+
+  it('a 200,000-deep answer is one clear error, not a RecursionError', async () => {
+    // dc1119c: RecursionError: maximum recursion depth exceeded while decoding a JSON array …
+    const deep = await py('deep');
+    expect(deep).toMatchObject({ ok: false, code: 'FEDSCORE_CLIENT_JSON_TOO_DEEP' });
+    expect(deep.message).toContain(
+      `GET /v1/consortia/deep: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  });
 });
