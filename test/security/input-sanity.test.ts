@@ -5,9 +5,10 @@
  * - a model folder whose `weights.bin` is a symbolic link to a file outside it: read as the
  *   model's weights (the outside file's bytes came back as weight 'w'; `consortium create
  *   --server` would have uploaded them as M0);
- * - `fedscore audit --utilities` on a file with 1e308: exit 1, "fedscore: internal error:
- *   a[0]: expected a finite number, got Infinity"; utilities written in percent (62): exit 0,
- *   audited as if they were fractions;
+ * - `fedscore audit --utilities` on a file with 1e308: here exit 0 with every bound of the
+ *   summary "unbounded" (the issue's run, on another file, got exit 1 "a[0]: expected a finite
+ *   number, got Infinity"); utilities written in percent (62): exit 0, audited as if they were
+ *   fractions; `fedscore score` took both without a word;
  * - `.npy` features of 3e38, and the same in a CSV: accepted as data.
  * Now: the symlink is refused naming the file and where it leads; the utilities are refused at
  * read time with their JSON path (exit 2, as every bad input file); the features are refused
@@ -80,7 +81,7 @@ function utilities(name: string, v: number | string): string {
 describe('A7: utilities near the float limit, or in percent', () => {
   it('fedscore audit: 1e308 is refused with its JSON path (exit 2), not an internal error', async () => {
     const path = utilities('huge.json', '1e308');
-    // dc1119c: exit 1, "fedscore: internal error: a[0]: expected a finite number, got Infinity".
+    // dc1119c: exit 0, the audit's summary "unbounded" in every column (nothing refused).
     const r = await cli(['audit', '--utilities', path]);
     expect({ code: r.code, err: r.err }).toEqual({
       code: 2,
