@@ -18,6 +18,12 @@ What a silo of a reports-only consortium (docs/networked.md, "Reports-only conso
 
 Command line (``python3 fedscore_client.py --help``): ``keygen``, ``report``, ``scores``.
 Errors of the service are raised as :class:`FedscoreError` with its code (docs/errors.md).
+
+Answers are bounded (issue 27, A5): a body above ``max_bytes`` (default 16 MiB; 64 KiB for an
+error answer) is refused as soon as it crosses the cap, a redirect is refused rather than
+followed, each socket operation times out after ``timeout`` s and the whole answer after
+``deadline`` s (a server dripping a byte at a time cannot hold the client), and JSON nested
+deeper than 64 levels or malformed is one :class:`AnswerRefusedError` (a ``FedscoreError``).
 """
 
 from __future__ import annotations
@@ -29,10 +35,12 @@ import math
 import os
 import re
 import secrets
+import socket
 import struct
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any, Optional, Sequence, Tuple
 
@@ -41,6 +49,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 __all__ = [
+    "AnswerRefusedError",
     "FedscoreError",
     "SiloClient",
     "SiloKey",
@@ -292,46 +301,169 @@ class FedscoreError(Exception):
         self.message = message
 
 
+class AnswerRefusedError(FedscoreError):
+    """The client refused an answer: too large, a redirect, too slow, or JSON it will not parse.
+
+    ``code`` is one of FEDSCORE_CLIENT_ANSWER_TOO_LARGE, FEDSCORE_CLIENT_REDIRECT_REFUSED,
+    FEDSCORE_CLIENT_ANSWER_TIMEOUT, FEDSCORE_CLIENT_JSON_TOO_DEEP, FEDSCORE_CLIENT_MALFORMED_JSON
+    (docs/errors.md, "Errors of the silo's HTTP client").
+    """
+
+
+MAX_JSON_DEPTH = 64
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+MAX_ERROR_BYTES = 64 * 1024
+_CHUNK = 64 * 1024
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect: a signed request is never re-sent elsewhere."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D102
+        raise AnswerRefusedError(
+            code,
+            "FEDSCORE_CLIENT_REDIRECT_REFUSED",
+            f"{req.get_method()} {urllib.parse.urlsplit(req.full_url).path}: redirect to {newurl!r} not followed",
+        )
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def _json_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
+    """Nesting depth of JSON text (brackets in strings do not count), scanned up to `limit` + 1."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_answer_json(data: bytes, request: str, status: int = 200) -> Any:
+    """JSON of an answer, depth-checked before parsing; AnswerRefusedError otherwise."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise AnswerRefusedError(status, "FEDSCORE_CLIENT_MALFORMED_JSON", f"{request}: not UTF-8 ({e})") from None
+    if _json_depth(text) > MAX_JSON_DEPTH:
+        raise AnswerRefusedError(
+            status, "FEDSCORE_CLIENT_JSON_TOO_DEEP", f"{request}: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+        )
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise AnswerRefusedError(status, "FEDSCORE_CLIENT_MALFORMED_JSON", f"{request}: not JSON ({e})") from None
+
+
 class SiloClient:
     """A silo of one consortium talking to the service with signed requests."""
 
-    def __init__(self, server: str, consortium: str, silo: int, key: SiloKey, timeout: float = 30.0):
+    def __init__(
+        self,
+        server: str,
+        consortium: str,
+        silo: int,
+        key: SiloKey,
+        timeout: float = 30.0,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = 120.0,
+    ):
         if not re.match(r"^https?://", server):
             raise ValueError(f"server: expected an http(s) URL, got {server!r}")
         if not re.match(r"^[a-z0-9][a-z0-9-]{0,62}$", consortium):
             raise ValueError(f"consortium: expected lower-case letters, digits and dashes, got {consortium!r}")
         if not isinstance(silo, int) or not 0 <= silo <= 254:
             raise ValueError("silo: expected an integer in [0, 254]")
+        if not isinstance(max_bytes, int) or max_bytes < 1:
+            raise ValueError("max_bytes: expected a positive integer")
         self.server = server.rstrip("/")
         self.consortium = consortium
         self.silo = silo
         self.key = key
         self.timeout = timeout
+        self.max_bytes = max_bytes
+        self.deadline = deadline
 
     def path(self, rest: str = "") -> str:
         return f"/v1/consortia/{self.consortium}{rest}"
 
-    def request(self, method: str, path: str, body: bytes = b"") -> Tuple[int, bytes]:
-        """One signed request (a fresh timestamp and nonce); returns the status and the body."""
+    def _read(self, res: Any, cap: int, request: str, status: int, started: float) -> bytes:
+        """The body, chunk by chunk: refused beyond `cap` bytes or past the deadline."""
+        declared = res.headers.get("content-length") if res.headers is not None else None
+        if declared is not None and declared.isdigit() and int(declared) > cap:
+            raise AnswerRefusedError(
+                status,
+                "FEDSCORE_CLIENT_ANSWER_TOO_LARGE",
+                f"{request}: body of {declared} bytes, above the {cap} bytes allowed (max_bytes)",
+            )
+        chunks = []
+        total = 0
+        while True:
+            if time.monotonic() - started > self.deadline:
+                raise AnswerRefusedError(
+                    status,
+                    "FEDSCORE_CLIENT_ANSWER_TIMEOUT",
+                    f"{request}: the answer took longer than {self.deadline} s (deadline)",
+                )
+            chunk = res.read1(_CHUNK) if hasattr(res, "read1") else res.read(_CHUNK)
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > cap:
+                raise AnswerRefusedError(
+                    status,
+                    "FEDSCORE_CLIENT_ANSWER_TOO_LARGE",
+                    f"{request}: body of more than {cap} bytes, above the {cap} bytes allowed (max_bytes)",
+                )
+            chunks.append(chunk)
+
+    def request(self, method: str, path: str, body: bytes = b"", max_bytes: Optional[int] = None) -> Tuple[int, bytes]:
+        """One signed request (a fresh timestamp and nonce); returns the status and the body.
+
+        Raises AnswerRefusedError for a body above ``max_bytes`` (default the client's), a redirect,
+        or an answer slower than the deadline; socket operations time out after ``timeout`` s.
+        """
         headers = sign_request(self.key, method, path, self.silo, body)
         if body:
             headers["content-type"] = "application/octet-stream"
         req = urllib.request.Request(self.server + path, data=body or None, method=method, headers=headers)
+        label = f"{method} {path}"
+        started = time.monotonic()
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as res:
-                return res.status, res.read()
+            with _OPENER.open(req, timeout=self.timeout) as res:
+                return res.status, self._read(res, max_bytes or self.max_bytes, label, res.status, started)
         except urllib.error.HTTPError as e:
-            return e.code, e.read()
+            return e.code, self._read(e, MAX_ERROR_BYTES, label, e.code, started)
+        except (TimeoutError, socket.timeout) as e:
+            raise AnswerRefusedError(
+                0, "FEDSCORE_CLIENT_ANSWER_TIMEOUT", f"{label}: no data for {self.timeout} s ({e})"
+            ) from None
 
     def _json(self, method: str, path: str, ok: Sequence[int], body: bytes = b"") -> Any:
         status, data = self.request(method, path, body)
         if status not in ok:
             try:
-                err = json.loads(data)
+                err = json.loads(data) if _json_depth(data.decode("utf-8", "replace")) <= MAX_JSON_DEPTH else None
                 raise FedscoreError(status, err.get("code", "?"), err.get("message", ""))
-            except (ValueError, AttributeError):
+            except (ValueError, AttributeError, RecursionError):
                 raise FedscoreError(status, "?", data[:200].decode("utf-8", "replace")) from None
-        return json.loads(data)
+        return parse_answer_json(data, f"{method} {path}", status)
 
     def consortium_config(self) -> dict:
         """The consortium's configuration (members read it)."""

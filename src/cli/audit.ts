@@ -38,7 +38,8 @@ export interface AuditUtilitiesFlags {
 export async function auditCommand(values: AuditFlags): Promise<number> {
   const t0 = performance.now();
   if ('utilities' in values) {
-    const file = await loadUtilities(values.utilities);
+    // The audit's detector and optimizer take utilities in [0, 1] (docs/utilities.md).
+    const file = await loadUtilities(values.utilities, { range: [0, 1] });
     const audit = auditUtilities(file, values.utilities);
     if (values.out === undefined) {
       process.stdout.write(

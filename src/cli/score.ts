@@ -6,6 +6,7 @@
 import { SCHEMES } from '../../scoring/private.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { comparisonRows, fpSignWarnings } from '../fl/report.js';
+import { firstOutside } from '../fl/utilities-file.js';
 import { REFERENCE, scoreUtilities } from '../fl/utility-scores.js';
 import { packageVersion } from './_package.js';
 import { loadUtilities } from './_utilities.js';
@@ -31,6 +32,11 @@ function textTable(rows: string[][]): string {
 /** Runs `fedscore score`. @returns the exit code. */
 export async function scoreCommand(flags: ScoreFlags): Promise<number> {
   const file = await loadUtilities(flags.utilities);
+  const outside = firstOutside(file, 0, 1);
+  if (outside)
+    process.stderr.write(
+      `warning: ${flags.utilities}: ${outside[0]} = ${outside[1]} is outside [0, 1]: the scores take any scale, but accuracies are fractions${outside[1] > 1 && outside[1] <= 100 ? ' (percentages? divide by 100)' : ''} and \`fedscore audit\` refuses utilities outside [0, 1]\n`,
+    );
   const scores = await scoreUtilities(file, { source: flags.utilities, fedscoreVersion: packageVersion() });
   const written = await writeOutputs(flags.out, scores);
   const methods = [...SCHEMES, ...(scores.comparison ? [REFERENCE] : [])];

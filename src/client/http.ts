@@ -7,8 +7,25 @@
  * refused or reset, timeouts), 5xx and 429 answers are retried with exponential backoff; the
  * service treats a repeated identical message as already accepted, so retrying a POST whose
  * answer was lost is safe. Any other answer is returned to the caller as it is.
+ *
+ * Answers are bounded (answers.ts; issue 27, A5): each endpoint's body has a cap (a model 4·d
+ * bytes, the sum 8·d, JSON and messages documented caps; `maxBytes` of a call overrides it),
+ * headers and body have timeouts, a redirect is refused, not followed (it would carry a fresh
+ * signature elsewhere), and JSON is depth-checked before it is parsed. A refused answer throws
+ * {@link AnswerRefusedError} at once (not retried); a timeout is a network failure (retried).
  */
+import {
+  type AnswerLimits,
+  AnswerRefusedError,
+  AnswerTimeoutError,
+  answerCap,
+  DEFAULT_ANSWER_LIMITS,
+  parseAnswerJson,
+  readCapped,
+} from './answers.js';
 import { randomNonce, signRequest } from './signing.js';
+
+export { type AnswerLimits, AnswerRefusedError, DEFAULT_ANSWER_LIMITS } from './answers.js';
 
 /** An error answer of the service: its catalogue code (docs/errors.md) and message. */
 export class ServiceResponseError extends Error {
@@ -70,6 +87,13 @@ export interface SiloHttpOptions {
   /** The silo's Ed25519 secret key (32 bytes; owned by the caller). */
   readonly secretKey: Uint8Array;
   readonly retry?: Partial<RetryPolicy>;
+  /** Caps and timeouts of answers (default DEFAULT_ANSWER_LIMITS). */
+  readonly limits?: Partial<AnswerLimits>;
+  /**
+   * d, the model's parameter count, for the caps of models (4·d) and sums (8·d); when absent it
+   * is taken from the first consortium configuration read (`GET /v1/consortia/<id>`).
+   */
+  readonly parameters?: number;
   /** Injected for tests. */
   readonly fetch?: typeof fetch;
   readonly now?: () => number;
@@ -95,6 +119,8 @@ export class SiloHttp {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly onRetry: SiloHttpOptions['onRetry'];
+  readonly limits: AnswerLimits;
+  private parameters: number | undefined;
 
   constructor(o: SiloHttpOptions) {
     let url: URL;
@@ -124,6 +150,24 @@ export class SiloHttp {
     this.now = o.now ?? Date.now;
     this.sleep = o.sleep ?? sleeper;
     this.onRetry = o.onRetry;
+    this.limits = { ...DEFAULT_ANSWER_LIMITS, ...o.limits };
+    for (const [k, v] of Object.entries(this.limits))
+      if (!(Number.isSafeInteger(v) && v > 0))
+        throw new RangeError(`limits.${k}: expected a positive integer, got ${v}`);
+    if (o.parameters !== undefined && !(Number.isSafeInteger(o.parameters) && o.parameters > 0))
+      throw new RangeError(`parameters: expected a positive integer, got ${o.parameters}`);
+    this.parameters = o.parameters;
+  }
+
+  /** d as known for the vector caps (the option, or the consortium's configuration once read). */
+  private learnParameters(path: string, status: number, bytes: Uint8Array): void {
+    if (this.parameters !== undefined || status !== 200 || path !== this.path()) return;
+    try {
+      const d = (JSON.parse(new TextDecoder().decode(bytes)) as { model?: { parameters?: unknown } })?.model
+        ?.parameters;
+      if (typeof d === 'number' && Number.isSafeInteger(d) && d > 0 && 8 * d <= this.limits.maxVectorBytes)
+        this.parameters = d;
+    } catch {}
   }
 
   /** `/v1/consortia/<id>` + `rest`. */
@@ -139,9 +183,10 @@ export class SiloHttp {
   async send(
     method: 'GET' | 'POST',
     path: string,
-    o: { body?: Uint8Array; signed?: boolean } = {},
+    o: { body?: Uint8Array; signed?: boolean; maxBytes?: number } = {},
   ): Promise<Answer> {
     const label = `${method} ${path}`;
+    const cap = o.maxBytes ?? answerCap(path, this.limits, this.parameters);
     let last = '';
     for (let attempt = 1; attempt <= this.retry.attempts; attempt++) {
       if (attempt > 1) {
@@ -162,29 +207,60 @@ export class SiloHttp {
           }),
         );
       if (o.body) headers['content-type'] = 'application/octet-stream';
+      const control = new AbortController();
+      const abort = (reason: Error) => control.abort(reason);
+      const headersTimer = setTimeout(
+        () =>
+          abort(
+            new AnswerTimeoutError(
+              `no answer headers within ${this.limits.headersTimeoutMs} ms (headers timeout)`,
+            ),
+          ),
+        this.limits.headersTimeoutMs,
+      );
       let response: Response;
       try {
         response = await this.doFetch(`${this.base}${path}`, {
           method,
           headers,
+          redirect: 'manual',
           ...(o.body ? { body: o.body } : {}),
-          signal: AbortSignal.timeout(this.retry.timeoutMs),
+          signal: AbortSignal.any([control.signal, AbortSignal.timeout(this.retry.timeoutMs)]),
         });
       } catch (e) {
-        last = describeNetworkError(e);
+        last = describeNetworkError(control.signal.reason ?? e);
         continue;
+      } finally {
+        clearTimeout(headersTimer);
       }
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => {});
+        throw new AnswerRefusedError(
+          'FEDSCORE_CLIENT_REDIRECT_REFUSED',
+          label,
+          `HTTP ${response.status} redirect to ${JSON.stringify(response.headers.get('location') ?? '')} not followed (the service answers at ${this.base} only)`,
+        );
+      }
+      const ok = response.status >= 200 && response.status < 300;
       let bytes: Uint8Array;
       try {
-        bytes = new Uint8Array(await response.arrayBuffer());
+        bytes = await readCapped(
+          response,
+          ok ? cap : this.limits.maxErrorBytes,
+          this.limits.idleTimeoutMs,
+          label,
+          abort,
+        );
       } catch (e) {
-        last = `reading the answer: ${describeNetworkError(e)}`;
+        if (e instanceof AnswerRefusedError) throw e;
+        last = `reading the answer: ${describeNetworkError(control.signal.reason ?? e)}`;
         continue;
       }
       if (response.status >= 500 || response.status === 429) {
         last = `HTTP ${response.status} ${errorOf(bytes).code}`;
         continue;
       }
+      this.learnParameters(path, response.status, bytes);
       return { status: response.status, headers: response.headers, bytes };
     }
     throw new UnreachableError(label, this.retry.attempts, last);
@@ -197,7 +273,7 @@ export class SiloHttp {
     method: 'GET' | 'POST',
     path: string,
     ok: readonly number[],
-    o: { body?: Uint8Array; signed?: boolean } = {},
+    o: { body?: Uint8Array; signed?: boolean; maxBytes?: number } = {},
   ): Promise<Answer> {
     const a = await this.send(method, path, o);
     if (!ok.includes(a.status)) {
@@ -207,10 +283,13 @@ export class SiloHttp {
     return a;
   }
 
-  /** Signed GET of a JSON resource. */
-  async getJson<T>(path: string): Promise<T> {
-    const a = await this.expect('GET', path, [200]);
-    return JSON.parse(new TextDecoder().decode(a.bytes)) as T;
+  /**
+   * Signed GET of a JSON resource.
+   * @throws AnswerRefusedError when the answer is not JSON or nests deeper than MAX_JSON_DEPTH.
+   */
+  async getJson<T>(path: string, o: { maxBytes?: number } = {}): Promise<T> {
+    const a = await this.expect('GET', path, [200], o);
+    return parseAnswerJson(a.bytes, `GET ${path}`) as T;
   }
 }
 
@@ -225,6 +304,7 @@ export function errorOf(bytes: Uint8Array): { code: string; message: string } {
 
 function describeNetworkError(e: unknown): string {
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err instanceof AnswerTimeoutError) return err.message;
   if (err?.name === 'TimeoutError') return 'timed out';
   return err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
 }

@@ -9,13 +9,19 @@
  * Parsing (quotes, embedded delimiters and newlines, CRLF, a UTF-8 byte-order mark) is
  * csv-parse's; every cell is then checked here, and errors name the file, the line and the
  * column: `silo.csv: line 7, column 'petal_width': 'abc' is not a number`.
+ *
+ * Bounds (limits.ts; issue 27, A5 and A7): the text, gunzipped or not, is at most `maxBytes`
+ * (default MAX_CSV_BYTES) — a gzip stream is inflated with zlib's `maxOutputLength`, a plain
+ * file's size is checked before it is read — and every feature is finite with
+ * |x| ≤ MAX_FEATURE_MAGNITUDE.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import type { Dataset } from './dataset.js';
 import { isGzip } from './idx.js';
+import { checkBound, checkFeatureRange, MAX_CSV_BYTES, mib } from './limits.js';
 
 /** Options for {@link readCsvDataset}. */
 export interface CsvDatasetOptions {
@@ -29,6 +35,8 @@ export interface CsvDatasetOptions {
   /** Class names in label order: label cells may then hold a name instead of its index. */
   classNames?: readonly string[];
   name?: string;
+  /** Largest text, after gunzip (default MAX_CSV_BYTES, limits.ts). */
+  maxBytes?: number;
 }
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -57,14 +65,23 @@ export function parseCsvDataset(
     throw new TypeError('labelColumn: expected a column name');
   if (typeof delimiter !== 'string' || delimiter.length !== 1)
     throw new RangeError(`delimiter: expected one character, got ${JSON.stringify(delimiter)}`);
+  const maxBytes = checkBound('maxBytes', options.maxBytes ?? MAX_CSV_BYTES);
   let text = input;
   if (text instanceof Uint8Array && isGzip(text)) {
     try {
-      text = gunzipSync(text);
+      text = gunzipSync(text, { maxOutputLength: maxBytes });
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw new Error(
+          `${file}: gzip data decompress to more than the limit of ${mib(maxBytes)} of CSV text (maxBytes); stopped there`,
+        );
       throw new Error(`${file}: corrupt or truncated gzip data (${(e as Error).message})`);
     }
   }
+  if (text.length > maxBytes)
+    throw new Error(
+      `${file}: ${text.length} bytes of CSV text exceed the limit of ${mib(maxBytes)} (maxBytes)`,
+    );
   let rows: Row[];
   try {
     rows = parse(text, {
@@ -121,6 +138,7 @@ export function parseCsvDataset(
       );
     y[i] = label;
   }
+  checkFeatureRange(x, f, file);
   return {
     x,
     y,
@@ -134,13 +152,40 @@ export function parseCsvDataset(
 
 /** Reads a CSV data set from `path` (see `parseCsvDataset`). Throws Error naming the file. */
 export function readCsvDataset(path: string, options: CsvDatasetOptions): Dataset {
+  const maxBytes = checkBound('maxBytes', options.maxBytes ?? MAX_CSV_BYTES);
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    bytes = readBounded(path, maxBytes);
   } catch (e) {
+    if (e instanceof RangeError) throw e;
     throw new Error(
       `${path}: cannot read CSV file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
     );
   }
   return parseCsvDataset(bytes, path, options);
+}
+
+/**
+ * The file's bytes, refused (RangeError) when it holds more than `maxBytes`: a gzipped file may
+ * not be larger than the text it may inflate to (deflate never expands by more than ~0.1 %).
+ */
+function readBounded(path: string, maxBytes: number): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes)
+      throw new RangeError(
+        `${path}: ${size} bytes exceed the limit of ${mib(maxBytes)} of CSV text (maxBytes)`,
+      );
+    const out = Buffer.alloc(size);
+    let at = 0;
+    while (at < size) {
+      const got = readSync(fd, out, at, size - at, null);
+      if (got === 0) break;
+      at += got;
+    }
+    return out.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
 }

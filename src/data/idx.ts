@@ -5,10 +5,16 @@
  * 0x0D float32, 0x0E float64), the number of dimensions d, then d big-endian uint32 sizes;
  * the data follow, big-endian, row-major. Gzip is recognized by its magic bytes (1f 8b), not by
  * the file name. Every error names the file and what is wrong with it.
+ *
+ * A gzipped file is never inflated past what its header declares (issue 27, A5: a 1 MB `.gz`
+ * had become 6.3 GB): the header is read from the first inflated bytes, a declared size above
+ * `maxBytes` (default MAX_DECOMPRESSED_BYTES, limits.ts) is refused before the data are
+ * inflated, and the data are inflated with zlib's `maxOutputLength` set to the declared size.
  */
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { constants, gunzipSync } from 'node:zlib';
 import type { Dataset } from './dataset.js';
+import { checkBound, MAX_DECOMPRESSED_BYTES, mib } from './limits.js';
 
 /** The element types IDX defines. */
 export type IdxType = 'uint8' | 'int8' | 'int16' | 'int32' | 'float32' | 'float64';
@@ -40,15 +46,13 @@ export function isGzip(bytes: Uint8Array): boolean {
  * Decodes an IDX array from bytes (gunzipping first when they are gzip). `file` names the
  * source in error messages. Throws Error on a bad magic, unknown type, truncated or oversized data.
  */
-export function parseIdx(bytes: Uint8Array, file = '<bytes>'): IdxArray {
-  let raw = bytes;
-  if (isGzip(bytes)) {
-    try {
-      raw = gunzipSync(bytes);
-    } catch (e) {
-      throw new Error(`${file}: corrupt or truncated gzip data (${(e as Error).message})`);
-    }
-  }
+export function parseIdx(bytes: Uint8Array, file = '<bytes>', maxBytes = MAX_DECOMPRESSED_BYTES): IdxArray {
+  checkBound('maxBytes', maxBytes);
+  const raw = isGzip(bytes) ? gunzipIdx(bytes, file, maxBytes) : bytes;
+  if (raw.length > maxBytes)
+    throw new Error(
+      `${file}: ${raw.length} bytes of IDX data exceed the limit of ${mib(maxBytes)} (maxBytes)`,
+    );
   if (raw.length < 4) throw new Error(`${file}: truncated IDX header (${raw.length} bytes, need at least 4)`);
   if (raw[0] !== 0 || raw[1] !== 0)
     throw new Error(
@@ -111,8 +115,62 @@ export function parseIdx(bytes: Uint8Array, file = '<bytes>'): IdxArray {
   return { type: t.type, dims, data };
 }
 
-/** Reads and decodes an IDX file (plain or gzipped). Throws Error naming the file on any problem. */
-export function readIdx(path: string): IdxArray {
+/** The size an IDX header declares (header and data), or undefined when `head` is too short. */
+function declaredSize(head: Uint8Array): number | undefined {
+  if (head.length < 4) return undefined;
+  const t = TYPES[head[2]!];
+  const ndim = head[3]!;
+  if (head[0] !== 0 || head[1] !== 0 || !t || ndim === 0) return 0; // malformed: parseIdx names it
+  if (head.length < 4 + 4 * ndim) return undefined;
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  let count = 1;
+  for (let k = 0; k < ndim; k++) count *= view.getUint32(4 + 4 * k, false);
+  return 4 + 4 * ndim + count * t.size;
+}
+
+const tooLarge = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+
+/**
+ * Inflates a gzipped IDX file without letting it grow past its header's declared size (or
+ * `maxBytes`): the header comes from inflating a prefix (a deflate stream grows at most ~1032×,
+ * so a 4 KiB prefix gives at most ~4 MiB), then the whole file with `maxOutputLength`.
+ */
+function gunzipIdx(bytes: Uint8Array, file: string, maxBytes: number): Uint8Array {
+  let declared: number | undefined;
+  for (const prefix of [256, 4096]) {
+    let head: Uint8Array;
+    try {
+      head = gunzipSync(bytes.subarray(0, prefix), {
+        finishFlush: constants.Z_SYNC_FLUSH,
+        maxOutputLength: 8 * 1024 * 1024,
+      });
+    } catch {
+      break; // a corrupt stream: the full inflate below names the problem
+    }
+    declared = declaredSize(head);
+    if (declared !== undefined || prefix >= bytes.length) break;
+  }
+  if (declared !== undefined && declared > maxBytes)
+    throw new Error(
+      `${file}: its IDX header declares ${declared} bytes, above the limit of ${mib(maxBytes)} of decompressed data (maxBytes); refused before decompressing`,
+    );
+  const limit = declared !== undefined && declared > 0 ? declared + 1 : maxBytes + 1;
+  try {
+    return gunzipSync(bytes, { maxOutputLength: limit });
+  } catch (e) {
+    if (tooLarge(e))
+      throw new Error(
+        `${file}: gzip data decompress to more than ${declared ? `the ${declared} bytes its IDX header declares` : mib(maxBytes)} (stopped at ${limit} bytes: a decompression bomb or a corrupt header)`,
+      );
+    throw new Error(`${file}: corrupt or truncated gzip data (${(e as Error).message})`);
+  }
+}
+
+/**
+ * Reads and decodes an IDX file (plain or gzipped), of at most `maxBytes` decompressed bytes
+ * (default MAX_DECOMPRESSED_BYTES). Throws Error naming the file on any problem.
+ */
+export function readIdx(path: string, maxBytes = MAX_DECOMPRESSED_BYTES): IdxArray {
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(path);
@@ -121,7 +179,7 @@ export function readIdx(path: string): IdxArray {
       `${path}: cannot read IDX file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
     );
   }
-  return parseIdx(bytes, path);
+  return parseIdx(bytes, path, maxBytes);
 }
 
 /** Options for {@link readIdxDataset}. */
@@ -132,6 +190,8 @@ export interface IdxDatasetOptions {
   numClasses?: number;
   /** Keep only the first `limit` examples (the whole file is still decoded). */
   limit?: number;
+  /** Largest decompressed size of each file (default MAX_DECOMPRESSED_BYTES, limits.ts). */
+  maxBytes?: number;
 }
 
 /**
@@ -141,8 +201,8 @@ export interface IdxDatasetOptions {
  */
 export function readIdxDataset(imagesPath: string, labelsPath: string, options: IdxDatasetOptions): Dataset {
   const numClasses = options.numClasses ?? 10;
-  const images = readIdx(imagesPath);
-  const labels = readIdx(labelsPath);
+  const images = readIdx(imagesPath, options.maxBytes);
+  const labels = readIdx(labelsPath, options.maxBytes);
   if (images.type !== 'uint8') throw new Error(`${imagesPath}: expected uint8 images, got ${images.type}`);
   if (images.dims.length !== 3 && images.dims.length !== 4)
     throw new Error(

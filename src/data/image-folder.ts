@@ -17,10 +17,17 @@
  * image whose size is not the consortium's h×w is refused, or resized to it (stretched, no
  * crop) with `resize: true`. Pixels are scaled to [0, 1] by 1/255. A truncated or corrupt
  * image is an error naming the file.
+ *
+ * Bounds (limits.ts; issue 27, A5: nine 16383² PNGs of 784 KB each had taken 3.0 GB): each
+ * image's size is read from its header (sharp's metadata, nothing decoded) first; one above
+ * `maxPixels` (default MAX_IMAGE_PIXELS, 4096²) is refused, and so, without `resize`, is one of
+ * another size than h×w — before any image is decoded. Decoding runs at most IMAGES_IN_FLIGHT
+ * images and MAX_PIXELS_IN_FLIGHT pixels at once, with sharp's `limitInputPixels` at `maxPixels`.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Dataset } from './dataset.js';
+import { checkBound, IMAGES_IN_FLIGHT, MAX_IMAGE_PIXELS, MAX_PIXELS_IN_FLIGHT } from './limits.js';
 
 /** Options for {@link readImageFolder}. */
 export interface ImageFolderOptions {
@@ -32,6 +39,8 @@ export interface ImageFolderOptions {
   /** Class names in label order; sub-folders are then named by these. */
   classNames?: readonly string[];
   name?: string;
+  /** Largest image, width × height, read from its header before decoding (default 4096²). */
+  maxPixels?: number;
 }
 
 const IMAGE = /\.(png|jpe?g)$/i;
@@ -116,9 +125,6 @@ async function loadSharp(): Promise<Sharp> {
   }
 }
 
-/** Images decoded at once (sharp decodes on libuv's thread pool). */
-const IN_FLIGHT = 8;
-
 /**
  * A data set from an image folder (see the module comment). Throws Error naming the file or
  * folder: no class folders, an unknown class folder, a file that is not an image, an image
@@ -133,14 +139,44 @@ export async function readImageFolder(dir: string, options: ImageFolderOptions):
   for (const { folder, label } of classFolders(dir, numClasses, options.classNames))
     for (const path of imagesUnder(join(dir, folder), dir)) files.push({ path, label });
   if (files.length === 0) throw new Error(`${dir}: holds no images (.png, .jpg, .jpeg) in its class folders`);
+  const maxPixels = checkBound('maxPixels', options.maxPixels ?? MAX_IMAGE_PIXELS);
   const sharp = await loadSharp();
   const f = h * w * c;
   const n = files.length;
+  // 1. Every image's size from its header (nothing decoded), checked before any decoding.
+  const pixels = new Float64Array(n);
+  for (let start = 0; start < n; start += IMAGES_IN_FLIGHT) {
+    const batch: Promise<void>[] = [];
+    for (let i = start; i < Math.min(n, start + IMAGES_IN_FLIGHT); i++)
+      batch.push(
+        (async () => {
+          const { path } = files[i]!;
+          let meta: { width?: number | undefined; height?: number | undefined };
+          try {
+            meta = await sharp(path, { limitInputPixels: false }).metadata();
+          } catch (e) {
+            throw new Error(`${path}: cannot decode image (${(e as Error).message})`);
+          }
+          const { width = 0, height = 0 } = meta;
+          if (width * height > maxPixels)
+            throw new Error(
+              `${path}: image is ${width}×${height} = ${width * height} pixels, above the limit of ${maxPixels} (maxPixels, ${Math.round(Math.sqrt(maxPixels))}²); refused before decoding`,
+            );
+          if (!options.resize && (width !== w || height !== h))
+            throw new Error(
+              `${path}: image is ${width}×${height}, the input shape is ${w}×${h} (pass resize to resize it)`,
+            );
+          pixels[i] = Math.max(1, width * height);
+        })(),
+      );
+    await Promise.all(batch);
+  }
+  // 2. Decoding, a bounded number of images and pixels at once.
   const x = new Float32Array(n * f);
   const y = new Int32Array(n);
   const decode = async (i: number) => {
     const { path, label } = files[i]!;
-    let pipeline = sharp(path, { failOn: 'warning' }).autoOrient().flatten();
+    let pipeline = sharp(path, { failOn: 'warning', limitInputPixels: maxPixels }).autoOrient().flatten();
     if (options.resize) pipeline = pipeline.resize(w, h, { fit: 'fill' });
     pipeline = c === 1 ? pipeline.grayscale() : pipeline.toColourspace('srgb');
     let out: { data: Buffer; info: { width: number; height: number; channels: number } };
@@ -158,10 +194,20 @@ export async function readImageFolder(dir: string, options: ImageFolderOptions):
     for (let k = 0; k < f; k++) x[i * f + k] = out.data[k]! / 255;
     y[i] = label;
   };
-  for (let start = 0; start < n; start += IN_FLIGHT) {
+  for (let start = 0; start < n; ) {
     const batch: Promise<void>[] = [];
-    for (let i = start; i < Math.min(n, start + IN_FLIGHT); i++) batch.push(decode(i));
+    let budget = 0;
+    let i = start;
+    while (
+      i < n &&
+      batch.length < IMAGES_IN_FLIGHT &&
+      (batch.length === 0 || budget + pixels[i]! <= MAX_PIXELS_IN_FLIGHT)
+    ) {
+      budget += pixels[i]!;
+      batch.push(decode(i++));
+    }
     await Promise.all(batch);
+    start = i;
   }
   return {
     x,

@@ -11,7 +11,8 @@
  * | `csv`          | a `.csv` (or `.csv.gz`) file                                         | csv.ts           |
  * | `image-folder` | a directory of class sub-folders with PNG/JPEG images                | image-folder.ts  |
  *
- * `format` forces one. Every error names the file and the problem.
+ * `format` forces one. Every error names the file and the problem. The readers' resource and
+ * value bounds (decompressed size, image pixels, |feature| ≤ 1e6) are in limits.ts.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -44,6 +45,10 @@ export interface LocalDataOptions {
   layout?: 'nhwc' | 'nchw';
   /** The data set's name (default: from the path). */
   name?: string;
+  /** IDX and CSV: largest decompressed size of a file (defaults in limits.ts). */
+  maxBytes?: number;
+  /** Image folders: largest image, width × height, checked from its header (default 4096²). */
+  maxPixels?: number;
 }
 
 /** What `detectLocalFormat` found: the format and the file(s) or directory to read. */
@@ -173,7 +178,12 @@ export async function loadLocalData(path: string, options: LocalDataOptions): Pr
       });
       break;
     case 'idx': {
-      ds = readIdxDataset(src.path, src.labels!, { name, source: `idx:${src.path}`, numClasses });
+      ds = readIdxDataset(src.path, src.labels!, {
+        name,
+        source: `idx:${src.path}`,
+        numClasses,
+        ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+      });
       const [h, w, c] = ds.shape;
       if (h !== inputShape[0] || w !== inputShape[1] || c !== inputShape[2])
         throw new Error(
@@ -190,6 +200,7 @@ export async function loadLocalData(path: string, options: LocalDataOptions): Pr
         ...(options.labelColumn !== undefined ? { labelColumn: options.labelColumn } : {}),
         ...(options.delimiter !== undefined ? { delimiter: options.delimiter } : {}),
         ...(options.classNames ? { classNames: options.classNames } : {}),
+        ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
       });
       break;
     default:
@@ -199,6 +210,7 @@ export async function loadLocalData(path: string, options: LocalDataOptions): Pr
         name,
         ...(options.resize !== undefined ? { resize: options.resize } : {}),
         ...(options.classNames ? { classNames: options.classNames } : {}),
+        ...(options.maxPixels !== undefined ? { maxPixels: options.maxPixels } : {}),
       });
   }
   return checkDataset(ds);

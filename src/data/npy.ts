@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Dataset } from './dataset.js';
+import { checkFeatureRange } from './limits.js';
 
 /** The element types read from `.npy` files (`descr` without its byte-order mark). */
 export type NpyDtype =
@@ -285,8 +286,9 @@ const sameShape = (a: readonly number[], b: readonly number[]) =>
  * silo's own normalization) or uint8 (scaled by 1/255); one example of shape [h, w, c],
  * [h, w] (c = 1) or [h·w·c] (flat), or [c, h, w] with `layout: 'nchw'`. Labels: any integer
  * dtype, shape [N] or [N, 1], in [0, numClasses).
- * Throws Error naming the file: unreadable, truncated, wrong dtype or shape, non-finite
- * features, labels out of range, different example counts, no examples.
+ * Throws Error naming the file: unreadable, truncated, wrong dtype or shape, a feature that is
+ * not finite or beyond ±MAX_FEATURE_MAGNITUDE (limits.ts; named by its index), labels out of
+ * range, different example counts, no examples.
  */
 export function readNpyDataset(xPath: string, yPath: string, options: NpyDatasetOptions): Dataset {
   const { inputShape, numClasses } = options;
@@ -351,11 +353,7 @@ export function readNpyDataset(xPath: string, yPath: string, options: NpyDataset
         for (let p = 0; p < hw; p++) x[i * f + p * c + ch] = src[i * f + ch * hw + p]! * scale;
   } else if (scale === 1) x.set(src);
   else for (let i = 0; i < x.length; i++) x[i] = src[i]! * scale;
-  for (let k = 0; k < x.length; k++)
-    if (!Number.isFinite(x[k]!))
-      throw new Error(
-        `${xPath}: non-finite value ${x[k]} in example ${Math.floor(k / f)} (feature ${k % f})`,
-      );
+  checkFeatureRange(x, f, xPath);
   return {
     x,
     y,

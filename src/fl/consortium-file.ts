@@ -20,11 +20,15 @@
  * Its digest (`consortiumFileDigest`) is the hex SHA-256 of `fedscore/consortium/v1` + LF + the
  * file's canonical JSON (keys sorted at every level, no spaces): whitespace and key order of the
  * file on disk do not change it, any value does.
+ *
+ * Nesting is bounded (MAX_JSON_DEPTH, src/ml/json-depth.ts): a file nested deeper is refused,
+ * naming the file and the limit, before it is parsed (issue 27, A5).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import { JsonDepthError, parseBoundedJson } from '../ml/json-depth.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { schemaIssues } from './_schema-issues.js';
 import { DEFAULT_STRATEGY } from './strategies/registry.js';
@@ -157,6 +161,15 @@ export function consortiumFileDigest(file: ConsortiumFile): string {
  * @throws ConsortiumFileError naming the field (prefixed by `where`).
  */
 export function parseConsortiumFile(value: unknown, where = 'consortium file'): ConsortiumFile {
+  try {
+    canonicalJson(value);
+  } catch (e) {
+    if (e instanceof JsonDepthError)
+      throw new ConsortiumFileError(
+        `${where}: nested deeper than ${e.limit} levels of arrays and objects (the consortium file's depth limit)`,
+      );
+    // any other problem (a value JSON cannot hold) is the schema's to name
+  }
   if (!Value.Check(ConsortiumFile, value)) {
     const [first] = schemaIssues(ConsortiumFile, value, { expectedTypes: true });
     throw new ConsortiumFileError(
@@ -199,9 +212,13 @@ export function readConsortiumFile(
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseBoundedJson(text, path);
   } catch (e) {
-    throw new ConsortiumFileError(`${path}: not JSON (${(e as Error).message})`);
+    if (e instanceof JsonDepthError)
+      throw new ConsortiumFileError(
+        `${path}: nested deeper than ${e.limit} levels of arrays and objects (the consortium file's depth limit); refused before reading it`,
+      );
+    throw new ConsortiumFileError((e as Error).message);
   }
   const file = parseConsortiumFile(json, path);
   const digest = consortiumFileDigest(file);

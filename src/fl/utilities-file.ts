@@ -9,6 +9,7 @@
  * and names the JSON path of every problem.
  */
 import Type, { type Static } from 'typebox';
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../ml/json-depth.js';
 import { type SchemaIssue, schemaIssues } from './_schema-issues.js';
 import { MAX_EXACT_PLAYERS } from './estimators/mrsv.js';
 
@@ -17,6 +18,13 @@ export const UTILITIES_FORMAT_VERSION = 1;
 
 /** Largest number of silos a coalition table may cover: as many as MR-SV handles (2^20 values per round). */
 export const MAX_TABLE_SILOS = MAX_EXACT_PLAYERS;
+
+/**
+ * Largest |utility| a file may hold (issue 27, A7: 1e308 passed the schema and overflowed the
+ * audit to ∞). Accuracies lie in [0, 1], negative losses within a few units; a value beyond this
+ * is a units error. Refused at read time with its JSON path.
+ */
+export const MAX_UTILITY_MAGNITUDE = 1e6;
 
 /** Two utilities agree when they differ by at most this much, relative to max(1, |a|, |b|). */
 const AGREEMENT = 1e-6;
@@ -80,6 +88,18 @@ export const UtilitiesFileSchema = Type.Object(
   },
 );
 
+/** What a command requires of the utilities beyond the file format. */
+export interface UtilitiesReadOptions {
+  /** The range every utility must lie in (the audit: [0, 1]); refused with its path otherwise. */
+  readonly range?: readonly [number, number];
+}
+
+/** The JSON path and value of the first utility outside [lo, hi], if any (for warnings). */
+export function firstOutside(file: UtilitiesFile, lo: number, hi: number): [string, number] | undefined {
+  for (const [path, v] of utilities(file)) if (!(v >= lo && v <= hi)) return [path, v];
+  return undefined;
+}
+
 /** A round of a validated utilities file. */
 export type UtilitiesRound = Static<typeof UtilitiesRoundSchema>;
 
@@ -103,6 +123,41 @@ export class UtilitiesFileError extends Error {
 }
 
 const close = (a: number, b: number) => Math.abs(a - b) <= AGREEMENT * Math.max(1, Math.abs(a), Math.abs(b));
+
+/** Every utility of the file with its JSON path, in file order. */
+function* utilities(file: Static<typeof UtilitiesFileSchema>): Generator<[string, number]> {
+  for (const [k, r] of file.rounds.entries()) {
+    const at = `rounds[${k}]`;
+    yield [`${at}.full`, r.full];
+    yield [`${at}.empty`, r.empty];
+    for (const key of ['withOnly', 'without'] as const)
+      for (const [i, v] of r[key].entries()) if (v !== null) yield [`${at}.${key}[${i}]`, v];
+    for (const [i, v] of (r.table ?? []).entries()) yield [`${at}.table[${i}]`, v];
+  }
+}
+
+/** The utilities outside [range[0], range[1]] or beyond ±MAX_UTILITY_MAGNITUDE, at most `max` of them. */
+function rangeIssues(
+  file: Static<typeof UtilitiesFileSchema>,
+  range: readonly [number, number] | undefined,
+  max = 20,
+): SchemaIssue[] {
+  const out: SchemaIssue[] = [];
+  for (const [path, v] of utilities(file)) {
+    if (out.length >= max) break;
+    if (!(Math.abs(v) <= MAX_UTILITY_MAGNITUDE))
+      out.push({
+        path,
+        message: `${v} is beyond ±${MAX_UTILITY_MAGNITUDE.toExponential()}, the largest utility read (accuracies lie in [0, 1])`,
+      });
+    else if (range && !(v >= range[0] && v <= range[1]))
+      out.push({
+        path,
+        message: `${v} is outside [${range[0]}, ${range[1]}], the range this command takes${v > 1 && v <= 100 ? ' (percentages? divide by 100)' : ''}`,
+      });
+  }
+  return out;
+}
 
 /** What the schema cannot check: lengths against the number of silos, paired nulls, order, tables. */
 function fileIssues(file: Static<typeof UtilitiesFileSchema>): SchemaIssue[] {
@@ -179,13 +234,18 @@ function fileIssues(file: Static<typeof UtilitiesFileSchema>): SchemaIssue[] {
  * Validates a parsed utilities file (docs/utilities.md): the schema, then one entry per silo in
  * every round (as `silos`, else as the first round), both reports of a silo null or neither,
  * increasing round numbers, and tables of 2^n values in every round or none that agree with the
- * round's utilities.
+ * round's utilities, and every utility within ±MAX_UTILITY_MAGNITUDE (and within
+ * `options.range` when given).
  * @param value the parsed JSON.
  * @param source the file name, for the message.
  * @throws UtilitiesFileError listing every problem with its JSON path
  *   (`rounds[2].withOnly[3]: expected a number or null`).
  */
-export function parseUtilitiesFile(value: unknown, source = 'utilities'): UtilitiesFile {
+export function parseUtilitiesFile(
+  value: unknown,
+  source = 'utilities',
+  options: UtilitiesReadOptions = {},
+): UtilitiesFile {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new UtilitiesFileError([{ path: '', message: 'expected a JSON object' }], source);
   const issues = schemaIssues(UtilitiesFileSchema, value, {
@@ -197,6 +257,8 @@ export function parseUtilitiesFile(value: unknown, source = 'utilities'): Utilit
   });
   if (issues.length > 0) throw new UtilitiesFileError(issues, source);
   const file = value as Static<typeof UtilitiesFileSchema>;
+  const ranges = rangeIssues(file, options.range);
+  if (ranges.length > 0) throw new UtilitiesFileError(ranges, source);
   const more = fileIssues(file);
   if (more.length > 0) throw new UtilitiesFileError(more, source);
   const n = file.silos?.length ?? file.rounds[0]!.withOnly.length;
@@ -210,12 +272,21 @@ export function parseUtilitiesFile(value: unknown, source = 'utilities'): Utilit
  * Parses the text of a utilities file.
  * @throws UtilitiesFileError when it is not JSON or not a valid utilities file.
  */
-export function parseUtilitiesText(text: string, source = 'utilities'): UtilitiesFile {
+export function parseUtilitiesText(
+  text: string,
+  source = 'utilities',
+  options: UtilitiesReadOptions = {},
+): UtilitiesFile {
+  if (jsonTextDepth(text) > MAX_JSON_DEPTH)
+    throw new UtilitiesFileError(
+      [{ path: '', message: `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects` }],
+      source,
+    );
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
     throw new UtilitiesFileError([{ path: '', message: `not valid JSON (${(e as Error).message})` }], source);
   }
-  return parseUtilitiesFile(json, source);
+  return parseUtilitiesFile(json, source, options);
 }

@@ -6,7 +6,10 @@
  * model.json: `{ modelTopology, format: 'layers-model', generatedBy, convertedBy,
  * weightsManifest: [{ paths: ['group1-shard1of2.bin', …], weights: [{ name, shape, dtype }] }] }`.
  * A group's shards, concatenated in order, hold its weights one after the other, row-major,
- * little-endian. Shard paths are relative to model.json and must stay in its directory.
+ * little-endian. Shard paths are relative to model.json and must stay in its directory — after
+ * symbolic links are resolved (realpath of both): a `weights.bin` linking to a file elsewhere is
+ * refused (issue 27, A7), as is a shard that is not a regular file. model.json's nesting is
+ * bounded (MAX_JSON_DEPTH, json-depth.ts).
  *
  * `readLayersModelFiles` reads and checks the files without TensorFlow.js (the model registry
  * loads models without it); `layersModelLoadHandler` and `layersModelSaveHandler` are
@@ -14,9 +17,10 @@
  * weights are read: quantized exports are refused. Every error starts with `model:` and names
  * the file.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type * as tf from '@tensorflow/tfjs';
+import { JsonDepthError, parseBoundedJson } from './json-depth.js';
 
 /** One weight of the manifest. */
 export interface WeightEntry {
@@ -58,7 +62,19 @@ function readBytes(file: string, what: string): Buffer {
   }
 }
 
-/** A shard path of the manifest as a file inside the model's directory. */
+/** The real path of `p` (symbolic links resolved), or undefined when it does not exist. */
+function realPath(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A shard path of the manifest as a file inside the model's directory: lexically (no URL, no
+ * absolute path, no `..` out of it) and once symbolic links are resolved, a regular file.
+ */
 function shardFile(dir: string, p: unknown, path: string): string {
   if (typeof p !== 'string' || p === '') return fail(`${path}: a weightsManifest path is not a file name`);
   const file = resolve(dir, p);
@@ -66,7 +82,15 @@ function shardFile(dir: string, p: unknown, path: string): string {
     return fail(
       `${path}: weight file '${p}' is outside the model's directory (only relative paths are read)`,
     );
-  return file;
+  const real = realPath(file);
+  if (real === undefined) return file; // missing: readBytes names it
+  const realDir = realPath(dir) ?? dir;
+  if (!real.startsWith(realDir + sep))
+    return fail(
+      `${path}: weight file '${p}' resolves to ${real}, outside the model's directory ${realDir} (a symbolic link out of it is refused)`,
+    );
+  if (!statSync(real).isFile()) return fail(`${path}: weight file '${p}' is not a regular file`);
+  return real;
 }
 
 /**
@@ -79,10 +103,12 @@ export function readLayersModelFiles(path: string): LayersModelFiles {
   const file = resolve(path);
   let json: unknown;
   try {
-    json = JSON.parse(readBytes(file, `model file ${path}`).toString('utf8'));
+    json = parseBoundedJson(readBytes(file, `model file ${path}`).toString('utf8'), path);
   } catch (e) {
+    if (e instanceof JsonDepthError)
+      return fail(`${path}: nested deeper than ${e.limit} levels of arrays and objects (the limit)`);
     if (e instanceof RangeError) throw e;
-    return fail(`${path}: not JSON (${(e as Error).message})`);
+    return fail((e as Error).message);
   }
   if (!isObject(json)) return fail(`${path}: expected a JSON object (a TF.js model.json)`);
   if (json.format === 'graph-model' || (isObject(json.modelTopology) && 'node' in json.modelTopology))

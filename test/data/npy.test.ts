@@ -220,7 +220,7 @@ describe('readNpyDataset', () => {
     check(
       encodeNpy(Float32Array.of(0, 0, 0, 0, 0, Number.NaN, 0, 0), [2, 4]),
       y,
-      (p) => `${p.xPath}: non-finite value NaN in example 1 (feature 1)`,
+      (p) => `${p.xPath}: feature value NaN at index 5 (example 1, feature 1) is not finite`,
     );
     check(x.subarray(0, x.length - 1), y, (p) => `${p.xPath}: truncated .npy data`);
     expect(() => readNpyDataset('/nonexistent/x.npy', '/nonexistent/y.npy', opts)).toThrow(
