@@ -63,7 +63,7 @@ const utilitiesOf = (reports: readonly (readonly [number, number])[]) => ({
 describe('A4: an in-range lie the detector flags', () => {
   const keys = simulatedIdentities(5, 11);
   const roster = keys.map((k) => k.publicKey);
-  const sign = (silos: readonly number[], reports = REPORTED) =>
+  const sign = (silos: readonly number[], reports: readonly (readonly [number, number])[] = REPORTED) =>
     silos.map((i) => signedReport('c1', 9, i, reports[i]![0], reports[i]![1], keys[i]!));
 
   test('the detector flags silo 0 alone, far beyond the threshold', () => {
