@@ -183,6 +183,8 @@ export interface ExperimentResults {
     emptyCoalition: EmptyCoalition;
     /** `scoring.raw`: whether rounds carry fpRaw, eeRaw and eeMedianRaw. */
     raw: boolean;
+    /** `scoring.quarantine`: whether flagged reports were left out (absent in files written before it: false). */
+    quarantine?: boolean;
   };
   runs: RunRecord[];
   comparison: {

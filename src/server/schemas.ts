@@ -136,6 +136,15 @@ export const SecureAggregation = Type.Enum(['fedscore', 'external'] as const, {
 export type SecureAggregation = Static<typeof SecureAggregation>;
 
 /** What an operator posts to create a consortium. */
+/**
+ * Whether the score reports the detector flags are quarantined (left out of the round's scores
+ * until the operator releases them; docs/networked.md, "Quarantined reports"). Default true.
+ */
+const Quarantine = Type.Boolean({
+  description:
+    'quarantine score reports the manipulation audit’s detector flags (robust |z| > 3.5): the round is scored without them until the operator releases them; default true',
+});
+
 export const ConsortiumInput = Obj({
   id: ConsortiumId,
   participants: Type.Array(Obj({ publicKey: Hex(32, "the silo's Ed25519 public key, hex") }), {
@@ -187,6 +196,7 @@ export const ConsortiumInput = Obj({
   }),
   convention: Type.Optional(Type.Enum(CONVENTIONS)),
   emptyCoalition: Type.Optional(EmptyCoalition),
+  quarantine: Type.Optional(Quarantine),
   utility: Type.Optional(Utility),
   deadlines: Type.Optional(Deadlines),
   rounds: Type.Optional(Rounds),
@@ -216,6 +226,8 @@ export const Consortium = Obj({
   convention: Type.Enum(CONVENTIONS),
   /** Absent in consortia stored before the setting existed: 'initialModel'. */
   emptyCoalition: Type.Optional(EmptyCoalition),
+  /** Absent: true (consortia stored before the setting existed quarantine too). */
+  quarantine: Type.Optional(Quarantine),
   utility: Utility,
   deadlines: Deadlines,
   rounds: Type.Optional(Rounds),

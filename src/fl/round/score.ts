@@ -90,6 +90,7 @@ export async function privateScoringStep(run: Run, input: ScoringInput): Promise
       ? scoreReports(run.session, round, reports, run.roster, full, empty, {
           emptyCoalition: run.emptyCoalition,
           raw: run.rawScores,
+          ...(run.quarantine ? {} : { quarantine: false as const }),
         })
       : undefined;
   const ms = performance.now() - t0;

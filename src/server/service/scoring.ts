@@ -139,7 +139,7 @@ export class Scoring {
       row.empty_utility!,
       {
         ...(consortium.emptyCoalition !== undefined ? { emptyCoalition: consortium.emptyCoalition } : {}),
-        quarantine: { released },
+        quarantine: consortium.quarantine === false ? false : { released },
       },
     );
     const n = roster.length;
