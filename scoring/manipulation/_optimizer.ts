@@ -107,7 +107,7 @@ export interface Constraint {
 }
 
 /** Grid steps and bisection steps of the walk to a feasibility edge along one coordinate. */
-const EDGE_STEPS = 400;
+const EDGE_STEPS = 100;
 const EDGE_BISECTIONS = 50;
 
 /**

@@ -8,7 +8,7 @@ import { maximize, type Objective, scoreChange } from './_optimizer.js';
 import { resolveBoundOptions } from './_options.js';
 import type { BoundOptions, Extremum } from './bounds.js';
 import { detectReports } from './detection.js';
-import { singleSiloBounds } from './single-silo.js';
+import { type SingleSiloBounds, singleSiloBounds } from './single-silo.js';
 
 /** What one coalition of colluding silos can do. */
 export interface CoalitionBounds {
@@ -85,6 +85,7 @@ export interface UndetectedCoalitionBounds {
  * @param utilities the round's honest utilities.
  * @param members the colluding silos (distinct, at least 1).
  * @param options range and threshold.
+ * @param single `singleSiloBounds(scheme, utilities, options)` when already computed (the starts).
  * @throws RangeError/TypeError naming the parameter on bad input.
  */
 export function undetectedCollusionBounds(
@@ -92,6 +93,7 @@ export function undetectedCollusionBounds(
   utilities: PrivateUtilities,
   members: readonly number[],
   options: BoundOptions = {},
+  single?: readonly SingleSiloBounds[],
 ): UndetectedCoalitionBounds {
   checkScheme(scheme);
   const u = checkUtilities(utilities, 'utilities');
@@ -107,11 +109,13 @@ export function undetectedCollusionBounds(
     return sorted.every((m) => !flagged[m]);
   };
   const honestX = sorted.flatMap((m) => [u.withOnly[m]!, u.without[m]!]);
-  const single = singleSiloBounds(scheme, u, { range, threshold, exactBudget });
+  if (single !== undefined && single.length !== n)
+    throw new RangeError(`single: expected ${n} silos' bounds, got ${single.length}`);
+  const alone = single ?? singleSiloBounds(scheme, u, { range, threshold, exactBudget });
   const starts: number[][] = [];
   const all = honestX.slice();
   sorted.forEach((m, q) => {
-    const r = single[m]!.selfGainUndetected.reports?.[0];
+    const r = alone[m]!.selfGainUndetected.reports?.[0];
     if (!r) return;
     const x = honestX.slice();
     x[2 * q] = r.withOnly;
