@@ -173,6 +173,19 @@ describe('A4 through the service: the published scores leave the flagged report 
     expect(cumulative.rounds).toEqual([published]);
     expect(cumulative.cumulative.fp).toEqual([0, ...Array.from(rivals.scores.fp)]);
 
+    // The dashboard lists the flagged silo with the detector's reason.
+    const charts = (await adminInject(h, 'GET', '/dashboard/c1/charts')).json();
+    expect(charts.quarantined).toEqual([
+      {
+        round: 1,
+        silo: 0,
+        flagged: ['withOnly', 'without'],
+        zWithOnly: published.quarantined[0].zWithOnly,
+        zWithout: published.quarantined[0].zWithout,
+        released: false,
+      },
+    ]);
+
     // Releasing is the operator's: no token → 401, a silo's signature → 401, an unflagged report → 409.
     const release = `${base}/reports/0/release`;
     expect((await h.app.inject({ method: 'POST', url: release })).statusCode).toBe(401);
