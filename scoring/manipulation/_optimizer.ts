@@ -96,10 +96,29 @@ function candidateValues(
 }
 
 /**
+ * A constraint on the attackers' joint reports that is not a box (the detector's "no attacker
+ * flagged" for a coalition: one attacker's report moves the others' robust z). `feasible` is
+ * asked about the full reports; `starts` are extra starting points of the search (infeasible ones
+ * are dropped).
+ */
+export interface Constraint {
+  feasible: (reports: CheckedUtilities) => boolean;
+  starts?: readonly number[][];
+}
+
+/** Grid steps and bisection steps of the walk to a feasibility edge along one coordinate. */
+const EDGE_STEPS = 100;
+const EDGE_BISECTIONS = 50;
+
+/**
  * Maximizes every objective over the product of the attackers' boxes (the other silos report
  * honestly). A point x holds (withOnly, without) of attacker m at x[2m], x[2m+1]. Exact
  * enumeration of the candidate grid when it has at most `exactBudget` points, otherwise a
  * coordinate search (see `Extremum.exact`). All results share the evaluations and the D range.
+ * With a `constraint`, only feasible points count and the search is the coordinate search (not
+ * exact: a lower bound of the supremum): along each coordinate the candidates are the
+ * breakpoints inside the connected feasible piece around the current point and that piece's
+ * ends (found by a grid walk and bisection, as `undetectedBox` finds a single silo's).
  */
 export function maximize(
   scheme: Scheme,
@@ -108,6 +127,7 @@ export function maximize(
   boxes: ReportBox[],
   objectives: Objective[],
   exactBudget: number,
+  constraint?: Constraint,
 ): Extremum[] {
   const evaluator = new Evaluator(scheme, u);
   const candidates = candidateValues(scheme, u, attackers, boxes);
@@ -130,7 +150,12 @@ export function maximize(
     });
   };
   offer(honestX); // honest reports: value 0
-  const exact = points <= exactBudget;
+  const feasibleAt = (x: number[]) => {
+    if (!constraint) return true;
+    set(x);
+    return constraint.feasible(evaluator.reports);
+  };
+  const exact = points <= exactBudget && constraint === undefined;
   if (exact) {
     const index = new Array<number>(dims).fill(0);
     const x = candidates.map((c) => c[0]!);
@@ -152,11 +177,42 @@ export function maximize(
     // ends and the other silos' current values, so each line step is exact on its line.
     const corners: number[][] = [];
     if (dims <= 12) {
-      for (let mask = 0; mask < 1 << dims; mask++)
-        corners.push(candidates.map((c, d) => ((mask >> d) & 1 ? c[c.length - 1]! : c[0]!)));
+      for (let mask = 0; mask < 1 << dims; mask++) {
+        const c = candidates.map((c, d) => ((mask >> d) & 1 ? c[c.length - 1]! : c[0]!));
+        if (feasibleAt(c)) corners.push(c);
+      }
     }
+    const extraStarts = (constraint?.starts ?? []).filter((x) => feasibleAt(x.slice()));
+    /** The ends of the connected feasible piece of coordinate d around x[d], within [lo, hi]. */
+    const feasibleEdges = (x: number[], d: number, lo: number, hi: number): number[] => {
+      if (!constraint) return [];
+      const at = (v: number) => {
+        const y = x.slice();
+        y[d] = v;
+        return feasibleAt(y);
+      };
+      const from = x[d]!;
+      const edge = (to: number) => {
+        let good = from;
+        for (let step = 1; step <= EDGE_STEPS; step++) {
+          const v = from + ((to - from) * step) / EDGE_STEPS;
+          if (!at(v)) {
+            let bad = v;
+            for (let it = 0; it < EDGE_BISECTIONS; it++) {
+              const mid = (good + bad) / 2;
+              if (at(mid)) good = mid;
+              else bad = mid;
+            }
+            return good;
+          }
+          good = v;
+        }
+        return to;
+      };
+      return [edge(lo), edge(hi)];
+    };
     objectives.forEach((o, k) => {
-      const starts = [honestX];
+      const starts = [honestX, ...extraStarts];
       let bestCorner: number[] | null = null;
       let bestCornerValue = Number.NEGATIVE_INFINITY;
       for (const c of corners) {
@@ -178,13 +234,20 @@ export function maximize(
             const m = d >> 1;
             const box = boxes[m]!;
             const [lo, hi] = d % 2 === 0 ? [box.withOnlyLo, box.withOnlyHi] : [box.withoutLo, box.withoutHi];
-            const line = [lo, hi];
+            const edges = feasibleEdges(x, d, lo, hi);
+            const [a, b] = constraint ? [edges[0]!, edges[1]!] : [lo, hi];
+            set(x);
+            const line = [a, b];
             const values = d % 2 === 0 ? evaluator.reports.withOnly : evaluator.reports.without;
             for (let j = 0; j < u.n; j++)
-              if (j !== attackers[m] && values[j]! > lo && values[j]! < hi) line.push(values[j]!);
+              if (j !== attackers[m] && values[j]! > a && values[j]! < b) line.push(values[j]!);
             for (const v of line) {
               const keep = x[d]!;
               x[d] = v;
+              if (constraint && !feasibleAt(x)) {
+                x[d] = keep;
+                continue;
+              }
               set(x);
               const value = evaluator.value(o, evaluator.scores());
               if (value > current + 1e-15 * Math.max(1, Math.abs(current))) {

@@ -3,10 +3,12 @@
  * collusion from its threat model; auditors ask anyway.
  */
 import { checkScheme, checkUtilities, type PrivateUtilities, type Scheme } from '../private.js';
-import { fullBox } from './_checks.js';
+import { checkSilo, fullBox } from './_checks.js';
 import { maximize, type Objective, scoreChange } from './_optimizer.js';
 import { resolveBoundOptions } from './_options.js';
 import type { BoundOptions, Extremum } from './bounds.js';
+import { detectReports } from './detection.js';
+import { type SingleSiloBounds, singleSiloBounds } from './single-silo.js';
 
 /** What one coalition of colluding silos can do. */
 export interface CoalitionBounds {
@@ -60,6 +62,82 @@ export function collusionBounds(
     out.push({ members, totalGain: results[0]!, memberGain: results.slice(1, 1 + k), damage });
   }
   return out;
+}
+
+/** What one coalition can gain with reports the detector flags for none of its members. */
+export interface UndetectedCoalitionBounds {
+  members: number[];
+  /** Largest increase of the members' summed score, no member flagged. */
+  totalGain: Extremum;
+  /** Per member: largest increase of its own score, no member flagged. */
+  memberGain: Extremum[];
+}
+
+/**
+ * The coalition's gains restricted to reports the detector (./detection.ts, robust z at
+ * `options.threshold`) flags for none of its members, the other silos honest. Unlike one silo's
+ * undetected reports, the coalition's are not a box (a member's report moves the median and MAD
+ * the others are judged by), so this is the coordinate search of the optimizer under that
+ * constraint, started from the honest reports and from each member's best undetected report alone
+ * (`singleSiloBounds`): `exact` is false, the values are attained by unflagged reports (lower
+ * bounds of the suprema).
+ * @param scheme one of `SCHEMES`.
+ * @param utilities the round's honest utilities.
+ * @param members the colluding silos (distinct, at least 1).
+ * @param options range and threshold.
+ * @param single `singleSiloBounds(scheme, utilities, options)` when already computed (the starts).
+ * @throws RangeError/TypeError naming the parameter on bad input.
+ */
+export function undetectedCollusionBounds(
+  scheme: Scheme,
+  utilities: PrivateUtilities,
+  members: readonly number[],
+  options: BoundOptions = {},
+  single?: readonly SingleSiloBounds[],
+): UndetectedCoalitionBounds {
+  checkScheme(scheme);
+  const u = checkUtilities(utilities, 'utilities');
+  const { n } = u;
+  if (!Array.isArray(members) || members.length === 0)
+    throw new RangeError('members: expected at least one silo');
+  for (const [q, m] of members.entries()) checkSilo(`members[${q}]`, m, n);
+  const sorted = [...new Set(members)].sort((a, b) => a - b);
+  if (sorted.length !== members.length) throw new RangeError('members: expected distinct silos');
+  const { range, threshold, exactBudget } = resolveBoundOptions(options);
+  const feasible = (reports: typeof u) => {
+    const { flagged } = detectReports(reports, threshold);
+    return sorted.every((m) => !flagged[m]);
+  };
+  const honestX = sorted.flatMap((m) => [u.withOnly[m]!, u.without[m]!]);
+  if (single !== undefined && single.length !== n)
+    throw new RangeError(`single: expected ${n} silos' bounds, got ${single.length}`);
+  const alone = single ?? singleSiloBounds(scheme, u, { range, threshold, exactBudget });
+  const starts: number[][] = [];
+  const all = honestX.slice();
+  sorted.forEach((m, q) => {
+    const r = alone[m]!.selfGainUndetected.reports?.[0];
+    if (!r) return;
+    const x = honestX.slice();
+    x[2 * q] = r.withOnly;
+    x[2 * q + 1] = r.without;
+    starts.push(x);
+    all[2 * q] = r.withOnly;
+    all[2 * q + 1] = r.without;
+  });
+  starts.push(all);
+  const total = new Float64Array(n);
+  for (const m of sorted) total[m] = 1;
+  const objectives: Objective[] = [{ coefficients: total }, ...sorted.map((m) => scoreChange(n, m, 1))];
+  const results = maximize(
+    scheme,
+    u,
+    sorted,
+    sorted.map(() => fullBox(range)),
+    objectives,
+    exactBudget,
+    { feasible, starts },
+  );
+  return { members: sorted, totalGain: results[0]!, memberGain: results.slice(1) };
 }
 
 /** All k-subsets of 0..n−1 in lexicographic order. */

@@ -6,6 +6,7 @@
  *   open    POST /v1/consortia/:cid/rounds
  *   status  GET  /v1/consortia/:cid, …/rounds and, for a running round, …/rounds/:r/progress
  *   close   POST …/rounds/:r/advance (close the current stage now), or …/abort with --abort
+ *   release POST …/rounds/:r/reports/:silo/release (score the round with a quarantined report)
  *
  * Errors name what went wrong: the service cannot be reached, refuses the token, does not know
  * the consortium (or the round), or refuses the step (with its catalogue code and message).
@@ -14,12 +15,14 @@ import { readFlagFile, UsageError } from './_flags.js';
 
 /** What `fedscore rounds <action>` takes (src/cli/commands/rounds.ts). */
 export type RoundsArgs = {
-  action: 'open' | 'status' | 'close';
+  action: 'open' | 'status' | 'close' | 'release';
   /** The service's URL without a trailing slash. */
   server: string;
   consortium: string;
   round?: number;
   abort?: boolean;
+  /** `release`: the silo whose quarantined report is released. */
+  silo?: number;
 } & ({ token: string } | { tokenFile: string });
 
 /** The parts of the service's answers the commands print. */
@@ -43,6 +46,11 @@ interface RoundView {
   utilities: { full: number; empty: number } | null;
   error: { code: string; detail: string } | null;
   faults: { silo: number; code: string; detail: string }[];
+}
+interface ScoresView {
+  round: number;
+  silos: number[];
+  quarantined: { silo: number; released: boolean }[];
 }
 interface Progress {
   stage: string;
@@ -88,6 +96,16 @@ export async function roundsCommand(
       o.abort
         ? `round ${r.round} aborted\n`
         : `round ${r.round}: stage closed; now ${r.stage}${r.error ? ` (${r.error.code}: ${r.error.detail})` : ''}\n`,
+    );
+    return 0;
+  }
+  if (o.action === 'release') {
+    if (o.round === undefined || o.silo === undefined)
+      throw new UsageError('release: expected --round and --silo');
+    const r = await api.call<ScoresView>('POST', `/rounds/${o.round}/reports/${o.silo}/release`);
+    const still = r.quarantined.filter((q) => !q.released).map((q) => q.silo);
+    out(
+      `round ${r.round}: silo ${o.silo}'s report released; scored silos ${list(r.silos)}${still.length > 0 ? `; still quarantined: ${still.join(', ')}` : ''}\n`,
     );
     return 0;
   }

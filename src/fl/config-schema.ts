@@ -486,6 +486,13 @@ export const ExperimentConfigSchema = Obj({
               "What the empty coalition is worth in the private scores and in the scalar coalition games of the references (MR-SV, TMR, GTG, MC, Owen, Banzhaf, roundSv, trueSv): 'initialModel' v(∅) = v(M0), the reading of papers/003 Eq. 2–5; 'zero' v(∅) = 0, the convention of the authors' code (utils.py pri_ce, games_local.py d[()] = 0). Maverick-Shapley's class-wise game and TSV's trajectory utility keep their papers' v(∅). v(M0) is evaluated and recorded either way.",
           }),
         ),
+        quarantine: Type.Optional(
+          Type.Boolean({
+            default: true,
+            description:
+              "Quarantine the score reports the manipulation audit's detector flags (robust |z| > 3.5 of a silo's reported IOI or LOO among the round's reports; docs/audit.md): the private schemes score the round without them and results.json lists them per round (`quarantined`). An honest silo whose data differs from the others' (a Maverick) is flagged too (docs/audit.md, \"False flags\"): set false to score every report, as papers/003 does.",
+          }),
+        ),
         raw: Type.Optional(
           Type.Boolean({
             default: false,

@@ -257,6 +257,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
       coalitions: conventionOf(cfg),
       emptyCoalition: checkEmptyCoalition(cfg.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
       raw: cfg.scoring?.raw ?? false,
+      quarantine: cfg.scoring?.quarantine ?? true,
     },
     runs,
     comparison: {

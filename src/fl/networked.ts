@@ -86,6 +86,8 @@ export interface NetworkedRun {
   readonly convention: Convention;
   /** What v(∅) is when the consortium scores (`scoring.emptyCoalition`; the consortium's setting). */
   readonly emptyCoalition: EmptyCoalition;
+  /** Whether flagged reports are quarantined (`scoring.quarantine`; the consortium's setting). */
+  readonly quarantine: boolean;
   readonly utility: UtilityName;
   /** Hex SHA-256 of the common test set (src/data/digest.ts). */
   readonly testSetDigest: string;
@@ -138,6 +140,7 @@ export function networkedRun(config: ExperimentConfig, seed: number, given?: Con
     clip: config.secureAggregation?.clip ?? 1,
     convention: config.aggregation?.convention ?? DEFAULT_CONVENTION,
     emptyCoalition: checkEmptyCoalition(config.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
+    quarantine: config.scoring?.quarantine ?? true,
     utility: config.scoring?.utility ?? 'accuracy',
     testSetDigest: datasetDigest(data.test),
   };
@@ -358,6 +361,7 @@ export function consortiumInput(
     },
     convention: run.convention,
     emptyCoalition: run.emptyCoalition,
+    ...(run.quarantine ? {} : { quarantine: false }),
     utility: networkedUtility(run),
     ...(deadlines ? { deadlines } : {}),
     // The strategy and its public seed: the service selects each round's silos as the silos do.

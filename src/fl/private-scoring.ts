@@ -10,6 +10,11 @@ import type { SigningKeyPair } from '../../crypto/signature.js';
 import { signScoreReport, verifyScoreReport } from '../../protocol/score-report.js';
 import { type EmptyCoalition, utilitiesUnder } from '../../scoring/empty-coalition.js';
 import {
+  keptUtilities,
+  type QuarantinedReport,
+  quarantineReports,
+} from '../../scoring/manipulation/quarantine.js';
+import {
   everybodyElse,
   fairPrivate,
   includeOneIn,
@@ -67,6 +72,35 @@ export interface ScoringOptions {
   emptyCoalition?: EmptyCoalition;
   /** Also return the ratio schemes' weights before rescaling (`RAW_METHODS`). */
   raw?: boolean;
+  /**
+   * The quarantine of flagged reports (scoring/manipulation/quarantine.ts): the detector's
+   * threshold and the silos (global ids) whose reports the operator released. Default: on, at
+   * the detector's default threshold (3.5), nothing released. `false` scores every report.
+   */
+  quarantine?: false | { threshold?: number; released?: readonly number[] };
+}
+
+/** A report the detector flagged (scoring/manipulation/quarantine.ts), by global silo id. */
+export type QuarantinedSilo = Omit<QuarantinedReport, 'index'> & { silo: number };
+
+/** What {@link scoreReports} returns. */
+export interface ScoredReports {
+  /** Every silo whose report was verified, in report order. */
+  silos: number[];
+  /** Their reported v(M0 + U_i) and v(M − U_i), aligned with `silos` (quarantined ones included). */
+  withOnly: number[];
+  without: number[];
+  /**
+   * The silos whose reports were scored: `silos` less the quarantined reports not released; empty
+   * when fewer than two remain (the round then has no scores, as with fewer than two reports).
+   */
+  scored: number[];
+  /** Per scheme, the scores of the `scored` silos (aligned with `scored`). */
+  scores: Record<PrivateMethod, Float64Array>;
+  /** With `options.raw`: the ratio schemes' weights, keyed by `RAW_METHODS`, aligned with `scored`. */
+  raw?: Record<string, Float64Array>;
+  /** The reports the detector flagged (released ones with `released: true`), in report order. */
+  quarantined: QuarantinedSilo[];
 }
 
 /**
@@ -119,14 +153,16 @@ export function signedReport(
 }
 
 /**
- * Server side: verifies each report (session, round, roster key) and computes every private score.
- * The empty-coalition convention is applied here, once, to the measured utilities (`empty` stays
- * what was measured in what the caller records; the schemes see v(∅) as configured).
+ * Server side: verifies each report (session, round, roster key), sets aside the reports the
+ * detector flags (issue 27, A4: a flagged report does not move published scores; the silo counts
+ * as not having reported unless the operator released it) and computes every private score from
+ * the others. The empty-coalition convention is applied here, once, to the measured utilities
+ * (`empty` stays what was measured in what the caller records; the schemes see v(∅) as configured).
  * @param reports signed reports of the survivors, in survivor order.
  * @param roster public keys by global silo id.
  * @param empty the measured v(M0).
  * @throws SecAggError from verification (WRONG_ROUND, BAD_SIGNATURE, …); RangeError for an
- *   unknown `options.emptyCoalition`.
+ *   unknown `options.emptyCoalition` or a bad `options.quarantine`.
  */
 export function scoreReports(
   session: string,
@@ -136,26 +172,39 @@ export function scoreReports(
   full: number,
   empty: number,
   options: ScoringOptions = {},
-): {
-  silos: number[];
-  withOnly: number[];
-  without: number[];
-  scores: Record<PrivateMethod, Float64Array>;
-  /** With `options.raw`: the ratio schemes' weights, keyed by `RAW_METHODS`. */
-  raw?: Record<string, Float64Array>;
-} {
+): ScoredReports {
   const verified = reports.map((r) => verifyScoreReport(r, { session, round, roster }));
+  const silos = verified.map((r) => r.silo);
   const measured = {
     full,
     empty,
     withOnly: verified.map((r) => r.singleton),
     without: verified.map((r) => r.complement),
   };
-  const u = utilitiesUnder(measured, options.emptyCoalition);
+  const q = options.quarantine;
+  const decision =
+    q === false || silos.length < 2
+      ? { kept: silos.map((_, k) => k), quarantined: [] }
+      : quarantineReports(measured, {
+          ...(q?.threshold !== undefined ? { threshold: q.threshold } : {}),
+          released: silos.flatMap((s, k) => (q?.released?.includes(s) ? [k] : [])),
+        });
+  const kept = decision.kept.length >= 2 ? decision.kept : [];
+  const quarantined = decision.quarantined.map(({ index, ...rest }) => ({ silo: silos[index]!, ...rest }));
+  const base = { silos, withOnly: measured.withOnly, without: measured.without, quarantined };
+  if (kept.length === 0) {
+    const none = () => new Float64Array(0);
+    return {
+      ...base,
+      scored: [],
+      scores: { loo: none(), ioi: none(), fp: none(), ee: none(), eeMedian: none() },
+      ...(options.raw ? { raw: Object.fromEntries(RAW_METHODS.map((m) => [m, none()])) } : {}),
+    };
+  }
+  const u = utilitiesUnder(keptUtilities(measured, kept), options.emptyCoalition);
   return {
-    silos: verified.map((r) => r.silo),
-    withOnly: measured.withOnly,
-    without: measured.without,
+    ...base,
+    scored: kept.map((k) => silos[k]!),
     scores: {
       loo: leaveOneOut(u),
       ioi: includeOneIn(u),

@@ -44,6 +44,22 @@ export interface RoundUtilities {
   without: (number | null)[];
 }
 
+/** A quarantined report of a round (see `RoundRecord.quarantined`, docs/results.md). */
+export interface QuarantinedRecord {
+  silo: number;
+  /** The reported v(M0 + U_i) and v(M − U_i). */
+  withOnly: number;
+  without: number;
+  /** Robust z of IOI_i and LOO_i among the round's reports. */
+  zWithOnly: number;
+  zWithout: number;
+  /** Which report(s) exceeded the threshold. */
+  flagged: ('withOnly' | 'without')[];
+  threshold: number;
+  /** Released by the operator (scored); always false in the in-process engine. */
+  released: boolean;
+}
+
 /** One round of one seed. */
 export interface RoundRecord {
   /** 1-based round number. */
@@ -60,6 +76,12 @@ export interface RoundRecord {
   utilities: RoundUtilities;
   /** Every score of every silo this round, keyed by method name (`loo`, `ioi`, `fp`, `ee`, `eeMedian`, estimators …). */
   scores: Record<string, (number | null)[]>;
+  /**
+   * Reports the detector flagged (robust |z| > threshold, scoring/manipulation/quarantine.ts): the
+   * private schemes scored the round without them (their silos' private scores are null). Present
+   * only when a report was flagged.
+   */
+  quarantined?: QuarantinedRecord[];
   /** Coalition evaluations spent per method this round. */
   evaluations: Record<string, number>;
   /** Wall time in ms per phase (`training`, `secureAggregation`, `privateScoring`, one per estimator …). */
@@ -164,6 +186,8 @@ export interface ExperimentResults {
     emptyCoalition: EmptyCoalition;
     /** `scoring.raw`: whether rounds carry fpRaw, eeRaw and eeMedianRaw. */
     raw: boolean;
+    /** `scoring.quarantine`: whether flagged reports were left out (absent in files written before it: false). */
+    quarantine?: boolean;
   };
   runs: RunRecord[];
   comparison: {

@@ -17,10 +17,25 @@ export interface DashboardChart {
   final?: number[];
 }
 
-/** What the page draws: the scored rounds and, per scheme, a per-round and a cumulative chart. */
+/** A quarantined report as the dashboard lists it (the silo is flagged with the detector's reason). */
+export interface DashboardQuarantine {
+  round: number;
+  silo: number;
+  /** Which report(s) the detector flagged and their robust z values. */
+  flagged: string[];
+  zWithOnly: number;
+  zWithout: number;
+  released: boolean;
+}
+
+/**
+ * What the page draws: the scored rounds, per scheme a per-round and a cumulative chart, and the
+ * reports the detector quarantined (issue 27, A4).
+ */
 export interface DashboardCharts {
   rounds: number[];
   charts: DashboardChart[];
+  quarantined: DashboardQuarantine[];
 }
 
 /**
@@ -50,5 +65,15 @@ export function dashboardCharts(
       },
     ];
   });
-  return { rounds, charts };
+  const quarantined = scores.rounds.flatMap((r) =>
+    r.quarantined.map((q) => ({
+      round: r.round,
+      silo: q.silo,
+      flagged: [...q.flagged],
+      zWithOnly: q.zWithOnly,
+      zWithout: q.zWithout,
+      released: q.released,
+    })),
+  );
+  return { rounds, charts, quarantined };
 }

@@ -270,7 +270,12 @@ const SCRIPT = `
     var xs = data.rounds;
     $('scores-note').textContent = xs.length === 0
       ? 'no scored round yet'
-      : xs.length + ' scored round' + (xs.length === 1 ? '' : 's') + '; one line per silo';
+      : xs.length + ' scored round' + (xs.length === 1 ? '' : 's') + '; one line per silo' +
+        (data.quarantined || []).map(function (q) {
+          return '; round ' + q.round + ': silo ' + q.silo + ' flagged (' + q.flagged.map(function (f) {
+            return f + ' z = ' + fmt(f === 'withOnly' ? q.zWithOnly : q.zWithout);
+          }).join(', ') + ')' + (q.released ? ', released' : ', quarantined: not scored');
+        }).join('');
     var layout = xs.length === 0 ? '' : JSON.stringify(data.charts.map(function (c) { return [c.scheme, c.kind]; }));
     if (box.getAttribute('data-layout') !== layout) {
       forget();

@@ -94,6 +94,10 @@ const BASE = {
     message: 'the silo already submitted a different report for this round',
   },
   FEDSCORE_ERR_UTILITIES_SET: { status: 409, message: 'the round utilities are already set' },
+  FEDSCORE_ERR_NOT_QUARANTINED: {
+    status: 409,
+    message: 'the silo’s report of this round is not quarantined',
+  },
   FEDSCORE_ERR_EXTERNAL_AGGREGATION: {
     status: 409,
     message: 'the consortium is reports-only: its secure aggregation runs outside fedscore',

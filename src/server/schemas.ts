@@ -27,6 +27,11 @@ export const RoundParams = Obj({
   cid: ConsortiumId,
   round: Type.Integer({ minimum: 1, maximum: 0xffffffff, description: 'round number, from 1' }),
 });
+export const ReportParams = Obj({
+  cid: ConsortiumId,
+  round: Type.Integer({ minimum: 1, maximum: 0xffffffff, description: 'round number, from 1' }),
+  silo: Type.Integer({ minimum: 0, maximum: 254, description: 'the silo whose report is released' }),
+});
 export const VersionParams = Obj({
   cid: ConsortiumId,
   version: Type.Integer({
@@ -131,6 +136,15 @@ export const SecureAggregation = Type.Enum(['fedscore', 'external'] as const, {
 export type SecureAggregation = Static<typeof SecureAggregation>;
 
 /** What an operator posts to create a consortium. */
+/**
+ * Whether the score reports the detector flags are quarantined (left out of the round's scores
+ * until the operator releases them; docs/networked.md, "Quarantined reports"). Default true.
+ */
+const Quarantine = Type.Boolean({
+  description:
+    'quarantine score reports the manipulation audit’s detector flags (robust |z| > 3.5): the round is scored without them until the operator releases them; default true',
+});
+
 export const ConsortiumInput = Obj({
   id: ConsortiumId,
   participants: Type.Array(Obj({ publicKey: Hex(32, "the silo's Ed25519 public key, hex") }), {
@@ -197,6 +211,7 @@ export const ConsortiumInput = Obj({
   }),
   convention: Type.Optional(Type.Enum(CONVENTIONS)),
   emptyCoalition: Type.Optional(EmptyCoalition),
+  quarantine: Type.Optional(Quarantine),
   utility: Type.Optional(Utility),
   deadlines: Type.Optional(Deadlines),
   rounds: Type.Optional(Rounds),
@@ -233,6 +248,8 @@ export const Consortium = Obj({
   convention: Type.Enum(CONVENTIONS),
   /** Absent in consortia stored before the setting existed: 'initialModel'. */
   emptyCoalition: Type.Optional(EmptyCoalition),
+  /** Absent: true (consortia stored before the setting existed quarantine too). */
+  quarantine: Type.Optional(Quarantine),
   utility: Utility,
   deadlines: Deadlines,
   rounds: Type.Optional(Rounds),
@@ -322,13 +339,37 @@ export const ReportAccepted = Obj({
 });
 
 /** A round's published scores (silo-indexed; null for silos without a report). */
+/**
+ * A report the detector flagged (scoring/manipulation/quarantine.ts; issue 27, A4): the round was
+ * scored without it unless the operator released it.
+ */
+export const QuarantinedReport = Obj({
+  silo: Type.Integer({ minimum: 0 }),
+  withOnly: Type.Number({ description: 'the reported v(M0 + U_i)' }),
+  without: Type.Number({ description: 'the reported v(M − U_i)' }),
+  zWithOnly: Type.Number({
+    description: 'robust z of IOI_i = v(M0 + U_i) − v(M0) among the round’s reports',
+  }),
+  zWithout: Type.Number({ description: 'robust z of LOO_i = v(M) − v(M − U_i) among the round’s reports' }),
+  flagged: Type.Array(Type.Union([Type.Literal('withOnly'), Type.Literal('without')]), {
+    description: 'the report(s) whose |z| exceeds the threshold',
+  }),
+  threshold: Type.Number({ description: 'the detector’s bound on |z|' }),
+  released: Type.Boolean({ description: 'released by the operator: the round is scored with it' }),
+});
+export type QuarantinedReport = Static<typeof QuarantinedReport>;
+
 export const RoundScores = Obj({
   round: Type.Integer(),
+  /** The silos scored (quarantined reports not released are left out). */
   silos: Ids,
   utilities: Obj({ full: Type.Number(), empty: Type.Number() }),
   withOnly: NullableNumbers,
   without: NullableNumbers,
   schemes: Type.Record(Type.String(), NullableNumbers),
+  quarantined: Type.Array(QuarantinedReport, {
+    description: 'reports the detector flagged: their silos are not scored unless released',
+  }),
 });
 export type RoundScores = Static<typeof RoundScores>;
 

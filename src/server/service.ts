@@ -224,6 +224,11 @@ export class ScoringService {
     return this.reports.submit(id, round, silo, bytes);
   }
 
+  /** {@link Scoring.release}. @throws ServiceError NOT_READY, NOT_QUARANTINED. */
+  releaseReport(id: string, round: number, silo: number): Promise<RoundScores> {
+    return this.scoring.release(id, round, silo);
+  }
+
   /** {@link Scoring.setUtilities}. @throws ServiceError NOT_REPORTING, UTILITIES_SET. */
   setUtilities(id: string, round: number, full: number, empty: number): Promise<Round> {
     return this.scoring.setUtilities(id, round, full, empty);

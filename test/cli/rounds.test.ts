@@ -1,5 +1,5 @@
 /**
- * `fedscore rounds open|status|close` against a listening service: help on every command, the
+ * `fedscore rounds open|status|close|release` against a listening service: help on every command, the
  * status table (stage, selection, dropouts, faults, schedule "round r of R", who the stage waits
  * for), closing a stage (missing silos are dropouts) and aborting a round, and one clear error
  * each for an unreachable service, a wrong token, an unknown consortium and a missing token.
@@ -73,7 +73,8 @@ describe('fedscore rounds: help', () => {
   it('lists its three commands, and each has help with its flags and the token variable', async () => {
     const top = await rounds(['--help'], {});
     expect(top.code).toBe(0);
-    for (const sub of ['open', 'status', 'close']) expect(top.out).toMatch(new RegExp(`\\n\\s+${sub}\\b`));
+    for (const sub of ['open', 'status', 'close', 'release'])
+      expect(top.out).toMatch(new RegExp(`\\n\\s+${sub}\\b`));
     for (const sub of ['open', 'status', 'close']) {
       const r = await rounds([sub, '--help'], {});
       expect(r.code, sub).toBe(0);
@@ -83,9 +84,10 @@ describe('fedscore rounds: help', () => {
       expect(r.out).toContain('FEDSCORE_ADMIN_TOKEN');
     }
     expect((await rounds(['close', '--help'], {})).out).toContain('--abort');
+    expect((await rounds(['release', '--help'], {})).out).toContain('--silo');
     const bare = await rounds([], {});
     expect(bare.code).toBe(2);
-    expect(bare.err).toContain('expected a subcommand: open, status or close');
+    expect(bare.err).toContain('expected a subcommand: open, status, close or release');
   });
 });
 
@@ -174,6 +176,11 @@ describe('fedscore rounds: open, status, close', () => {
     expect(done[2]).toMatch(/^1 +aborted \(BELOW_THRESHOLD\)/);
     expect(done[3]).toMatch(/^2 +aborted \(ABORTED_BY_OPERATOR\)/);
     expect(done[4]).toBe('');
+    // Only a quarantined report of a scored round can be released.
+    const release = await rounds(['release', ...at(['--round', '1', '--silo', '0'])]);
+    expect(release.code).toBe(1);
+    expect(release.err).toContain('FEDSCORE_ERR_NOT_READY');
+    expect(release.err).toContain('round 1 is aborted, not scored');
   });
 });
 

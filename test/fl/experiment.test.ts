@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valueErrorBound, weightErrorBound } from '../../protocol/weighted.js';
+import { keptUtilities, quarantineReports } from '../../scoring/manipulation/quarantine.js';
 import { everybodyElse, fairPrivate, includeOneIn, leaveOneOut } from '../../scoring/private.js';
 import { type ExperimentConfig, parseConfig } from '../../src/fl/config.js';
 import { runExperiment } from '../../src/fl/experiment.js';
@@ -134,12 +135,18 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
         expect(Math.abs(rd.utilities.withOnly[i]! - direct.withOnly[i]!)).toBeLessThanOrEqual(oneExample);
         expect(Math.abs(rd.utilities.without[i]! - direct.without[i]!)).toBeLessThanOrEqual(oneExample);
       }
-      const u = {
+      const reported = {
         full: rd.utilities.full,
         empty: rd.utilities.empty,
         withOnly: rd.utilities.withOnly as number[],
         without: rd.utilities.without as number[],
       };
+      // Reports the detector flags are quarantined (scoring.quarantine, on by default): the round
+      // is scored from the others, and the quarantined silos' private scores are null.
+      const { kept, quarantined } = quarantineReports(reported);
+      expect((rd.quarantined ?? []).map((q) => q.silo)).toEqual(quarantined.map((q) => q.index));
+      const u = keptUtilities(reported, kept);
+      const spread = (v: Float64Array) => all.map((i) => (kept.includes(i) ? v[kept.indexOf(i)]! : null));
       const expected = {
         loo: leaveOneOut(u),
         ioi: includeOneIn(u),
@@ -148,10 +155,10 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
         eeMedian: everybodyElse(u, { reduce: 'median' }),
       };
       for (const [m, v] of Object.entries(expected))
-        expect({ m, s: rd.scores[m] }).toEqual({ m, s: Array.from(v) });
+        expect({ m, s: rd.scores[m] }).toEqual({ m, s: spread(v) });
       // The free rider sends Δ = 0: its singleton model is M0, so IOI = 0. (It is not a null player under
       // FedAvg: its weight dilutes every coalition it joins, so LOO and FP need not vanish.)
-      expect(rd.scores.ioi![3]).toBe(0);
+      if (kept.includes(3)) expect(rd.scores.ioi![3]).toBe(0);
     }
   });
 
@@ -194,6 +201,7 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
       coalitions: 'fedavg',
       emptyCoalition: 'initialModel',
       raw: false,
+      quarantine: true,
     });
     expect(parsed.comparison.references).toEqual(['trueSv']);
     expect(parsed.comparison.byReference).toEqual({ trueSv: parsed.comparison.methods });

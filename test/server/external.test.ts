@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { keptUtilities, quarantineReports } from '../../scoring/manipulation/quarantine.js';
 import { SCHEMES, scoreScheme } from '../../scoring/private.js';
 import { signedReport } from '../../src/fl/private-scoring.js';
 import { signRequest } from '../../src/server/auth.js';
@@ -134,14 +135,18 @@ describe.each(stores)('reports-only consortia on $name', ({ location }) => {
         expect(closed.statusCode, closed.body).toBe(200);
         expect(closed.json().stage).toBe('scored');
       }
-      // scoring/private.ts on the same utilities, reports in silo order as the service orders them.
-      const order = [...plan.reporters].map((s, j) => ({ s, j })).sort((a, b) => a.s - b.s);
-      const u = {
+      // scoring/private.ts on the same utilities, reports in silo order as the service orders them,
+      // less the reports the detector quarantines (random utilities are not honest reports).
+      const reported = [...plan.reporters].map((s, j) => ({ s, j })).sort((a, b) => a.s - b.s);
+      const all = {
         full,
         empty,
-        withOnly: order.map((o) => withOnly[o.j]!),
-        without: order.map((o) => without[o.j]!),
+        withOnly: reported.map((o) => withOnly[o.j]!),
+        without: reported.map((o) => without[o.j]!),
       };
+      const { kept } = quarantineReports(all);
+      const order = kept.map((k) => reported[k]!);
+      const u = keptUtilities(all, kept);
       const spread = (values: ArrayLike<number>) => {
         const out: (number | null)[] = [null, null, null, null];
         order.forEach((o, k) => {
@@ -153,6 +158,9 @@ describe.each(stores)('reports-only consortia on $name', ({ location }) => {
       const scores = await adminInject(h, 'GET', `${C}/rounds/${round}/scores`);
       expect(scores.statusCode, scores.body).toBe(200);
       expect(scores.json().silos).toEqual(order.map((o) => o.s));
+      expect(scores.json().quarantined.map((q: { silo: number }) => q.silo)).toEqual(
+        reported.filter((_, k) => !kept.includes(k)).map((o) => o.s),
+      );
       expect(scores.json().utilities).toEqual({ full, empty });
       expect(scores.json().schemes).toEqual(expected[k]);
     }

@@ -1,5 +1,5 @@
 /**
- * `fedscore rounds open|status|close`: the operator's manual control of a consortium's rounds over
+ * `fedscore rounds open|status|close|release`: the operator's manual control of a consortium's rounds over
  * HTTP with the admin token; the actions (src/cli/rounds.ts) are imported when they run.
  */
 import { Option } from 'commander';
@@ -13,6 +13,7 @@ interface RoundsFlags {
   tokenFile?: string;
   round?: number;
   abort?: boolean;
+  silo?: number;
 }
 
 const EPILOG = [
@@ -45,6 +46,7 @@ function argsOf(
     ...(f.tokenFile !== undefined ? { tokenFile: f.tokenFile } : { token: token! }),
     ...(f.round !== undefined ? { round: f.round } : {}),
     ...(f.abort ? { abort: true } : {}),
+    ...(f.silo !== undefined ? { silo: f.silo } : {}),
   } satisfies RoundsArgs;
 }
 
@@ -87,16 +89,31 @@ const close: CommandDefinition<RoundsFlags, RoundsArgs> = {
   run,
 };
 
+const release: CommandDefinition<RoundsFlags, RoundsArgs> = {
+  name: 'release',
+  summary: 'release a quarantined score report: the round is scored again with it',
+  description:
+    'A report the manipulation audit\'s detector flags is quarantined: the round is scored without it (docs/networked.md, "Quarantined reports"). This releases silo --silo\'s report of round --round after the operator has looked at it (POST …/rounds/:r/reports/:silo/release) and prints the silos now scored.',
+  epilog: EPILOG,
+  options: [
+    ...common(),
+    required(integerOption('round', 'r', 'the scored round', 1, 0xffffffff)),
+    required(integerOption('silo', 'i', 'the silo whose quarantined report is released', 0, 254)),
+  ],
+  args: (f, env) => argsOf('release', f, env),
+  run,
+};
+
 export const rounds: CommandDefinition<Record<string, never>, never> = {
   name: 'rounds',
-  summary: "the operator's control of a consortium's rounds: open | status | close (admin token)",
+  summary: "the operator's control of a consortium's rounds: open | status | close | release (admin token)",
   description:
-    "Manual control of a consortium's rounds over HTTP with the admin token. `fedscore serve` runs a consortium's schedule by itself when it was created with `rounds` (docs/networked.md); these commands open a round, show where the rounds stand, and close a stage or abort a round by hand.",
-  epilog: 'Run "fedscore rounds <open|status|close> --help" for the flags of each.',
+    "Manual control of a consortium's rounds over HTTP with the admin token. `fedscore serve` runs a consortium's schedule by itself when it was created with `rounds` (docs/networked.md); these commands open a round, show where the rounds stand, close a stage or abort a round by hand, and release a quarantined score report.",
+  epilog: 'Run "fedscore rounds <open|status|close|release> --help" for the flags of each.',
   options: [],
   args() {
-    throw new UsageError('expected a subcommand: open, status or close');
+    throw new UsageError('expected a subcommand: open, status, close or release');
   },
   run: async () => 2,
-  subcommands: [open, status, close] as unknown as CommandDefinition<never, unknown>[],
+  subcommands: [open, status, close, release] as unknown as CommandDefinition<never, unknown>[],
 };

@@ -46,6 +46,7 @@ export function recordStep(
     testLoss: priv.fullUtilities.loss,
     utilities: { full: priv.full, empty: priv.empty, withOnly: priv.withOnly, without: priv.without },
     scores,
+    ...(priv.quarantined.length > 0 ? { quarantined: priv.quarantined } : {}),
     evaluations,
     timingsMs: { ...parts.timingsMs, privateScoring: priv.ms, ...refs.timingsMs },
   };

@@ -63,6 +63,8 @@ export interface Run {
   readonly emptyCoalition: EmptyCoalition;
   /** Whether rounds also record the ratio schemes' raw weights (`scoring.raw`). */
   readonly rawScores: boolean;
+  /** Whether reports the detector flags are left out of the private scores (`scoring.quarantine`). */
+  readonly quarantine: boolean;
   readonly estimators: EstimatorConfig;
   /** Whether the server trains its validation reference update each round (strategy or estimators). */
   readonly referenceUpdate: boolean;
@@ -120,6 +122,7 @@ export function createRun(
     convention: conventionOf(cfg),
     emptyCoalition: checkEmptyCoalition(cfg.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
     rawScores: cfg.scoring?.raw ?? false,
+    quarantine: cfg.scoring?.quarantine ?? true,
     estimators,
     referenceUpdate: referenceUpdateNeeded(strategy, estimators),
     progress,

@@ -4,11 +4,19 @@
  * singleton and leave-one-out models from the published aggregate and its own update and sends a
  * signed report; the server verifies the reports and computes LOO, IOI, FP, EE and EE-median (and,
  * with `scoring.raw`, FP's, EE's and EE-median's weights before rescaling) with v(∅) as
- * `scoring.emptyCoalition` says (scoring/empty-coalition.ts, applied in `scoreReports`).
+ * `scoring.emptyCoalition` says (scoring/empty-coalition.ts, applied in `scoreReports`). Reports
+ * the detector flags are quarantined there (scoring/manipulation/quarantine.ts): the round is
+ * scored without them, as the service scores it, and they are listed in `quarantined`.
  */
 import type { AggregateSum } from '../aggregator.js';
 import { type Utilities, utilityValue } from '../learner.js';
-import { PRIVATE_METHODS, scoreReports, signedReport, siloCoalitionModels } from '../private-scoring.js';
+import {
+  PRIVATE_METHODS,
+  type QuarantinedSilo,
+  scoreReports,
+  signedReport,
+  siloCoalitionModels,
+} from '../private-scoring.js';
 import type { Run } from './run.js';
 
 /** What the private-scoring step reads of the round. */
@@ -33,8 +41,13 @@ export interface PrivateScores {
   /** v({i}) and v(N∖{i}) by global silo id (null for silos not scored). */
   withOnly: (number | null)[];
   without: (number | null)[];
-  /** Per private scheme, one score per silo (null for silos not scored); empty with < 2 survivors. */
+  /**
+   * Per private scheme, one score per silo (null for silos not scored, quarantined ones included);
+   * empty with fewer than 2 scored reports.
+   */
   scores: Record<string, (number | null)[]>;
+  /** The reports the detector flagged and set aside (see `scoreReports`). */
+  quarantined: QuarantinedSilo[];
   ms: number;
 }
 
@@ -77,13 +90,14 @@ export async function privateScoringStep(run: Run, input: ScoringInput): Promise
       ? scoreReports(run.session, round, reports, run.roster, full, empty, {
           emptyCoalition: run.emptyCoalition,
           raw: run.rawScores,
+          ...(run.quarantine ? {} : { quarantine: false as const }),
         })
       : undefined;
   const ms = performance.now() - t0;
   const scores: Record<string, (number | null)[]> = {};
-  if (scored) {
-    for (const m of PRIVATE_METHODS) scores[m] = bySilo(n, scored.silos, scored.scores[m]);
-    for (const [m, v] of Object.entries(scored.raw ?? {})) scores[m] = bySilo(n, scored.silos, v);
+  if (scored && scored.scored.length >= 2) {
+    for (const m of PRIVATE_METHODS) scores[m] = bySilo(n, scored.scored, scored.scores[m]);
+    for (const [m, v] of Object.entries(scored.raw ?? {})) scores[m] = bySilo(n, scored.scored, v);
   }
   return {
     fullUtilities,
@@ -92,6 +106,7 @@ export async function privateScoringStep(run: Run, input: ScoringInput): Promise
     withOnly: scored ? bySilo(n, scored.silos, scored.withOnly) : Array(n).fill(null),
     without: scored ? bySilo(n, scored.silos, scored.without) : Array(n).fill(null),
     scores,
+    quarantined: scored?.quarantined ?? [],
     ms,
   };
 }

@@ -38,6 +38,20 @@ const Charts = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    quarantined: Type.Array(
+      Type.Object(
+        {
+          round: Type.Integer(),
+          silo: Type.Integer(),
+          flagged: Type.Array(Type.String(), { description: 'the report(s) the detector flagged' }),
+          zWithOnly: Type.Number(),
+          zWithout: Type.Number(),
+          released: Type.Boolean(),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'reports the detector quarantined (not scored unless released)' },
+    ),
   },
   { additionalProperties: false },
 );

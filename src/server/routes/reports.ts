@@ -3,10 +3,13 @@
  * (protocol/score-report.ts) of v(M0 + U_i) and v(M − U_i), each in the consortium's declared
  * utility range. The request is signed by the silo (checked before its body is read) and the
  * report by the same key; a silo can submit only its own report.
+ *
+ * A report the detector flags is quarantined (src/server/service/scoring.ts): the round is scored
+ * without it. The operator (admin token) may release it: the round is then scored with it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { bodyBytes } from '../_http.js';
-import { Binary, errors, ReportAccepted, RoundParams } from '../schemas.js';
+import { Binary, errors, ReportAccepted, ReportParams, RoundParams, RoundScores } from '../schemas.js';
 
 const reports: FastifyPluginAsyncTypebox = async (app) => {
   const { settings } = app;
@@ -44,6 +47,24 @@ const reports: FastifyPluginAsyncTypebox = async (app) => {
       return reply
         .status(r.duplicate ? 200 : 201)
         .send({ silo: request.silo, duplicate: r.duplicate, stage: r.round.stage });
+    },
+  );
+  app.post(
+    '/consortia/:cid/rounds/:round/reports/:silo/release',
+    {
+      onRequest: app.requireAdmin,
+      bodyLimit: settings.maxBodyBytes,
+      schema: {
+        summary: 'release a quarantined report: the round is scored again with it (operator)',
+        tags: ['reports'],
+        security: [{ admin: [] }],
+        params: ReportParams,
+        response: { 200: RoundScores, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { cid, round, silo } = request.params;
+      return app.service.releaseReport(cid, round, silo);
     },
   );
 };

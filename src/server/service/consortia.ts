@@ -173,6 +173,7 @@ export class Consortia {
       encoding: { ...input.encoding, minWeight: input.encoding.minWeight ?? 0 },
       convention: input.convention ?? DEFAULT_CONVENTION,
       emptyCoalition: input.emptyCoalition ?? DEFAULT_EMPTY_COALITION,
+      ...(input.quarantine === false ? { quarantine: false } : {}),
       utility: input.utility ?? DEFAULT_UTILITY,
       deadlines: input.deadlines ?? DEFAULT_DEADLINES,
       ...(input.rounds !== undefined ? { rounds: input.rounds } : {}),

@@ -245,8 +245,15 @@ export function errorOf(row: RoundRow): { code: string; detail: string } | null 
 /** A scored round's scores, or null before scoring. */
 export function scoresOf(row: RoundRow): RoundScores | null {
   if (row.scores === null) return null;
-  const s = JSON.parse(row.scores) as Omit<RoundScores, 'round' | 'utilities'>;
-  return { round: row.round, utilities: { full: row.full_utility!, empty: row.empty_utility! }, ...s };
+  const s = JSON.parse(row.scores) as Omit<RoundScores, 'round' | 'utilities' | 'quarantined'> &
+    Partial<Pick<RoundScores, 'quarantined'>>;
+  // Rounds scored before quarantine existed (issue 27) stored no `quarantined`: none was set aside.
+  return {
+    round: row.round,
+    utilities: { full: row.full_utility!, empty: row.empty_utility! },
+    ...s,
+    quarantined: s.quarantined ?? [],
+  };
 }
 
 /** The silos the strategy selected for the round, or null when every silo takes part. */

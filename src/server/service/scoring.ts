@@ -4,15 +4,20 @@
  * evaluator or posted by the operator ({@link Scoring.setUtilities}). At the reporting deadline
  * (or when the operator closes it) it is scored from the reports that arrived, or closed without
  * scores (no utilities yet, or fewer than two reports).
+ *
+ * Reports the detector flags are quarantined (scoring/manipulation/quarantine.ts, in
+ * `scoreReports`): the round is scored without them and they are published with the scores
+ * (`quarantined`, with their z values); the operator may release one ({@link Scoring.release}),
+ * which scores the round again with it.
  */
 import type { Transaction } from 'kysely';
 import { scoreReports } from '../../fl/private-scoring.js';
 import { ServiceError } from '../errors.js';
-import type { Round, RoundScores } from '../schemas.js';
+import type { QuarantinedReport, Round, RoundScores } from '../schemas.js';
 import type { Database } from '../store/schema.js';
 import { type Consortia, checkUtilities, type LoadedConsortium } from './consortia.js';
 import type { Executor } from './context.js';
-import { type RoundRow, type RoundRows, view } from './round-rows.js';
+import { type RoundRow, type RoundRows, scoresOf, view } from './round-rows.js';
 
 /** The stored signed reports of a round, in silo order (table `reports`). */
 async function reportBodies(db: Executor, row: RoundRow): Promise<Buffer[]> {
@@ -91,14 +96,40 @@ export class Scoring {
     return this.score(trx, loaded, row, reports);
   }
 
+  /**
+   * The operator releases silo `silo`'s quarantined report of a scored round: the round is scored
+   * again with it (the report stays listed in `quarantined`, with `released: true`).
+   * @throws ServiceError ROUND_NOT_FOUND, NOT_READY (the round is not scored),
+   *   NOT_QUARANTINED (the detector did not flag that report, or it was released already).
+   */
+  async release(id: string, round: number, silo: number): Promise<RoundScores> {
+    const loaded = await this.consortia.load(id);
+    const row = await this.rows.locked(id, round, async (trx, row) => {
+      const published = scoresOf(row);
+      if (row.stage !== 'scored' || published === null)
+        throw new ServiceError('FEDSCORE_ERR_NOT_READY', `round ${round} is ${row.stage}, not scored`);
+      const q = published.quarantined.find((x) => x.silo === silo);
+      if (q === undefined || q.released)
+        throw new ServiceError(
+          'FEDSCORE_ERR_NOT_QUARANTINED',
+          `silo ${silo}'s report of round ${round} ${q ? 'was released already' : 'is not quarantined'}`,
+        );
+      const released = [...published.quarantined.filter((x) => x.released).map((x) => x.silo), silo];
+      return this.score(trx, loaded, row, await reportBodies(trx, row), released);
+    });
+    return scoresOf(row)!;
+  }
+
   private async score(
     trx: Transaction<Database>,
     loaded: LoadedConsortium,
     row: RoundRow,
     reports: Buffer[],
+    released: readonly number[] = [],
   ): Promise<RoundRow> {
     const { consortium, roster } = loaded;
-    // v(∅) as the consortium says; the stored v(M0) stays what was measured.
+    // v(∅) as the consortium says; the stored v(M0) stays what was measured. Flagged reports
+    // not released are left out (the same `scoreReports` as the in-process engine).
     const r = scoreReports(
       row.consortium,
       row.round,
@@ -108,22 +139,25 @@ export class Scoring {
       row.empty_utility!,
       {
         ...(consortium.emptyCoalition !== undefined ? { emptyCoalition: consortium.emptyCoalition } : {}),
+        quarantine: consortium.quarantine === false ? false : { released },
       },
     );
     const n = roster.length;
-    const spread = (values: ArrayLike<number>) => {
+    const spread = (silos: readonly number[], values: ArrayLike<number>) => {
       const out: (number | null)[] = Array.from({ length: n }, () => null);
-      r.silos.forEach((s, k) => {
+      silos.forEach((s, k) => {
         const v = values[k]!;
         out[s] = Number.isFinite(v) ? v : null;
       });
       return out;
     };
+    const quarantined: QuarantinedReport[] = r.quarantined.map((q) => ({ ...q, flagged: [...q.flagged] }));
     const scores: Omit<RoundScores, 'round' | 'utilities'> = {
-      silos: r.silos,
-      withOnly: spread(r.withOnly),
-      without: spread(r.without),
-      schemes: Object.fromEntries(consortium.schemes.map((m) => [m, spread(r.scores[m])])),
+      silos: r.scored,
+      withOnly: spread(r.silos, r.withOnly),
+      without: spread(r.silos, r.without),
+      schemes: Object.fromEntries(consortium.schemes.map((m) => [m, spread(r.scored, r.scores[m])])),
+      quarantined,
     };
     return this.rows.update(trx, row, { stage: 'scored', scores: JSON.stringify(scores) });
   }

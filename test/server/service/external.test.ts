@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../../crypto/signature.js';
 import { utilitiesUnder } from '../../../scoring/empty-coalition.js';
+import { keptUtilities, quarantineReports } from '../../../scoring/manipulation/quarantine.js';
 import { SCHEMES, scoreScheme } from '../../../scoring/private.js';
 import { signedReport } from '../../../src/fl/private-scoring.js';
 import type { ConsortiumInput } from '../../../src/server/schemas.js';
@@ -77,19 +78,26 @@ describe('reports-only rounds in the service', () => {
             expect(r.round.stage).toBe(everyone ? 'scored' : 'reporting');
           }
           if (c.order.length < c.n) expect((await service.forceAdvance('ext', 1)).stage).toBe('scored');
-          const silos = [...c.order].sort((a, b) => a - b);
-          const u = utilitiesUnder(
-            {
-              full: c.full,
-              empty: c.empty,
-              withOnly: silos.map((s) => c.reports[s]![0]),
-              without: silos.map((s) => c.reports[s]![1]),
-            },
-            c.emptyCoalition,
-          );
+          const reporters = [...c.order].sort((a, b) => a - b);
+          const reported = {
+            full: c.full,
+            empty: c.empty,
+            withOnly: reporters.map((s) => c.reports[s]![0]),
+            without: reporters.map((s) => c.reports[s]![1]),
+          };
+          // The detector's flagged reports are quarantined (issue 27, A4); fewer than two left: no scores.
+          const { kept, quarantined } =
+            reporters.length >= 2 ? quarantineReports(reported) : { kept: [], quarantined: [] };
+          const silos = kept.length >= 2 ? kept.map((k) => reporters[k]!) : [];
           const scores = await service.roundScores('ext', 1);
           expect(scores.silos).toEqual(silos);
+          expect(scores.quarantined.map((q) => q.silo)).toEqual(quarantined.map((q) => reporters[q.index]));
           expect(scores.utilities).toEqual({ full: c.full, empty: c.empty });
+          if (silos.length === 0) {
+            for (const m of SCHEMES) expect(scores.schemes[m]).toEqual(Array(c.n).fill(null));
+            return;
+          }
+          const u = utilitiesUnder(keptUtilities(reported, kept), c.emptyCoalition);
           for (const m of SCHEMES) {
             const want: (number | null)[] = Array.from({ length: c.n }, () => null);
             const values = scoreScheme(m, u).scores;

@@ -1,0 +1,107 @@
+/**
+ * Quarantine of flagged reports (issue 27, A4): the detector of ./detection.ts flags a silo whose
+ * reported marginal IOI_j = v(M0 + U_j) − v(M0) or LOO_j = v(M) − v(M − U_j) has a robust z-score
+ * beyond the threshold (Iglewicz & Hoaglin 1993; papers/003 §5.3 suggests anomaly detection in
+ * EE's averaging step). A flagged report is set aside: the round is scored as if that silo had not
+ * reported, so an in-range lie the audit sees cannot move the published scores. The operator may
+ * release a quarantined report; the round is then scored with it.
+ *
+ * One pass: the detector runs once on every report of the round (the reports it flags are not
+ * re-tested after the others are set aside), the same pass the audit runs.
+ */
+import { checkUtilities, type PrivateUtilities } from '../private.js';
+import { checkThreshold } from './_checks.js';
+import { DEFAULT_THRESHOLD, detectReports } from './detection.js';
+
+/** Which of a silo's two reports the detector flagged. */
+export type FlaggedReport = 'withOnly' | 'without';
+
+/** One report set aside, with the detector's reason. */
+export interface QuarantinedReport {
+  /** Position of the silo in the utilities (the caller maps it to its silo id). */
+  index: number;
+  /** The reported v(M0 + U_j) and v(M − U_j). */
+  withOnly: number;
+  without: number;
+  /** Robust z of IOI_j and of LOO_j among the round's reports. */
+  zWithOnly: number;
+  zWithout: number;
+  /** The reports whose |z| exceeds the threshold. */
+  flagged: FlaggedReport[];
+  /** The threshold on |z| that was applied. */
+  threshold: number;
+  /** Whether the operator released it (a released report is scored; it stays listed). */
+  released: boolean;
+}
+
+/** Options of {@link quarantineReports}. */
+export interface QuarantineOptions {
+  /** The detector's bound on |z|; default {@link DEFAULT_THRESHOLD} (3.5). */
+  threshold?: number;
+  /** Positions (as in the utilities) of reports the operator released: scored even if flagged. */
+  released?: readonly number[];
+}
+
+/** The detector's verdict on a round: which reports are scored and which are set aside. */
+export interface QuarantineDecision {
+  /** Positions of the reports that are scored, in order. */
+  kept: number[];
+  /** Every flagged report (released ones included, with `released: true`), in order. */
+  quarantined: QuarantinedReport[];
+}
+
+/**
+ * Runs the detector on a round's reports and sets aside the flagged ones not released.
+ * @param utilities the round's reported utilities (at least 2 silos).
+ * @param options threshold and released positions.
+ * @throws RangeError/TypeError naming the field (`utilities.without: …`, `threshold: …`,
+ *   `options.released: …`) on bad input.
+ */
+export function quarantineReports(
+  utilities: PrivateUtilities,
+  options: QuarantineOptions = {},
+): QuarantineDecision {
+  const u = checkUtilities(utilities, 'utilities');
+  const threshold = checkThreshold(options.threshold ?? DEFAULT_THRESHOLD);
+  const released = new Set<number>();
+  for (const r of options.released ?? []) {
+    if (!Number.isInteger(r) || r < 0 || r >= u.n)
+      throw new RangeError(`options.released: expected positions in [0, ${u.n}), got ${String(r)}`);
+    released.add(r);
+  }
+  const d = detectReports(u, threshold);
+  const kept: number[] = [];
+  const quarantined: QuarantinedReport[] = [];
+  for (let j = 0; j < u.n; j++) {
+    const zWithOnly = d.zWithOnly[j]!;
+    const zWithout = d.zWithout[j]!;
+    const free = released.has(j);
+    if (d.flagged[j]) {
+      const flagged: FlaggedReport[] = [];
+      if (Math.abs(zWithOnly) > threshold) flagged.push('withOnly');
+      if (Math.abs(zWithout) > threshold) flagged.push('without');
+      quarantined.push({
+        index: j,
+        withOnly: u.withOnly[j]!,
+        without: u.without[j]!,
+        zWithOnly,
+        zWithout,
+        flagged,
+        threshold,
+        released: free,
+      });
+    }
+    if (!d.flagged[j] || free) kept.push(j);
+  }
+  return { kept, quarantined };
+}
+
+/** The utilities restricted to the positions `kept` (v(M) and v(M0) unchanged). */
+export function keptUtilities(u: PrivateUtilities, kept: readonly number[]): PrivateUtilities {
+  return {
+    full: u.full,
+    empty: u.empty,
+    withOnly: kept.map((j) => u.withOnly[j]!),
+    without: kept.map((j) => u.without[j]!),
+  };
+}
