@@ -36,10 +36,11 @@ export interface AuditOptions {
    * than this many reporting silos is audited without the searches whose cost grows fastest with
    * its silo count N — the undetected boxes and every `selfGainUndetected` (a 2000-step walk of
    * the detector per silo and side), EE-median's single-silo bounds and damage bounds (about N⁴
-   * score evaluations: the breakpoint grid per silo) — and with at most
-   * {@link BOUNDED_RANDOM_TRIALS} random misreports per attacker; the round lists what it left
-   * out in `bounded`. Its cost is then O(N³) score terms (the vertex bounds of LOO, IOI, FP, EE).
-   * Default: none (every round audited in full).
+   * score evaluations: the breakpoint grid per silo) — with at most {@link BOUNDED_RANDOM_TRIALS}
+   * random misreports per attacker, and without the N × N matrices (influence, sensitivity,
+   * damage: N² numbers per scheme); the round lists what it left out in `bounded`. What remains
+   * per silo — scores, self-gain bounds of LOO, IOI, FP and EE, closed forms, detection, attacks —
+   * costs O(N³) score terms and O(N) bytes. Default: none (every round audited in full).
    */
   maxOptimizedSilos?: number;
 }

@@ -50,9 +50,9 @@ import {
   type CollusionJson,
   type RoundAudit,
   type SchemeAudit,
-  type SchemeSummary,
 } from './audit-json.js';
 import { type AuditOptions, BOUNDED_RANDOM_TRIALS, type Resolved, resolve } from './audit-options.js';
+import { max, mean, min, type RoundAuditSummaryPart, summaryOf } from './audit-summary.js';
 import type { ExperimentResults, RoundUtilities } from './results.js';
 import type { UtilitiesFile } from './utilities-file.js';
 
@@ -68,9 +68,9 @@ export {
   type DetectionJson,
   type RoundAudit,
   type SchemeAudit,
-  type SchemeSummary,
 } from './audit-json.js';
 export { type AuditOptions, BOUNDED_RANDOM_TRIALS } from './audit-options.js';
+export { auditSummaryPart, type RoundAuditSummaryPart } from './audit-summary.js';
 
 /**
  * A round to audit: its number, the utilities recorded for it (null for a silo without a report)
@@ -92,19 +92,6 @@ export interface AuditRunInput {
 // ---------------------------------------------------------------------------------------------
 
 const num = (x: number): number | null => (Number.isFinite(x) ? x : null);
-const mean = (xs: number[]): number | null => {
-  const f = xs.filter(Number.isFinite);
-  return f.length === 0 ? null : f.reduce((s, x) => s + x, 0) / f.length;
-};
-const max = (xs: number[]): number | null => {
-  const f = xs.filter(Number.isFinite);
-  return f.length === 0 ? null : Math.max(...f);
-};
-const min = (xs: number[]): number | null => {
-  const f = xs.filter(Number.isFinite);
-  return f.length === 0 ? null : Math.min(...f);
-};
-
 function boundJson(e: Extremum, full: number): BoundJson {
   return {
     value: e.unbounded ? null : num(e.value),
@@ -255,8 +242,9 @@ function auditScheme(
     scores: Array.from(scores),
     recordedScoresMaxAbsDiff,
     normalizer: scheme === 'loo' || scheme === 'ioi' ? null : schemeNormalizer(scheme, u),
-    influence: influenceMatrix(scheme, u).map((row) => Array.from(row)),
-    sensitivity: sensitivityMatrix(scheme, u).map((row) => Array.from(row, num)),
+    // bounded round: no N × N matrix (their bytes, N² per scheme, would dominate the answer)
+    influence: boxes === null ? [] : influenceMatrix(scheme, u).map((row) => Array.from(row)),
+    sensitivity: boxes === null ? [] : sensitivityMatrix(scheme, u).map((row) => Array.from(row, num)),
     selfGain: bounds.map((b) => boundJson(b.selfGain, u.full)),
     selfGainClosedForm: cf
       ? Array.from({ length: n }, (_, i) => {
@@ -265,8 +253,9 @@ function auditScheme(
         })
       : null,
     selfGainUndetected: boxes === null ? [] : bounds.map((b) => boundJson(b.selfGainUndetected, u.full)),
-    damage: bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
-    damageExact: searched && bounds.every((b) => b.damage.every((e) => e === null || e.exact)),
+    damage:
+      boxes === null ? [] : bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
+    damageExact: boxes !== null && bounds.every((b) => b.damage.every((e) => e === null || e.exact)),
     damageBound:
       scheme === 'eeMedian' && searched
         ? Array.from({ length: n }, (_, i) =>
@@ -289,8 +278,10 @@ function honestBox(u: PrivateUtilities, q: number): ReportBox {
 const BOUNDED_NOT_COMPUTED = [
   'undetectedBoxes',
   'schemes.*.selfGainUndetected',
+  'schemes.*.influence',
+  'schemes.*.sensitivity',
+  'schemes.*.damage',
   'schemes.eeMedian.selfGain',
-  'schemes.eeMedian.damage',
   'schemes.eeMedian.damageBound',
 ];
 
@@ -395,36 +386,22 @@ type AuditedRun = AuditResult['runs'][number];
 
 /** The document around audited rounds: the per-scheme summary and detection rates over them. */
 function assemble(audits: AuditedRun[], source: AuditSource, o: Resolved): AuditResult {
-  const audited = audits.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
-  const summary = Object.fromEntries(
-    SCHEMES.map((s) => {
-      const per = audited.map((a) => a.schemes[s]);
-      const gains = per.flatMap((p) => p.selfGain);
-      const undetected = per.flatMap((p) => p.selfGainUndetected);
-      const attacks = Object.fromEntries(
-        ATTACK_KINDS.map((k) => [
-          k,
-          {
-            meanSpearman: mean(per.map((p) => p.attacks[k].meanSpearman ?? Number.NaN)),
-            meanAttackerShareChange: mean(per.map((p) => p.attacks[k].meanAttackerShareChange ?? Number.NaN)),
-          },
-        ]),
-      ) as SchemeSummary['attacks'];
-      const summaryOf: SchemeSummary = {
-        unboundedSelfGain: gains.filter((g) => g.unbounded).length,
-        siloRounds: gains.length,
-        maxFiniteSelfGainShare: max(gains.map((g) => g.share ?? Number.NaN)),
-        meanUndetectedSelfGainShare: mean(undetected.map((g) => g.share ?? Number.NaN)),
-        maxUndetectedSelfGainShare: max(undetected.map((g) => g.share ?? Number.NaN)),
-        unboundedUndetectedSelfGain: undetected.filter((g) => g.unbounded).length,
-        attacks,
-      };
-      return [s, summaryOf];
-    }),
-  ) as Record<Scheme, SchemeSummary>;
-  const detectionRates = Object.fromEntries(
-    ATTACK_KINDS.map((k) => [k, mean(audited.map((a) => a.detection.rates[k] ?? Number.NaN))]),
-  ) as Record<AttackKind, number | null>;
+  return summarize(
+    audits.flatMap((r) => r.rounds),
+    audits,
+    source,
+    o,
+  );
+}
+
+/** `assemble` with the summary read from `parts` (full rounds or their summary parts). */
+function summarize(
+  parts: readonly (RoundAuditSummaryPart | RoundAudit | { round: number; skipped: string })[],
+  audits: AuditedRun[],
+  source: AuditSource,
+  o: Resolved,
+): AuditResult {
+  const { summary, detectionRates } = summaryOf(parts);
   return {
     auditSchemaVersion: AUDIT_SCHEMA_VERSION,
     source,
@@ -564,4 +541,18 @@ export function assembleRecordedAudit(
   options: AuditOptions = {},
 ): AuditResult {
   return assemble([{ seed: 0, rounds: [...rounds] }], recordedSource(silos, source), resolve(options));
+}
+
+/**
+ * `assembleRecordedAudit` from the rounds' summary parts (`auditSummaryPart`) alone: the document
+ * with `runs: [{ seed: 0, rounds: [] }]`, for a caller that holds the rounds' JSON and splices it in
+ * (the service, which keeps each round's audit as JSON and never parses it again).
+ */
+export function assembleRecordedSummary(
+  parts: readonly (RoundAuditSummaryPart | { round: number; skipped: string })[],
+  silos: readonly string[],
+  source: string,
+  options: AuditOptions = {},
+): AuditResult {
+  return summarize(parts, [{ seed: 0, rounds: [] }], recordedSource(silos, source), resolve(options));
 }

@@ -347,6 +347,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
 
   const every = o.scheduleIntervalMs ?? 1000;
   if (every !== false) runScheduleEvery(app, positive('options.scheduleIntervalMs', every));
+  app.addHook('onClose', async () => service.close());
   if (o.closeStore) app.addHook('onClose', async () => o.store.close());
   return app;
 }

@@ -4,6 +4,7 @@
  * operator only, the manipulation audit of those rounds.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import {
   AuditBody,
   ConsortiumParams,
@@ -55,7 +56,11 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AuditBody, ...errors(400, 401, 404) },
       },
     },
-    async (request) => app.service.audit(request.params.cid),
+    // stored JSON text (service/audit.ts): sent as it is, not serialized again
+    async (request, reply) => {
+      const json = await app.service.auditJson(request.params.cid);
+      return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof AuditBody>);
+    },
   );
 };
 export default scores;
