@@ -254,7 +254,9 @@ function auditScheme(
       : null,
     selfGainUndetected: boxes === null ? [] : bounds.map((b) => boundJson(b.selfGainUndetected, u.full)),
     damage:
-      boxes === null ? [] : bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
+      boxes === null
+        ? []
+        : bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
     damageExact: boxes !== null && bounds.every((b) => b.damage.every((e) => e === null || e.exact)),
     damageBound:
       scheme === 'eeMedian' && searched

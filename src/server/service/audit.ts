@@ -12,7 +12,7 @@
  * table existed, or on another replica that stopped, are audited on the next call.
  */
 import { createHash } from 'node:crypto';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
 import { type AuditOptions, assembleRecordedSummary, type RoundAuditSummaryPart } from '../../fl/audit.js';
 import type { Consortium } from '../schemas.js';
@@ -31,6 +31,12 @@ export const SERVICE_AUDIT_MAX_OPTIMIZED_SILOS = 32;
 /** What a round not audited yet says in the audit. */
 export const AUDIT_PENDING =
   'audit pending: each round is audited once, off the request path, after it is scored; ask again shortly';
+
+/** How long `GET …/audit` waits (without computing) for the audits of rounds just scored (ms). */
+export const AUDIT_WAIT_MS = 2000;
+
+/** A round's entry as the summary reads it, or why it is not audited. */
+type Entry = RoundAuditSummaryPart | { round: number; skipped: string };
 
 /** The audit options of a consortium's rounds in the service. */
 function optionsOf(c: Consortium): AuditOptions {
@@ -86,12 +92,40 @@ export class Audit {
 
   /**
    * The audit of the scored rounds (the JSON text of src/fl/audit.ts `AuditResult`) from their
-   * stored entries, over the consortium's declared utility range; a round not audited yet is
-   * listed as skipped ({@link AUDIT_PENDING}) and queued.
+   * stored entries, over the consortium's declared utility range. A round not audited yet is
+   * queued and waited for up to {@link AUDIT_WAIT_MS} (the call computes nothing); still not
+   * audited, it is listed as skipped ({@link AUDIT_PENDING}).
    * @throws ServiceError CONSORTIUM_NOT_FOUND.
    */
   async run(id: string): Promise<string> {
     const { consortium } = await this.consortia.load(id);
+    let got = await this.collect(id);
+    if (got.pending) {
+      // rounds scored a moment ago: wait (not compute) a bounded time for their audits
+      await Promise.race([this.idle(), sleep(AUDIT_WAIT_MS, undefined, { ref: false })]);
+      got = await this.collect(id);
+    }
+    const { parts, texts } = got;
+    const names = consortium.participants.map((_, i) => `silo-${i}`);
+    const doc = assembleRecordedSummary(
+      parts,
+      names,
+      `fedscore service, consortium ${id}`,
+      optionsOf(consortium),
+    );
+    // the document with the rounds' stored JSON in place of `runs[0].rounds` (key order kept)
+    const head = JSON.stringify({
+      auditSchemaVersion: doc.auditSchemaVersion,
+      source: doc.source,
+      options: doc.options,
+      schemes: doc.schemes,
+    });
+    const tail = JSON.stringify({ summary: doc.summary, detectionRates: doc.detectionRates });
+    return `${head.slice(0, -1)},"runs":[{"seed":0,"rounds":[${texts.join(',')}]}],${tail.slice(1)}`;
+  }
+
+  /** The stored rounds' summary parts and JSON, a skipped entry for each round not audited (queued). */
+  private async collect(id: string): Promise<{ parts: Entry[]; texts: string[]; pending: boolean }> {
     const scored = await this.rows.list(id, 'scored');
     const stored = new Map(
       (
@@ -102,15 +136,15 @@ export class Audit {
           .execute()
       ).map((r) => [r.round, r]),
     );
-    type Entry = RoundAuditSummaryPart | { round: number; skipped: string };
     const parts: Entry[] = [];
     const texts: string[] = [];
+    let pending = false;
     for (const row of scored) {
       const digest = scoresDigest(row);
       const hit = stored.get(row.round);
       if (hit && hit.scores_digest === digest) {
         parts.push(JSON.parse(hit.summary) as Entry);
-        // one round's JSON per query (megabytes each): other requests run in between
+        // one round's JSON per query: other requests run in between
         const { audit } = await this.ctx.db
           .selectFrom('round_audits')
           .select('audit')
@@ -122,31 +156,19 @@ export class Audit {
         continue;
       }
       const failure = this.failed.get(`${id}/${row.round}`);
+      const failed = failure !== undefined && failure.digest === digest;
       const skipped = {
         round: row.round,
-        skipped: failure && failure.digest === digest ? `audit failed: ${failure.reason}` : AUDIT_PENDING,
+        skipped: failed ? `audit failed: ${failure.reason}` : AUDIT_PENDING,
       };
-      if (skipped.skipped === AUDIT_PENDING) this.enqueue(id, row.round);
+      if (!failed) {
+        pending = true;
+        this.enqueue(id, row.round);
+      }
       parts.push(skipped);
       texts.push(JSON.stringify(skipped));
     }
-    const names = consortium.participants.map((_, i) => `silo-${i}`);
-    const doc = assembleRecordedSummary(
-      parts,
-      names,
-      `fedscore service, consortium ${id}`,
-      optionsOf(consortium),
-    );
-    // the document with the rounds' stored JSON in place of `runs[0].rounds` (key order kept)
-    const { runs: _, ...rest } = doc;
-    const head = JSON.stringify({
-      auditSchemaVersion: rest.auditSchemaVersion,
-      source: rest.source,
-      options: rest.options,
-      schemes: rest.schemes,
-    });
-    const tail = JSON.stringify({ summary: rest.summary, detectionRates: rest.detectionRates });
-    return `${head.slice(0, -1)},"runs":[{"seed":0,"rounds":[${texts.join(',')}]}],${tail.slice(1)}`;
+    return { parts, texts, pending };
   }
 
   /** Audits the queued rounds one at a time. */
