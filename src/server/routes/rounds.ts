@@ -51,7 +51,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: READERS,
         params: ConsortiumParams,
-        response: { 200: RoundList, ...errors(400, 401, 403, 404) },
+        response: { 200: RoundList, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => ({
@@ -67,7 +67,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: READERS,
         params: RoundParams,
-        response: { 200: Round, ...errors(400, 401, 403, 404) },
+        response: { 200: Round, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) =>
@@ -111,7 +111,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: READERS,
         params: RoundParams,
-        response: { 200: StageProgress, ...errors(400, 401, 403, 404) },
+        response: { 200: StageProgress, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => app.service.stageProgress(request.params.cid, request.params.round),
@@ -146,7 +146,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: MEMBERS,
         params: RoundParams,
-        response: { 200: Aggregate, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Aggregate, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request) => {
@@ -165,13 +165,14 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
     '/consortia/:cid/rounds/:round/aggregate/sum',
     {
       ...members,
+      config: { vectorRead: true },
       schema: {
         summary: 'Σ w_iΔ_i over the survivors (Float64 LE, d values; members, operator)',
         tags: ['rounds'],
         security: MEMBERS,
         params: RoundParams,
         produces: ['application/octet-stream'],
-        response: { 200: Binary, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Binary, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
