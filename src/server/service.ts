@@ -26,7 +26,14 @@
 import type { AuditResult } from '../fl/audit.js';
 import { clipUtility } from '../fl/private-scoring.js';
 import type { ServiceError } from './errors.js';
-import type { Consortium, ConsortiumInput, CumulativeScores, Round, RoundScores } from './schemas.js';
+import type {
+  Consortium,
+  ConsortiumInput,
+  CumulativeScores,
+  Round,
+  RoundScores,
+  RoundStage,
+} from './schemas.js';
 import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
 import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
@@ -178,9 +185,9 @@ export class ScoringService {
     return this.lifecycle.get(id, round);
   }
 
-  /** {@link Rounds.forceAdvance}. @throws ServiceError ROUND_CLOSED. */
-  forceAdvance(id: string, round: number): Promise<Round> {
-    return this.lifecycle.forceAdvance(id, round);
+  /** {@link Rounds.forceAdvance}. @throws ServiceError ROUND_CLOSED, STAGE_MISMATCH. */
+  forceAdvance(id: string, round: number, expected: RoundStage): Promise<Round> {
+    return this.lifecycle.forceAdvance(id, round, expected);
   }
 
   /** {@link Rounds.abort}. @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED. */

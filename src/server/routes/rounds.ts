@@ -7,6 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendBytes } from '../_http.js';
 import {
+  AdvanceInput,
   Aggregate,
   Binary,
   ConsortiumParams,
@@ -78,14 +79,16 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
     {
       ...admin,
       schema: {
-        summary: 'close the current stage now (operator)',
+        summary:
+          'close the current stage now, if it is the one named in the body (operator; FEDSCORE_ERR_STAGE_MISMATCH otherwise)',
         tags: ['rounds'],
         security: [{ admin: [] }],
         params: RoundParams,
-        response: { 200: Round, ...errors(400, 401, 404, 409) },
+        body: AdvanceInput,
+        response: { 200: Round, ...errors(400, 401, 404, 409, 413, 415) },
       },
     },
-    async (request) => app.service.forceAdvance(request.params.cid, request.params.round),
+    async (request) => app.service.forceAdvance(request.params.cid, request.params.round, request.body.stage),
   );
   app.post(
     '/consortia/:cid/rounds/:round/abort',
