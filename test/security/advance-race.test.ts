@@ -11,15 +11,29 @@
  * (no stage named) was accepted. Its 10 concurrent trials printed
  *   "10 racing trials: 0 aborted, 0 refused, 10 closed mask"
  * — in one process the operator's request always took the round's lock first, so the interleaving
- * that aborted rounds on two PostgreSQL replicas is the deterministic first test here; the trials
- * check that neither order aborts the round.
+ * that aborted rounds is the deterministic first test here. With DATABASE_URL (two replicas over
+ * one PostgreSQL database, the last input to one, the advance to the other) it printed
+ *   "PostgreSQL, two replicas, 10 racing trials: 5 aborted, 0 refused, 5 closed mask"
+ * as in the issue; now "0 aborted, 3 refused, 7 closed mask" (the split varies from run to run).
  *
  * Now the request names the stage it closes (`{ "stage": "mask" }`); in another stage it is
  * refused under the round's lock — 409 FEDSCORE_ERR_STAGE_MISMATCH naming the current stage —
  * and the round goes on.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { adminInject, createConsortium, type Harness, harness, Silo, STEPS } from '../server/_harness.js';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { type App, buildApp } from '../../src/server/app.js';
+import { openStore, type StoreHandle } from '../../src/server/store/database.js';
+import {
+  ADMIN,
+  adminInject,
+  createConsortium,
+  evaluate,
+  type Harness,
+  harness,
+  Silo,
+  STEPS,
+} from '../server/_harness.js';
 
 const R1 = '/v1/consortia/c1/rounds/1';
 
@@ -110,3 +124,67 @@ describe('A7: the operator’s advance names the stage it closes', () => {
     expect(outcomes.aborted).toBe(0);
   });
 });
+
+/**
+ * The race as found: two replicas over one PostgreSQL database, the last masked input to one and
+ * the operator's advance for the mask stage to the other, at once.
+ */
+const url = process.env.DATABASE_URL;
+if (url)
+  describe('A7 on PostgreSQL, two replicas', () => {
+    let admin: pg.Client;
+    const created: string[] = [];
+    beforeAll(async () => {
+      admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+    });
+    afterAll(async () => {
+      for (const db of created) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      await admin.end();
+    });
+
+    test('the last masked input on one replica, the advance on the other: never an abort', async () => {
+      const outcomes = { aborted: 0, refused: 0, closedMask: 0 };
+      for (let trial = 0; trial < 10; trial++) {
+        const name = `fedscore_race_${process.pid}_${trial}_${Math.random().toString(36).slice(2, 8)}`;
+        await admin.query(`CREATE DATABASE ${name}`);
+        created.push(name);
+        const u = new URL(url);
+        u.pathname = `/${name}`;
+        const location = { postgres: u.toString() };
+        const h = await harness({ location });
+        let store: StoreHandle | undefined;
+        let other: App | undefined;
+        try {
+          store = await openStore(location);
+          other = await buildApp({
+            store,
+            adminToken: ADMIN,
+            now: h.clock.now,
+            evaluate,
+            scheduleIntervalMs: false,
+          });
+          await other.ready();
+          const silos = await maskStageWaitingForSilo3(h);
+          const mask = await silos[3]!.replayStep('shares');
+          const [, advance] = await Promise.all([
+            silos[3]!.post(mask),
+            adminInject({ app: other }, 'POST', `${R1}/advance`, { stage: 'mask' }),
+          ]);
+          const stage = await stageOf(h);
+          if (stage.startsWith('aborted')) outcomes.aborted++;
+          else if (advance.statusCode === 409) outcomes.refused++;
+          else outcomes.closedMask++;
+        } finally {
+          await other?.close();
+          await store?.close();
+          await h.close();
+        }
+      }
+      console.log(
+        `PostgreSQL, two replicas, 10 racing trials: ${outcomes.aborted} aborted, ${outcomes.refused} refused, ${outcomes.closedMask} closed mask`,
+      );
+      expect(outcomes.aborted).toBe(0);
+    }, 240_000);
+  });
+else console.warn('advance-race.test.ts: the PostgreSQL part did not run — no DATABASE_URL');
