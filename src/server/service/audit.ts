@@ -7,9 +7,11 @@
  * `maxOptimizedSilos`: such a round lists what it left out). The entry is stored (table
  * `round_audits`) with the digest of the scores it audited and the part of it the summary reads;
  * `GET …/audit` computes the summary from those parts (O(rounds · N)) and splices the stored JSON
- * of the rounds into the answer unparsed (O(its bytes), about 2.2 MB per round of 128 silos); a
- * round not audited yet as skipped ("audit pending"), queuing it — so rounds scored before this
- * table existed, or on another replica that stopped, are audited on the next call.
+ * of the rounds into the answer unparsed (O(its bytes): about 0.2 MB per bounded round of 128
+ * silos). A round not audited yet is queued, waited for up to {@link AUDIT_WAIT_MS} and otherwise
+ * listed as skipped ("audit pending") — so rounds scored before this table existed, or on a
+ * replica that stopped, are audited after the next call. Two replicas may audit the same round
+ * (the same entry; the later write wins).
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -23,8 +25,8 @@ import { type RoundRow, type RoundRows, scoresOf } from './round-rows.js';
 
 /**
  * Rounds of more silos than this are audited in the bounded mode (docs/audit.md "Bounded mode").
- * At 32 silos a full round audit took about 5–11 s on one core (2 cores shared), at 128 one took
- * 454 s (issue 27); a bounded round of 128 silos takes about 1.2 s, of 255 about 3.5 s.
+ * A full round audit of 32 silos took 8.3 s in the issue (4.5–11 s here, 2 cores shared), of 128
+ * silos 454 s; a bounded round of 128 silos takes about 1.2–1.7 s, of 255 about 3.5 s.
  */
 export const SERVICE_AUDIT_MAX_OPTIMIZED_SILOS = 32;
 
@@ -55,7 +57,7 @@ function scoresDigest(row: RoundRow): string {
 /** Auditing the scored rounds (src/fl/audit.ts) once each, off the request path. */
 export class Audit {
   private readonly worker = new AuditWorker();
-  /** Rounds waiting to be audited, `consortium/round` → the digest it is queued for. */
+  /** Rounds waiting to be audited, keyed `consortium/round`. */
   private readonly queue = new Map<string, { id: string; round: number }>();
   /** Rounds whose audit failed, with the digest and the reason (not retried for that digest). */
   private readonly failed = new Map<string, { digest: string; reason: string }>();
