@@ -5,7 +5,9 @@
  *
  *   open    POST /v1/consortia/:cid/rounds
  *   status  GET  /v1/consortia/:cid, …/rounds and, for a running round, …/rounds/:r/progress
- *   close   POST …/rounds/:r/advance (close the current stage now), or …/abort with --abort
+ *   close   POST …/rounds/:r/advance with the stage to close (--stage, or the round's current stage
+ *           as read just before; the service refuses it, FEDSCORE_ERR_STAGE_MISMATCH, when the
+ *           stage closed meanwhile), or …/abort with --abort
  *   release POST …/rounds/:r/reports/:silo/release (score the round with a quarantined report)
  *
  * Errors name what went wrong: the service cannot be reached, refuses the token, does not know
@@ -23,6 +25,8 @@ export type RoundsArgs = {
   abort?: boolean;
   /** `release`: the silo whose quarantined report is released. */
   silo?: number;
+  /** close: the stage to close (default: the round's current stage, read first). */
+  stage?: string;
 } & ({ token: string } | { tokenFile: string });
 
 /** The parts of the service's answers the commands print. */
@@ -91,11 +95,16 @@ export async function roundsCommand(
   if (o.action === 'close') {
     const round = o.round ?? (await latest(api))?.round;
     if (round === undefined) throw new RoundsError(`consortium ${o.consortium} has no round to close`);
-    const r = await api.call<RoundView>('POST', `/rounds/${round}/${o.abort ? 'abort' : 'advance'}`);
+    if (o.abort) {
+      const r = await api.call<RoundView>('POST', `/rounds/${round}/abort`);
+      out(`round ${r.round} aborted\n`);
+      return 0;
+    }
+    // the stage to close is named: one that closed meanwhile is refused, not the next one closed
+    const stage = o.stage ?? (await api.call<RoundView>('GET', `/rounds/${round}`)).stage;
+    const r = await api.call<RoundView>('POST', `/rounds/${round}/advance`, { stage });
     out(
-      o.abort
-        ? `round ${r.round} aborted\n`
-        : `round ${r.round}: stage closed; now ${r.stage}${r.error ? ` (${r.error.code}: ${r.error.detail})` : ''}\n`,
+      `round ${r.round}: stage ${stage} closed; now ${r.stage}${r.error ? ` (${r.error.code}: ${r.error.detail})` : ''}\n`,
     );
     return 0;
   }
@@ -123,11 +132,18 @@ export async function roundsCommand(
 /** Requests to the consortium's routes with the admin token; errors as {@link RoundsError}. */
 function client(server: string, consortium: string, token: string) {
   return {
-    async call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+    async call<T>(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<T> {
       const url = `${server}/v1/consortia/${consortium}${path}`;
       let res: Response;
       try {
-        res = await fetch(url, { method, headers: { authorization: `Bearer ${token}` } });
+        res = await fetch(url, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+        });
       } catch (e) {
         const cause = (e as { cause?: { code?: string; message?: string } }).cause;
         throw new RoundsError(

@@ -118,6 +118,24 @@ export interface RoundAudit {
   undetectedBoxes: ReportBox[];
   detection: DetectionJson;
   schemes: Record<Scheme, SchemeAudit>;
+  /**
+   * Present only in a round audited in the bounded mode (`options.maxOptimizedSilos` below the
+   * round's silo count; the service's audit, docs/audit.md "Bounded mode"): what was not computed.
+   * Each field it names is empty (`[]`) or null in this round, never a value.
+   */
+  bounded?: BoundedRound;
+}
+
+/** What a bounded round left out (`RoundAudit.bounded`). */
+export interface BoundedRound {
+  /** The cap the round exceeded: the full audit runs on rounds of at most this many silos. */
+  maxOptimizedSilos: number;
+  /** The round's silo count. */
+  silos: number;
+  /** Random misreports per attacker actually simulated (≤ `options.randomTrials`). */
+  randomTrials: number;
+  /** The fields left empty or null, as paths (`schemes.*.selfGainUndetected`, …). */
+  notComputed: string[];
 }
 
 /** Per scheme, over all audited rounds. */
@@ -162,6 +180,8 @@ export interface AuditResult {
     collusionSizes: number[];
     maxCoalitions: number;
     exactBudget: number;
+    /** Present when set: rounds of more silos are audited in the bounded mode (`RoundAudit.bounded`). */
+    maxOptimizedSilos?: number;
   };
   schemes: Scheme[];
   runs: { seed: number; rounds: (RoundAudit | { round: number; skipped: string })[] }[];

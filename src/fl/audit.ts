@@ -29,7 +29,7 @@ import {
   looSelfGain,
 } from '../../scoring/manipulation/closed-form.js';
 import { binomial, collusionBounds } from '../../scoring/manipulation/collusion.js';
-import { DEFAULT_THRESHOLD, detectReports, undetectedBox } from '../../scoring/manipulation/detection.js';
+import { detectReports, undetectedBox } from '../../scoring/manipulation/detection.js';
 import { influenceMatrix, sensitivityMatrix } from '../../scoring/manipulation/influence.js';
 import type { ReportBox, UtilityRange } from '../../scoring/manipulation/reports.js';
 import { singleSiloBounds } from '../../scoring/manipulation/single-silo.js';
@@ -45,12 +45,14 @@ import {
   AUDIT_SCHEMA_VERSION,
   type AuditResult,
   type AuditSource,
+  type BoundedRound,
   type BoundJson,
   type CollusionJson,
   type RoundAudit,
   type SchemeAudit,
-  type SchemeSummary,
 } from './audit-json.js';
+import { type AuditOptions, BOUNDED_RANDOM_TRIALS, type Resolved, resolve } from './audit-options.js';
+import { max, mean, min, type RoundAuditSummaryPart, summaryOf } from './audit-summary.js';
 import type { ExperimentResults, RoundUtilities } from './results.js';
 import type { UtilitiesFile } from './utilities-file.js';
 
@@ -59,42 +61,16 @@ export {
   AUDIT_SCHEMA_VERSION,
   type AuditResult,
   type AuditSource,
+  type BoundedRound,
   type BoundJson,
   type CoalitionJson,
   type CollusionJson,
   type DetectionJson,
   type RoundAudit,
   type SchemeAudit,
-  type SchemeSummary,
 } from './audit-json.js';
-
-/** Options of `auditExperiment` (all optional; defaults in docs/audit.md). */
-export interface AuditOptions {
-  /** Range of a reported utility. Default [0, 1] (accuracy). */
-  range?: UtilityRange;
-  /** Detector threshold on |robust z|. Default 3.5 (Iglewicz & Hoaglin 1993). */
-  threshold?: number;
-  /** inflate-self multiplies each own marginal's magnitude by this. Default 2. */
-  inflateFactor?: number;
-  /** Random misreports per attacker and round. Default 20. */
-  randomTrials?: number;
-  /** Seed of the random misreports. Default 0. */
-  seed?: number;
-  /** Coalition sizes audited. Default [2, 3]. */
-  collusionSizes?: number[];
-  /** A coalition size k is audited only when C(N, k) ≤ maxCoalitions. Default 64. */
-  maxCoalitions?: number;
-  /** Largest candidate grid enumerated exactly (EE-median collusion). Default 200 000. */
-  exactBudget?: number;
-  /** Only these round numbers (1-based). Default: all. */
-  rounds?: number[];
-  /**
-   * A round with a utility outside `range`: 'audit' it anyway (default; an experiment's values
-   * are what they are) or 'skip' it with the reason (a live consortium, whose reports the service
-   * range-checks: only rounds stored before it did can be outside).
-   */
-  outOfRange?: 'audit' | 'skip';
-}
+export { type AuditOptions, BOUNDED_RANDOM_TRIALS } from './audit-options.js';
+export { auditSummaryPart, type RoundAuditSummaryPart } from './audit-summary.js';
 
 /**
  * A round to audit: its number, the utilities recorded for it (null for a silo without a report)
@@ -116,19 +92,6 @@ export interface AuditRunInput {
 // ---------------------------------------------------------------------------------------------
 
 const num = (x: number): number | null => (Number.isFinite(x) ? x : null);
-const mean = (xs: number[]): number | null => {
-  const f = xs.filter(Number.isFinite);
-  return f.length === 0 ? null : f.reduce((s, x) => s + x, 0) / f.length;
-};
-const max = (xs: number[]): number | null => {
-  const f = xs.filter(Number.isFinite);
-  return f.length === 0 ? null : Math.max(...f);
-};
-const min = (xs: number[]): number | null => {
-  const f = xs.filter(Number.isFinite);
-  return f.length === 0 ? null : Math.min(...f);
-};
-
 function boundJson(e: Extremum, full: number): BoundJson {
   return {
     value: e.unbounded ? null : num(e.value),
@@ -140,56 +103,6 @@ function boundJson(e: Extremum, full: number): BoundJson {
     reports: e.reports,
   };
 }
-
-function resolve(options: AuditOptions) {
-  if (options === null || typeof options !== 'object') throw new TypeError('options: expected an object');
-  const range = options.range ?? { lo: 0, hi: 1 };
-  if (
-    typeof range !== 'object' ||
-    !Number.isFinite(range.lo) ||
-    !Number.isFinite(range.hi) ||
-    !(range.lo < range.hi)
-  )
-    throw new RangeError('options.range: expected finite { lo, hi } with lo < hi');
-  const positiveInt = (name: string, x: number, allowZero = false) => {
-    if (!Number.isInteger(x) || x < (allowZero ? 0 : 1))
-      throw new RangeError(
-        `options.${name}: expected a ${allowZero ? 'non-negative' : 'positive'} integer, got ${x}`,
-      );
-    return x;
-  };
-  const collusionSizes = options.collusionSizes ?? [2, 3];
-  if (!Array.isArray(collusionSizes))
-    throw new TypeError('options.collusionSizes: expected an array of integers');
-  for (const k of collusionSizes) positiveInt('collusionSizes', k);
-  const threshold = options.threshold ?? DEFAULT_THRESHOLD;
-  if (!Number.isFinite(threshold) || threshold <= 0)
-    throw new RangeError(`options.threshold: expected a finite number > 0, got ${threshold}`);
-  const inflateFactor = options.inflateFactor ?? 2;
-  if (!Number.isFinite(inflateFactor) || inflateFactor < 1)
-    throw new RangeError(`options.inflateFactor: expected a finite number ≥ 1, got ${inflateFactor}`);
-  const seed = options.seed ?? 0;
-  if (!Number.isFinite(seed)) throw new RangeError(`options.seed: expected a finite number, got ${seed}`);
-  if (options.rounds !== undefined && !Array.isArray(options.rounds))
-    throw new TypeError('options.rounds: expected an array of round numbers');
-  const outOfRange = options.outOfRange ?? 'audit';
-  if (outOfRange !== 'audit' && outOfRange !== 'skip')
-    throw new RangeError(`options.outOfRange: expected 'audit' or 'skip', got ${String(outOfRange)}`);
-  return {
-    range: { lo: range.lo, hi: range.hi },
-    outOfRange,
-    threshold,
-    inflateFactor,
-    randomTrials: positiveInt('randomTrials', options.randomTrials ?? 20, true),
-    seed,
-    collusionSizes,
-    maxCoalitions: positiveInt('maxCoalitions', options.maxCoalitions ?? 64),
-    exactBudget: positiveInt('exactBudget', options.exactBudget ?? 200_000),
-    rounds: options.rounds,
-  };
-}
-
-type Resolved = ReturnType<typeof resolve>;
 
 function checkResults(results: ExperimentResults): void {
   if (results === null || typeof results !== 'object')
@@ -276,10 +189,12 @@ function auditScheme(
   silos: number[],
   u: PrivateUtilities,
   outcomes: AttackOutcome[],
-  boxes: ReportBox[],
+  boxes: ReportBox[] | null,
   o: Resolved,
 ): SchemeAudit {
   const n = silos.length;
+  // bounded round (boxes null): no undetected search; EE-median's breakpoint grid not searched
+  const searched = boxes !== null || scheme !== 'eeMedian';
   const scores = schemeScores(scheme, u);
   const recorded = rec.scores?.[scheme];
   let recordedScoresMaxAbsDiff: number | null = null;
@@ -289,12 +204,15 @@ function auditScheme(
       recordedScoresMaxAbsDiff = Math.max(recordedScoresMaxAbsDiff!, Math.abs(recorded[g]! - scores[q]!));
     });
   }
-  const bounds = singleSiloBounds(scheme, u, {
-    range: o.range,
-    threshold: o.threshold,
-    exactBudget: o.exactBudget,
-    undetectedBoxes: boxes,
-  });
+  const bounds = searched
+    ? singleSiloBounds(scheme, u, {
+        range: o.range,
+        threshold: o.threshold,
+        exactBudget: o.exactBudget,
+        // bounded: the honest point as the box (one evaluation); the result is left out below
+        undetectedBoxes: boxes ?? silos.map((_, q) => honestBox(u, q)),
+      })
+    : [];
   const cf = closedForms[scheme];
   const collusion: CollusionJson[] = o.collusionSizes.map((k) => {
     if (k > n) return { k, coalitions: [], skipped: `k = ${k} exceeds the ${n} silos of the round` };
@@ -324,8 +242,9 @@ function auditScheme(
     scores: Array.from(scores),
     recordedScoresMaxAbsDiff,
     normalizer: scheme === 'loo' || scheme === 'ioi' ? null : schemeNormalizer(scheme, u),
-    influence: influenceMatrix(scheme, u).map((row) => Array.from(row)),
-    sensitivity: sensitivityMatrix(scheme, u).map((row) => Array.from(row, num)),
+    // bounded round: no N × N matrix (their bytes, N² per scheme, would dominate the answer)
+    influence: boxes === null ? [] : influenceMatrix(scheme, u).map((row) => Array.from(row)),
+    sensitivity: boxes === null ? [] : sensitivityMatrix(scheme, u).map((row) => Array.from(row, num)),
     selfGain: bounds.map((b) => boundJson(b.selfGain, u.full)),
     selfGainClosedForm: cf
       ? Array.from({ length: n }, (_, i) => {
@@ -333,11 +252,14 @@ function auditScheme(
           return c.unbounded ? null : c.value;
         })
       : null,
-    selfGainUndetected: bounds.map((b) => boundJson(b.selfGainUndetected, u.full)),
-    damage: bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
-    damageExact: bounds.every((b) => b.damage.every((e) => e === null || e.exact)),
+    selfGainUndetected: boxes === null ? [] : bounds.map((b) => boundJson(b.selfGainUndetected, u.full)),
+    damage:
+      boxes === null
+        ? []
+        : bounds.map((b) => b.damage.map((e) => (e === null ? 0 : e.unbounded ? null : e.value))),
+    damageExact: boxes !== null && bounds.every((b) => b.damage.every((e) => e === null || e.exact)),
     damageBound:
-      scheme === 'eeMedian'
+      scheme === 'eeMedian' && searched
         ? Array.from({ length: n }, (_, i) =>
             Array.from({ length: n }, (_, v) => (i === v ? 0 : num(eeMedianDamageBound(u, i, v)))),
           )
@@ -347,6 +269,25 @@ function auditScheme(
   };
 }
 
+/** The degenerate box of silo q's honest reports. */
+function honestBox(u: PrivateUtilities, q: number): ReportBox {
+  const a = u.withOnly[q]!;
+  const b = u.without[q]!;
+  return { withOnlyLo: a, withOnlyHi: a, withoutLo: b, withoutHi: b };
+}
+
+/** What a bounded round leaves out (`RoundAudit.bounded`); docs/audit.md lists the same. */
+const BOUNDED_NOT_COMPUTED = [
+  'undetectedBoxes',
+  'schemes.*.selfGainUndetected',
+  'schemes.*.influence',
+  'schemes.*.sensitivity',
+  'schemes.*.damage',
+  'schemes.eeMedian.selfGain',
+  'schemes.eeMedian.damageBound',
+];
+
+/** The audit of one round: the per-round part of `auditRounds`, `seed` its random misreports' seed. */
 function auditRound(
   rec: AuditRoundInput,
   o: Resolved,
@@ -357,10 +298,12 @@ function auditRound(
   if (typeof got === 'string') return { round: rec.round, skipped: got };
   const { silos } = got;
   const u = utilitiesUnder(got.u, emptyCoalition); // v(∅) as the run scored
+  const bounded = silos.length > o.maxOptimizedSilos;
+  const randomTrials = bounded ? Math.min(o.randomTrials, BOUNDED_RANDOM_TRIALS) : o.randomTrials;
   const outcomes = simulateAttacks(u, {
     range: o.range,
     inflateFactor: o.inflateFactor,
-    randomTrials: o.randomTrials,
+    randomTrials,
     seed,
     threshold: o.threshold,
   });
@@ -368,10 +311,18 @@ function auditRound(
   const rate = (kind: AttackKind, f: (x: AttackOutcome) => number) =>
     mean(outcomes.filter((x) => x.kind === kind).map(f));
   // the undetected boxes do not depend on the scheme
-  const undetectedBoxes = silos.map((_, q) => undetectedBox(u, q, o.range, o.threshold));
+  const undetectedBoxes = bounded ? null : silos.map((_, q) => undetectedBox(u, q, o.range, o.threshold));
   const schemes = Object.fromEntries(
     SCHEMES.map((s) => [s, auditScheme(s, rec, silos, u, outcomes, undetectedBoxes, o)]),
   ) as Record<Scheme, SchemeAudit>;
+  const boundedRound: BoundedRound | null = bounded
+    ? {
+        maxOptimizedSilos: o.maxOptimizedSilos,
+        silos: silos.length,
+        randomTrials,
+        notComputed: [...BOUNDED_NOT_COMPUTED],
+      }
+    : null;
   return {
     round: rec.round,
     silos,
@@ -381,7 +332,7 @@ function auditRound(
       withOnly: Array.from(u.withOnly),
       without: Array.from(u.without),
     },
-    undetectedBoxes,
+    undetectedBoxes: undetectedBoxes ?? [],
     detection: {
       threshold: o.threshold,
       zWithOnly: Array.from(det.zWithOnly),
@@ -396,6 +347,7 @@ function auditRound(
       ) as Record<AttackKind, number | null>,
     },
     schemes,
+    ...(boundedRound ? { bounded: boundedRound } : {}),
   };
 }
 
@@ -428,36 +380,30 @@ export function auditRounds(
       .filter((rec) => wanted === null || wanted.has(rec.round))
       .map((rec) => auditRound(rec, o, o.seed + 1000 * r + rec.round, emptyCoalition)),
   }));
-  const audited = audits.flatMap((r) => r.rounds).filter((x): x is RoundAudit => 'schemes' in x);
-  const summary = Object.fromEntries(
-    SCHEMES.map((s) => {
-      const per = audited.map((a) => a.schemes[s]);
-      const gains = per.flatMap((p) => p.selfGain);
-      const undetected = per.flatMap((p) => p.selfGainUndetected);
-      const attacks = Object.fromEntries(
-        ATTACK_KINDS.map((k) => [
-          k,
-          {
-            meanSpearman: mean(per.map((p) => p.attacks[k].meanSpearman ?? Number.NaN)),
-            meanAttackerShareChange: mean(per.map((p) => p.attacks[k].meanAttackerShareChange ?? Number.NaN)),
-          },
-        ]),
-      ) as SchemeSummary['attacks'];
-      const summaryOf: SchemeSummary = {
-        unboundedSelfGain: gains.filter((g) => g.unbounded).length,
-        siloRounds: gains.length,
-        maxFiniteSelfGainShare: max(gains.map((g) => g.share ?? Number.NaN)),
-        meanUndetectedSelfGainShare: mean(undetected.map((g) => g.share ?? Number.NaN)),
-        maxUndetectedSelfGainShare: max(undetected.map((g) => g.share ?? Number.NaN)),
-        unboundedUndetectedSelfGain: undetected.filter((g) => g.unbounded).length,
-        attacks,
-      };
-      return [s, summaryOf];
-    }),
-  ) as Record<Scheme, SchemeSummary>;
-  const detectionRates = Object.fromEntries(
-    ATTACK_KINDS.map((k) => [k, mean(audited.map((a) => a.detection.rates[k] ?? Number.NaN))]),
-  ) as Record<AttackKind, number | null>;
+  return assemble(audits, source, o);
+}
+
+/** One run of audited rounds, as `AuditResult.runs` holds it. */
+type AuditedRun = AuditResult['runs'][number];
+
+/** The document around audited rounds: the per-scheme summary and detection rates over them. */
+function assemble(audits: AuditedRun[], source: AuditSource, o: Resolved): AuditResult {
+  return summarize(
+    audits.flatMap((r) => r.rounds),
+    audits,
+    source,
+    o,
+  );
+}
+
+/** `assemble` with the summary read from `parts` (full rounds or their summary parts). */
+function summarize(
+  parts: readonly (RoundAuditSummaryPart | RoundAudit | { round: number; skipped: string })[],
+  audits: AuditedRun[],
+  source: AuditSource,
+  o: Resolved,
+): AuditResult {
+  const { summary, detectionRates } = summaryOf(parts);
   return {
     auditSchemaVersion: AUDIT_SCHEMA_VERSION,
     source,
@@ -470,6 +416,7 @@ export function auditRounds(
       collusionSizes: o.collusionSizes,
       maxCoalitions: o.maxCoalitions,
       exactBudget: o.exactBudget,
+      ...(Number.isFinite(o.maxOptimizedSilos) ? { maxOptimizedSilos: o.maxOptimizedSilos } : {}),
     },
     schemes: [...SCHEMES],
     runs: audits,
@@ -541,20 +488,73 @@ export function auditRecordedRounds(
   options: AuditOptions = {},
   emptyCoalition?: EmptyCoalition,
 ): AuditResult {
-  const recorded: AuditRoundInput[] = rounds.map((r) => ({
-    round: r.round,
-    utilities: {
-      full: r.utilities.full,
-      empty: r.utilities.empty,
-      withOnly: [...r.withOnly],
-      without: [...r.without],
-    },
-    scores: r.schemes,
-  }));
   return auditRounds(
-    [{ seed: 0, rounds: recorded }],
-    { createdAt: new Date(0).toISOString(), dataSource: source, silos: [...silos], resultsSchemaVersion: 1 },
+    [{ seed: 0, rounds: rounds.map(recordedInput) }],
+    recordedSource(silos, source),
     options,
     emptyCoalition,
   );
+}
+
+const recordedInput = (r: RecordedRound): AuditRoundInput => ({
+  round: r.round,
+  utilities: {
+    full: r.utilities.full,
+    empty: r.utilities.empty,
+    withOnly: [...r.withOnly],
+    without: [...r.without],
+  },
+  scores: r.schemes,
+});
+
+const recordedSource = (silos: readonly string[], source: string): AuditSource => ({
+  createdAt: new Date(0).toISOString(),
+  dataSource: source,
+  silos: [...silos],
+  resultsSchemaVersion: 1,
+});
+
+/** A round's entry in `AuditResult.runs[0].rounds`: its audit, or why it was not audited. */
+export type RoundAuditEntry = RoundAudit | { round: number; skipped: string };
+
+/**
+ * One recorded round's audit, as `auditRecordedRounds` computes it among the others (the same
+ * seed: the misreports of round t use `options.seed + t`), so a service can audit each round once
+ * when it is scored and keep it (src/server/service/audit.ts). Throws like `auditRecordedRounds`.
+ */
+export function auditRecordedRound(
+  round: RecordedRound,
+  options: AuditOptions = {},
+  emptyCoalition: EmptyCoalition = DEFAULT_EMPTY_COALITION,
+): RoundAuditEntry {
+  checkEmptyCoalition(emptyCoalition, 'emptyCoalition');
+  const o = resolve(options);
+  return auditRound(recordedInput(round), o, o.seed + round.round, emptyCoalition);
+}
+
+/**
+ * The document of `auditRecordedRounds` from rounds audited one by one (`auditRecordedRound`, same
+ * options), in round order: summary and detection rates are recomputed over them (O(rounds · N)).
+ */
+export function assembleRecordedAudit(
+  rounds: readonly RoundAuditEntry[],
+  silos: readonly string[],
+  source: string,
+  options: AuditOptions = {},
+): AuditResult {
+  return assemble([{ seed: 0, rounds: [...rounds] }], recordedSource(silos, source), resolve(options));
+}
+
+/**
+ * `assembleRecordedAudit` from the rounds' summary parts (`auditSummaryPart`) alone: the document
+ * with `runs: [{ seed: 0, rounds: [] }]`, for a caller that holds the rounds' JSON and splices it in
+ * (the service, which keeps each round's audit as JSON and never parses it again).
+ */
+export function assembleRecordedSummary(
+  parts: readonly (RoundAuditSummaryPart | { round: number; skipped: string })[],
+  silos: readonly string[],
+  source: string,
+  options: AuditOptions = {},
+): AuditResult {
+  return summarize(parts, [{ seed: 0, rounds: [] }], recordedSource(silos, source), resolve(options));
 }

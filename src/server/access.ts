@@ -25,6 +25,7 @@ import {
   verifyRequest,
 } from './auth.js';
 import { ServiceError } from './errors.js';
+import type { Bucket, SiloLimiter } from './rate-limits.js';
 import type { ScoringService } from './service.js';
 
 /** Who a request was admitted as. */
@@ -39,6 +40,8 @@ export interface AccessContext {
   readonly viewerToken: string | undefined;
   readonly maxBodyBytes: number;
   readonly maxVectorBytes: number;
+  /** The per-silo request limits (rate-limits.ts), checked before a nonce is stored. */
+  readonly limiter: SiloLimiter;
 }
 
 declare module 'fastify' {
@@ -50,6 +53,17 @@ declare module 'fastify' {
     /** The body digest the silo signed (silo requests only). */
     signedDigest: string | undefined;
   }
+  interface FastifyContextConfig {
+    /** A read of a vector (a model, an aggregate sum): counted against `maxVectorReads` too. */
+    vectorRead?: boolean;
+  }
+}
+
+/** The counters a signed request is counted on: its write route, or reads (of a vector). */
+function bucketOf(request: FastifyRequest): Bucket {
+  if (request.method === 'GET' || request.method === 'HEAD')
+    return { kind: 'read', vector: request.routeOptions.config.vectorRead === true };
+  return { kind: 'write', route: `${request.method} ${request.routeOptions.url}` };
 }
 
 const CID = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -80,7 +94,7 @@ function pathOf(request: FastifyRequest): { cid: string; round: number | undefin
 /**
  * A silo's signed request, before its body: sets `request.silo` and `request.signedDigest`.
  * @throws ServiceError UNAUTHENTICATED, VALIDATION, CONSORTIUM_NOT_FOUND, BAD_REQUEST_SIGNATURE,
- *   ROUND_NOT_FOUND, STALE_REQUEST, REPLAYED_REQUEST.
+ *   ROUND_NOT_FOUND, STALE_REQUEST, RATE_LIMITED (rate-limits.ts), REPLAYED_REQUEST.
  */
 export async function authenticateSilo(a: AccessContext, request: FastifyRequest): Promise<void> {
   const parsed = parseAuthHeaders(request.headers);
@@ -115,6 +129,8 @@ export async function authenticateSilo(a: AccessContext, request: FastifyRequest
   };
   if (!verifyRequest(key, signed, parsed.signature))
     throw new ServiceError('FEDSCORE_ERR_BAD_REQUEST_SIGNATURE');
+  // counted only once signed by the silo, refused before its nonce takes a row
+  a.limiter.take(cid, parsed.silo, bucketOf(request));
   if (!(await a.service.useNonce(cid, parsed.silo, parsed.nonce, parsed.timestamp + a.freshnessMs)))
     throw new ServiceError('FEDSCORE_ERR_REPLAYED_REQUEST');
   request.silo = parsed.silo;

@@ -12,7 +12,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
@@ -39,6 +38,7 @@ import {
 } from './access.js';
 import { checkAdminToken, declaresBody } from './auth.js';
 import { ERRORS, type ErrorBody, type ErrorCode, errorBody, ServiceError } from './errors.js';
+import { RateLimited, type RateLimits, SiloLimiter } from './rate-limits.js';
 import consortiaRoutes from './routes/consortia.js';
 import dashboardRoutes from './routes/dashboard.js';
 import externalRoutes from './routes/external.js';
@@ -83,8 +83,12 @@ export interface BuildAppOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Largest accepted gap between a signed request's timestamp and the clock (default 5 min). */
   readonly freshnessMs?: number;
-  /** Requests per silo and window on the silo endpoints (default 600 per 60 s). */
-  readonly rateLimit?: { readonly max: number; readonly windowMs: number };
+  /**
+   * Per-silo request limits (rate-limits.ts): `max` requests per window on each write route and
+   * over all reads (default 600 per 60 s), of which `maxVectorReads` reads of a model or an
+   * aggregate sum (default 60).
+   */
+  readonly rateLimit?: { readonly max: number; readonly windowMs: number; readonly maxVectorReads?: number };
   /**
    * Cap on the vector uploads (default 64 MiB); each consortium's own limits follow its d
    * (_limits.ts) and a consortium whose uploads exceed this cap is refused.
@@ -107,7 +111,7 @@ export interface BuildAppOptions {
 export interface Settings {
   readonly now: () => number;
   readonly freshnessMs: number;
-  readonly rateLimit: { readonly max: number; readonly windowMs: number };
+  readonly rateLimit: RateLimits;
   readonly maxVectorBytes: number;
   readonly maxBodyBytes: number;
   readonly timeouts: Timeouts;
@@ -184,6 +188,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     rateLimit: {
       max: positive('options.rateLimit.max', o.rateLimit?.max ?? 600),
       windowMs: positive('options.rateLimit.windowMs', o.rateLimit?.windowMs ?? 60_000),
+      maxVectorReads: positive('options.rateLimit.maxVectorReads', o.rateLimit?.maxVectorReads ?? 60),
     },
     maxVectorBytes: positive('options.maxVectorBytes', o.maxVectorBytes ?? 64 * 1024 * 1024),
     maxBodyBytes: positive('options.maxBodyBytes', o.maxBodyBytes ?? 1024 * 1024),
@@ -262,6 +267,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     viewerToken: o.viewerToken,
     maxBodyBytes: settings.maxBodyBytes,
     maxVectorBytes: settings.maxVectorBytes,
+    limiter: new SiloLimiter(settings.rateLimit, settings.now),
   };
   app.decorate('service', service);
   app.decorate('settings', settings);
@@ -299,6 +305,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, body } = toErrorResponse(error);
+    if (error instanceof RateLimited) reply.header('retry-after', String(error.retryAfterS));
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: body.code }, body.message);
     return reply.status(status).send(body);
@@ -307,13 +314,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     reply.status(404).send(errorBody('FEDSCORE_ERR_ROUTE_NOT_FOUND', `${request.method} ${request.url}`)),
   );
 
-  // onRequest: after the route's own authentication hook, before the body is read.
-  await app.register(rateLimit, {
-    global: false,
-    hook: 'onRequest',
-    errorResponseBuilder: (_request, context) =>
-      new ServiceError('FEDSCORE_ERR_RATE_LIMITED', `retry in ${context.after}`),
-  });
   await app.register(swagger, {
     openapi: {
       info: {
@@ -347,6 +347,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
 
   const every = o.scheduleIntervalMs ?? 1000;
   if (every !== false) runScheduleEvery(app, positive('options.scheduleIntervalMs', every));
+  app.addHook('onClose', async () => service.close());
   if (o.closeStore) app.addHook('onClose', async () => o.store.close());
   return app;
 }

@@ -59,6 +59,10 @@ const BASE = {
     status: 409,
     message: 'the round no longer takes secure-aggregation messages',
   },
+  FEDSCORE_ERR_STAGE_MISMATCH: {
+    status: 409,
+    message: 'the round is not in the stage the operator asked to close',
+  },
   FEDSCORE_ERR_WRONG_MESSAGE_TYPE: {
     status: 400,
     message: 'the message type does not match the stage endpoint it was posted to',

@@ -322,6 +322,31 @@ export const Accepted = Obj({ accepted: Type.Literal(true), stage: RoundStage })
 /** What the operator posts when the service has no evaluator: v(M) and v(M0). */
 export const UtilitiesInput = Obj({ full: Type.Number(), empty: Type.Number() });
 
+/**
+ * What the operator's `POST …/advance` closes: the stage it expects the round to be in. A round in
+ * another stage (the deadline or the last message closed the expected one first) is refused with
+ * FEDSCORE_ERR_STAGE_MISMATCH naming the current stage, so a late request never closes the next one.
+ */
+export const AdvanceInput = Obj(
+  {
+    stage: Type.Enum(
+      [
+        'advertise',
+        'share',
+        'mask',
+        'consistency',
+        'unmask',
+        'reporting',
+        'scored',
+        'closed',
+        'aborted',
+      ] as const,
+      { description: 'the stage to close (the round’s current stage as the operator last saw it)' },
+    ),
+  },
+  'the stage the operator expects to close',
+);
+
 /** What the operator posts to open a round of a reports-only consortium: v(M) and v(M0). */
 export const ExternalUtilitiesInput = Obj(
   {

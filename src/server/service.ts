@@ -26,7 +26,14 @@
 import type { AuditResult } from '../fl/audit.js';
 import { clipUtility } from '../fl/private-scoring.js';
 import type { ServiceError } from './errors.js';
-import type { Consortium, ConsortiumInput, CumulativeScores, Round, RoundScores } from './schemas.js';
+import type {
+  Consortium,
+  ConsortiumInput,
+  CumulativeScores,
+  Round,
+  RoundScores,
+  RoundStage,
+} from './schemas.js';
 import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
 import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
@@ -91,7 +98,11 @@ export class ScoringService {
         evaluate &&
         (async (c, params) => clipUtility(c.utility ?? DEFAULT_UTILITY, await evaluate(c, params))),
       warn: options.onWarning ?? (() => {}),
-      event: options.onRoundEvent ?? (() => {}),
+      event: (e) => {
+        // a scored round is audited once, off the request path (service/audit.ts)
+        if (e.event === 'scored') this.auditor.enqueue(e.consortium, e.round);
+        options.onRoundEvent?.(e);
+      },
     };
     const rows = new RoundRows(ctx);
     this.ctx = ctx;
@@ -104,7 +115,7 @@ export class ScoringService {
     this.secagg = new SecAgg(this.consortia, rows, this.lifecycle, aggregation);
     this.reports = new Reports(this.consortia, this.lifecycle, this.scoring);
     this.scores = new Scores(this.consortia, rows, this.lifecycle);
-    this.auditor = new Audit(this.consortia, this.scores);
+    this.auditor = new Audit(ctx, this.consortia, rows);
     this.nonces = new Nonces(ctx);
     this.schedule = new Schedule(ctx, this.consortia, this.models, rows, this.lifecycle);
     this.external = new ExternalRounds(ctx, this.consortia, rows, this.lifecycle);
@@ -174,9 +185,9 @@ export class ScoringService {
     return this.lifecycle.get(id, round);
   }
 
-  /** {@link Rounds.forceAdvance}. @throws ServiceError ROUND_CLOSED. */
-  forceAdvance(id: string, round: number): Promise<Round> {
-    return this.lifecycle.forceAdvance(id, round);
+  /** {@link Rounds.forceAdvance}. @throws ServiceError ROUND_CLOSED, STAGE_MISMATCH. */
+  forceAdvance(id: string, round: number, expected: RoundStage): Promise<Round> {
+    return this.lifecycle.forceAdvance(id, round, expected);
   }
 
   /** {@link Rounds.abort}. @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED. */
@@ -257,9 +268,27 @@ export class ScoringService {
     return this.scores.cumulative(id);
   }
 
-  /** {@link Audit.run}: the manipulation audit of the scored rounds (docs/audit.md). */
-  audit(id: string): Promise<AuditResult> {
+  /**
+   * {@link Audit.run}: the manipulation audit of the scored rounds (docs/audit.md) as JSON text —
+   * the stored rounds' JSON spliced in, never parsed on the request path.
+   */
+  auditJson(id: string): Promise<string> {
     return this.auditor.run(id);
+  }
+
+  /** {@link auditJson}, parsed (for callers in the process; the route sends the text). */
+  async audit(id: string): Promise<AuditResult> {
+    return JSON.parse(await this.auditor.run(id)) as AuditResult;
+  }
+
+  /** {@link Audit.idle}: resolves once every scored round queued for its audit is audited. */
+  auditsIdle(): Promise<void> {
+    return this.auditor.idle();
+  }
+
+  /** Stops the background work (the audit thread); the app calls it when it closes. */
+  close(): Promise<void> {
+    return this.auditor.close();
   }
 
   // ── request nonces ───────────────────────────────────────────────────────────────────────

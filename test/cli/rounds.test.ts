@@ -160,10 +160,15 @@ describe('fedscore rounds: open, status, close', () => {
       /^round 1 is in advertise: 2 of 4 in \(0,2\), waiting for silos 1, 3; \d+ min \d+ s left$/,
     );
 
+    // Naming another stage than the current one closes nothing (issue 27 A7).
+    const wrong = await rounds(['close', ...at(['--stage', 'mask'])]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain('FEDSCORE_ERR_STAGE_MISMATCH');
+    expect(wrong.err).toContain('round 1 is in stage advertise, not mask');
     // Closing the stage now: silos 1 and 3 are dropouts, two remain below t = 3: the round aborts.
     const closed = await rounds(['close', ...at()]);
     expect(closed.code, closed.err).toBe(0);
-    expect(closed.out).toMatch(/^round 1: stage closed; now aborted \(BELOW_THRESHOLD: /);
+    expect(closed.out).toMatch(/^round 1: stage advertise closed; now aborted \(BELOW_THRESHOLD: /);
     const again = await rounds(['close', ...at(['--round', '1'])]);
     expect(again.code).toBe(1);
     expect(again.err).toContain('FEDSCORE_ERR_ROUND_CLOSED');

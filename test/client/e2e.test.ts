@@ -233,7 +233,7 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
     expect(masks().sort()).toEqual(['0', '1', '2', '4']);
     // Silo 3 comes back for round 3 (started now; it waits for round 3 to open).
     silos[VICTIM] = procs.start(clientArgs(VICTIM, ['--first-round', '3']), `silo-${VICTIM}-restarted`);
-    const closed = await admin('POST', `/v1/consortia/${CID}/rounds/2/advance`);
+    const closed = await admin('POST', `/v1/consortia/${CID}/rounds/2/advance`, { stage: 'mask' });
     expect(closed.stage).toBe('consistency');
     const round2 = await scored(2);
     expect(round2).toMatchObject({ survivors: [0, 1, 2, 4], dropped: [VICTIM] });

@@ -164,7 +164,7 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
       expect(d.out.trim().split('\n').length, `silo ${i}`).toBe(i === 2 ? 2 : 3);
     }
     expect(await stageOf(3)).toBe('reporting');
-    const closed = await admin('POST', `/v1/consortia/${CID}/rounds/3/advance`);
+    const closed = await admin('POST', `/v1/consortia/${CID}/rounds/3/advance`, { stage: 'reporting' });
     expect(closed.json.stage).toBe('scored');
 
     // A refused report reaches the Python silo as the service's error code (exit 1).

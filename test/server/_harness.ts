@@ -243,9 +243,12 @@ export class Silo {
     this.state = clientStart(this.state, this.deps).state;
   }
 
-  /** Handles the inbox message of `kind` without posting the reply (the server already has it). */
-  async replayStep(kind: InboxKind): Promise<void> {
-    await this.handle(kind);
+  /**
+   * Handles the inbox message of `kind` without posting the reply (the server already has it, or
+   * the test posts it itself); returns the reply.
+   */
+  replayStep(kind: InboxKind): Promise<ClientMessage> {
+    return this.handle(kind);
   }
 
   private async handle(kind: InboxKind): Promise<ClientMessage> {

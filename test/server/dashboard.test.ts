@@ -637,7 +637,10 @@ describe('dashboard in headless Chromium', () => {
         .statusCode,
     ).toBe(201);
     expect((await post(2, 1, 0.82, 0.84)).statusCode).toBe(201);
-    expect((await adminInject(h, 'POST', `/v1/consortia/${X}/rounds/2/advance`)).json().stage).toBe('closed');
+    expect(
+      (await adminInject(h, 'POST', `/v1/consortia/${X}/rounds/2/advance`, { stage: 'reporting' })).json()
+        .stage,
+    ).toBe('closed');
     await p.reload();
     await p.waitForFunction(() => document.body.dataset.updates === '1');
     s = await pageState(p);

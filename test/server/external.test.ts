@@ -131,7 +131,7 @@ describe.each(stores)('reports-only consortia on $name', ({ location }) => {
       if (plan.close === 'deadline') {
         h.clock.advance(600_001); // the default reporting deadline
       } else if (plan.close === 'operator') {
-        const closed = await adminInject(h, 'POST', `${C}/rounds/${round}/advance`);
+        const closed = await adminInject(h, 'POST', `${C}/rounds/${round}/advance`, { stage: 'reporting' });
         expect(closed.statusCode, closed.body).toBe(200);
         expect(closed.json().stage).toBe('scored');
       }

@@ -14,7 +14,11 @@ interface RoundsFlags {
   round?: number;
   abort?: boolean;
   silo?: number;
+  stage?: string;
 }
+
+/** The stages `close` may name (those a running round is in). */
+const STAGES = ['advertise', 'share', 'mask', 'consistency', 'unmask', 'reporting'];
 
 const EPILOG = [
   'Environment:',
@@ -47,6 +51,7 @@ function argsOf(
     ...(f.round !== undefined ? { round: f.round } : {}),
     ...(f.abort ? { abort: true } : {}),
     ...(f.silo !== undefined ? { silo: f.silo } : {}),
+    ...(f.stage !== undefined ? { stage: f.stage } : {}),
   } satisfies RoundsArgs;
 }
 
@@ -78,11 +83,12 @@ const close: CommandDefinition<RoundsFlags, RoundsArgs> = {
   name: 'close',
   summary: 'close the current stage now (missing silos are dropouts), or --abort the round',
   description:
-    "Closes the current stage of the running round now instead of at its deadline: silos that have not sent are dropouts (the round aborts if fewer than t remain; reporting is scored from the reports in). With --abort the round ends at once as aborted (ABORTED_BY_OPERATOR) and the next one may open; the model stays the round's base model.",
+    "Closes the current stage of the running round now instead of at its deadline: silos that have not sent are dropouts (the round aborts if fewer than t remain; reporting is scored from the reports in). The request names the stage to close (--stage, or the round's current stage read just before); if that stage has closed meanwhile (its deadline, its last message) the service refuses with FEDSCORE_ERR_STAGE_MISMATCH naming the current one, and nothing is closed. With --abort the round ends at once as aborted (ABORTED_BY_OPERATOR) and the next one may open; the model stays the round's base model.",
   epilog: EPILOG,
   options: [
     ...common(),
     integerOption('round', 'r', 'the round (default: the latest one)', 1, 0xffffffff),
+    new Option('--stage <stage>', 'the stage to close (default: the current one)').choices(STAGES),
     new Option('--abort', 'end the round as aborted instead of closing its current stage'),
   ],
   args: (f, env) => argsOf('close', f, env),

@@ -30,7 +30,7 @@ const consortia: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['consortia'],
         security: READERS,
         params: ConsortiumParams,
-        response: { 200: Consortium, ...errors(400, 401, 403, 404) },
+        response: { 200: Consortium, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => app.service.consortium(request.params.cid),

@@ -103,7 +103,7 @@ const dashboard: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         security: READERS,
         params: ConsortiumParams,
-        response: { 200: Charts, ...errors(400, 401, 403, 404) },
+        response: { 200: Charts, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => {

@@ -39,13 +39,14 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
     '/consortia/:cid/model',
     {
       onRequest: app.requireReader({ viewer: false }),
+      config: { vectorRead: true },
       schema: {
         summary: 'the latest global model (Float32 LE); its version is in x-fedscore-model-version',
         tags: ['models'],
         security: MEMBERS,
         params: ConsortiumParams,
         produces: ['application/octet-stream'],
-        response: { 200: Binary, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Binary, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -57,13 +58,14 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
     '/consortia/:cid/models/:version',
     {
       onRequest: app.requireReader({ viewer: false }),
+      config: { vectorRead: true },
       schema: {
         summary: 'one model version (Float32 LE)',
         tags: ['models'],
         security: MEMBERS,
         params: VersionParams,
         produces: ['application/octet-stream'],
-        response: { 200: Binary, ...errors(400, 401, 403, 404) },
+        response: { 200: Binary, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request, reply) => {

@@ -19,14 +19,6 @@ const reports: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: app.requireSilo,
       preHandler: app.checkSignedBody,
       bodyLimit: settings.maxBodyBytes,
-      config: {
-        rateLimit: {
-          max: settings.rateLimit.max,
-          timeWindow: settings.rateLimit.windowMs,
-          keyGenerator: (request: { silo: number; params: unknown }) =>
-            `${(request.params as { cid: string }).cid}/${request.silo}`,
-        },
-      },
       schema: {
         summary: 'submit the silo’s signed score report',
         tags: ['reports'],

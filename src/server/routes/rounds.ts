@@ -7,6 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendBytes } from '../_http.js';
 import {
+  AdvanceInput,
   Aggregate,
   Binary,
   ConsortiumParams,
@@ -51,7 +52,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: READERS,
         params: ConsortiumParams,
-        response: { 200: RoundList, ...errors(400, 401, 403, 404) },
+        response: { 200: RoundList, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => ({
@@ -67,7 +68,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: READERS,
         params: RoundParams,
-        response: { 200: Round, ...errors(400, 401, 403, 404) },
+        response: { 200: Round, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) =>
@@ -78,14 +79,16 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
     {
       ...admin,
       schema: {
-        summary: 'close the current stage now (operator)',
+        summary:
+          'close the current stage now, if it is the one named in the body (operator; FEDSCORE_ERR_STAGE_MISMATCH otherwise)',
         tags: ['rounds'],
         security: [{ admin: [] }],
         params: RoundParams,
-        response: { 200: Round, ...errors(400, 401, 404, 409) },
+        body: AdvanceInput,
+        response: { 200: Round, ...errors(400, 401, 404, 409, 413, 415) },
       },
     },
-    async (request) => app.service.forceAdvance(request.params.cid, request.params.round),
+    async (request) => app.service.forceAdvance(request.params.cid, request.params.round, request.body.stage),
   );
   app.post(
     '/consortia/:cid/rounds/:round/abort',
@@ -111,7 +114,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: READERS,
         params: RoundParams,
-        response: { 200: StageProgress, ...errors(400, 401, 403, 404) },
+        response: { 200: StageProgress, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => app.service.stageProgress(request.params.cid, request.params.round),
@@ -146,7 +149,7 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['rounds'],
         security: MEMBERS,
         params: RoundParams,
-        response: { 200: Aggregate, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Aggregate, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request) => {
@@ -165,13 +168,14 @@ const rounds: FastifyPluginAsyncTypebox = async (app) => {
     '/consortia/:cid/rounds/:round/aggregate/sum',
     {
       ...members,
+      config: { vectorRead: true },
       schema: {
         summary: 'Σ w_iΔ_i over the survivors (Float64 LE, d values; members, operator)',
         tags: ['rounds'],
         security: MEMBERS,
         params: RoundParams,
         produces: ['application/octet-stream'],
-        response: { 200: Binary, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Binary, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {

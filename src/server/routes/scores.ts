@@ -4,6 +4,7 @@
  * operator only, the manipulation audit of those rounds.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import {
   AuditBody,
   ConsortiumParams,
@@ -24,7 +25,7 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['scores'],
         security: READERS,
         params: RoundParams,
-        response: { 200: RoundScores, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: RoundScores, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request) => app.service.roundScores(request.params.cid, request.params.round),
@@ -38,7 +39,7 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['scores'],
         security: READERS,
         params: ConsortiumParams,
-        response: { 200: CumulativeScores, ...errors(400, 401, 403, 404) },
+        response: { 200: CumulativeScores, ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => app.service.cumulativeScores(request.params.cid),
@@ -55,7 +56,11 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AuditBody, ...errors(400, 401, 404) },
       },
     },
-    async (request) => app.service.audit(request.params.cid),
+    // stored JSON text (service/audit.ts): sent as it is, not serialized again
+    async (request, reply) => {
+      const json = await app.service.auditJson(request.params.cid);
+      return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof AuditBody>);
+    },
   );
 };
 export default scores;

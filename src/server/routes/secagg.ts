@@ -34,12 +34,6 @@ const InboxParams = Type.Object(
 
 const secagg: FastifyPluginAsyncTypebox = async (app) => {
   const { settings } = app;
-  const rateLimit = {
-    max: settings.rateLimit.max,
-    timeWindow: settings.rateLimit.windowMs,
-    keyGenerator: (request: { silo: number; params: unknown }) =>
-      `${(request.params as { cid: string }).cid}/${request.silo}`,
-  };
   for (const { stage, summary } of STAGES)
     app.post(
       `/consortia/:cid/rounds/:round/${stage}`,
@@ -51,7 +45,6 @@ const secagg: FastifyPluginAsyncTypebox = async (app) => {
           ? { preParsing: app.limitBody(stage), bodyLimit: settings.maxVectorBytes }
           : { bodyLimit: settings.maxBodyBytes }),
         preHandler: app.checkSignedBody,
-        config: { rateLimit },
         schema: {
           summary: `${summary}: a signed client message (binary codec)`,
           tags: ['secure aggregation'],
@@ -73,7 +66,6 @@ const secagg: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: app.requireSilo,
       preHandler: app.checkSignedBody,
-      config: { rateLimit },
       schema: {
         summary: 'the server message of this kind for the signed-in silo (binary codec)',
         tags: ['secure aggregation'],

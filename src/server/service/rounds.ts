@@ -153,15 +153,24 @@ export class Rounds {
   }
 
   /**
-   * Closes the current stage now (operator override of the deadline).
-   * @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED when the round is over.
+   * Closes the current stage now (operator override of the deadline), if it is `expected`: racing
+   * the stage's own close (its deadline, its last message), a request for the stage just closed
+   * is refused rather than closing the next one (issue 27 A7).
+   * @throws ServiceError ROUND_NOT_FOUND, ROUND_CLOSED when the round is over, STAGE_MISMATCH
+   *   naming the current stage when it is not `expected`.
    */
-  async forceAdvance(id: string, round: number): Promise<Round> {
+  async forceAdvance(id: string, round: number, expected: RoundStage): Promise<Round> {
     const loaded = await this.consortia.load(id);
     return view(
       await this.rows.locked(id, round, async (trx, row) => {
         if (isTerminal(row.stage))
           throw new ServiceError('FEDSCORE_ERR_ROUND_CLOSED', `round ${round} is ${row.stage}`);
+        // under the round's lock: a stage closed meanwhile (deadline, last message) is not skipped
+        if (row.stage !== expected)
+          throw new ServiceError(
+            'FEDSCORE_ERR_STAGE_MISMATCH',
+            `round ${round} is in stage ${row.stage}, not ${expected}`,
+          );
         return this.advance(trx, loaded, row, true);
       }),
     );

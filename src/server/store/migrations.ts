@@ -126,6 +126,30 @@ const roundSelection: Migration = {
   },
 };
 
+/**
+ * `round_audits`: the manipulation audit of each scored round (src/fl/audit.ts, one round's entry
+ * as JSON) and the part of it the audit's summary reads (`summary`), computed once off the
+ * request path when the round is scored (service/audit.ts); `scores_digest` is the SHA-256 of the
+ * scores it audited, so a round scored again is audited again.
+ */
+function roundAudits(dialect: Dialect): Migration {
+  const float = dialect === 'postgres' ? sql`double precision` : sql`real`;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('round_audits')
+        .addColumn('consortium', 'text', (c) => c.notNull())
+        .addColumn('round', 'integer', (c) => c.notNull())
+        .addColumn('scores_digest', 'text', (c) => c.notNull())
+        .addColumn('audit', 'text', (c) => c.notNull())
+        .addColumn('summary', 'text', (c) => c.notNull())
+        .addColumn('computed_at', float, (c) => c.notNull())
+        .addPrimaryKeyConstraint('round_audits_pk', ['consortium', 'round'])
+        .execute();
+    },
+  };
+}
+
 /** The migrations of `dialect`, keyed so that they sort in order. */
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
@@ -135,6 +159,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0002_round_faults': roundFaults,
         '0003_external_vectors': externalVectors(dialect),
         '0004_round_selection': roundSelection,
+        '0005_round_audits': roundAudits(dialect),
       };
     },
   };

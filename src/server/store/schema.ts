@@ -87,6 +87,19 @@ export interface NoncesTable {
   expires_at: number;
 }
 
+/** The stored audit of a scored round (service/audit.ts). */
+export interface RoundAuditsTable {
+  consortium: string;
+  round: number;
+  /** SHA-256 (hex) of the scores row it audited. */
+  scores_digest: string;
+  /** One round's entry of the audit (src/fl/audit.ts `RoundAuditEntry`), JSON. */
+  audit: string;
+  /** The part of it the summary reads (src/fl/audit.ts `auditSummaryPart`), JSON. */
+  summary: string;
+  computed_at: number;
+}
+
 /** The whole database. */
 export interface Database {
   consortia: ConsortiaTable;
@@ -96,4 +109,5 @@ export interface Database {
   outbox: OutboxTable;
   reports: ReportsTable;
   nonces: NoncesTable;
+  round_audits: RoundAuditsTable;
 }

@@ -77,7 +77,8 @@ describe('reports-only rounds in the service', () => {
             const everyone = k === c.n - 1;
             expect(r.round.stage).toBe(everyone ? 'scored' : 'reporting');
           }
-          if (c.order.length < c.n) expect((await service.forceAdvance('ext', 1)).stage).toBe('scored');
+          if (c.order.length < c.n)
+            expect((await service.forceAdvance('ext', 1, 'reporting')).stage).toBe('scored');
           const reporters = [...c.order].sort((a, b) => a - b);
           const reported = {
             full: c.full,

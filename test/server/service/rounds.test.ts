@@ -49,7 +49,7 @@ describe('service: the round lifecycle', () => {
     f.clock.advance(1);
     const aborted = await f.service.round('c1', 1);
     expect(aborted).toMatchObject({ stage: 'aborted', error: { code: 'BELOW_THRESHOLD' } });
-    await expect(f.service.forceAdvance('c1', 1)).rejects.toMatchObject({
+    await expect(f.service.forceAdvance('c1', 1, 'advertise')).rejects.toMatchObject({
       code: 'FEDSCORE_ERR_ROUND_CLOSED',
     });
     await expect(f.service.inbox('c1', 1, 'keys', 0)).rejects.toMatchObject({

@@ -20,7 +20,7 @@ describe('service: secure-aggregation stages', () => {
     const adverts = silos.map((s) => s.advertise());
     for (const i of [0, 1, 2]) expect(await silos[i]!.post(adverts[i]!)).toBe('advertise');
     // silo 3 never advertises: the operator closes the stage, U_1 = {0, 1, 2}
-    const closed = await f.service.forceAdvance('c1', 1);
+    const closed = await f.service.forceAdvance('c1', 1, 'advertise');
     expect(closed).toMatchObject({ stage: 'share', sets: [[0, 1, 2]] });
     await expect(f.service.inbox('c1', 1, 'keys', 3)).rejects.toMatchObject({
       code: 'FEDSCORE_ERR_NOT_READY',
