@@ -31,17 +31,19 @@ import {
 } from '../../protocol/client.js';
 import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
 import { minimumThreshold, type RoundConfig } from '../../protocol/config.js';
-import type { ClientMessage } from '../../protocol/messages.js';
+import type { ClientMessage, RoundContext } from '../../protocol/messages.js';
+import { modelContextDigest, weightsContextDigest } from '../../protocol/round-context.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { type ConsortiumFile, compareWithServed, type ServedConsortium } from '../fl/consortium-file.js';
 import type { Learner } from '../fl/learner.js';
 import { localUpdate, type NetworkedRun, siloInput, siloPlan, siloUtilities } from '../fl/networked.js';
-import type { PublishedRound } from '../fl/networked-strategy.js';
+import type { PublishedRound, RoundPlan } from '../fl/networked-strategy.js';
 import { clipUtility, type UtilityDeclaration } from '../fl/private-scoring.js';
 import type { Convention } from '../ml/convention.js';
-import { paramsDigest } from '../ml/layers-model.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
+import { ModelChain } from './model-chain.js';
+import { SiloSetupError } from './silo-errors.js';
 
 /**
  * The consortium as GET /v1/consortia/:cid returns it: the fields the consortium file is compared
@@ -70,16 +72,7 @@ interface AggregateView {
   readonly totalWeight: number;
 }
 
-/** The silo cannot take part in this consortium (wrong key, model, test set or encoding). */
-export class SiloSetupError extends Error {
-  constructor(
-    readonly field: string,
-    detail: string,
-  ) {
-    super(`${field}: ${detail}`);
-    this.name = 'SiloSetupError';
-  }
-}
+export { SiloSetupError };
 
 /** How one round ended for this silo. */
 export type RoundOutcome =
@@ -256,9 +249,12 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   log(
     `silo ${silo}: consortium ${consortium.id} checked (test set ${consortium.testSetDigest.slice(0, 12)}…, ${consortium.participants.length} silos, t = ${consortium.threshold})`,
   );
+  // Issue 27: the silo trains only on models it derives from M_0 and the published aggregates
+  // (./model-chain.ts); kept across rounds, rebuilt from M_0 by a silo that starts late.
+  const chain = new ModelChain(http, consortium.model.parameters, o.pinned?.model.initialWeightsDigest);
   const out: RoundOutcome[] = [];
   for (let r = o.firstRound; r <= o.lastRound; r++) {
-    const outcome = await oneRound(o, consortium, r);
+    const outcome = await oneRound(o, consortium, r, chain);
     log(
       outcome.status === 'reported'
         ? `silo ${silo} round ${r}: report accepted (v(M0+U_i) = ${outcome.singleton}, v(M−U_i) = ${outcome.complement})`
@@ -269,7 +265,12 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   return out;
 }
 
-async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<RoundOutcome> {
+async function oneRound(
+  o: SiloOptions,
+  c: ConsortiumView,
+  r: number,
+  chain: ModelChain,
+): Promise<RoundOutcome> {
   const { http, run, learner } = o;
   const silo = http.silo;
   const log = o.log ?? (() => {});
@@ -301,19 +302,9 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
   if (round.stage !== 'advertise')
     return { round: r, status: 'missed', detail: `joined when the round was in stage ${round.stage}` };
 
-  // 2. Local training from the round's base model.
-  const model = await http.expect('GET', http.path(`/models/${round.baseModel}`), [200]);
-  const base = new Float32Array(Uint8Array.from(model.bytes).buffer);
-  if (base.length !== c.model.parameters)
-    throw new SiloSetupError(
-      'model',
-      `base model has ${base.length} parameters, expected ${c.model.parameters}`,
-    );
-  if (round.baseModel === 0 && o.pinned && paramsDigest(base) !== o.pinned.model.initialWeightsDigest)
-    throw new SiloSetupError(
-      'model.initialWeightsDigest',
-      `the server's initial model has digest ${paramsDigest(base)}, the consortium file's is ${o.pinned.model.initialWeightsDigest}`,
-    );
+  // 2. Local training from the round's base model — the model chain's, or the silo refuses
+  // (ModelChainError naming the round).
+  const base = await chain.baseOf(r, round.baseModel);
   const t0 = performance.now();
   const update = await localUpdate(run, learner, silo, r, base);
   log(
@@ -324,7 +315,7 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
   const input = siloInput(run, silo, update, { ...c.encoding, n: c.participants.length }, plan);
   const config = siloRoundConfig(c, run, r);
   const deps = siloDeps();
-  let state: ClientState = createClient(config, silo, o.secretKey, input);
+  let state: ClientState = createClient(config, silo, o.secretKey, input, roundContextOf(run, base, plan));
   const post = async (m: ClientMessage) => {
     await http.expect('POST', `${roundPath}/${m.type}`, [202], { body: encodeClientMessage(m) });
     log(`silo ${silo} round ${r}: ${m.type} accepted`);
@@ -407,6 +398,21 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
     throw e;
   }
   return { round: r, status: 'reported', ...u };
+}
+
+/**
+ * What this silo signs for the round and requires of every peer (protocol/round-context.ts):
+ * the digest of the model it trained on and of the round's weight vector — the plan's (selected
+ * silos and their weights, as planRound returned them), or every silo's FedAvg weight.
+ */
+export function roundContextOf(run: NetworkedRun, base: Float32Array, plan?: RoundPlan): RoundContext {
+  const weights = plan
+    ? weightsContextDigest(plan.selected, plan.weights ?? [])
+    : weightsContextDigest(
+        run.weights.map((_, i) => i),
+        run.weights,
+      );
+  return { model: modelContextDigest(base), weights };
 }
 
 /** Whether two selections name the same silos (null: every silo). */
