@@ -157,10 +157,3 @@ export async function weightedSumOf(h: Harness, r: number): Promise<Float64Array
   if (got.statusCode !== 200) throw new Error(`sum: ${got.statusCode} ${got.body}`);
   return new Float64Array(Uint8Array.from(got.rawPayload).buffer);
 }
-
-/** How many coordinates of `sum` equal `w·update` to within `tol`. */
-export function matching(sum: Float64Array, update: Float32Array, w: number, tol: number): number {
-  let k = 0;
-  for (let j = 0; j < sum.length; j++) if (Math.abs(sum[j]! - w * update[j]!) <= tol) k++;
-  return k;
-}
