@@ -27,7 +27,7 @@ import { json, SPLIT_CONFIG, splitServer, untilStage } from './_split-model.js';
 
 const config: ExperimentConfig = {
   ...SPLIT_CONFIG,
-  strategy: { name: 'score-weighted', score: 'ee', clientsPerRound: 4 },
+  strategy: { name: 'score-weighted', score: 'ee', clientsPerRound: 4 } as ExperimentConfig['strategy'],
 };
 const run = networkedRun(config, 1);
 const TARGET = 0;
