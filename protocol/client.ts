@@ -497,7 +497,8 @@ function droppedMasks(state: ClientState, dropped: readonly number[]): Uint32Arr
 /**
  * Round 4 (Unmasking). An honest client refuses — and aborts — when the request asks for both
  * shares of one peer, when its survivor set differs from the set this client signed, when fewer
- * than t consistency signatures on that set verify, or when a "dropped" id is not in U_2 ∖ U_3.
+ * than t consistency signatures on that set verify, when a signer's round context differs from
+ * its own (MODEL_MISMATCH / WEIGHTS_MISMATCH), or when a "dropped" id is not in U_2 ∖ U_3.
  * Otherwise it reveals key shares of the dropped and seed shares of the survivors, once, and
  * (when `config.corrections` is not 'off') its summed pairwise masks with the dropped.
  */

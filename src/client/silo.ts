@@ -2,9 +2,11 @@
  * The silo runtime: one silo of a consortium taking part in rounds over HTTP
  * (docs/architecture.md, "One round, private mode", the silo's side of steps 1–5).
  *
- * Per round: wait until the operator opens it, fetch the base model, train locally, drive the
+ * Per round: wait until the operator opens it, derive the base model from its model chain and
+ * check the served one against it (./model-chain.ts), train locally, drive the
  * client state machine of protocol/client.ts through AdvertiseKeys → ShareKeys →
- * MaskedInputCollection → ConsistencyCheck → Unmasking over the stage endpoints and the inbox
+ * MaskedInputCollection → ConsistencyCheck → Unmasking over the stage endpoints and the inbox, signing
+ * the digests of its model and of the round's weights (protocol/round-context.ts)
  * (polling with backoff while the server's stage is not ready), then read the published
  * aggregate, evaluate the silo's two coalitions on the common test set and submit the signed
  * score report. The data, training and coalition arithmetic are src/fl/networked.ts's, the same
