@@ -405,14 +405,19 @@ async function oneRound(
 /**
  * What this silo signs for the round and requires of every peer (protocol/round-context.ts):
  * the digest of the model it trained on and of the round's weight vector — the plan's (selected
- * silos and their weights, as planRound returned them), or every silo's FedAvg weight.
+ * silos and their weights, as planRound returned them: the same for every silo, since they come
+ * from the seed and the published rounds). Without a strategy every silo takes part with its own
+ * example count, which no other silo knows (a silo on its own data) and the server does not
+ * serve: the digest then binds the selection (every silo) and the public scale, each silo's
+ * entry being the consortium's weight scale.
  */
 export function roundContextOf(run: NetworkedRun, base: Float32Array, plan?: RoundPlan): RoundContext {
+  const everyone = Array.from({ length: run.config.silos }, (_, i) => i);
   const weights = plan
     ? weightsContextDigest(plan.selected, plan.weights ?? [])
     : weightsContextDigest(
-        run.weights.map((_, i) => i),
-        run.weights,
+        everyone,
+        everyone.map(() => run.weightScale),
       );
   return { model: modelContextDigest(base), weights };
 }
