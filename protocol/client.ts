@@ -36,10 +36,13 @@ import type { SecAggErrorCode } from './errors.js';
 import {
   type AdvertiseKeys,
   type ClientMessage,
+  CONTEXT_DIGEST_LENGTH,
   type ConsistencyCheck,
   type KeyList,
   type MaskedInput,
+  NO_CONTEXT,
   PROTOCOL_VERSION,
+  type RoundContext,
   type ServerMessage,
   type ShareKeys,
   type ShareList,
@@ -77,6 +80,8 @@ export interface ClientState {
   readonly signingKey: Uint8Array;
   /** The quantized input x_u (owned by the caller; read in round 2, never modified). */
   readonly input: Uint32Array;
+  /** What this client signs in AdvertiseKeys and ConsistencyCheck and requires of every peer. */
+  readonly context: RoundContext;
   readonly cKeys?: AgreementKeyPair;
   readonly sKeys?: AgreementKeyPair;
   /** U_1 with the advertised keys. */
@@ -118,6 +123,7 @@ export function createClient(
   id: number,
   signingKey: Uint8Array,
   input: Uint32Array,
+  context: RoundContext = NO_CONTEXT,
 ): ClientState {
   checkRoundConfig(config);
   checkInt('id', id, 0, config.roster.length - 1);
@@ -125,7 +131,47 @@ export function createClient(
   if (!(input instanceof Uint32Array)) throw new TypeError('input: expected Uint32Array');
   if (input.length !== config.length)
     throw new RangeError(`input: length ${input.length} differs from config.length ${config.length}`);
-  return { stage: 'start', config, id, signingKey, input };
+  checkBytes('context.model', context.model, CONTEXT_DIGEST_LENGTH);
+  checkBytes('context.weights', context.weights, CONTEXT_DIGEST_LENGTH);
+  return { stage: 'start', config, id, signingKey, input, context };
+}
+
+/**
+ * Whether a peer's signed round context differs from this client's: the abort naming what
+ * differs (the model first), or null (issue 27; Pasquini et al., CCS 2022).
+ */
+function contextMismatch(
+  state: ClientState,
+  peer: number,
+  theirs: RoundContext,
+  where: string,
+): ClientStep | null {
+  if (!sameBytes(theirs.model, state.context.model))
+    return abort(
+      state,
+      'MODEL_MISMATCH',
+      `silo ${peer} signed model digest ${hexOf(theirs.model)} in ${where}, this silo trained on ${hexOf(state.context.model)}`,
+    );
+  if (!sameBytes(theirs.weights, state.context.weights))
+    return abort(
+      state,
+      'WEIGHTS_MISMATCH',
+      `silo ${peer} signed weight-vector digest ${hexOf(theirs.weights)} in ${where}, this silo's is ${hexOf(state.context.weights)}`,
+    );
+  return null;
+}
+
+const hexOf = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+/** Whether `c` is a round context of two 32-byte digests. */
+function wellFormedContext(c: RoundContext | undefined): boolean {
+  return (
+    c !== undefined &&
+    c.model instanceof Uint8Array &&
+    c.model.length === CONTEXT_DIGEST_LENGTH &&
+    c.weights instanceof Uint8Array &&
+    c.weights.length === CONTEXT_DIGEST_LENGTH
+  );
 }
 
 function signed<M extends ClientMessage>(state: ClientState, body: Omit<M, 'signature'>): M {
@@ -179,6 +225,7 @@ export function clientStart(state: ClientState, deps: SecAggDeps): ClientStep {
     type: 'advertise',
     cPK: cKeys.publicKey,
     sPK: sKeys.publicKey,
+    context: state.context,
   });
   return { state: { ...state, stage: 'advertised', cKeys, sKeys }, reply: { type: 'send', message } };
 }
@@ -249,13 +296,19 @@ async function onKeys(state: ClientState, m: KeyList, deps: SecAggDeps): Promise
       type: 'advertise',
       cPK: e.cPK,
       sPK: e.sPK,
+      context: e.context,
     };
     if (
       e.cPK.length !== 32 ||
       e.sPK.length !== 32 ||
+      !wellFormedContext(e.context) ||
       !verify(config.roster[e.id]!, signedPayload(rebuilt), e.signature)
     )
       return abort(state, 'BAD_SIGNATURE', `advertisement of ${e.id} is not signed by its registered key`);
+    // Every peer this client deals shares to trained on its model with its weights (issue 27):
+    // a peer on another model could help unmask this client's input in a split view.
+    const differs = contextMismatch(state, e.id, e.context, 'AdvertiseKeys');
+    if (differs) return differs;
     // Bonawitz et al. 2017, round 1: "assert that all the public key pairs are different".
     for (const k of [e.cPK, e.sPK]) {
       const h = Buffer.from(k).toString('hex');
@@ -410,7 +463,12 @@ function onSurvivors(state: ClientState, m: SurvivorList): ClientStep {
   if (m.survivors.length < config.threshold)
     return abort(state, 'BELOW_THRESHOLD', `|U_3| = ${m.survivors.length} < t = ${config.threshold}`);
   const u3 = [...m.survivors];
-  const message = signed<ConsistencyCheck>(state, { ...header(state), type: 'consistency', survivors: u3 });
+  const message = signed<ConsistencyCheck>(state, {
+    ...header(state),
+    type: 'consistency',
+    survivors: u3,
+    context: state.context,
+  });
   return { state: { ...state, stage: 'checked', u3 }, reply: { type: 'send', message } };
 }
 
@@ -439,7 +497,8 @@ function droppedMasks(state: ClientState, dropped: readonly number[]): Uint32Arr
 /**
  * Round 4 (Unmasking). An honest client refuses — and aborts — when the request asks for both
  * shares of one peer, when its survivor set differs from the set this client signed, when fewer
- * than t consistency signatures on that set verify, or when a "dropped" id is not in U_2 ∖ U_3.
+ * than t consistency signatures on that set verify, when a signer's round context differs from
+ * its own (MODEL_MISMATCH / WEIGHTS_MISMATCH), or when a "dropped" id is not in U_2 ∖ U_3.
  * Otherwise it reveals key shares of the dropped and seed shares of the survivors, once, and
  * (when `config.corrections` is not 'off') its summed pairwise masks with the dropped.
  */
@@ -477,9 +536,12 @@ function onUnmaskRequest(state: ClientState, m: UnmaskRequest): ClientStep {
       sender: s.id,
       type: 'consistency',
       survivors: u3,
+      context: s.context,
     };
-    if (!verify(config.roster[s.id]!, signedPayload(body), s.signature))
+    if (!wellFormedContext(s.context) || !verify(config.roster[s.id]!, signedPayload(body), s.signature))
       return abort(state, 'BAD_SIGNATURE', `consistency signature of ${s.id} does not verify on U_3`);
+    const differs = contextMismatch(state, s.id, s.context, 'ConsistencyCheck');
+    if (differs) return differs;
     signers.add(s.id);
   }
   if (signers.size < config.threshold)

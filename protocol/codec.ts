@@ -4,7 +4,10 @@
  * Layout: "FSA" ‖ version u8 ‖ type u8 ‖ session (u8 length + UTF-8) ‖ round u32 ‖ [sender u8] ‖
  * body ‖ [signature 64 bytes]. Version 2 (protocol/messages.ts PROTOCOL_VERSION) adds to ShareKeys
  * the digests (u16 count, then holder u8 ‖ key digest 32 ‖ seed digest 32 each) and the 32-byte
- * self-seed commitment, and to each relayed box its two 32-byte digests. Integers are big-endian except vectors, which travel as raw
+ * self-seed commitment, and to each relayed box its two 32-byte digests. Version 3 adds the round
+ * context (model digest 32 ‖ weight-vector digest 32) after AdvertiseKeys' keys and
+ * ConsistencyCheck's survivors, and relays it after the id of each key-list entry and each
+ * relayed consistency signature. Integers are big-endian except vectors, which travel as raw
  * little-endian uint32 words (a 10^6-element masked vector is 4 MB plus a 4-byte count, not a
  * JSON array). Byte strings carry a u32 length; id lists a u16 count and one byte per id.
  * Decoding is strict: trailing bytes, unknown types or truncation throw SecAggError MALFORMED.
@@ -23,12 +26,13 @@ import type {
   ClientMessage,
   ConsistencyCheck,
   MaskedInput,
+  RoundContext,
   ServerMessage,
   ShareKeys,
   UnmaskResponse,
   UnsignedClientMessage,
 } from './messages.js';
-import { PROTOCOL_VERSION } from './messages.js';
+import { CONTEXT_DIGEST_LENGTH, PROTOCOL_VERSION } from './messages.js';
 
 const MAGIC = [0x46, 0x53, 0x41]; // "FSA"
 const TYPE_CODES = {
@@ -173,11 +177,23 @@ function header(w: Writer, type: TypeName, m: { version: number; session: string
   return w.bytes(Uint8Array.from(MAGIC)).u8(m.version).u8(TYPE_CODES[type]).str(m.session).u32(m.round);
 }
 
+/** A round context: the model digest, then the weight-vector digest (32 bytes each). */
+function context(w: Writer, c: RoundContext): Writer {
+  if (typeof c !== 'object' || c === null) throw new TypeError('context: expected an object');
+  return w
+    .bytes(checkBytes('context.model', c.model, CONTEXT_DIGEST_LENGTH))
+    .bytes(checkBytes('context.weights', c.weights, CONTEXT_DIGEST_LENGTH));
+}
+
+function readContext(r: Reader): RoundContext {
+  return { model: r.bytes(CONTEXT_DIGEST_LENGTH), weights: r.bytes(CONTEXT_DIGEST_LENGTH) };
+}
+
 function clientBody(m: UnsignedClientMessage): Writer {
   const w = header(new Writer(), m.type, m).u8(m.sender);
   switch (m.type) {
     case 'advertise':
-      return w.bytes(checkBytes('cPK', m.cPK, 32)).bytes(checkBytes('sPK', m.sPK, 32));
+      return context(w.bytes(checkBytes('cPK', m.cPK, 32)).bytes(checkBytes('sPK', m.sPK, 32)), m.context);
     case 'share':
       w.u16(m.boxes.length);
       for (const b of m.boxes) w.u8(b.receiver).varBytes(b.box);
@@ -190,7 +206,7 @@ function clientBody(m: UnsignedClientMessage): Writer {
     case 'mask':
       return w.words(m.masked);
     case 'consistency':
-      return w.ids(m.survivors);
+      return context(w.ids(m.survivors), m.context);
     case 'unmask':
       w.u16(m.keyShares.length);
       for (const s of m.keyShares) w.u8(s.owner).varBytes(s.share);
@@ -250,11 +266,13 @@ export function decodeClientMessage(bytes: Uint8Array): ClientMessage {
     case 'advertise': {
       const cPK = r.bytes(32);
       const sPK = r.bytes(32);
+      const ctx = readContext(r);
       m = {
         ...base,
         type: 'advertise',
         cPK,
         sPK,
+        context: ctx,
         signature: r.bytes(ED25519_SIGNATURE_LENGTH),
       } satisfies AdvertiseKeys;
       break;
@@ -291,10 +309,12 @@ export function decodeClientMessage(bytes: Uint8Array): ClientMessage {
     }
     case 'consistency': {
       const survivors = r.ids();
+      const ctx = readContext(r);
       m = {
         ...base,
         type: 'consistency',
         survivors,
+        context: ctx,
         signature: r.bytes(ED25519_SIGNATURE_LENGTH),
       } satisfies ConsistencyCheck;
       break;
@@ -330,7 +350,7 @@ export function encodeServerMessage(m: ServerMessage): Uint8Array {
   switch (m.type) {
     case 'keys':
       w.u16(m.entries.length);
-      for (const e of m.entries) w.u8(e.id).bytes(e.cPK).bytes(e.sPK).bytes(e.signature);
+      for (const e of m.entries) context(w.u8(e.id).bytes(e.cPK).bytes(e.sPK), e.context).bytes(e.signature);
       break;
     case 'shares':
       w.u16(m.boxes.length);
@@ -345,7 +365,7 @@ export function encodeServerMessage(m: ServerMessage): Uint8Array {
       break;
     case 'unmask-request':
       w.ids(m.survivors).ids(m.dropped).u16(m.signatures.length);
-      for (const s of m.signatures) w.u8(s.id).bytes(s.signature);
+      for (const s of m.signatures) context(w.u8(s.id), s.context).bytes(s.signature);
       break;
     case 'abort':
       w.u8(ERROR_CODES.indexOf(m.code));
@@ -367,6 +387,7 @@ export function decodeServerMessage(bytes: Uint8Array): ServerMessage {
         id: r.u8(),
         cPK: r.bytes(32),
         sPK: r.bytes(32),
+        context: readContext(r),
         signature: r.bytes(ED25519_SIGNATURE_LENGTH),
       }));
       m = { ...h, type, entries };
@@ -392,6 +413,7 @@ export function decodeServerMessage(bytes: Uint8Array): ServerMessage {
       const n = r.u16();
       const signatures = Array.from({ length: n }, () => ({
         id: r.u8(),
+        context: readContext(r),
         signature: r.bytes(ED25519_SIGNATURE_LENGTH),
       }));
       m = { ...h, type, survivors, dropped, signatures };

@@ -29,7 +29,9 @@ export type SecAggErrorCode =
   | 'BAD_SHARE'
   | 'BAD_DEALING'
   | 'BAD_CORRECTION'
-  | 'AGGREGATE_OUT_OF_RANGE';
+  | 'AGGREGATE_OUT_OF_RANGE'
+  | 'MODEL_MISMATCH'
+  | 'WEIGHTS_MISMATCH';
 
 /** Human text for each code (the HTTP edge adds statuses). */
 export const SECAGG_ERRORS: Readonly<Record<SecAggErrorCode, string>> = {
@@ -62,6 +64,10 @@ export const SECAGG_ERRORS: Readonly<Record<SecAggErrorCode, string>> = {
     "a survivor's Unmasking correction differs from the one recomputed from the dropped silos' keys: it is discarded and its sender named",
   AGGREGATE_OUT_OF_RANGE:
     'the decoded aggregate is outside what the m survivors can sum to (a coordinate beyond m·clip, or a total weight outside m·[minWeight, weightRange])',
+  MODEL_MISMATCH:
+    "a peer signed another digest of the round's model than this silo's (a split view of the model, Pasquini et al. 2022): the silo aborts the round, naming the peer",
+  WEIGHTS_MISMATCH:
+    "a peer signed another digest of the round's weight vector than this silo's (a split view of the scores or the plan): the silo aborts the round, naming the peer",
 };
 
 /** A protocol misbehaviour the server detected and survived (or aborted on): who, how, what. */

@@ -12,8 +12,32 @@ import type { SecAggErrorCode } from './errors.js';
 /**
  * Wire format version (first byte after the magic). 2: ShareKeys carries the dealer's signed
  * share digests and self-seed commitment, relayed boxes carry the recipient's two digests.
+ * 3: AdvertiseKeys and ConsistencyCheck carry the sender's signed {@link RoundContext}, and the
+ * key list and the unmasking request relay it with each signature.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
+
+/** Length of each digest of a {@link RoundContext}. */
+export const CONTEXT_DIGEST_LENGTH = 32;
+
+/**
+ * What every silo of a round must have in common besides the round itself (issue 27; against
+ * model inconsistency, Pasquini et al., CCS 2022, and weights that isolate a silo): SHA-256
+ * digests, domain-separated by the caller, of the model the silo trained on and of the round's
+ * weight vector. Each silo signs its own in AdvertiseKeys and in ConsistencyCheck; every silo
+ * compares every peer's with its own and aborts on a difference (MODEL_MISMATCH /
+ * WEIGHTS_MISMATCH). The protocol does not interpret the digests.
+ */
+export interface RoundContext {
+  readonly model: Uint8Array;
+  readonly weights: Uint8Array;
+}
+
+/** The context of a round whose caller binds none (both digests zero): all such silos agree. */
+export const NO_CONTEXT: RoundContext = Object.freeze({
+  model: new Uint8Array(CONTEXT_DIGEST_LENGTH),
+  weights: new Uint8Array(CONTEXT_DIGEST_LENGTH),
+});
 
 interface Header {
   readonly version: number;
@@ -28,11 +52,15 @@ interface Signed extends Header {
   readonly signature: Uint8Array;
 }
 
-/** Round 0 (AdvertiseKeys): the two per-round X25519 public keys c^PK and s^PK. */
+/**
+ * Round 0 (AdvertiseKeys): the two per-round X25519 public keys c^PK and s^PK, and the sender's
+ * round context (signed with them: a peer holds this silo's shares only if it saw the context).
+ */
 export interface AdvertiseKeys extends Signed {
   readonly type: 'advertise';
   readonly cPK: Uint8Array;
   readonly sPK: Uint8Array;
+  readonly context: RoundContext;
 }
 
 /** One encrypted pair of shares (key share ‖ seed share) for `receiver`. */
@@ -74,11 +102,12 @@ export interface MaskedInput extends Signed {
   readonly masked: Uint32Array;
 }
 
-/** Round 3 (ConsistencyCheck): the client's signature on the survivor set U_3 it was sent. */
+/** Round 3 (ConsistencyCheck): the client's signature on the survivor set U_3 it was sent and its round context. */
 export interface ConsistencyCheck extends Signed {
   readonly type: 'consistency';
   /** U_3, ascending. */
   readonly survivors: readonly number[];
+  readonly context: RoundContext;
 }
 
 /** A share of `owner`'s secret. */
@@ -118,6 +147,7 @@ export interface KeyEntry {
   readonly id: number;
   readonly cPK: Uint8Array;
   readonly sPK: Uint8Array;
+  readonly context: RoundContext;
   readonly signature: Uint8Array;
 }
 
@@ -150,9 +180,10 @@ export interface SurvivorList extends Header {
   readonly survivors: readonly number[];
 }
 
-/** A relayed consistency signature. */
+/** A relayed consistency signature, with the context its signer signed. */
 export interface RelayedSignature {
   readonly id: number;
+  readonly context: RoundContext;
   readonly signature: Uint8Array;
 }
 

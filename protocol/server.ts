@@ -345,7 +345,7 @@ export async function serverAdvance(
     case 'advertise': {
       const entries = set.map((id) => {
         const a = state.adverts.get(id)!;
-        return { id, cPK: a.cPK, sPK: a.sPK, signature: a.signature };
+        return { id, cPK: a.cPK, sPK: a.sPK, context: a.context, signature: a.signature };
       });
       const message: ServerMessage = { ...h, type: 'keys', entries };
       return {
@@ -377,7 +377,10 @@ export async function serverAdvance(
     case 'consistency': {
       const u3 = sets[2]!;
       const dropped = sets[1]!.filter((v) => !u3.includes(v));
-      const signatures = set.map((id) => ({ id, signature: state.checks.get(id)!.signature }));
+      const signatures = set.map((id) => {
+        const c = state.checks.get(id)!;
+        return { id, context: c.context, signature: c.signature };
+      });
       const message: ServerMessage = { ...h, type: 'unmask-request', survivors: u3, dropped, signatures };
       return {
         state: { ...state, stage: 'unmask', sets },

@@ -22,7 +22,7 @@ import {
 } from './codec.js';
 import type { CorrectionMode, RoundConfig } from './config.js';
 import type { SecAggErrorCode } from './errors.js';
-import type { ClientMessage, ServerMessage } from './messages.js';
+import type { ClientMessage, RoundContext, ServerMessage } from './messages.js';
 import {
   type AggregationResult,
   createServer,
@@ -97,6 +97,13 @@ export interface SimulationOptions {
   readonly inputs: readonly Uint32Array[];
   /** Ed25519 secret keys of the silos (index = silo id); the roster is their public keys. */
   readonly signingKeys: readonly SigningKeyPair[];
+  /**
+   * Each silo's round context (the digests of its model and of the round's weight vector, signed
+   * in AdvertiseKeys and ConsistencyCheck; index = silo id); default NO_CONTEXT for every silo.
+   * Honest silos of one round have identical contexts; a difference aborts the round
+   * (MODEL_MISMATCH / WEIGHTS_MISMATCH).
+   */
+  readonly contexts?: readonly RoundContext[];
   /**
    * Random source of each silo. Give either this or `seed`. A stream must never be reused across
    * rounds: equal keys and seeds in two rounds would let the server collect the key shares of a
@@ -201,8 +208,10 @@ export async function simulateRound(options: SimulationOptions): Promise<Simulat
   }
 
   let server: ServerState = createServer(config);
+  if (o.contexts !== undefined && (!Array.isArray(o.contexts) || o.contexts.length !== n))
+    throw new RangeError('contexts: expected one round context per input');
   const clients: ClientState[] = o.inputs.map((x, i) =>
-    createClient(config, i, o.signingKeys[i]!.secretKey, x),
+    createClient(config, i, o.signingKeys[i]!.secretKey, x, o.contexts?.[i]),
   );
   const deps = o.inputs.map((_, i) => ({ random: randomOf(i) }));
   let bytesUp = 0;

@@ -183,9 +183,33 @@ export function decodeWeightedSum(
   const d = sum.length - 1;
   const weightedSum = dequantizeSum(sum.subarray(0, d), qv);
   const totalWeight = dequantizeSum(sum.subarray(d), qw)[0]!;
-  const average = new Float64Array(d);
-  if (totalWeight > 0) for (let i = 0; i < d; i++) average[i] = weightedSum[i]! / totalWeight;
+  const average = averageStep(weightedSum, totalWeight);
   if (summands !== undefined && !average.every(Number.isFinite))
     throw new SecAggError('AGGREGATE_OUT_OF_RANGE', 'the average step is not finite');
   return { weightedSum, totalWeight, average };
+}
+
+/** Σ w_iΔ_i / Σ w_i, coordinate by coordinate in double (zeros when the total weight is 0). */
+export function averageStep(weightedSum: Float64Array, totalWeight: number): Float64Array {
+  const average = new Float64Array(weightedSum.length);
+  if (totalWeight > 0) for (let i = 0; i < average.length; i++) average[i] = weightedSum[i]! / totalWeight;
+  return average;
+}
+
+/**
+ * The next global model M = M_base + Σ w_iΔ_i / Σ w_i (McMahan et al. 2017), each coordinate
+ * rounded once to Float32: what the service stores as a round's result
+ * (src/server/service/aggregation.ts) and what a silo derives from the published Σ w_iΔ_i and
+ * Σ w_i to check the next model it is served (src/client/model-chain.ts) — one function, so the
+ * two agree bit for bit.
+ *
+ * @throws RangeError when the lengths differ.
+ */
+export function stepModel(base: Float32Array, weightedSum: Float64Array, totalWeight: number): Float32Array {
+  if (weightedSum.length !== base.length)
+    throw new RangeError(`weightedSum: ${weightedSum.length} values for a model of ${base.length}`);
+  const average = averageStep(weightedSum, totalWeight);
+  const next = new Float32Array(base.length);
+  for (let j = 0; j < base.length; j++) next[j] = base[j]! + average[j]!;
+  return next;
 }

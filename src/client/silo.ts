@@ -2,9 +2,11 @@
  * The silo runtime: one silo of a consortium taking part in rounds over HTTP
  * (docs/architecture.md, "One round, private mode", the silo's side of steps 1–5).
  *
- * Per round: wait until the operator opens it, fetch the base model, train locally, drive the
+ * Per round: wait until the operator opens it, derive the base model from its model chain and
+ * check the served one against it (./model-chain.ts), train locally, drive the
  * client state machine of protocol/client.ts through AdvertiseKeys → ShareKeys →
- * MaskedInputCollection → ConsistencyCheck → Unmasking over the stage endpoints and the inbox
+ * MaskedInputCollection → ConsistencyCheck → Unmasking over the stage endpoints and the inbox, signing
+ * the digests of its model and of the round's weights (protocol/round-context.ts)
  * (polling with backoff while the server's stage is not ready), then read the published
  * aggregate, evaluate the silo's two coalitions on the common test set and submit the signed
  * score report. The data, training and coalition arithmetic are src/fl/networked.ts's, the same
@@ -33,7 +35,8 @@ import {
 } from '../../protocol/client.js';
 import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
 import { minimumThreshold, type RoundConfig } from '../../protocol/config.js';
-import type { ClientMessage } from '../../protocol/messages.js';
+import type { ClientMessage, RoundContext } from '../../protocol/messages.js';
+import { modelContextDigest, weightsContextDigest } from '../../protocol/round-context.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { type ConsortiumFile, compareWithServed, type ServedConsortium } from '../fl/consortium-file.js';
@@ -56,8 +59,9 @@ import {
   weightBoundsViolation,
 } from '../fl/weight-floor.js';
 import type { Convention } from '../ml/convention.js';
-import { paramsDigest } from '../ml/layers-model.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
+import { ModelChain } from './model-chain.js';
+import { SiloSetupError } from './silo-errors.js';
 
 /**
  * The consortium as GET /v1/consortia/:cid returns it: the fields the consortium file is compared
@@ -86,16 +90,7 @@ interface AggregateView {
   readonly totalWeight: number;
 }
 
-/** The silo cannot take part in this consortium (wrong key, model, test set or encoding). */
-export class SiloSetupError extends Error {
-  constructor(
-    readonly field: string,
-    detail: string,
-  ) {
-    super(`${field}: ${detail}`);
-    this.name = 'SiloSetupError';
-  }
-}
+export { SiloSetupError };
 
 /**
  * The round's weights would break the consortium's weight floor or largest share (issue 27 A1):
@@ -312,9 +307,12 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   log(
     `silo ${silo}: consortium ${consortium.id} checked (test set ${consortium.testSetDigest.slice(0, 12)}…, ${consortium.participants.length} silos, t = ${consortium.threshold})`,
   );
+  // Issue 27: the silo trains only on models it derives from M_0 and the published aggregates
+  // (./model-chain.ts); kept across rounds, rebuilt from M_0 by a silo that starts late.
+  const chain = new ModelChain(http, consortium.model.parameters, o.pinned?.model.initialWeightsDigest);
   const out: RoundOutcome[] = [];
   for (let r = o.firstRound; r <= o.lastRound; r++) {
-    const outcome = await oneRound(o, consortium, r);
+    const outcome = await oneRound(o, consortium, r, chain);
     log(
       outcome.status === 'reported'
         ? `silo ${silo} round ${r}: report accepted (v(M0+U_i) = ${outcome.singleton}, v(M−U_i) = ${outcome.complement})`
@@ -325,7 +323,12 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   return out;
 }
 
-async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<RoundOutcome> {
+async function oneRound(
+  o: SiloOptions,
+  c: ConsortiumView,
+  r: number,
+  chain: ModelChain,
+): Promise<RoundOutcome> {
   const { http, run, learner } = o;
   const silo = http.silo;
   const log = o.log ?? (() => {});
@@ -359,19 +362,9 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
   // Issue 27 A1: every selected silo's weight ≥ the floor, none above the largest share.
   if (plan) checkPlanWeights(plan, run.weightBounds);
 
-  // 2. Local training from the round's base model.
-  const model = await http.expect('GET', http.path(`/models/${round.baseModel}`), [200]);
-  const base = new Float32Array(Uint8Array.from(model.bytes).buffer);
-  if (base.length !== c.model.parameters)
-    throw new SiloSetupError(
-      'model',
-      `base model has ${base.length} parameters, expected ${c.model.parameters}`,
-    );
-  if (round.baseModel === 0 && o.pinned && paramsDigest(base) !== o.pinned.model.initialWeightsDigest)
-    throw new SiloSetupError(
-      'model.initialWeightsDigest',
-      `the server's initial model has digest ${paramsDigest(base)}, the consortium file's is ${o.pinned.model.initialWeightsDigest}`,
-    );
+  // 2. Local training from the round's base model — the model chain's, or the silo refuses
+  // (ModelChainError naming the round).
+  const base = await chain.baseOf(r, round.baseModel);
   const t0 = performance.now();
   const update = await localUpdate(run, learner, silo, r, base);
   log(
@@ -382,7 +375,7 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
   const input = siloInput(run, silo, update, { ...c.encoding, n: c.participants.length }, plan);
   const config = siloRoundConfig(c, run, r);
   const deps = siloDeps();
-  let state: ClientState = createClient(config, silo, o.secretKey, input);
+  let state: ClientState = createClient(config, silo, o.secretKey, input, roundContextOf(run, base, plan));
   const post = async (m: ClientMessage) => {
     await http.expect('POST', `${roundPath}/${m.type}`, [202], { body: encodeClientMessage(m) });
     log(`silo ${silo} round ${r}: ${m.type} accepted`);
@@ -465,6 +458,26 @@ async function oneRound(o: SiloOptions, c: ConsortiumView, r: number): Promise<R
     throw e;
   }
   return { round: r, status: 'reported', ...u };
+}
+
+/**
+ * What this silo signs for the round and requires of every peer (protocol/round-context.ts):
+ * the digest of the model it trained on and of the round's weight vector — the plan's (selected
+ * silos and their weights, as planRound returned them: the same for every silo, since they come
+ * from the seed and the published rounds). Without a strategy every silo takes part with its own
+ * example count, which no other silo knows (a silo on its own data) and the server does not
+ * serve: the digest then binds the selection (every silo) and the public scale, each silo's
+ * entry being the consortium's weight scale.
+ */
+export function roundContextOf(run: NetworkedRun, base: Float32Array, plan?: RoundPlan): RoundContext {
+  const everyone = Array.from({ length: run.config.silos }, (_, i) => i);
+  const weights = plan
+    ? weightsContextDigest(plan.selected, plan.weights ?? [])
+    : weightsContextDigest(
+        everyone,
+        everyone.map(() => run.weightScale),
+      );
+  return { model: modelContextDigest(base), weights };
 }
 
 /** Whether two selections name the same silos (null: every silo). */

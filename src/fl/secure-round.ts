@@ -15,6 +15,8 @@ import {
   roundThreshold,
 } from '../../protocol/config.js';
 import type { Fault } from '../../protocol/errors.js';
+import { NO_CONTEXT, type RoundContext } from '../../protocol/messages.js';
+import { modelContextDigest, weightsContextDigest } from '../../protocol/round-context.js';
 import { type DropPoint, simulateRound } from '../../protocol/simulate.js';
 import { experimentRandom } from '../../protocol/simulation-random.js';
 import { decodeWeightedSum, encodeWeightedInput, type WeightedEncoding } from '../../protocol/weighted.js';
@@ -75,6 +77,11 @@ export interface SecureRoundOptions {
   corrections?: CorrectionMode;
   /** Dropouts by global silo id. */
   dropouts?: ReadonlyMap<number, DropPoint>;
+  /**
+   * The round's base model: its digest is part of every silo's signed round context with the
+   * digest of (selected, weights) (protocol/round-context.ts); without it the model digest is 0.
+   */
+  base?: Float32Array;
 }
 
 /** Aggregation weights must be finite and ≥ 0. @throws RangeError naming the weight. */
@@ -106,6 +113,10 @@ export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum>
   const corruptSilos = o.corruptSilos ?? defaultCorruptTolerated(o.identities.length);
   const weak = o.weakThreshold === true;
   const threshold = roundThreshold(k, { threshold: o.threshold, corruptSilos, weakThreshold: weak });
+  const context: RoundContext = {
+    model: o.base ? modelContextDigest(o.base) : NO_CONTEXT.model,
+    weights: weightsContextDigest(o.selected, o.weights),
+  };
   const r = await simulateRound({
     session: o.session,
     round: o.round,
@@ -116,6 +127,8 @@ export async function secureAggregate(o: SecureRoundOptions): Promise<SecureSum>
     encoding,
     inputs,
     signingKeys: o.selected.map((s) => o.identities[s]!),
+    // In process every silo has the same view: one context for all (issue 27).
+    contexts: o.selected.map(() => context),
     random: (local) => experimentRandom(o.seed, o.round, o.selected[local]!),
     dropouts,
   });

@@ -143,6 +143,8 @@ const SECAGG_STATUS: Readonly<Record<SecAggErrorCode, number>> = {
   BAD_DEALING: 400,
   BAD_CORRECTION: 400,
   AGGREGATE_OUT_OF_RANGE: 409,
+  MODEL_MISMATCH: 409,
+  WEIGHTS_MISMATCH: 409,
 };
 
 /** A secure-aggregation rejection's service code. */

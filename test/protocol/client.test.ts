@@ -68,6 +68,7 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
       type: 'advertise',
       cPK: fake.cPK,
       sPK: fake.sPK,
+      context: fake.context,
     });
     const forged = { ...fake, signature: sign(h.ids[4]!.secretKey, payload) };
     const r = await feed(h, 0, { ...kl, entries: kl.entries.map((e, i) => (i === 2 ? forged : e)) });
@@ -115,8 +116,15 @@ describe('protocol/client: an honest client rejects a misbehaving server with co
       type: 'advertise',
       cPK: e2.cPK,
       sPK: e2.sPK,
+      context: e2.context,
     });
-    const copied = { id: 1, cPK: e2.cPK, sPK: e2.sPK, signature: sign(h.ids[1]!.secretKey, payload) };
+    const copied = {
+      id: 1,
+      cPK: e2.cPK,
+      sPK: e2.sPK,
+      context: e2.context,
+      signature: sign(h.ids[1]!.secretKey, payload),
+    };
     const r = await feed(h, 0, { ...kl, entries: kl.entries.map((e, i) => (i === 1 ? copied : e)) });
     expect(codeOf(r)).toBe('DUPLICATE_KEYS');
   });

@@ -11,9 +11,10 @@ import { type ClientMessage, PROTOCOL_VERSION, type ServerMessage } from '../../
 const h = { version: PROTOCOL_VERSION, session: 'sé', round: 70000 };
 const b = (n: number, v: number) => new Uint8Array(n).fill(v);
 const sig = b(64, 9);
+const context = { model: b(32, 20), weights: b(32, 21) };
 
 const clientMessages: ClientMessage[] = [
-  { ...h, sender: 3, type: 'advertise', cPK: b(32, 1), sPK: b(32, 2), signature: sig },
+  { ...h, sender: 3, type: 'advertise', cPK: b(32, 1), sPK: b(32, 2), context, signature: sig },
   {
     ...h,
     sender: 3,
@@ -31,7 +32,7 @@ const clientMessages: ClientMessage[] = [
     signature: sig,
   },
   { ...h, sender: 3, type: 'mask', masked: Uint32Array.from([0, 1, 0xffffffff, 12345678]), signature: sig },
-  { ...h, sender: 3, type: 'consistency', survivors: [0, 3, 4], signature: sig },
+  { ...h, sender: 3, type: 'consistency', survivors: [0, 3, 4], context, signature: sig },
   {
     ...h,
     sender: 3,
@@ -54,14 +55,20 @@ const clientMessages: ClientMessage[] = [
   },
 ];
 const serverMessages: ServerMessage[] = [
-  { ...h, type: 'keys', entries: [{ id: 2, cPK: b(32, 1), sPK: b(32, 2), signature: sig }] },
+  { ...h, type: 'keys', entries: [{ id: 2, cPK: b(32, 1), sPK: b(32, 2), context, signature: sig }] },
   {
     ...h,
     type: 'shares',
     boxes: [{ sender: 1, box: b(90, 8), keyDigest: b(32, 17), seedDigest: b(32, 18) }],
   },
   { ...h, type: 'survivors', survivors: [1, 2, 200] },
-  { ...h, type: 'unmask-request', survivors: [1, 2], dropped: [5], signatures: [{ id: 1, signature: sig }] },
+  {
+    ...h,
+    type: 'unmask-request',
+    survivors: [1, 2],
+    dropped: [5],
+    signatures: [{ id: 1, context, signature: sig }],
+  },
   { ...h, type: 'abort', code: 'BELOW_THRESHOLD' },
 ];
 
@@ -113,6 +120,10 @@ describe('protocol/codec', () => {
     const v1 = good.slice();
     v1[3] = 1;
     expect(codeOf(() => decodeClientMessage(v1))).toBe('UNSUPPORTED_VERSION');
+    // nor version 2 (before the signed round context, issue 27)
+    const v2 = good.slice();
+    v2[3] = 2;
+    expect(codeOf(() => decodeClientMessage(v2))).toBe('UNSUPPORTED_VERSION');
     const badMagic = good.slice();
     badMagic[0] = 0;
     expect(codeOf(() => decodeClientMessage(badMagic))).toBe('MALFORMED');

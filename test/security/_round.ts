@@ -17,6 +17,7 @@ import { signedPayload } from '../../protocol/codec.js';
 import type { RoundConfig } from '../../protocol/config.js';
 import type {
   ClientMessage,
+  RoundContext,
   ServerMessage,
   ShareKeys,
   UnsignedClientMessage,
@@ -44,13 +45,15 @@ export function parties(
   inputs: readonly Uint32Array[],
   config: Omit<RoundConfig, 'roster' | 'length'>,
   seed = 7,
+  /** Each silo's signed round context (default: none, equal for all). */
+  contexts?: readonly RoundContext[],
 ): Party {
   const ids = simulatedIdentities(inputs.length, seed);
   const full: RoundConfig = { ...config, length: inputs[0]!.length, roster: ids.map((k) => k.publicKey) };
   return {
     config: full,
     ids,
-    clients: inputs.map((x, i) => createClient(full, i, ids[i]!.secretKey, x)),
+    clients: inputs.map((x, i) => createClient(full, i, ids[i]!.secretKey, x, contexts?.[i])),
     deps: inputs.map((_, i) => ({ random: seededRandomFromInts(seed, config.round, i) })),
     server: createServer(full),
   };

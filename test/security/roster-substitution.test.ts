@@ -24,9 +24,9 @@ import { type SigningKeyPair, signingKeyPairFromSeed } from '../../crypto/signat
 import { type ClientState, clientHandle, clientStart, createClient } from '../../protocol/client.js';
 import { decodeClientMessage, decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
 import type { RoundConfig } from '../../protocol/config.js';
-import type { AdvertiseKeys, ClientMessage, MaskedInput } from '../../protocol/messages.js';
+import type { AdvertiseKeys, ClientMessage, MaskedInput, RoundContext } from '../../protocol/messages.js';
 import { SiloHttp } from '../../src/client/http.js';
-import { runSilo } from '../../src/client/silo.js';
+import { roundContextOf, runSilo } from '../../src/client/silo.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
 import { ConsortiumMismatchError } from '../../src/fl/consortium-file.js';
 import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
@@ -76,8 +76,17 @@ class FakePeer {
     readonly h: Pick<Harness, 'app' | 'clock' | 'keys'>,
     readonly id: number,
     roundConfig: RoundConfig,
+    context: RoundContext,
   ) {
-    this.state = createClient(roundConfig, id, h.keys[id]!.secretKey, new Uint32Array(roundConfig.length));
+    // The attacker's peers sign the victim's round context (the server knows M0 and the
+    // weights), so the victim's check of its peers' contexts (issue 27) passes.
+    this.state = createClient(
+      roundConfig,
+      id,
+      h.keys[id]!.secretKey,
+      new Uint32Array(roundConfig.length),
+      context,
+    );
   }
   async post(m: ClientMessage) {
     const r = await siloInject(
@@ -187,7 +196,7 @@ async function maliciousServer(pinned: boolean, o: { genuineRoster?: boolean; m0
     roster: served.map((k) => k.publicKey),
     corruptTolerated: file.corruptSilos,
   };
-  const peers = [0, 2, 3].map((i) => new FakePeer(h, i, roundConfig));
+  const peers = [0, 2, 3].map((i) => new FakePeer(h, i, roundConfig, roundContextOf(run, m0)));
   return { h0, file, victim, adapter, sentMasks, peers, m0 };
 }
 

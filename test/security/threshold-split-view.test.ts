@@ -33,7 +33,7 @@ import type {
   ServerMessage,
   UnmaskResponse,
 } from '../../protocol/messages.js';
-import { PROTOCOL_VERSION } from '../../protocol/messages.js';
+import { NO_CONTEXT, PROTOCOL_VERSION } from '../../protocol/messages.js';
 import { serverAdvance, serverHandle } from '../../protocol/server.js';
 import { checkConsortium } from '../../src/client/silo.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
@@ -97,6 +97,7 @@ async function splitView(p: Party): Promise<AttackResult> {
       sender: CORRUPT,
       type: 'consistency',
       survivors,
+      context: NO_CONTEXT,
     };
     return sign(p.ids[CORRUPT]!.secretKey, signedPayload(body));
   };
@@ -105,14 +106,14 @@ async function splitView(p: Party): Promise<AttackResult> {
   const keep = (into: Map<number, Uint8Array[]>, owner: number, share: Uint8Array) =>
     into.set(owner, [...(into.get(owner) ?? []), share]);
   for (const view of views) {
-    const signatures = [{ id: CORRUPT, signature: corruptSignature(view.survivors) }];
+    const signatures = [{ id: CORRUPT, context: NO_CONTEXT, signature: corruptSignature(view.survivors) }];
     for (const i of view.silos) {
       const m: ServerMessage = { ...h, type: 'survivors', survivors: view.survivors };
       const s = await clientHandle(p.clients[i]!, m, p.deps[i]!);
       p.clients[i] = s.state;
       if (s.reply.type === 'abort') return { aborted: { silo: i, code: s.reply.code } };
       if (s.reply.type !== 'send') throw new Error('expected a signature');
-      signatures.push({ id: i, signature: s.reply.message.signature });
+      signatures.push({ id: i, context: NO_CONTEXT, signature: s.reply.message.signature });
     }
     signatures.sort((a, b) => a.id - b.id);
     for (const i of view.silos) {

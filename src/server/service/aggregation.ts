@@ -30,7 +30,7 @@ import {
   type ServerState,
   serverAdvance,
 } from '../../../protocol/server.js';
-import { decodeWeightedSum } from '../../../protocol/weighted.js';
+import { decodeWeightedSum, stepModel } from '../../../protocol/weighted.js';
 import { floatBytes, readFloat32 } from '../_bytes.js';
 import type { Database } from '../store/schema.js';
 import { BlobCache } from './blob-cache.js';
@@ -194,8 +194,8 @@ export class Aggregation {
       result.survivors.length,
     );
     const base = readFloat32(await this.models.paramsOf(trx, row.consortium, row.base_version));
-    const next = new Float32Array(base.length);
-    for (let j = 0; j < base.length; j++) next[j] = base[j]! + sum.average[j]!;
+    // The silos derive the same bytes from the published Σ w_iΔ_i and Σ w_i (their model chain).
+    const next = stepModel(base, sum.weightedSum, sum.totalWeight);
     const params = floatBytes(next);
     await this.models.insert(trx, row.consortium, row.round, params);
     this.rows.afterCommit(trx, () => this.models.remember(row.consortium, row.round, params));
