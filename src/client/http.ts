@@ -4,7 +4,8 @@
  * Every request on a consortium's endpoints — reads included: consortium data is for members —
  * is signed (signing.ts) with a fresh timestamp and nonce per attempt, so a retry is never
  * refused as a replay. Network failures (connection
- * refused or reset, timeouts), 5xx and 429 answers are retried with exponential backoff; the
+ * refused or reset, timeouts), 5xx and 429 answers are retried with exponential backoff (after a
+ * 429 no sooner than its retry-after, at most 120 s); the
  * service treats a repeated identical message as already accepted, so retrying a POST whose
  * answer was lost is safe. Any other answer is returned to the caller as it is.
  *
@@ -188,10 +189,15 @@ export class SiloHttp {
     const label = `${method} ${path}`;
     const cap = o.maxBytes ?? answerCap(path, this.limits, this.parameters);
     let last = '';
+    // A 429's retry-after (the seconds until the service's rate window ends): the next attempt
+    // waits at least that long, up to MAX_RETRY_AFTER_MS, instead of spending its retries early.
+    let notBefore = 0;
     for (let attempt = 1; attempt <= this.retry.attempts; attempt++) {
       if (attempt > 1) {
         this.onRetry?.(label, attempt, last);
-        await this.sleep(Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** (attempt - 2)));
+        const backoff = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** (attempt - 2));
+        await this.sleep(Math.max(backoff, notBefore));
+        notBefore = 0;
       }
       const headers: Record<string, string> = {};
       if (o.signed !== false)
@@ -258,6 +264,7 @@ export class SiloHttp {
       }
       if (response.status >= 500 || response.status === 429) {
         last = `HTTP ${response.status} ${errorOf(bytes).code}`;
+        if (response.status === 429) notBefore = retryAfterMs(response.headers.get('retry-after'));
         continue;
       }
       this.learnParameters(path, response.status, bytes);
@@ -307,4 +314,13 @@ function describeNetworkError(e: unknown): string {
   if (err instanceof AnswerTimeoutError) return err.message;
   if (err?.name === 'TimeoutError') return 'timed out';
   return err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
+}
+
+/** The longest a 429's retry-after is honoured (the service's rate window is 60 s by default). */
+const MAX_RETRY_AFTER_MS = 120_000;
+
+/** A retry-after header in delay-seconds as ms (0 when absent or not a number), capped. */
+export function retryAfterMs(header: string | null): number {
+  if (header === null || !/^\d{1,9}$/.test(header.trim())) return 0;
+  return Math.min(MAX_RETRY_AFTER_MS, Number(header.trim()) * 1000);
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { ServiceResponseError, SiloHttp, UnreachableError } from '../../src/client/http.js';
+import { retryAfterMs, ServiceResponseError, SiloHttp, UnreachableError } from '../../src/client/http.js';
 import { parseAuthHeaders, verifyRequest } from '../../src/server/auth.js';
 
 const key = signingKeyPairFromSeed(new Uint8Array(32).fill(5));
@@ -116,6 +116,33 @@ describe('SiloHttp', () => {
     const nonces = calls.map((c) => c.headers['x-fedscore-nonce']);
     expect(new Set(nonces).size).toBe(4);
     expect(calls.every((c) => c.body?.[0] === 1)).toBe(true);
+  });
+
+  it("waits out a 429's retry-after before the next attempt (capped at 120 s), not only its backoff", async () => {
+    const slept: number[] = [];
+    const limited = (after: string) => () =>
+      new Response(JSON.stringify({ code: 'FEDSCORE_ERR_RATE_LIMITED', message: 'x' }), {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': after },
+      });
+    const { fetch } = fakeFetch([limited('7'), limited('99999'), limited('soon'), json(200, { ok: true })]);
+    const http = new SiloHttp({
+      server: 'http://127.0.0.1:9/',
+      consortium: 'c1',
+      silo: 2,
+      secretKey: key.secretKey,
+      fetch,
+      now: () => NOW,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+      retry: { attempts: 4, initialDelayMs: 100, maxDelayMs: 5000 },
+    });
+    expect((await http.send('GET', '/v1/consortia/c1/rounds/1/aggregate/sum')).status).toBe(200);
+    // 7 s from the header; 99999 s capped at 120 s; an unreadable header falls back to the backoff.
+    expect(slept).toEqual([7000, 120_000, 400]);
+    expect(retryAfterMs(null)).toBe(0);
+    expect(retryAfterMs(' 3 ')).toBe(3000);
   });
 
   it('gives up after the configured attempts with UnreachableError', async () => {
