@@ -59,6 +59,7 @@ import {
   weightBoundsViolation,
 } from '../fl/weight-floor.js';
 import type { Convention } from '../ml/convention.js';
+import { parseAnswerJson } from './answers.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 import { ModelChain } from './model-chain.js';
 import { SiloSetupError } from './silo-errors.js';
@@ -298,7 +299,7 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
         `the service refuses this key's signature for silo ${silo} (${refused.detail}): it is not the key registered for silo ${silo}`,
       );
     if (a.status !== 200) throw responseError(a, `GET ${http.path()}`);
-    return JSON.parse(new TextDecoder().decode(a.bytes)) as ConsortiumView;
+    return parseAnswerJson(a.bytes, `GET ${http.path()}`) as ConsortiumView;
   });
   // Trust issue, finding 1: the roster, t, d, the model and the test set are the pinned file's,
   // not the server's word — compared before anything is sent.
@@ -340,7 +341,7 @@ async function oneRound(
     const a = await http.send('GET', roundPath);
     if (a.status === 404) return undefined;
     if (a.status !== 200) throw responseError(a, `GET ${roundPath}`);
-    return JSON.parse(new TextDecoder().decode(a.bytes)) as RoundView;
+    return parseAnswerJson(a.bytes, `GET ${roundPath}`) as RoundView;
   });
   // The strategy's plan (src/fl/networked-strategy.ts), from the seed and the published rounds:
   // only the selected silos take part, each with its own weight; the service must agree.
@@ -507,7 +508,7 @@ function responseError(a: { status: number; bytes: Uint8Array }, request: string
   let code = 'UNKNOWN';
   let message = '';
   try {
-    const v = JSON.parse(new TextDecoder().decode(a.bytes)) as { code?: string; message?: string };
+    const v = parseAnswerJson(a.bytes, request) as { code?: string; message?: string };
     code = v.code ?? code;
     message = v.message ?? '';
   } catch {}

@@ -136,6 +136,31 @@ describe('runSilo checks the consortium first', () => {
     await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'testSetDigest' });
   });
 
+  it('a consortium answer nested 100,000 deep is one clear error naming the request (issue 27 A5)', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const secretKey = new Uint8Array(32).fill(7);
+    const http = new SiloHttp({
+      server: 'http://service.test',
+      consortium: 'c1',
+      silo: 1,
+      secretKey,
+      fetch: (async () => new Response(deep, { status: 200 })) as typeof fetch,
+      retry: { attempts: 1 },
+    });
+    const learner = { parameterCount: D } as Learner;
+    const result = runSilo({
+      http,
+      run,
+      learner,
+      secretKey,
+      firstRound: 1,
+      lastRound: 1,
+      insecureUnpinned: true,
+    });
+    await expect(result).rejects.toMatchObject({ code: 'FEDSCORE_CLIENT_JSON_TOO_DEEP' });
+    await expect(result).rejects.toThrow('GET /v1/consortia/c1');
+  });
+
   it('refuses a key that is not the registered one for its silo id', async () => {
     const { result } = await attempt(run.testSetDigest, { key: 2 });
     await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'key' });
