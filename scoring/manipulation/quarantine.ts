@@ -7,11 +7,23 @@
  * release a quarantined report; the round is then scored with it.
  *
  * One pass: the detector runs once on every report of the round (the reports it flags are not
- * re-tested after the others are set aside), the same pass the audit runs.
+ * re-tested after the others are set aside), the same pass the audit runs. Rounds of fewer than
+ * {@link MIN_REPORTS_FOR_QUARANTINE} reports quarantine nothing.
  */
 import { checkUtilities, type PrivateUtilities } from '../private.js';
 import { checkThreshold } from './_checks.js';
 import { DEFAULT_THRESHOLD, detectReports } from './detection.js';
+
+/**
+ * The fewest reports a round needs before any is quarantined. The detector's scale is the median
+ * absolute deviation: among 3 reports it is the smaller of the two distances to the median, so
+ * the farther honest silo gets z = 0.6745·d₂/d₁ — above 3.5 whenever one honest marginal is 5.2×
+ * farther from the median than the other (seen in the e2e consortium of 3 reporters, where IOI
+ * and LOO flagged two different honest silos and the round lost its scores); among 4 it is the mean
+ * of the two middle distances, still set by one silo. From 5 reports on, two silos must lie alike
+ * to move it. Smaller rounds are scored with every report; the audit still shows their flags.
+ */
+export const MIN_REPORTS_FOR_QUARANTINE = 5;
 
 /** Which of a silo's two reports the detector flagged. */
 export type FlaggedReport = 'withOnly' | 'without';
@@ -69,6 +81,8 @@ export function quarantineReports(
       throw new RangeError(`options.released: expected positions in [0, ${u.n}), got ${String(r)}`);
     released.add(r);
   }
+  if (u.n < MIN_REPORTS_FOR_QUARANTINE)
+    return { kept: Array.from({ length: u.n }, (_, j) => j), quarantined: [] };
   const d = detectReports(u, threshold);
   const kept: number[] = [];
   const quarantined: QuarantinedReport[] = [];

@@ -169,7 +169,7 @@ export async function readImageFolder(dir: string, options: ImageFolderOptions):
           pixels[i] = Math.max(1, width * height);
         })(),
       );
-    await Promise.all(batch);
+    await firstInOrder(batch);
   }
   // 2. Decoding, a bounded number of images and pixels at once.
   const x = new Float32Array(n * f);
@@ -206,7 +206,7 @@ export async function readImageFolder(dir: string, options: ImageFolderOptions):
       budget += pixels[i]!;
       batch.push(decode(i++));
     }
-    await Promise.all(batch);
+    await firstInOrder(batch);
     start = i;
   }
   return {
@@ -218,4 +218,14 @@ export async function readImageFolder(dir: string, options: ImageFolderOptions):
     name: options.name ?? basename(dir),
     source: `image-folder:${dir} (${n} images${options.resize ? ', resized' : ''})`,
   };
+}
+
+/**
+ * Waits for every promise of a batch and throws the first failure in file order, so the error
+ * names the same image whichever decode finished first.
+ */
+async function firstInOrder(batch: readonly Promise<void>[]): Promise<void> {
+  const settled = await Promise.allSettled(batch);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

@@ -23,9 +23,13 @@ afterEach(async () => {
 async function threeRounds(): Promise<Harness> {
   const x = await harness({ n: 4 });
   await roundInReporting(x);
-  expect((await adminInject(x, 'POST', '/v1/consortia/c1/rounds/1/advance')).statusCode).toBe(200);
+  expect(
+    (await adminInject(x, 'POST', '/v1/consortia/c1/rounds/1/advance', { stage: 'reporting' })).statusCode,
+  ).toBe(200);
   expect((await adminInject(x, 'POST', '/v1/consortia/c1/rounds')).statusCode).toBe(201);
-  expect((await adminInject(x, 'POST', '/v1/consortia/c1/rounds/2/advance')).json().stage).toBe('aborted');
+  expect(
+    (await adminInject(x, 'POST', '/v1/consortia/c1/rounds/2/advance', { stage: 'advertise' })).json().stage,
+  ).toBe('aborted');
   const r3 = await adminInject(x, 'POST', '/v1/consortia/c1/rounds');
   expect(r3.json()).toMatchObject({ round: 3, baseModel: 1 });
   return x;

@@ -62,7 +62,7 @@ afterAll(async () => {
 
 describe('the paper-code example (shrunk)', () => {
   it("keeps the authors' conventions and records them", () => {
-    expect(example.scoring).toEqual({ emptyCoalition: 'zero', raw: true });
+    expect(example.scoring).toEqual({ quarantine: false, emptyCoalition: 'zero', raw: true });
     expect(example.aggregation).toEqual({ convention: 'fedavg' });
     expect(example.strategy).toEqual({ name: 'fedavg', weights: 'examples' });
     expect(example.comparison?.reference).toBe('roundSv');
@@ -71,6 +71,7 @@ describe('the paper-code example (shrunk)', () => {
       coalitions: 'fedavg',
       emptyCoalition: 'zero',
       raw: true,
+      quarantine: false,
     });
     expect(results.comparison.references).toEqual(['roundSv', 'mrsv']);
     expect(Object.keys(results.comparison.byReference!)).toEqual(['roundSv', 'mrsv']);

@@ -57,11 +57,14 @@ describe('entry files of the package', () => {
   it('fedscore/client loads the HTTP client and request signing, not the silo runtime or the service', () => {
     const { files, packages } = closure('src/client/public.ts');
     expect(files.filter((f) => f.startsWith('src/'))).toEqual([
+      'src/client/answers.ts',
       'src/client/http.ts',
       'src/client/public.ts',
       'src/client/signing.ts',
+      // the dependency-free JSON depth scan every reader of JSON shares (issue 27 A5)
+      'src/ml/json-depth.ts',
     ]);
-    expect(files.every((f) => /^(src\/client|crypto)\//.test(f))).toBe(true);
+    expect(files.every((f) => /^(src\/client|crypto)\//.test(f) || f === 'src/ml/json-depth.ts')).toBe(true);
     expect(packages.every((p) => CRYPTO_PACKAGES.includes(p))).toBe(true);
   });
 

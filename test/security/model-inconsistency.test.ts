@@ -75,7 +75,8 @@ async function noSum(s: { h: Parameters<typeof weightedSumOf>[0] }, r: number) {
 
 /** Closes round r's collecting stage by hand (the operator's advance): with < t silos it aborts. */
 async function advance(s: { h: Parameters<typeof weightedSumOf>[0] }, r: number) {
-  await adminInject(s.h, 'POST', `/v1/consortia/c1/rounds/${r}/advance`);
+  const a = await adminInject(s.h, 'POST', `/v1/consortia/c1/rounds/${r}/advance`, { stage: 'advertise' });
+  expect(a.statusCode, a.body).toBe(200);
 }
 
 describe('security: model inconsistency (Pasquini et al. 2022)', () => {
@@ -103,7 +104,7 @@ describe('security: model inconsistency (Pasquini et al. 2022)', () => {
       expect(await untilStage(s.h, 1, ['aborted'])).toBe('aborted');
       const target = await s.silos[TARGET]!;
       // The silo's outcome: no key list came, the round is aborted.
-      expect(show(target)).toEqual(['1:dropped']);
+      expect(show(target)).toEqual([expect.stringMatching(/^1:(dropped|aborted)$/)]);
       await noSum(s, 1);
     } finally {
       await s.close();
@@ -135,7 +136,12 @@ describe('security: model inconsistency (Pasquini et al. 2022)', () => {
       }
       await advance(s, 2);
       expect(await untilStage(s.h, 2, ['aborted'])).toBe('aborted');
-      expect(show(await s.silos[TARGET]!)).toEqual(['1:reported', '2:dropped']);
+      // Dropped or aborted, depending on whether its poll of the inbox saw the stage close or the
+      // round abort first; either way no sum exists (noSum).
+      expect(show(await s.silos[TARGET]!)).toEqual([
+        '1:reported',
+        expect.stringMatching(/^2:(dropped|aborted)$/),
+      ]);
       await noSum(s, 2);
     } finally {
       await s.close();

@@ -95,17 +95,15 @@ describe('reports outside the utility range', () => {
       withOnly: reports.map((r) => r[0]),
       without: reports.map((r) => r[1]),
     };
-    // Had it been scored, FP_0 = α_0/Σα · v(M) with α_0 = 0.75 of Σα = 1.165 (was 0.8 = all of v(M)).
-    expect(fairPrivate(all)[0]).toBeCloseTo((0.75 / 1.165) * 0.8, 12);
-    // Since issue 27 (A4) the detector flags it and the round is scored without it.
-    expect(scores.quarantined.map((q: { silo: number }) => q.silo)).toEqual([0]);
+    // α_0 = 0.75 of Σα = 1.165 (was 0.8 = all of v(M)). The detector flags the lie, but a round of 4
+    // reports is below MIN_REPORTS_FOR_QUARANTINE (5): nothing is quarantined, the lie is scored
+    // with its bounded share (test/security/in-range-manipulation.test.ts quarantines at 5).
+    expect(scores.quarantined).toEqual([]);
     const fp = scores.schemes.fp as (number | null)[];
-    expect(fp).toEqual([
-      null,
-      ...fairPrivate({ ...all, withOnly: all.withOnly.slice(1), without: all.without.slice(1) }),
-    ]);
+    expect(fp).toEqual(Array.from(fairPrivate(all)));
+    expect(fp[0]).toBeCloseTo((0.75 / 1.165) * 0.8, 12);
     for (const j of [1, 2, 3]) expect(fp[j]).toBeGreaterThan(0.05);
-    // The audit answers, with finite numbers, on every report (the quarantined one included).
+    // The audit answers, with finite numbers, on every report.
     const audit = await adminInject(h, 'GET', '/v1/consortia/c1/audit');
     expect(audit.statusCode).toBe(200);
     expect(audit.json().runs[0].rounds[0].schemes.fp.scores).toEqual(Array.from(fairPrivate(all)));

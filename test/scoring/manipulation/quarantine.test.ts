@@ -1,7 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { undetectedCollusionBounds } from '../../../scoring/manipulation/collusion.js';
 import { detectReports } from '../../../scoring/manipulation/detection.js';
-import { keptUtilities, quarantineReports } from '../../../scoring/manipulation/quarantine.js';
+import {
+  keptUtilities,
+  MIN_REPORTS_FOR_QUARANTINE,
+  quarantineReports,
+} from '../../../scoring/manipulation/quarantine.js';
 import { singleSiloBounds } from '../../../scoring/manipulation/single-silo.js';
 
 const ROUND = {
@@ -12,6 +16,17 @@ const ROUND = {
 };
 
 describe('quarantineReports', () => {
+  test('quarantines nothing below 5 reports, where one honest distance sets the MAD', () => {
+    expect(MIN_REPORTS_FOR_QUARANTINE).toBe(5);
+    // Three honest reporters: IOI 0.001, 0.002, 0.008 — the detector flags the third (z = 4.05).
+    const three = { full: 0.8, empty: 0.7, withOnly: [0.701, 0.702, 0.708], without: [0.79, 0.795, 0.792] };
+    expect(detectReports(three).flagged).toContain(true);
+    expect(quarantineReports(three)).toEqual({ kept: [0, 1, 2], quarantined: [] });
+    const four = { ...ROUND, withOnly: ROUND.withOnly.slice(0, 4), without: ROUND.without.slice(0, 4) };
+    expect(detectReports(four).flagged[0]).toBe(true);
+    expect(quarantineReports(four).quarantined).toEqual([]);
+  });
+
   test('sets aside the flagged report with its z values; a released one is kept and listed', () => {
     const d = quarantineReports(ROUND);
     expect(d.kept).toEqual([1, 2, 3, 4]);
