@@ -261,7 +261,7 @@ export const Consortium = Obj({
 export type Consortium = Static<typeof Consortium>;
 
 /** Service stages of a round: the protocol stages, then reporting and the terminal stages. */
-export const RoundStage = Type.Enum([
+const ROUND_STAGES = [
   'advertise',
   'share',
   'mask',
@@ -271,7 +271,8 @@ export const RoundStage = Type.Enum([
   'scored',
   'closed',
   'aborted',
-] as const);
+] as const;
+export const RoundStage = Type.Enum(ROUND_STAGES);
 export type RoundStage = Static<typeof RoundStage>;
 
 const Ids = Type.Array(Type.Integer());
@@ -329,20 +330,9 @@ export const UtilitiesInput = Obj({ full: Type.Number(), empty: Type.Number() })
  */
 export const AdvanceInput = Obj(
   {
-    stage: Type.Enum(
-      [
-        'advertise',
-        'share',
-        'mask',
-        'consistency',
-        'unmask',
-        'reporting',
-        'scored',
-        'closed',
-        'aborted',
-      ] as const,
-      { description: 'the stage to close (the round’s current stage as the operator last saw it)' },
-    ),
+    stage: Type.Enum(ROUND_STAGES, {
+      description: 'the stage to close (the round’s current stage as the operator last saw it)',
+    }),
   },
   'the stage the operator expects to close',
 );
