@@ -77,7 +77,7 @@ describe('planRound', () => {
   });
 
   it('selection by cumulative private scores takes unscored silos first, then the best', async () => {
-    const strategy = createStrategy({ name: 'score-selection', clientsPerRound: 2 });
+    const strategy = createStrategy({ name: 'score-selection', clientsPerRound: 2, score: 'fp' });
     const setup = publicSetup(4, 3, 1);
     const r1 = await planRound({ strategy, setup, seed: 1, round: 1, published: [], weights: false });
     expect(r1.selected).toEqual([0, 1]);

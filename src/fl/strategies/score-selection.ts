@@ -34,12 +34,12 @@ export interface ScoreSelectionParams extends RoundSize {
   weights: 'examples' | 'equal';
 }
 
-/** The parameters: half the silos per round by cumulative FP, example-count weights, unless configured. */
+/** The parameters: half the silos per round by cumulative EE-median (the smallest unflagged self-gain, docs/audit.md), example-count weights, unless configured. */
 export const SCORE_SELECTION_PARAMETERS = parameters({
   ...roundSizeParameters(0.5),
   score: Type.String({
     minLength: 1,
-    default: 'fp',
+    default: 'eeMedian',
     description: 'Score scheme whose published scores rank the silos (fp, ee, eeMedian, loo, ioi).',
   }),
   accumulate: Type.Enum(['cumulative', 'latest'] as const, {

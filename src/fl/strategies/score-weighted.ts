@@ -35,12 +35,12 @@ export interface ScoreWeightedParams extends RoundSize {
   weights: 'equal' | 'examples';
 }
 
-/** The parameters: every silo every round, cumulative FP scores, uniform base, unless configured. */
+/** The parameters: every silo every round, cumulative EE-median scores (the scheme with the smallest unflagged self-gain, docs/audit.md), uniform base, unless configured. */
 export const SCORE_WEIGHTED_PARAMETERS = parameters({
   ...roundSizeParameters(1),
   score: Type.String({
     minLength: 1,
-    default: 'fp',
+    default: 'eeMedian',
     description:
       'Score scheme whose published scores weight the silos: a private score (fp, ee, eeMedian, loo, ioi) or an estimator the run computes.',
   }),
