@@ -11,6 +11,7 @@
  * pause longer than `idleTimeoutMs` (besides the attempt's overall `timeoutMs`). Redirects are
  * never followed. JSON is depth-checked (MAX_JSON_DEPTH) before it is parsed.
  */
+import { concatBytes } from '../../crypto/_check.js';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../ml/json-depth.js';
 
 /** The caps and timeouts of answers (docs/threat-model.md, "Resource bounds"). */
@@ -145,13 +146,7 @@ export async function readCapped(
     }
     chunks.push(step.value);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatBytes(...chunks);
 }
 
 /** JSON.parse of an answer, depth-checked first; AnswerRefusedError naming the request otherwise. */
