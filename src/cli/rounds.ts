@@ -13,6 +13,9 @@
  * Errors name what went wrong: the service cannot be reached, refuses the token, does not know
  * the consortium (or the round), or refuses the step (with its catalogue code and message).
  */
+
+import type { ErrorCode } from '../contract/error-codes.js';
+import type { Consortium, Round, RoundScores, StageProgress } from '../contract/schemas.js';
 import { readFlagFile, UsageError } from './_flags.js';
 
 /** What `fedscore rounds <action>` takes (src/cli/commands/rounds.ts). */
@@ -29,40 +32,17 @@ export type RoundsArgs = {
   stage?: string;
 } & ({ token: string } | { tokenFile: string });
 
-/** The parts of the service's answers the commands print. */
-interface ConsortiumView {
-  id: string;
-  participants: unknown[];
-  threshold: number;
-  corruptSilos: number;
-  minimumThreshold: number;
-  weakThreshold: boolean;
-  rounds?: number;
-  strategy?: { name: string };
-}
-interface RoundView {
-  round: number;
-  stage: string;
-  deadline: number;
-  selected: number[] | null;
-  survivors: number[] | null;
-  dropped: number[] | null;
-  utilities: { full: number; empty: number } | null;
-  error: { code: string; detail: string } | null;
-  faults: { silo: number; code: string; detail: string }[];
-}
-interface ScoresView {
-  round: number;
-  silos: number[];
-  quarantined: { silo: number; released: boolean }[];
-}
-interface Progress {
-  stage: string;
-  deadline: number;
-  expected: number[];
-  received: number[];
-  missing: number[];
-}
+/** The service's answers, as the contract declares them (src/contract/schemas.ts). */
+type ConsortiumView = Pick<
+  Consortium,
+  'id' | 'participants' | 'threshold' | 'corruptSilos' | 'minimumThreshold' | 'weakThreshold' | 'rounds'
+> & { readonly strategy?: Pick<NonNullable<Consortium['strategy']>, 'name'> };
+type RoundView = Pick<
+  Round,
+  'round' | 'stage' | 'deadline' | 'selected' | 'survivors' | 'dropped' | 'utilities' | 'error' | 'faults'
+>;
+type ScoresView = RoundScores;
+type Progress = Pick<StageProgress, 'stage' | 'deadline' | 'expected' | 'received' | 'missing'>;
 
 /** The service refused a request or could not be reached: exit code 1, printed without a stack. */
 const RoundsError = RangeError;
@@ -70,11 +50,12 @@ const RoundsError = RangeError;
 const TERMINAL = new Set(['scored', 'closed', 'aborted']);
 
 /** The codes of a refused token: operator routes (ADMIN_TOKEN) and reads (CREDENTIALS_REQUIRED, NOT_PERMITTED). */
-const TOKEN_REFUSED = new Set([
+const TOKEN_REFUSED: ReadonlySet<string> = new Set<ErrorCode>([
   'FEDSCORE_ERR_ADMIN_TOKEN',
   'FEDSCORE_ERR_CREDENTIALS_REQUIRED',
   'FEDSCORE_ERR_NOT_PERMITTED',
 ]);
+const CONSORTIUM_NOT_FOUND: ErrorCode = 'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND';
 
 /** Runs `fedscore rounds <action>`. @returns the exit code. */
 export async function roundsCommand(
@@ -159,7 +140,7 @@ function client(server: string, consortium: string, token: string) {
       const what = `${method} ${path || '/'}: HTTP ${res.status}`;
       if (body.code !== undefined && TOKEN_REFUSED.has(body.code))
         throw new RoundsError(`the service at ${server} refused the admin token (${body.code})`);
-      if (body.code === 'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND')
+      if (body.code === CONSORTIUM_NOT_FOUND)
         throw new RoundsError(`the service at ${server} has no consortium '${consortium}' (${body.code})`);
       throw new RoundsError(`${what} ${body.code ?? ''}: ${body.message ?? text}`.trim());
     },

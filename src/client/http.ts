@@ -15,6 +15,9 @@
  * signature elsewhere), and JSON is depth-checked before it is parsed. A refused answer throws
  * {@link AnswerRefusedError} at once (not retried); a timeout is a network failure (retried).
  */
+
+import type { ErrorCode } from '../contract/error-codes.js';
+import { randomNonce, signRequest } from '../contract/signing.js';
 import {
   type AnswerLimits,
   AnswerRefusedError,
@@ -24,7 +27,6 @@ import {
   parseAnswerJson,
   readCapped,
 } from './answers.js';
-import { randomNonce, signRequest } from './signing.js';
 
 export { type AnswerLimits, AnswerRefusedError, DEFAULT_ANSWER_LIMITS } from './answers.js';
 
@@ -38,6 +40,11 @@ export class ServiceResponseError extends Error {
   ) {
     super(`${request}: HTTP ${status} ${code}: ${detail}`);
     this.name = 'ServiceResponseError';
+  }
+
+  /** Whether the service answered with `code` (a catalogue code: a misspelt one does not compile). */
+  is(code: ErrorCode): boolean {
+    return this.code === code;
   }
 }
 

@@ -6,16 +6,7 @@
  * `fedscore/protocol` (secure-aggregation messages, signed score reports). An explicit list: the
  * silo runtime (training, the round loop) stays internal (docs/api.md lists this surface).
  */
-export {
-  type Answer,
-  DEFAULT_RETRY,
-  errorOf,
-  type RetryPolicy,
-  ServiceResponseError,
-  SiloHttp,
-  type SiloHttpOptions,
-  UnreachableError,
-} from './http.js';
+
 export {
   NONCE_HEADER,
   NONCE_PATTERN,
@@ -26,4 +17,14 @@ export {
   SILO_HEADER,
   signRequest,
   TIMESTAMP_HEADER,
-} from './signing.js';
+} from '../contract/signing.js';
+export {
+  type Answer,
+  DEFAULT_RETRY,
+  errorOf,
+  type RetryPolicy,
+  ServiceResponseError,
+  SiloHttp,
+  type SiloHttpOptions,
+  UnreachableError,
+} from './http.js';

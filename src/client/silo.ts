@@ -39,6 +39,8 @@ import type { ClientMessage, RoundContext } from '../../protocol/messages.js';
 import { modelContextDigest, weightsContextDigest } from '../../protocol/round-context.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
+import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../contract/defaults.js';
+import type { Aggregate, Consortium, Round } from '../contract/schemas.js';
 import { type ConsortiumFile, compareWithServed, type ServedConsortium } from '../fl/consortium-file.js';
 import type { Learner } from '../fl/learner.js';
 import {
@@ -64,32 +66,10 @@ import { ServiceResponseError, type SiloHttp } from './http.js';
 import { ModelChain } from './model-chain.js';
 import { SiloSetupError } from './silo-errors.js';
 
-/**
- * The consortium as GET /v1/consortia/:cid returns it: the fields the consortium file is compared
- * with ({@link ServedConsortium}), with the convention and utility typed as the silo reads them.
- * corruptSilos is n_C as the consortium records it (the silo checks the threshold against its own
- * n_C); a utility is absent from services that predate declarations (accuracy).
- */
-export interface ConsortiumView extends ServedConsortium {
-  readonly convention: Convention;
-  readonly utility?: UtilityDeclaration;
-}
-
-interface RoundView {
-  readonly round: number;
-  readonly stage: string;
-  readonly baseModel: number;
-  readonly error: { code: string; detail: string } | null;
-  /** The silos the consortium's strategy selected (null or absent: every silo). */
-  readonly selected?: readonly number[] | null;
-  readonly survivors?: readonly number[] | null;
-}
-
-interface AggregateView {
-  readonly survivors: number[];
-  readonly dropped: number[];
-  readonly totalWeight: number;
-}
+/** The consortium, a round and a round's aggregate as the service returns them (src/contract/schemas.ts). */
+export type ConsortiumView = Consortium;
+type RoundView = Round;
+type AggregateView = Aggregate;
 
 export { SiloSetupError };
 
@@ -177,7 +157,16 @@ export function siloDeps(): SecAggDeps {
  * @throws SiloSetupError naming the mismatching field.
  */
 export function checkConsortium(
-  c: ConsortiumView,
+  c: Pick<
+    ConsortiumView,
+    'id' | 'participants' | 'threshold' | 'corruptSilos' | 'model' | 'testSetDigest' | 'convention'
+  > & {
+    readonly encoding: Pick<
+      ConsortiumView['encoding'],
+      'clip' | 'weightRange' | 'weightFloor' | 'maxWeightShare'
+    > & { readonly minWeight?: number };
+    readonly utility?: ConsortiumView['utility'];
+  },
   run: NetworkedRun,
   silo: number,
   secretKey: Uint8Array,
@@ -215,7 +204,7 @@ export function checkConsortium(
       'convention',
       `the consortium uses '${c.convention}' coalitions, the configuration '${run.convention}'`,
     );
-  const utility = c.utility ?? { name: 'accuracy' };
+  const utility = c.utility ?? DEFAULT_UTILITY;
   if (utility.name !== run.utility)
     throw new SiloSetupError(
       'utility',
@@ -241,7 +230,7 @@ export function checkConsortium(
       'encoding.weightRange',
       `the silo's weight ${w} exceeds ${c.encoding.weightRange}`,
     );
-  if (w < (c.encoding.minWeight ?? 0))
+  if (w < (c.encoding.minWeight ?? DEFAULT_MIN_WEIGHT))
     throw new SiloSetupError(
       'encoding.minWeight',
       `the silo's weight ${w} is below the consortium's minimum ${c.encoding.minWeight}`,
@@ -293,7 +282,7 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
     if (a.status === 404) return undefined;
     // Reads are signed: a key the service does not know for this silo id is refused at once.
     const refused = a.status === 401 ? responseError(a, `GET ${http.path()}`) : undefined;
-    if (refused?.code === 'FEDSCORE_ERR_BAD_REQUEST_SIGNATURE')
+    if (refused?.is('FEDSCORE_ERR_BAD_REQUEST_SIGNATURE'))
       throw new SiloSetupError(
         'key',
         `the service refuses this key's signature for silo ${silo} (${refused.detail}): it is not the key registered for silo ${silo}`,
@@ -391,8 +380,8 @@ async function oneRound(
         const a = await http.send('GET', `${roundPath}/inbox/${kind}`);
         if (a.status === 200) return a.bytes;
         const e = responseError(a, `GET inbox/${kind}`);
-        if (e.code === 'FEDSCORE_ERR_SECAGG_ABORTED') return e;
-        if (e.code !== 'FEDSCORE_ERR_NOT_READY') throw e;
+        if (e.is('FEDSCORE_ERR_SECAGG_ABORTED')) return e;
+        if (!e.is('FEDSCORE_ERR_NOT_READY')) throw e;
         const now = await http.getJson<RoundView>(roundPath);
         return isCollectingStage(now.stage) ? undefined : now;
       });
@@ -445,7 +434,7 @@ async function oneRound(
     { weightedSum, totalWeight: aggregate.totalWeight },
     plan,
   );
-  const declared = c.utility ?? { name: 'accuracy' };
+  const declared = c.utility ?? DEFAULT_UTILITY;
   const u = {
     singleton: clipUtility(declared, evaluated.singleton),
     complement: clipUtility(declared, evaluated.complement),

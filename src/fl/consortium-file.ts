@@ -28,6 +28,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import {
+  DEFAULT_EMPTY_COALITION,
+  DEFAULT_MIN_WEIGHT,
+  DEFAULT_SELECTION_SEED,
+  DEFAULT_UTILITY,
+} from '../contract/defaults.js';
+import { type Consortium, EmptyCoalition, Scheme, Utility } from '../contract/schemas.js';
+import { CONVENTIONS } from '../ml/convention.js';
 import { JsonDepthError, parseBoundedJson } from '../ml/json-depth.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { schemaIssues } from './_schema-issues.js';
@@ -74,13 +82,11 @@ export const ConsortiumFile = Type.Object(
       { additionalProperties: false },
     ),
     testSetDigest: Sha256('SHA-256 of the common test set'),
-    schemes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-    convention: Type.String({ minLength: 1 }),
-    emptyCoalition: Type.String({ minLength: 1 }),
-    utility: Type.Object(
-      { name: Type.String({ minLength: 1 }), maxLoss: Type.Optional(Type.Number({ exclusiveMinimum: 0 })) },
-      { additionalProperties: false },
-    ),
+    // The contract's own schemas (src/contract/schemas.ts): the file pins what the service is created with.
+    schemes: Type.Array(Scheme, { minItems: 1 }),
+    convention: Type.Enum(CONVENTIONS),
+    emptyCoalition: EmptyCoalition,
+    utility: Utility,
     encoding: Type.Object(
       {
         clip: Type.Number({ exclusiveMinimum: 0 }),
@@ -229,36 +235,22 @@ export function readConsortiumFile(
   return { file, digest };
 }
 
-/** The fields of `GET /v1/consortia/:cid` the comparison reads. */
-export interface ServedConsortium {
-  readonly id: string;
-  readonly participants: readonly { readonly publicKey: string }[];
-  readonly threshold: number;
-  readonly corruptSilos?: number;
-  readonly weakThreshold?: boolean;
-  readonly model: { readonly name: string; readonly parameters: number };
-  readonly testSetDigest: string;
-  readonly schemes?: readonly string[];
-  readonly encoding: {
-    readonly clip: number;
-    readonly weightRange: number;
-    readonly minWeight?: number;
-    /** Absent from services that predate the floor: the defaults (weight-floor.ts). */
-    readonly weightFloor?: number;
-    readonly maxWeightShare?: number;
-  };
-  readonly convention: string;
-  readonly emptyCoalition?: string;
-  readonly utility?: { readonly name: string; readonly maxLoss?: number };
-  readonly strategy?: { readonly name: string; readonly parameters?: Readonly<Record<string, unknown>> };
-  readonly seed?: number;
-  readonly rounds?: number;
-}
+/** Every field optional, at every depth. */
+type DeepPartial<T> = T extends readonly (infer U)[]
+  ? readonly DeepPartial<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/**
+ * `GET /v1/consortia/:cid` as the contract declares it (src/contract/schemas.ts), read as the server's
+ * word: any field may be missing, so the comparison reads it defensively and a missing field is a
+ * mismatch (or the contract's default, src/contract/defaults.ts, where older services omit it).
+ */
+export type ServedConsortium = DeepPartial<Consortium>;
 
 /** The strategy a service without one runs (FedAvg over every silo), as the file writes it. */
 const SERVED_DEFAULT_STRATEGY = { name: DEFAULT_STRATEGY.name, parameters: {} };
-/** The selection seed a service uses when a consortium has a strategy but no seed. */
-const SERVED_DEFAULT_SEED = 1;
 
 /**
  * Compares the server's consortium with the pinned file, field by field in the file's order.
@@ -282,11 +274,11 @@ export function compareWithServed(file: ConsortiumFile, served: ServedConsortium
   same('testSetDigest', file.testSetDigest, served.testSetDigest);
   same('schemes', file.schemes, served.schemes);
   same('convention', file.convention, served.convention);
-  same('emptyCoalition', file.emptyCoalition, served.emptyCoalition ?? 'initialModel');
-  same('utility', file.utility, served.utility ?? { name: 'accuracy' });
+  same('emptyCoalition', file.emptyCoalition, served.emptyCoalition ?? DEFAULT_EMPTY_COALITION);
+  same('utility', file.utility, served.utility ?? DEFAULT_UTILITY);
   same('encoding.clip', file.encoding.clip, served.encoding?.clip);
   same('encoding.weightRange', file.encoding.weightRange, served.encoding?.weightRange);
-  same('encoding.minWeight', file.encoding.minWeight, served.encoding?.minWeight ?? 0);
+  same('encoding.minWeight', file.encoding.minWeight, served.encoding?.minWeight ?? DEFAULT_MIN_WEIGHT);
   same(
     'encoding.weightFloor',
     file.encoding.weightFloor,
@@ -308,7 +300,7 @@ export function compareWithServed(file: ConsortiumFile, served: ServedConsortium
       ? SERVED_DEFAULT_STRATEGY
       : { name: strategy.name, parameters: strategy.parameters ?? {} },
   );
-  if (strategy !== undefined) same('seed', file.seed, served.seed ?? SERVED_DEFAULT_SEED);
+  if (strategy !== undefined) same('seed', file.seed, served.seed ?? DEFAULT_SELECTION_SEED);
   // The schedule: a service without one leaves the rounds to the operator (`fedscore rounds open`).
   if (served.rounds !== undefined) same('rounds', file.rounds, served.rounds);
 }

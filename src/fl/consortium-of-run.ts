@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { minimumThreshold } from '../../protocol/config.js';
+import type { ConsortiumInput } from '../contract/schemas.js';
 import { canonicalJson, layersModelDigests, paramsDigest } from '../ml/layers-model.js';
 import { DEFAULT_MODEL, LAYERS_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
@@ -123,7 +124,7 @@ export function consortiumBodyOf(
   file: ConsortiumFile,
   deadlines?: Deadlines,
   o: { readonly schedule?: boolean } = {},
-) {
+): ConsortiumInput {
   return {
     id: file.id,
     participants: file.participants.map((p) => ({ publicKey: p.publicKey })),

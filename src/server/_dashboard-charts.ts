@@ -5,8 +5,8 @@
  * which the page draws with vega-embed.
  */
 import type { TopLevelSpec } from 'vega-lite';
+import type { CumulativeScores } from '../contract/schemas.js';
 import { type HistoryKind, type ScoreHistory, scoreHistorySpec } from '../fl/charts.js';
-import type { CumulativeScores } from './schemas.js';
 
 /** One chart of the dashboard. */
 export interface DashboardChart {

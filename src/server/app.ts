@@ -26,6 +26,7 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import { ERRORS, type ErrorBody, type ErrorCode, errorBody } from '../contract/error-codes.js';
 import type { UploadKind } from './_limits.js';
 import {
   type AccessContext,
@@ -37,7 +38,7 @@ import {
   limitBody,
 } from './access.js';
 import { checkAdminToken, declaresBody } from './auth.js';
-import { ERRORS, type ErrorBody, type ErrorCode, errorBody, ServiceError } from './errors.js';
+import { ServiceError } from './errors.js';
 import { RateLimited, type RateLimits, SiloLimiter } from './rate-limits.js';
 import consortiaRoutes from './routes/consortia.js';
 import dashboardRoutes from './routes/dashboard.js';

@@ -23,9 +23,8 @@
  * with catalogue codes (errors.ts); no HTTP here. All methods are safe to call from several
  * processes sharing one store.
  */
-import type { AuditResult } from '../fl/audit.js';
-import { clipUtility } from '../fl/private-scoring.js';
-import type { ServiceError } from './errors.js';
+
+import { DEFAULT_UTILITY } from '../contract/defaults.js';
 import type {
   Consortium,
   ConsortiumInput,
@@ -33,10 +32,13 @@ import type {
   Round,
   RoundScores,
   RoundStage,
-} from './schemas.js';
+} from '../contract/schemas.js';
+import type { AuditResult } from '../fl/audit.js';
+import { clipUtility } from '../fl/private-scoring.js';
+import type { ServiceError } from './errors.js';
 import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';
-import { Consortia, DEFAULT_UTILITY } from './service/consortia.js';
+import { Consortia } from './service/consortia.js';
 import { type Evaluator, type RoundEvent, type ServiceContext, storeAnswers } from './service/context.js';
 import { ExternalRounds } from './service/external.js';
 import { Models } from './service/models.js';

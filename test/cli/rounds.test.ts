@@ -192,7 +192,7 @@ describe('fedscore rounds: open, status, close', () => {
 describe('the status text', () => {
   const c = {
     id: 'c9',
-    participants: [{}, {}, {}, {}, {}],
+    participants: Array.from({ length: 5 }, () => ({ publicKey: '00' })),
     threshold: 3,
     corruptSilos: 1,
     minimumThreshold: 4,
@@ -220,7 +220,13 @@ describe('the status text', () => {
   });
 
   it('says when the deadline has passed', () => {
-    const p = { stage: 'mask', deadline: 1000, expected: [0, 1, 2], received: [0, 1, 2], missing: [] };
+    const p = {
+      stage: 'mask' as const,
+      deadline: 1000,
+      expected: [0, 1, 2],
+      received: [0, 1, 2],
+      missing: [],
+    };
     expect(progressText(4, p, 5000)).toBe(
       'round 4 is in mask: 3 of 3 in (0,1,2), waiting for nobody (closes now); deadline passed: it closes at the next request or schedule pass\n',
     );

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { UtilityScores } from '../../src/fl/utility-scores.js';
 import { type App, buildApp } from '../../src/server/app.js';
-import type { CumulativeScores } from '../../src/server/schemas.js';
+import type { CumulativeScores } from '../../src/contract/schemas.js';
 import { openStore, type StoreHandle } from '../../src/server/store/database.js';
 import { cli } from '../cli/_cli.js';
 import { PYTHON_CLIENT_DIR, pythonProblem } from './_python.js';

@@ -341,7 +341,7 @@ describe('the consortium file', () => {
       [
         'seed',
         (s) => {
-          s.seed += 1;
+          s.seed = (s.seed ?? 1) + 1;
         },
       ],
       [

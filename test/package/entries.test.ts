@@ -60,7 +60,7 @@ describe('entry files of the package', () => {
       'src/client/answers.ts',
       'src/client/http.ts',
       'src/client/public.ts',
-      'src/client/signing.ts',
+      'src/contract/signing.ts',
       // the dependency-free JSON depth scan every reader of JSON shares (issue 27 A5)
       'src/ml/json-depth.ts',
     ]);

@@ -12,7 +12,7 @@ import { PROTOCOL_VERSION } from '../../protocol/messages.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { signedReport } from '../../src/fl/private-scoring.js';
 import { signRequest } from '../../src/server/auth.js';
-import { ERRORS } from '../../src/server/errors.js';
+import { ERRORS } from '../../src/contract/error-codes.js';
 import {
   ADMIN,
   adminInject,

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { toErrorResponse } from '../../src/server/app.js';
-import { ERRORS, errorBody, ServiceError } from '../../src/server/errors.js';
+import { ERRORS, errorBody } from '../../src/contract/error-codes.js';
+import { ServiceError } from '../../src/server/errors.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const rows = new Map(

@@ -12,10 +12,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { ConsortiumId, ConsortiumParams, errors, READERS } from '../../contract/schemas.js';
 import { ASSET_NAMES, dashboardAsset } from '../_dashboard-assets.js';
 import { dashboardCharts } from '../_dashboard-charts.js';
 import { DASHBOARD_CSP, dashboardIndex, dashboardPage } from '../_dashboard-page.js';
-import { ConsortiumId, ConsortiumParams, errors, READERS } from '../schemas.js';
 
 const Html = Type.String({ description: 'text/html' });
 const Script = Type.Unsafe<Buffer>({ type: 'string', description: 'text/javascript (gzip when accepted)' });

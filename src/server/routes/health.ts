@@ -1,8 +1,8 @@
 /** Liveness (`/health`: the process answers) and readiness (`/ready`: the store answers). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { errors } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
-import { errors } from '../schemas.js';
 
 const Status = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
 

@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { Binary, ConsortiumParams, errors, MEMBERS, VersionParams } from '../../contract/schemas.js';
 import { bodyBytes, sendBytes } from '../_http.js';
-import { Binary, ConsortiumParams, errors, MEMBERS, VersionParams } from '../schemas.js';
 
 const MODEL_VERSION_HEADER = 'x-fedscore-model-version';
 

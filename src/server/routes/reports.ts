@@ -8,8 +8,15 @@
  * without it. The operator (admin token) may release it: the round is then scored with it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  Binary,
+  errors,
+  ReportAccepted,
+  ReportParams,
+  RoundParams,
+  RoundScores,
+} from '../../contract/schemas.js';
 import { bodyBytes } from '../_http.js';
-import { Binary, errors, ReportAccepted, ReportParams, RoundParams, RoundScores } from '../schemas.js';
 
 const reports: FastifyPluginAsyncTypebox = async (app) => {
   const { settings } = app;

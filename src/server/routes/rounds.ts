@@ -5,7 +5,6 @@
  * across rounds would tell a dropped silo's share of the data) and not the aggregate.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sendBytes } from '../_http.js';
 import {
   AdvanceInput,
   Aggregate,
@@ -19,7 +18,8 @@ import {
   RoundParams,
   StageProgress,
   UtilitiesInput,
-} from '../schemas.js';
+} from '../../contract/schemas.js';
+import { sendBytes } from '../_http.js';
 
 /** A round as `reader` may see it: the viewer token does not see Σ w_i. */
 const shown = (reader: string | undefined, r: Round): Round =>

@@ -13,7 +13,7 @@ import {
   READERS,
   RoundParams,
   RoundScores,
-} from '../schemas.js';
+} from '../../contract/schemas.js';
 
 const scores: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -8,8 +8,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { type CollectingStage, STAGE_MESSAGE_TYPES } from '../../../protocol/server.js';
+import { Accepted, Binary, ConsortiumId, errors } from '../../contract/schemas.js';
 import { bodyBytes, sendBytes } from '../_http.js';
-import { Accepted, Binary, ConsortiumId, errors } from '../schemas.js';
 
 const STAGES: readonly { stage: CollectingStage; summary: string }[] = [
   { stage: 'advertise', summary: 'round 0, AdvertiseKeys' },

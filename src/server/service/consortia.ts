@@ -15,6 +15,8 @@ import {
 } from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
+import { DEFAULT_MIN_WEIGHT, DEFAULT_SELECTION_SEED, DEFAULT_UTILITY } from '../../contract/defaults.js';
+import type { Consortium, ConsortiumInput, Deadlines } from '../../contract/schemas.js';
 import { networkedStrategy, planRound, publicSetup } from '../../fl/networked-strategy.js';
 import { type UtilityDeclaration, utilityRange } from '../../fl/private-scoring.js';
 import type { StrategyConfig } from '../../fl/strategies/registry.js';
@@ -22,11 +24,9 @@ import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import { fromHex } from '../_bytes.js';
 import { largestUpload } from '../_limits.js';
 import { ServiceError } from '../errors.js';
-import type { Consortium, ConsortiumInput, Deadlines } from '../schemas.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';
 
 /** The utility of a consortium that declares none (and of those created before declarations). */
-export const DEFAULT_UTILITY: UtilityDeclaration = { name: 'accuracy' };
 
 /** The range every utility of consortium `c` must lie in, and its description for messages. */
 export function rangeOf(c: Consortium): { lo: number; hi: number; label: string } {
@@ -119,7 +119,7 @@ function withSecurityFields(
     corruptSilos,
     minimumThreshold: minimum,
     weakThreshold: c.threshold < minimum,
-    encoding: { ...c.encoding, minWeight: c.encoding.minWeight ?? 0 },
+    encoding: { ...c.encoding, minWeight: c.encoding.minWeight ?? DEFAULT_MIN_WEIGHT },
   };
 }
 
@@ -135,9 +135,6 @@ async function firstSelection(c: Consortium): Promise<readonly number[]> {
 export function strategyConfigOf(c: Consortium): StrategyConfig | undefined {
   return c.strategy === undefined ? undefined : { ...c.strategy.parameters, name: c.strategy.name };
 }
-
-/** The public selection seed of a consortium that gives a strategy but no seed. */
-export const DEFAULT_SELECTION_SEED = 1;
 
 /** Creating and reading consortia (table `consortia`). */
 export class Consortia {
@@ -170,7 +167,7 @@ export class Consortia {
       model: { ...input.model },
       testSetDigest: input.testSetDigest,
       schemes: [...input.schemes],
-      encoding: { ...input.encoding, minWeight: input.encoding.minWeight ?? 0 },
+      encoding: { ...input.encoding, minWeight: input.encoding.minWeight ?? DEFAULT_MIN_WEIGHT },
       convention: input.convention ?? DEFAULT_CONVENTION,
       emptyCoalition: input.emptyCoalition ?? DEFAULT_EMPTY_COALITION,
       ...(input.quarantine === false ? { quarantine: false } : {}),

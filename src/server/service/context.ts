@@ -4,7 +4,7 @@
  * from the facade (../service.ts); nothing here is a module-level singleton.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { Consortium } from '../schemas.js';
+import type { Consortium } from '../../contract/schemas.js';
 import type { StoreHandle } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 

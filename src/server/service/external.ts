@@ -14,8 +14,9 @@
  * Scores, the audit and the dashboard then treat it as any other round. Round numbers run 1, 2, …
  * and a round opens only when the previous one is over, as for fedscore's own rounds.
  */
+
+import type { Consortium, Round } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
-import type { Consortium, Round } from '../schemas.js';
 import type { Consortia } from './consortia.js';
 import { checkUtilities } from './consortia.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';

@@ -5,8 +5,9 @@
  */
 import { SecAggError } from '../../../protocol/errors.js';
 import { verifyScoreReport } from '../../../protocol/score-report.js';
-import { type ErrorCode, ServiceError } from '../errors.js';
-import type { Round } from '../schemas.js';
+import type { ErrorCode } from '../../contract/error-codes.js';
+import type { Round } from '../../contract/schemas.js';
+import { ServiceError } from '../errors.js';
 import { type Consortia, checkUtilities } from './consortia.js';
 import { view } from './round-rows.js';
 import type { Rounds } from './rounds.js';

@@ -8,8 +8,8 @@
  * before the route answers.
  */
 import type { Selectable, Transaction } from 'kysely';
+import type { Round, RoundScores, RoundStage } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
-import type { Round, RoundScores, RoundStage } from '../schemas.js';
 import type { Database, RoundsTable } from '../store/schema.js';
 import { BlobCache } from './blob-cache.js';
 import type { Executor, RoundEvent, ServiceContext } from './context.js';

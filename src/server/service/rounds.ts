@@ -8,8 +8,8 @@
  * ./scoring.ts.
  */
 import type { Transaction } from 'kysely';
+import type { Round, RoundStage } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
-import type { Round, RoundStage } from '../schemas.js';
 import type { Database } from '../store/schema.js';
 import type { Aggregation } from './aggregation.js';
 import type { Consortia, LoadedConsortium } from './consortia.js';

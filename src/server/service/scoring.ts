@@ -11,9 +11,9 @@
  * which scores the round again with it.
  */
 import type { Transaction } from 'kysely';
+import type { QuarantinedReport, Round, RoundScores } from '../../contract/schemas.js';
 import { scoreReports } from '../../fl/private-scoring.js';
 import { ServiceError } from '../errors.js';
-import type { QuarantinedReport, Round, RoundScores } from '../schemas.js';
 import type { Database } from '../store/schema.js';
 import { type Consortia, checkUtilities, type LoadedConsortium } from './consortia.js';
 import type { Executor } from './context.js';

@@ -15,8 +15,9 @@ import {
   serverHandle,
   stageProgress,
 } from '../../../protocol/server.js';
-import { ServiceError, secAggCode } from '../errors.js';
-import type { Round } from '../schemas.js';
+import { secAggCode } from '../../contract/error-codes.js';
+import type { Round } from '../../contract/schemas.js';
+import { ServiceError } from '../errors.js';
 import type { Aggregation } from './aggregation.js';
 import type { Consortia } from './consortia.js';
 import { refuseExternal } from './external.js';

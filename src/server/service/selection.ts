@@ -6,13 +6,15 @@
  * secure-aggregation messages from a silo not selected (./secagg.ts). A consortium without a
  * strategy takes every silo (null).
  */
+
+import { DEFAULT_SELECTION_SEED } from '../../contract/defaults.js';
 import {
   networkedStrategy,
   type PublishedRound,
   planRound,
   publicSetup,
 } from '../../fl/networked-strategy.js';
-import { DEFAULT_SELECTION_SEED, type LoadedConsortium, strategyConfigOf } from './consortia.js';
+import { type LoadedConsortium, strategyConfigOf } from './consortia.js';
 import { type RoundRow, scoresOf, selectedOf } from './round-rows.js';
 
 /** A stored round as the strategies see it: its selection, survivors and private scores. */

@@ -12,7 +12,7 @@ import { utilitiesUnder } from '../../../scoring/empty-coalition.js';
 import { keptUtilities, quarantineReports } from '../../../scoring/manipulation/quarantine.js';
 import { SCHEMES, scoreScheme } from '../../../scoring/private.js';
 import { signedReport } from '../../../src/fl/private-scoring.js';
-import type { ConsortiumInput } from '../../../src/server/schemas.js';
+import type { ConsortiumInput } from '../../../src/contract/schemas.js';
 import { ScoringService } from '../../../src/server/service.js';
 import { openStore } from '../../../src/server/store/database.js';
 import { Clock } from '../_harness.js';

@@ -1,5 +1,5 @@
 /**
- * src/client/signing.ts: what the silo signs is exactly what src/server/auth.ts verifies, and
+ * src/contract/signing.ts: what the silo signs is exactly what src/server/auth.ts verifies, and
  * any change to method, path, body, silo, timestamp or nonce breaks the signature; the declared
  * body digest lets the server verify before reading the body.
  */
@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { NONCE_PATTERN, randomNonce, requestSigningPayload, signRequest } from '../../src/client/signing.js';
+import { NONCE_PATTERN, randomNonce, requestSigningPayload, signRequest } from '../../src/contract/signing.js';
 import { parseAuthHeaders, verifyRequest } from '../../src/server/auth.js';
 
 const key = signingKeyPairFromSeed(new Uint8Array(32).fill(7));

@@ -6,7 +6,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
 import { PRIVATE_METHODS } from '../fl/private-scoring.js';
 import { CONVENTIONS } from '../ml/convention.js';
-import { ERRORS, type ErrorCode } from './errors.js';
+import { ERRORS, type ErrorCode } from './error-codes.js';
 
 const Obj = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
@@ -316,6 +316,7 @@ export const StageProgress = Obj({
   received: Type.Array(Type.Integer(), { description: 'silos whose message or report is in' }),
   missing: Type.Array(Type.Integer(), { description: 'expected silos still missing' }),
 });
+export type StageProgress = Static<typeof StageProgress>;
 
 /** Accepted secure-aggregation message. */
 export const Accepted = Obj({ accepted: Type.Literal(true), stage: RoundStage });
@@ -422,6 +423,7 @@ export const Aggregate = Obj({
   baseModel: Type.Integer(),
   resultModel: Type.Integer(),
 });
+export type Aggregate = Static<typeof Aggregate>;
 
 /** Every error body. */
 export const ErrorBody = Obj(
