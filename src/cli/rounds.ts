@@ -15,7 +15,13 @@
  */
 
 import type { ErrorCode } from '../contract/error-codes.js';
-import type { Consortium, Round, RoundScores, StageProgress } from '../contract/schemas.js';
+import {
+  type Consortium,
+  isTerminal,
+  type Round,
+  type RoundScores,
+  type StageProgress,
+} from '../contract/schemas.js';
 import { readFlagFile, UsageError } from './_flags.js';
 
 /** What `fedscore rounds <action>` takes (src/cli/commands/rounds.ts). */
@@ -46,8 +52,6 @@ type Progress = Pick<StageProgress, 'stage' | 'deadline' | 'expected' | 'receive
 
 /** The service refused a request or could not be reached: exit code 1, printed without a stack. */
 const RoundsError = RangeError;
-
-const TERMINAL = new Set(['scored', 'closed', 'aborted']);
 
 /** The codes of a refused token: operator routes (ADMIN_TOKEN) and reads (CREDENTIALS_REQUIRED, NOT_PERMITTED). */
 const TOKEN_REFUSED: ReadonlySet<string> = new Set<ErrorCode>([
@@ -103,7 +107,7 @@ export async function roundsCommand(
   const { rounds } = await api.call<{ rounds: RoundView[] }>('GET', '/rounds');
   out(statusText(c, rounds));
   const current = rounds[rounds.length - 1];
-  if (current && !TERMINAL.has(current.stage)) {
+  if (current && !isTerminal(current.stage)) {
     const p = await api.call<Progress>('GET', `/rounds/${current.round}/progress`);
     out(progressText(current.round, p));
   }
@@ -169,7 +173,7 @@ export function statusText(c: ConsortiumView, rounds: readonly RoundView[]): str
   const schedule =
     c.rounds === undefined
       ? 'no schedule (rounds opened by hand)'
-      : `schedule: round ${last?.round ?? 0} of ${c.rounds}${last && last.round >= c.rounds && TERMINAL.has(last.stage) ? ' (done)' : ''}`;
+      : `schedule: round ${last?.round ?? 0} of ${c.rounds}${last && last.round >= c.rounds && isTerminal(last.stage) ? ' (done)' : ''}`;
   const lines = [
     `consortium ${c.id}: ${n} silos, t = ${c.threshold} (minimum ${c.minimumThreshold} for n_C = ${c.corruptSilos})${c.weakThreshold ? ' WEAK THRESHOLD (opted in)' : ''}; ${c.strategy ? `strategy ${c.strategy.name}; ` : ''}${schedule}`,
   ];

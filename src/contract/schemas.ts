@@ -275,6 +275,12 @@ const ROUND_STAGES = [
 export const RoundStage = Type.Enum(ROUND_STAGES);
 export type RoundStage = Static<typeof RoundStage>;
 
+/** The stages in which a round is over: nothing closes it any more, and the next round may open. */
+export const TERMINAL_STAGES: readonly RoundStage[] = ['scored', 'closed', 'aborted'];
+
+/** Whether a round in `stage` is over. */
+export const isTerminal = (stage: string): boolean => TERMINAL_STAGES.includes(stage as RoundStage);
+
 const Ids = Type.Array(Type.Integer());
 
 /** A round as the API shows it. */

@@ -19,7 +19,7 @@ import Type, { type TObject } from 'typebox';
 import { loadCifar10 } from './cifar10.js';
 import type { Dataset } from './dataset.js';
 import { DATA_DIR_ENV, loadFashionMnist } from './fashion-mnist.js';
-import { deriveSeed } from './seed.js';
+import { deriveSeed, SEED_STREAMS } from './seed.js';
 import { gaussianMixture } from './synthetic.js';
 
 /** Shape of one example and the number of classes. */
@@ -152,8 +152,8 @@ const SYNTHETIC: DatasetDefinition<SyntheticOptions> = {
       numClasses: o.classes ?? SYNTHETIC_DEFAULTS.classes,
       features: o.features ?? SYNTHETIC_DEFAULTS.features,
       separation: o.separation ?? SYNTHETIC_DEFAULTS.separation,
-      seed: deriveSeed(seed, 1),
-      meansSeed: deriveSeed(seed, 2),
+      seed: deriveSeed(seed, SEED_STREAMS.run.syntheticData),
+      meansSeed: deriveSeed(seed, SEED_STREAMS.run.syntheticMeans),
       name: SYNTHETIC.name,
     });
     return { pool, source: `synthetic Gaussian mixture (${total} examples)` };

@@ -13,9 +13,9 @@
 import { type Game, memoize, type VectorGame } from '../../scoring/game.js';
 import type { RoundTable } from '../../scoring/multi-round.js';
 import { createRng } from '../../scoring/random.js';
+import { deriveSeed } from '../data/seed.js';
 import { defaultBudget } from './estimators/estimator.js';
 import { defaultEstimators, type EstimatorConfig, estimatorsToRun } from './estimators/registry.js';
-import { deriveSeed } from './setup.js';
 
 export { defaultBudget } from './estimators/estimator.js';
 export { MAX_EXACT_PLAYERS } from './estimators/mrsv.js';

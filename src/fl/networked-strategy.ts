@@ -11,7 +11,7 @@
  * weight before masking, so the server learns only Σ w_iΔ_i and Σ w_i (papers/003 §5.4).
  *
  * The engine's random streams are reused exactly: `select` gets `createRng(deriveSeed(seed, r,
- * 0x5e1))` (round/select.ts), `aggregationWeights` `createRng(deriveSeed(seed, r, 0xa66))`
+ * 0x5e1))` (round/select.ts), `aggregationWeights` `createRng(deriveSeed(seed, r, SEED_STREAMS.round.weights))`
  * (round/weigh.ts), and the strategy's state is replayed from `init` through every earlier round's
  * `aggregationWeights` and `observe` with the history as it then was (round/record.ts).
  *
@@ -24,8 +24,8 @@
  * reason; a `score` parameter must name a private score, the only scores a networked run publishes.
  */
 import { createRng } from '../../scoring/random.js';
+import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { PRIVATE_METHODS } from './private-scoring.js';
-import { deriveSeed } from './setup.js';
 import {
   createStrategy,
   DEFAULT_STRATEGY,
@@ -147,7 +147,12 @@ export async function planRound(o: {
   const step = async (r: number, selected: readonly number[] | undefined) => {
     const chosen =
       selected ??
-      strategy.select(state, { round: r, setup, history, rng: createRng(deriveSeed(seed, r, 0x5e1)) });
+      strategy.select(state, {
+        round: r,
+        setup,
+        history,
+        rng: createRng(deriveSeed(seed, r, SEED_STREAMS.round.selection)),
+      });
     let weights: number[] | undefined;
     if (o.weights) {
       const a = await strategy.aggregationWeights(state, {
@@ -155,7 +160,7 @@ export async function planRound(o: {
         setup,
         history,
         selected: chosen,
-        rng: createRng(deriveSeed(seed, r, 0xa66)),
+        rng: createRng(deriveSeed(seed, r, SEED_STREAMS.round.weights)),
       });
       state = a.state;
       weights = Array.from(a.weights);

@@ -28,6 +28,7 @@ import { defaultCorruptTolerated, roundThreshold } from '../../protocol/config.j
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { checkEmptyCoalition, type EmptyCoalition } from '../../scoring/empty-coalition.js';
 import { datasetDigest } from '../data/digest.js';
+import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from './config.js';
@@ -45,7 +46,7 @@ import {
   siloCoalitionModels,
   type UtilityDeclaration,
 } from './private-scoring.js';
-import { buildConsortium, type Consortium, dataShapeOf, deriveSeed } from './setup.js';
+import { buildConsortium, type Consortium, dataShapeOf } from './setup.js';
 import { fedAvgWeight } from './strategies/fedavg.js';
 import { DEFAULT_STRATEGY, networkedSupport, type StrategyConfig } from './strategies/registry.js';
 import type { Strategy, StrategySetup } from './strategies/strategy.js';
@@ -177,7 +178,7 @@ export function networkedLearner(
 
 /** The initial model M0 of the run (engine: `learner.initialParameters(deriveSeed(seed, 0x1417))`). */
 export function initialModel(run: NetworkedRun, learner: Learner): Float32Array {
-  return learner.initialParameters(deriveSeed(run.seed, 0x1417));
+  return learner.initialParameters(deriveSeed(run.seed, SEED_STREAMS.run.initialModel));
 }
 
 /** Silo `silo`'s update Δ_i in round `round` from `base` (with its configured update attack, if any). */

@@ -10,10 +10,11 @@
  */
 import { tableUnder } from '../../scoring/empty-coalition.js';
 import { exactShapley } from '../../scoring/shapley.js';
+import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { applyAverage, plaintextAggregator } from './aggregator.js';
 import type { ExperimentConfig } from './config.js';
 import { type Learner, utilityValue } from './learner.js';
-import { buildConsortium, deriveSeed } from './setup.js';
+import { buildConsortium } from './setup.js';
 import { fedAvgWeight } from './strategies/fedavg.js';
 import { consortiumTrainer } from './trainer.js';
 
@@ -42,7 +43,7 @@ export async function retrainingGame(
   const mode =
     (cfg.strategy as { weights?: unknown } | undefined)?.weights === 'equal' ? 'equal' : 'examples';
   const weightOf = (s: number) => fedAvgWeight(consortium.silos[s]!.n, mode);
-  const init = learner.initialParameters(deriveSeed(seed, 0x1417));
+  const init = learner.initialParameters(deriveSeed(seed, SEED_STREAMS.run.initialModel));
   const total = 2 ** n;
   const table = new Float64Array(total);
   table[0] = utilityValue(await learner.evaluate(init, consortium.test), utility);

@@ -29,11 +29,9 @@ import {
   findDataset,
   type LoadedDataset,
 } from '../data/registry.js';
-import { deriveSeed } from '../data/seed.js';
+import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { balancedTestSplit } from '../data/test-set.js';
 import { DEFAULT_TEST_SIZE, type ExperimentConfig } from './config.js';
-
-export { deriveSeed };
 
 /** The consortium's data for one seed. */
 export interface Consortium {
@@ -126,7 +124,10 @@ function partitionOnce(
   const p = cfg.partition ?? { kind: 'iid' };
   const base = {
     numSilos: cfg.silos,
-    seed: draw === 1 ? deriveSeed(seed, 3) : deriveSeed(seed, 3, draw),
+    seed:
+      draw === 1
+        ? deriveSeed(seed, SEED_STREAMS.run.partition)
+        : deriveSeed(seed, SEED_STREAMS.run.partition, draw),
     indices,
   };
   switch (p.kind) {
@@ -175,7 +176,7 @@ export function partitionMixed(
   }
   const skewed = partitionDirichlet(labels, {
     numSilos: nonIid,
-    seed: deriveSeed(base.seed, 0x4d1),
+    seed: deriveSeed(base.seed, SEED_STREAMS.sub.mixedNonIid),
     indices: pool,
     alpha,
     numClasses,
@@ -212,7 +213,11 @@ export function buildConsortium(
   const perClass = Math.floor(testSize / numClasses);
   if (perClass < 1)
     throw new RangeError(`data.testSize: must be at least the number of classes (${numClasses})`);
-  const testSplit = balancedTestSplit(testPool.y, { numClasses, perClass, seed: deriveSeed(seed, 4) });
+  const testSplit = balancedTestSplit(testPool.y, {
+    numClasses,
+    perClass,
+    seed: deriveSeed(seed, SEED_STREAMS.run.testSplit),
+  });
   const test = subset(testPool, testSplit.test, 'test');
   let rest = given ? Int32Array.from({ length: pool.n }, (_, i) => i) : testSplit.rest;
   const validation = subset(pool, rest.subarray(0, validationSize), 'validation');
@@ -231,7 +236,7 @@ export function buildConsortium(
     rest = longTailed(pool.y, {
       numClasses,
       imbalance: longTail.imbalance,
-      seed: deriveSeed(seed, 7),
+      seed: deriveSeed(seed, SEED_STREAMS.run.longTail),
       indices: rest,
       ...(longTail.order !== undefined ? { order: longTail.order } : {}),
     }).indices;
@@ -246,7 +251,11 @@ export function buildConsortium(
   if (p?.kind === 'mixed') for (let i = cfg.silos - p.nonIid!; i < cfg.silos; i++) roles[i] = 'non-iid';
   if (cfg.labelNoise) {
     const rates = linearNoiseRates(cfg.silos, 0, cfg.labelNoise.maxRate);
-    labels = applyLabelNoise(pool.y, part.silos, { numClasses, rates, seed: deriveSeed(seed, 5) }).labels;
+    labels = applyLabelNoise(pool.y, part.silos, {
+      numClasses,
+      rates,
+      seed: deriveSeed(seed, SEED_STREAMS.run.labelNoise),
+    }).labels;
     rates.forEach((r, i) => {
       roles[i] = `noise=${r.toFixed(2)}`;
     });
@@ -255,7 +264,7 @@ export function buildConsortium(
   const silos = part.silos.map((idx, i) => subset(noisy, idx, `silo-${i}`));
   const updateAttacks: (UpdateMisbehavior | undefined)[] = silos.map(() => undefined);
   for (const [k, a] of (cfg.attacks ?? []).entries()) {
-    const attackSeed = deriveSeed(seed, 6, k);
+    const attackSeed = deriveSeed(seed, SEED_STREAMS.run.attack, k);
     const m: Misbehavior =
       a.kind === 'label-flip' || a.kind === 'free-rider'
         ? { kind: a.kind }

@@ -5,10 +5,11 @@
  * are on.
  */
 import type { Dataset } from '../data/dataset.js';
+import { deriveSeed } from '../data/seed.js';
 import { withUpdateAttacks } from './attacks.js';
 import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, type ExperimentConfig } from './config-schema.js';
 import type { Learner } from './learner.js';
-import { type Consortium, deriveSeed } from './setup.js';
+import type { Consortium } from './setup.js';
 
 /**
  * Trains `silos` (global ids, in order) from `base` in round `round` (1-based) and returns the update

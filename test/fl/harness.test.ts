@@ -18,6 +18,7 @@ import { owenShapley } from '../../scoring/owen.js';
 import { createRng } from '../../scoring/random.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { accumulateTrajectory, trajectoryShapley, updateGeometry } from '../../scoring/trajectory.js';
+import { deriveSeed } from '../../src/data/seed.js';
 import { defineEstimator } from '../../src/fl/estimators/estimator.js';
 import { registerEstimator } from '../../src/fl/estimators/registry.js';
 import {
@@ -27,7 +28,6 @@ import {
   initialHarnessState,
   MAX_EXACT_PLAYERS,
 } from '../../src/fl/harness.js';
-import { deriveSeed } from '../../src/fl/setup.js';
 
 const NUM_SILOS = 8;
 const PARTICIPANTS = [0, 2, 3, 5, 6, 7];

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../scoring/random.js';
+import { deriveSeed } from '../../src/data/seed.js';
 import { networkedRun } from '../../src/fl/networked.js';
 import { networkedStrategy, planRound, publicSetup } from '../../src/fl/networked-strategy.js';
-import { deriveSeed } from '../../src/fl/setup.js';
 import { createStrategy, STRATEGY_NAMES } from '../../src/fl/strategies/registry.js';
 import { emptyHistory } from '../../src/fl/strategies/strategy.js';
 

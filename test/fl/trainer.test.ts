@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/data/dataset.js';
+import { deriveSeed } from '../../src/data/seed.js';
 import type { Learner } from '../../src/fl/learner.js';
-import { deriveSeed } from '../../src/fl/setup.js';
 import { consortiumTrainer, localTrainer } from '../../src/fl/trainer.js';
 
 const ds = (name: string) => ({ name }) as Dataset;

@@ -4,8 +4,8 @@
  * validation reference update Δ_val (papers/002 Eq. 10) when the strategy or an estimator needs it.
  */
 import { gameUnder } from '../../../scoring/empty-coalition.js';
+import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import { type EstimatorConfig, type HarnessState, harnessRound, needsReferenceUpdate } from '../harness.js';
-import { deriveSeed } from '../setup.js';
 import type { Strategy } from '../strategies/strategy.js';
 import { localSteps } from '../trainer.js';
 import type { Run } from './run.js';
@@ -45,7 +45,7 @@ export async function trainReferenceUpdate(
   const [update] = await run.learner.trainMany(base, [
     {
       data: run.consortium.validation,
-      seed: deriveSeed(run.seed, round, 0x7e5),
+      seed: deriveSeed(run.seed, round, SEED_STREAMS.round.references),
       steps: referenceSteps(run, selected),
     },
   ]);

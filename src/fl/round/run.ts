@@ -7,6 +7,7 @@ import type { SigningKeyPair } from '../../../crypto/signature.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
 import { checkEmptyCoalition, type EmptyCoalition } from '../../../scoring/empty-coalition.js';
 import type { Dataset } from '../../data/dataset.js';
+import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import type { Convention } from '../../ml/convention.js';
 import { type Aggregator, aggregatorOf, conventionOf } from '../aggregator.js';
 import type { ExperimentConfig } from '../config.js';
@@ -17,7 +18,7 @@ import {
   initialHarnessState,
 } from '../harness.js';
 import type { Learner, UtilityName } from '../learner.js';
-import { buildConsortium, type Consortium, deriveSeed } from '../setup.js';
+import { buildConsortium, type Consortium } from '../setup.js';
 import { createStrategy, DEFAULT_STRATEGY, type StrategyConfig } from '../strategies/registry.js';
 import { emptyHistory, type History, type Strategy, type StrategySetup } from '../strategies/strategy.js';
 import { strategySetupOf } from '../strategy-setup.js';
@@ -83,8 +84,8 @@ export interface RunState {
 
 /**
  * Sets a run up: builds the strategy (before anything else, so a bad strategy fails fast), the
- * consortium's data, the silos' identities (`deriveSeed(seed, 0x1d)`), and the initial state with
- * the initial model (`deriveSeed(seed, 0x1417)`).
+ * consortium's data, the silos' identities (`deriveSeed(seed, SEED_STREAMS.run.identities)`), and the initial state with
+ * the initial model (`deriveSeed(seed, SEED_STREAMS.run.initialModel)`).
  * @throws RangeError naming the config field (strategy, data, partition).
  */
 export function createRun(
@@ -100,7 +101,7 @@ export function createRun(
   progress(0, 'setup');
   // Given data: the silos' own files (a networked consortium's, local-run.ts), as they hold them.
   const consortium = o.data ?? buildConsortium(cfg, seed);
-  const identities = simulatedIdentities(n, deriveSeed(seed, 0x1d) >>> 0);
+  const identities = simulatedIdentities(n, deriveSeed(seed, SEED_STREAMS.run.identities) >>> 0);
   const estimators = cfg.comparison?.estimators ?? DEFAULT_ESTIMATORS;
   const session = `${cfg.name ?? 'experiment'}/seed-${seed}`;
   const setup = strategySetupOf(cfg, seed, consortium);
@@ -131,7 +132,7 @@ export function createRun(
     strategy: strategy.init(setup),
     history: emptyHistory(n),
     harness: initialHarnessState(),
-    params: learner.initialParameters(deriveSeed(seed, 0x1417)),
+    params: learner.initialParameters(deriveSeed(seed, SEED_STREAMS.run.initialModel)),
   };
   return { run, state };
 }

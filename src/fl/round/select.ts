@@ -1,6 +1,6 @@
 /** The selection step of the round pipeline (../engine.ts): the strategy picks the round's silos. */
 import { createRng } from '../../../scoring/random.js';
-import { deriveSeed } from '../setup.js';
+import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import type { Run, RunState } from './run.js';
 
 /**
@@ -12,6 +12,6 @@ export function selectStep(run: Run, state: RunState, round: number): number[] {
     round,
     setup: run.setup,
     history: state.history,
-    rng: createRng(deriveSeed(run.seed, round, 0x5e1)),
+    rng: createRng(deriveSeed(run.seed, round, SEED_STREAMS.round.selection)),
   });
 }

@@ -10,7 +10,7 @@
  */
 import { type MemoGame, type MemoVectorGame, memoize, memoizeVector } from '../../../scoring/game.js';
 import { createRng } from '../../../scoring/random.js';
-import { deriveSeed } from '../setup.js';
+import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import type { FullVisibility } from '../strategies/strategy.js';
 import { floorWeights, weightBoundsOf } from '../weight-floor.js';
 import type { Run, RunState } from './run.js';
@@ -57,7 +57,7 @@ export async function weighStep(
     setup: run.setup,
     history: state.history,
     selected,
-    rng: createRng(deriveSeed(run.seed, round, 0xa66)),
+    rng: createRng(deriveSeed(run.seed, round, SEED_STREAMS.round.weights)),
     ...(full ? { full } : {}),
   });
   games?.dispose();

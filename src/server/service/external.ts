@@ -15,14 +15,13 @@
  * and a round opens only when the previous one is over, as for fedscore's own rounds.
  */
 
-import type { Consortium, Round } from '../../contract/schemas.js';
+import { type Consortium, isTerminal, type Round } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Consortia } from './consortia.js';
 import { checkUtilities } from './consortia.js';
 import { isUniqueViolation, type ServiceContext } from './context.js';
 import { type RoundRow, type RoundRows, view } from './round-rows.js';
 import type { Rounds } from './rounds.js';
-import { isTerminal } from './rounds.js';
 
 /** Whether `c` is a reports-only consortium. */
 export const isExternal = (c: Consortium): boolean => c.secureAggregation === 'external';

@@ -8,7 +8,7 @@
  * ./scoring.ts.
  */
 import type { Transaction } from 'kysely';
-import type { Round, RoundStage } from '../../contract/schemas.js';
+import { isTerminal, type Round, type RoundStage } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Database } from '../store/schema.js';
 import type { Aggregation } from './aggregation.js';
@@ -20,8 +20,6 @@ import { type RoundRow, type RoundRows, selectedOf, view } from './round-rows.js
 import type { Scoring } from './scoring.js';
 import { selectionOf } from './selection.js';
 
-const TERMINAL: readonly RoundStage[] = ['scored', 'closed', 'aborted'];
-
 /** Who a round's current stage waits for ({@link Rounds.progress}). */
 export interface StageWaiting {
   readonly round: number;
@@ -32,9 +30,6 @@ export interface StageWaiting {
   readonly received: number[];
   readonly missing: number[];
 }
-
-/** Whether a round in `stage` is over (nothing closes it any more). */
-export const isTerminal = (stage: string): boolean => TERMINAL.includes(stage as RoundStage);
 
 /** Opening rounds, reading them, and closing their stages. */
 export class Rounds {

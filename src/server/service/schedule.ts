@@ -17,12 +17,14 @@
  * skip (./rounds.ts). Each opening and each end is logged once, by the process that made it
  * (RoundEvent, ./context.ts).
  */
+
+import { isTerminal } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Consortia } from './consortia.js';
 import type { ServiceContext } from './context.js';
 import type { Models } from './models.js';
 import type { RoundRows } from './round-rows.js';
-import { isTerminal, type Rounds } from './rounds.js';
+import type { Rounds } from './rounds.js';
 
 /** The schedule of every consortium that has one. */
 export class Schedule {
