@@ -24,7 +24,7 @@ import {
   type Scheme,
   schemeWeights,
 } from '../../scoring/private.js';
-import { type Convention, FEDAVG_CONVENTION } from '../ml/convention.js';
+import { type Convention, coalitionScale, FEDAVG_CONVENTION } from '../ml/convention.js';
 
 /**
  * The utility a consortium declares, and so the range every reported and evaluated utility lies
@@ -123,15 +123,15 @@ export function siloCoalitionModels(
   const singleton = new Float32Array(d);
   const complement = new Float32Array(d);
   if (convention === FEDAVG_CONVENTION) {
-    const rest = totalWeight - own.weight;
-    const scale = rest > 1e-12 * totalWeight ? 1 / rest : 0;
+    // M0 + U_i = M0 + s({i})·wᵢΔᵢ = M0 + Δᵢ, written without the round trip through wᵢ.
+    const scale = coalitionScale(convention, totalWeight - own.weight, totalWeight);
     for (let k = 0; k < d; k++) {
       singleton[k] = base[k]! + own.update[k]!;
       complement[k] = base[k]! + (weightedSum[k]! - own.weight * own.update[k]!) * scale;
     }
   } else {
     // Additive: U_j = w_jΔ_j / Σw, so M0 + U_i and M − U_i = M0 + (Σ w_jΔ_j − w_iΔ_i) / Σw.
-    const scale = totalWeight > 0 ? 1 / totalWeight : 0;
+    const scale = coalitionScale(convention, own.weight, totalWeight);
     for (let k = 0; k < d; k++) {
       singleton[k] = base[k]! + own.weight * own.update[k]! * scale;
       complement[k] = base[k]! + (weightedSum[k]! - own.weight * own.update[k]!) * scale;

@@ -48,7 +48,14 @@ import {
 import { nativeAffineRelu } from './_blas_kernels.js';
 import { type CoalitionCounts, coalitionKernel, nativeCoalitions, nativeShape } from './_coalition_fast.js';
 import { accumulate, summarize } from './_reduce.js';
-import { ADDITIVE_CONVENTION, CONVENTIONS, type Convention, DEFAULT_CONVENTION } from './convention.js';
+import {
+  ADDITIVE_CONVENTION,
+  CONVENTIONS,
+  type Convention,
+  coalitionScale,
+  DEFAULT_CONVENTION,
+  FEDAVG_CONVENTION,
+} from './convention.js';
 import { type Evaluation, evaluate } from './evaluate.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
@@ -124,6 +131,8 @@ interface Coefficients {
   readonly a: Float64Array;
   /** s(S) is the same for every coalition (the additive convention). */
   readonly fixedScale: boolean;
+  /** Some silo has weight 0: the native kernel, which computes 1/Σ_{i∈S} aᵢ itself, is not used. */
+  readonly zeroWeight: boolean;
   /** s(S) from the members. */
   scale(members: readonly number[]): number;
 }
@@ -142,30 +151,29 @@ function checkSetup(setup: CoalitionSetup): Coefficients {
     throw new RangeError(`convention: expected ${CONVENTIONS.join(' or ')}, got ${String(convention)}`);
   const w = setup.weights ?? new Float64Array(n).fill(1);
   if (w.length !== n) throw new RangeError(`weights: expected ${n} weights, got ${w.length}`);
-  if (convention === ADDITIVE_CONVENTION) {
-    // Zero weights are fine here: a silo of weight 0 contributes U_i = 0 to every coalition.
-    const a = Float64Array.from(w);
-    let total = 0;
-    a.forEach((x, i) => {
-      if (!(Number.isFinite(x) && x >= 0))
-        throw new RangeError(`weights[${i}]: expected a number ≥ 0, got ${x}`);
-      total += x;
-    });
-    if (!(total > 0)) throw new RangeError('weights: at least one weight must be positive');
-    return { a, fixedScale: true, scale: () => 1 / total };
-  }
+  // Zero weights are fine under both conventions: a silo of weight 0 adds nothing to a coalition,
+  // and a coalition without weight is M0 (coalitionScale, the one owner of s(S)).
   const a = Float64Array.from(w);
+  let grand = 0;
   a.forEach((x, i) => {
-    if (!(Number.isFinite(x) && x > 0))
-      throw new RangeError(`weights[${i}]: expected a positive number, got ${x}`);
+    if (!(Number.isFinite(x) && x >= 0))
+      throw new RangeError(`weights[${i}]: expected a number ≥ 0, got ${x}`);
+    grand += x;
   });
+  if (!(grand > 0)) throw new RangeError('weights: at least one weight must be positive');
+  const zeroWeight = a.some((x) => x === 0);
+  if (convention === ADDITIVE_CONVENTION) {
+    const s = coalitionScale(ADDITIVE_CONVENTION, grand, grand);
+    return { a, fixedScale: true, zeroWeight, scale: () => s };
+  }
   return {
     a,
     fixedScale: false,
+    zeroWeight,
     scale: (ms) => {
       let total = 0;
       for (const i of ms) total += a[i]!;
-      return ms.length === 0 ? 0 : 1 / total;
+      return coalitionScale(FEDAVG_CONVENTION, total, grand);
     },
   };
 }
@@ -420,7 +428,10 @@ function combinedEvaluator(
   for (let r = 0; r < N; r++) classTotals[data.y[r]!]!++;
   const utilities = (r: CoalitionCounts, out: UtilityArrays) => fromCounts(r, N, classTotals, out);
 
-  const kernel = allowNative && nativeShape(spec, first, updates.length) ? coalitionKernel() : undefined;
+  const kernel =
+    allowNative && !(coef.zeroWeight && !coef.fixedScale) && nativeShape(spec, first, updates.length)
+      ? coalitionKernel()
+      : undefined;
   if (kernel) {
     const native = nativeCoalitions(kernel, setup, coef.a, coef.fixedScale ? coef.scale([]) : -1, restStart);
     return {

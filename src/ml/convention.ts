@@ -20,3 +20,16 @@ export const [FEDAVG_CONVENTION, ADDITIVE_CONVENTION] = CONVENTIONS;
 
 /** The convention of a configuration or consortium that names none. */
 export const DEFAULT_CONVENTION: Convention = FEDAVG_CONVENTION;
+
+/**
+ * The one owner of the coalition model's scale: M_S = M0 + s(S)·Σ_{i∈S} wᵢΔᵢ with
+ *   FedAvg:   s(S) = 1 / Σ_{i∈S} wᵢ, and s = 0 for a coalition without weight (Σ_{i∈S} wᵢ ≤
+ *             1e-12·Σ_all w, e.g. ∅ or a silo of weight 0 alone): M_S = M0;
+ *   additive: s = 1 / Σ_all w for every S (0 when every weight is 0).
+ * Full-visibility evaluation (coalition.ts, every coalition) and the silo's two private coalitions
+ * (src/fl/private-scoring.ts, M0 + U_i and M − U_i) both take it from here.
+ */
+export function coalitionScale(convention: Convention, coalitionWeight: number, totalWeight: number): number {
+  if (convention === ADDITIVE_CONVENTION) return totalWeight > 0 ? 1 / totalWeight : 0;
+  return coalitionWeight > 1e-12 * totalWeight && coalitionWeight > 0 ? 1 / coalitionWeight : 0;
+}

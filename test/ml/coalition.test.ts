@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { coalitionOf, emptyCoalition, grandCoalition, maskToCoalition } from '../../scoring/coalition.js';
 import { coalitionTable } from '../../scoring/game.js';
+import { siloCoalitionModels } from '../../src/fl/private-scoring.js';
 import { loadBlasKernels, useBlasKernels } from '../../src/ml/_blas_kernels.js';
 import { initBackend } from '../../src/ml/backend.js';
 import {
@@ -227,6 +228,37 @@ describe('coalitionParams', () => {
       /^updates\[0\]: /,
     );
     expect(() => coalitionParams({ ...base, convention: 'mean' as never }, [0])).toThrow(/^convention: /);
+  });
+});
+
+describe('one owner of the coalition model (convention.ts coalitionScale)', () => {
+  it("gives the silo's private coalitions M0 + U_i and M − U_i the full-visibility models M_{i} and M_{N∖i}, zero weights included", () => {
+    const spec = mlp({ inputShape: [2, 2, 1], hidden: [3], numClasses: 2 });
+    for (const convention of ['fedavg', 'additive'] as const)
+      for (const weights of [
+        [1, 2, 3],
+        [0, 2, 3],
+        [1, 0, 0],
+      ]) {
+        const setup = { ...setupFor(spec, 3, { weights }), convention };
+        const total = weights.reduce((a, b) => a + b, 0);
+        const sum = new Float64Array(setup.m0.length);
+        setup.updates.forEach((u, j) => {
+          for (let k = 0; k < sum.length; k++) sum[k]! += weights[j]! * u[k]!;
+        });
+        for (let i = 0; i < 3; i++) {
+          const own = { update: setup.updates[i] as Float32Array, weight: weights[i]! };
+          const { singleton, complement } = siloCoalitionModels(setup.m0, sum, total, own, convention);
+          const rest = [0, 1, 2].filter((j) => j !== i);
+          const where = `${convention} weights [${weights}] silo ${i}`;
+          expect(maxAbsDiff(complement, coalitionParams(setup, rest)), where).toBeLessThan(1e-6);
+          // A weightless singleton under FedAvg: the private side's M0 + Δᵢ is the silo's own model;
+          // the full-visibility M_{i} is M0 (s(S) = 0). Every other singleton agrees.
+          if (!(convention === 'fedavg' && weights[i] === 0))
+            expect(maxAbsDiff(singleton, coalitionParams(setup, [i])), where).toBeLessThan(1e-6);
+          else expect(sameBits(coalitionParams(setup, [i]), setup.m0), where).toBe(true);
+        }
+      }
   });
 });
 
