@@ -3,7 +3,7 @@
  * (flags: src/cli/commands/experiment.ts).
  */
 import type { ProgressEvent } from '../fl/engine.js';
-import { describeEstimators, wantsTrueShapley } from '../fl/estimators/registry.js';
+import { describeEstimators, wantsTrueShapley } from '../fl/comparison-config.js';
 import { runExperiment } from '../fl/experiment.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { agreementTables } from '../fl/report.js';

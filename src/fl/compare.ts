@@ -5,15 +5,8 @@
 import { kendallTau, normalizedL2, pearson, spearman } from '../../scoring/metrics.js';
 import type { MeanStd, MethodComparison } from './results.js';
 
-/**
- * The references that are not estimators (the estimator registry reserves their names): the true
- * Shapley value of the retraining game (papers/003 §3.1; `comparison.trueShapley`), and the exact
- * Shapley value of the compared round's own coalition game — the reference of the authors' code
- * (`games_local.py` `valores_por_rondas`: `shapley(...)` on the scored round's coalition table),
- * read from MR-SV's table of round `comparison.at`.
- */
-export const TRUE_SV = 'trueSv';
-export const ROUND_SV = 'roundSv';
+/** The references that are not estimators (their names are the estimator registry's). */
+export { ROUND_SV, TRUE_SV } from './estimators/registry.js';
 
 /** Mean and sample standard deviation; NaN entries (undefined correlations) are left out. */
 export function meanStd(xs: readonly number[]): MeanStd {

@@ -12,6 +12,7 @@ import {
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { findModel, modelNames } from '../ml/model-registry.js';
 import { type SchemaIssue, schemaIssues } from './_schema-issues.js';
+import { referenceProblem } from './comparison-config.js';
 import {
   builtinDatasetBlocks,
   comparisonSchema,
@@ -22,7 +23,7 @@ import {
   Obj,
   quoted,
 } from './config-schema.js';
-import { estimatorsSchema, referenceProblem } from './estimators/registry.js';
+import { estimatorsSchema } from './estimators/registry.js';
 
 export * from './config-schema.js';
 

@@ -10,16 +10,15 @@ import { checkEmptyCoalition } from '../../scoring/empty-coalition.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { conventionOf } from './aggregator.js';
 import { compareMethods, ROUND_SV, TRUE_SV } from './compare.js';
-import type { ExperimentConfig } from './config.js';
-import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
 import {
-  comparedPerRound,
   configuredEstimators,
   configuredReferences,
-  estimatorFolds,
   referenceProblem,
   wantsTrueShapley,
-} from './estimators/registry.js';
+} from './comparison-config.js';
+import type { ExperimentConfig } from './config.js';
+import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
+import { comparedPerRound, estimatorFolds } from './estimators/registry.js';
 import type { HarnessTable } from './harness.js';
 import type { Learner } from './learner.js';
 import { outcomesOf } from './outcomes.js';

@@ -14,10 +14,8 @@
  * the next `[0xe5, i]`). One-part streams `[s]` are, elsewhere, the engine's per-silo training
  * seeds; Maverick-Shapley's historical `[7]` shares its value with silo 7's.
  */
-import Type, { type TObject, type TOptional, type TSchema } from 'typebox';
+import Type, { type Static, type TObject, type TOptional, type TSchema } from 'typebox';
 import { withDoc } from '../_doc.js';
-import { ROUND_SV, TRUE_SV } from '../compare.js';
-import type { ExperimentConfig } from '../config.js';
 import { PRIVATE_METHODS, RAW_METHODS } from '../private-scoring.js';
 import { banzhaf } from './banzhaf.js';
 import { cos } from './cos.js';
@@ -44,7 +42,18 @@ export const BUILT_IN_ESTIMATORS = [
 ] as const;
 
 /** `comparison.estimators` as configured: estimator name → its options. */
-export type EstimatorConfig = NonNullable<NonNullable<ExperimentConfig['comparison']>['estimators']>;
+export type EstimatorConfig = Static<typeof BUILT_IN_ESTIMATORS_SCHEMA>;
+
+/**
+ * The references that are not estimators (the registry reserves their names): the true
+ * Shapley value of the retraining game (papers/003 §3.1; `comparison.trueShapley`), and the exact
+ * Shapley value of the compared round's own coalition game — the reference of the authors' code
+ * (`games_local.py` `valores_por_rondas`: `shapley(...)` on the scored round's coalition table),
+ * read from MR-SV's table of round `comparison.at`.
+ */
+
+export const TRUE_SV = 'trueSv';
+export const ROUND_SV = 'roundSv';
 
 /** Any registered estimator (its configuration and state types erased). */
 type AnyEstimator = EstimatorDefinition<string, TObject, unknown>;
@@ -168,11 +177,6 @@ export function defaultEstimators(): EstimatorConfig {
   return out as EstimatorConfig;
 }
 
-/** `comparison.estimators`, or the defaults when the configuration names none. */
-export function configuredEstimators(cfg: ExperimentConfig): EstimatorConfig {
-  return cfg.comparison?.estimators ?? defaultEstimators();
-}
-
 /** An estimator with the options it runs with. */
 export interface EstimatorUse {
   definition: EstimatorDefinition;
@@ -246,50 +250,3 @@ export function referenceNames(): string[] {
 
 /** The estimator whose per-round exact tables roundSv reads (MR-SV; it runs when configured or needed). */
 export const ROUND_TABLES_ESTIMATOR: EstimatorDefinition = mrsv;
-
-/**
- * The references of a configuration, the primary first: `comparison.reference`, then
- * `comparison.references` (repeats dropped). Default: trueSv when the true Shapley value is
- * computed, else the first reference estimator.
- */
-export function configuredReferences(cfg: ExperimentConfig): string[] {
-  const c = cfg.comparison;
-  const named = [...(c?.reference !== undefined ? [c.reference] : []), ...(c?.references ?? [])];
-  if (named.length > 0) return [...new Set<string>(named)];
-  return [wantsTrueShapley(cfg) ? TRUE_SV : defaultReferenceEstimator()];
-}
-
-/**
- * What keeps a configured reference from being computed, or undefined: roundSv needs
- * `comparison.at` to be a round and MR-SV's tables; trueSv needs `comparison.trueShapley`; an
- * estimator needs to be configured.
- */
-export function referenceProblem(cfg: ExperimentConfig, reference: string): string | undefined {
-  if (reference === ROUND_SV) {
-    if (typeof cfg.comparison?.at !== 'number')
-      return `${ROUND_SV} is the Shapley value of one round's game: set comparison.at to a round (it is 'cumulative')`;
-    if (!estimatorsToRun(configuredEstimators(cfg)).some((u) => u.definition === ROUND_TABLES_ESTIMATOR))
-      return `${ROUND_SV} reads the round's exact coalition table: add comparison.estimators.${ROUND_TABLES_ESTIMATOR.name}`;
-    return undefined;
-  }
-  if (reference === TRUE_SV)
-    return wantsTrueShapley(cfg) ? undefined : `${TRUE_SV} is not computed: set comparison.trueShapley`;
-  if (!(reference in (configuredEstimators(cfg) as Record<string, unknown>)))
-    return `'${reference}' does not run: add comparison.estimators.${reference}`;
-  return undefined;
-}
-
-/** Whether the true Shapley value of the retraining game is computed (`comparison.trueShapley`, default n ≤ 6). */
-export function wantsTrueShapley(cfg: ExperimentConfig): boolean {
-  return cfg.comparison?.trueShapley ?? cfg.silos <= TRUE_SHAPLEY_DEFAULT_MAX_SILOS;
-}
-
-/** The configured estimators for a log line: `mrsv, gtg(budget 128), cos`. */
-export function describeEstimators(cfg: ExperimentConfig): string {
-  return Object.entries(configuredEstimators(cfg))
-    .map(([name, options]) => {
-      const budget = (options as { budget?: number } | undefined)?.budget;
-      return budget ? `${name}(budget ${budget})` : name;
-    })
-    .join(', ');
-}

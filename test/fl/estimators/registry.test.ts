@@ -1,21 +1,23 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
+import {
+  configuredEstimators,
+  describeEstimators,
+  wantsTrueShapley,
+} from '../../../src/fl/comparison-config.js';
 import { ConfigError, EstimatorsSchema, type ExperimentConfig, parseConfig } from '../../../src/fl/config.js';
 import { defineEstimator } from '../../../src/fl/estimators/estimator.js';
 import {
   BUILT_IN_ESTIMATORS,
   comparedPerRound,
-  configuredEstimators,
   defaultEstimators,
   defaultReferenceEstimator,
-  describeEstimators,
   estimatorDefinitions,
   estimatorFolds,
   estimatorOf,
   estimatorsToRun,
   needsReferenceUpdate,
   registerEstimator,
-  wantsTrueShapley,
 } from '../../../src/fl/estimators/registry.js';
 import * as harness from '../../../src/fl/harness.js';
 
