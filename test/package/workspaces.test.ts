@@ -9,7 +9,8 @@
  *   the npm cache), without a warning; Shamir sharing and a signed score report work from it, and
  *   the example of protocol/README.md prints what it says.
  * Each tarball holds compiled JavaScript, declarations, README, LICENSE and package.json only;
- * @fedscore/scoring's declarations type-check without @types/node. The
+ * @fedscore/scoring's declarations type-check without @types/node; docs/api.md's examples of the
+ * scoring, protocol and crypto subpaths run from the lean packages with only the import changed. The
  * install's size (du of node_modules) and time are printed. About 20 s (mostly the two builds).
  */
 import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -110,6 +112,22 @@ function packAndInstall(folder: string, mode: '--offline' | '--prefer-offline'):
 function runModule(project: string, file: string, code: string): string[] {
   writeFileSync(join(project, file), code);
   return run(process.execPath, [join(project, file)], { cwd: project }).out.split('\n');
+}
+
+/**
+ * The `ts` example of docs/api.md that imports from `fedscore/<subpath>` only, with the `text`
+ * block printed after it, as plain JavaScript (types stripped).
+ */
+function apiExample(subpath: string): { code: string; prints: string } {
+  const page = readFileSync(join(root, 'docs', 'api.md'), 'utf8');
+  const all = [...page.matchAll(/```ts\n([\s\S]*?)\n```\n\nprints\n\n```text\n([\s\S]*?)\n```/g)];
+  const imports = (code: string) => [...code.matchAll(/from '(fedscore[^']*)'/g)].map((m) => m[1]);
+  const found = all.filter((m) => imports(m[1]!).every((from) => from === `fedscore/${subpath}`));
+  expect(found, `docs/api.md's example of fedscore/${subpath}`).toHaveLength(1);
+  const js = ts.transpileModule(found[0]![1]!, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  return { code: js, prints: `${found[0]![2]!}\n` };
 }
 
 let scoring: Installed;
@@ -246,6 +264,20 @@ export const ee: Float64Array = everybodyElse(u);
     });
     expect(bad.status).not.toBe(0);
     expect(bad.stdout).toContain('TS2345');
+  });
+
+  it("docs/api.md's examples run from the lean packages with only the import changed", () => {
+    const cases = [
+      { installed: scoring, subpath: 'scoring', from: '@fedscore/scoring' },
+      { installed: secagg, subpath: 'protocol', from: '@fedscore/secagg' },
+      { installed: secagg, subpath: 'crypto', from: '@fedscore/secagg/crypto' },
+    ];
+    for (const { installed, subpath, from } of cases) {
+      const { code, prints } = apiExample(subpath);
+      const lean = code.replaceAll(`from 'fedscore/${subpath}'`, `from '${from}'`);
+      expect(lean, subpath).not.toMatch(/from 'fedscore/);
+      expect(runModule(installed.project, `api-${subpath}.mjs`, lean).join('\n'), subpath).toBe(prints);
+    }
   });
 
   it('@fedscore/scoring refuses deep imports: only its entry is public', () => {
