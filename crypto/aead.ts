@@ -10,7 +10,7 @@
  * decryption failing.
  */
 import sodium from 'libsodium-wrappers';
-import { checkBytes, checkInt, checkString, encodeContext } from './_check.js';
+import { checkBytes, checkInt, checkString, encodeContext } from './check.js';
 
 await sodium.ready;
 

@@ -7,7 +7,7 @@
  * SHA-256(message) instead is secure as long as SHA-256 is collision resistant.
  */
 import { createHash } from 'node:crypto';
-import { checkBytes } from './_check.js';
+import { checkBytes } from './check.js';
 
 /** Length of a SHA-256 digest. */
 export const SHA256_LENGTH = 32;

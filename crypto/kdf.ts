@@ -7,7 +7,7 @@
  */
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { checkBytes, checkInt } from './_check.js';
+import { checkBytes, checkInt } from './check.js';
 
 /** Largest output HKDF-SHA256 allows: 255 blocks of 32 bytes (RFC 5869 §2.3). */
 export const HKDF_SHA256_MAX_LENGTH = 255 * 32;

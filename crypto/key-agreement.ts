@@ -8,8 +8,8 @@
  * used directly as a key; callers pass it through HKDF (crypto/kdf.ts) with a purpose label.
  */
 import { x25519 } from '@noble/curves/ed25519.js';
-import { checkBytes } from './_check.js';
 import { opensslX25519 } from './_openssl.js';
+import { checkBytes } from './check.js';
 
 /** Byte length of X25519 secret keys, public keys and shared secrets. */
 export const X25519_KEY_LENGTH = 32;

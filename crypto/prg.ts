@@ -15,7 +15,7 @@
  */
 import { createCipheriv } from 'node:crypto';
 import { ADDER_CHUNK_WORDS, createAdder } from './_add32.js';
-import { checkBytes, checkInt, checkString, encodeContext } from './_check.js';
+import { checkBytes, checkInt, checkString, encodeContext } from './check.js';
 import { hkdfSha256 } from './kdf.js';
 
 /** Words of keystream produced per AES call (128 KiB). */

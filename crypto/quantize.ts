@@ -26,7 +26,7 @@
  * encode to 0 and the sum be meaningless — or leave the roundings above subnormal, where they are
  * no longer relative; {@link quantizer} refuses such a c.
  */
-import { checkFinite, checkInt } from './_check.js';
+import { checkFinite, checkInt } from './check.js';
 
 /** Largest n accepted: keeps at least 2^15 levels on each side of zero (K ≥ 32768). */
 export const MAX_SUMMANDS = 65535;

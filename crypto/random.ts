@@ -7,7 +7,7 @@
  * passed in).
  */
 import { createCipheriv } from 'node:crypto';
-import { checkBytes, checkInt } from './_check.js';
+import { checkBytes, checkInt } from './check.js';
 import { hkdfSha256 } from './kdf.js';
 
 /** A function returning `length` fresh random bytes in a buffer the caller owns. */

@@ -17,7 +17,7 @@
  * Share i (1-based x = i) goes to participant i − 1: the protocol uses x = silo id + 1.
  */
 import { combine } from 'shamir-secret-sharing';
-import { checkBytes, checkInt } from './_check.js';
+import { checkBytes, checkInt } from './check.js';
 import type { RandomSource } from './random.js';
 
 /** Length of the secrets shared here (X25519 secret keys and self-mask seeds). */

@@ -6,8 +6,8 @@
  * consistency-check message, and fedscore additionally signs every client message.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { checkBytes } from './_check.js';
 import { opensslEd25519Sign } from './_openssl.js';
+import { checkBytes } from './check.js';
 
 /** Byte length of Ed25519 secret keys (seeds) and public keys. */
 export const ED25519_KEY_LENGTH = 32;

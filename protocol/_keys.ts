@@ -1,5 +1,5 @@
 /** Key derivations shared by client.ts and server.ts (internal; never re-exported). */
-import { encodeContext } from '../crypto/_check.js';
+import { encodeContext } from '../crypto/check.js';
 import { sha256 } from '../crypto/digest.js';
 import { hkdfSha256 } from '../crypto/kdf.js';
 import { agree } from '../crypto/key-agreement.js';

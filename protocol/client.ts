@@ -12,8 +12,9 @@
  * and the shares held for peers. They are wiped when the client reaches `done` or `aborted`
  * (states are treated as linear: a caller must not reuse a state after passing it on).
  */
-import { checkBytes, checkInt } from '../crypto/_check.js';
+
 import { open, seal } from '../crypto/aead.js';
+import { checkBytes, checkInt } from '../crypto/check.js';
 import { type AgreementKeyPair, agree, agreementKeyPairFromSeed } from '../crypto/key-agreement.js';
 import { type MaskTerm, maskVector } from '../crypto/prg.js';
 import type { RandomSource } from '../crypto/random.js';

@@ -17,7 +17,7 @@
  * here also bound to session, round, stage and sender). The pre-hash keeps signing a 4 MB masked
  * vector cheap (crypto/digest.ts).
  */
-import { checkBytes } from '../crypto/_check.js';
+import { checkBytes } from '../crypto/check.js';
 import { sha256 } from '../crypto/digest.js';
 import { ED25519_SIGNATURE_LENGTH } from '../crypto/signature.js';
 import { SECAGG_ERRORS, SecAggError, type SecAggErrorCode } from './errors.js';

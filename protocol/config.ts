@@ -23,7 +23,7 @@
  * k corrupted participants there is no honest input left to protect) and needs
  * t ≥ ⌊(k + n_C(k))/2⌋ + 1 ({@link roundThreshold}).
  */
-import { checkBytes, checkInt, checkString } from '../crypto/_check.js';
+import { checkBytes, checkInt, checkString } from '../crypto/check.js';
 import { ED25519_KEY_LENGTH } from '../crypto/signature.js';
 import { WeakThresholdError } from './errors.js';
 import { checkWeightedEncoding, type WeightedEncoding } from './weighted.js';

@@ -11,7 +11,7 @@
  * moved to another session, round or silo; a replay within the round is the same report
  * (the store keeps one report per (session, round, silo)).
  */
-import { checkBytes, checkInt, checkString } from '../crypto/_check.js';
+import { checkBytes, checkInt, checkString } from '../crypto/check.js';
 import { ED25519_SIGNATURE_LENGTH, sign, verify } from '../crypto/signature.js';
 import { SecAggError } from './errors.js';
 

@@ -9,7 +9,7 @@
  *   const r = await simulateRound({ session, round, threshold, inputs, signingKeys, seed });
  *   if (r.ok) dequantize(r.result.sum) …   else r.code (e.g. 'BELOW_THRESHOLD')
  */
-import { checkBytes, checkInt, checkString } from '../crypto/_check.js';
+import { checkBytes, checkInt, checkString } from '../crypto/check.js';
 import type { RandomSource } from '../crypto/random.js';
 import { seededRandomFromInts } from '../crypto/random.js';
 import { type SigningKeyPair, signingKeyPairFromSeed } from '../crypto/signature.js';

@@ -23,7 +23,7 @@
  * |step_j| ≤ valueRange / minWeight. With minWeight = 0 the total weight can be made as small as
  * one weight level, and the step as large as m·valueRange·scale (docs/threat-model.md).
  */
-import { checkFinite, checkInt } from '../crypto/_check.js';
+import { checkFinite, checkInt } from '../crypto/check.js';
 import { dequantizeSum, MAX_SUMMANDS, quantizeInto, quantizer } from '../crypto/quantize.js';
 import { SecAggError } from './errors.js';
 

@@ -11,7 +11,7 @@
  * pause longer than `idleTimeoutMs` (besides the attempt's overall `timeoutMs`). Redirects are
  * never followed. JSON is depth-checked (MAX_JSON_DEPTH) before it is parsed.
  */
-import { concatBytes } from '../../crypto/_check.js';
+import { concatBytes } from '../../crypto/check.js';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../ml/json-depth.js';
 
 /** The caps and timeouts of answers (docs/threat-model.md, "Resource bounds"). */

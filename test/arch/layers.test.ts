@@ -3,12 +3,19 @@
  *   scoring/ and crypto/ import nothing from the project; protocol/ imports crypto/ only;
  *   only src/ml imports TensorFlow.js; scoring/ imports no tensor library; protocol/ no network.
  * Imports point downward only: src/cli → src/server → src/client → src/fl → src/ml → src/data.
+ * A `_`-prefixed module is private to its folder (and the folders below it); test/ and bench/ are
+ * exempt as importers (findPrivateImports in layers.ts says why).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findSimulationRandomnessLeaks, findViolations, type SourceFile } from './layers.js';
+import {
+  findPrivateImports,
+  findSimulationRandomnessLeaks,
+  findViolations,
+  type SourceFile,
+} from './layers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,8 +35,8 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-function projectSources(): SourceFile[] {
-  return ['scoring', 'crypto', 'protocol', 'src']
+function projectSources(dirs = ['scoring', 'crypto', 'protocol', 'src']): SourceFile[] {
+  return dirs
     .flatMap((d) => walk(join(root, d)))
     .map((abs) => ({ path: relative(root, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') }));
 }
@@ -88,6 +95,42 @@ describe('layering (docs/architecture.md)', () => {
     expect(findSimulationRandomnessLeaks(files).map((v) => [v.file, v.specifier])).toEqual([
       ['src/client/a.ts', 'src/client/a.ts → src/fl/b.ts → protocol/simulate.ts'],
       ['src/server/c.ts', 'src/server/c.ts'],
+    ]);
+  });
+});
+
+describe('`_` means private to its folder', () => {
+  it('no `_` module of the project is imported from outside its folder', () => {
+    const files = projectSources(['scoring', 'crypto', 'protocol', 'src', 'scripts']);
+    expect(files.some((f) => f.path.startsWith('scripts/'))).toBe(true);
+    expect(findPrivateImports(files)).toEqual([]);
+  });
+
+  it('flags an import of a `_` module from a sibling, a parent or another folder, not from below', () => {
+    const files: SourceFile[] = [
+      { path: 'protocol/a.ts', text: "import { checkBytes } from '../crypto/_check.js';" },
+      { path: 'src/client/b.ts', text: "export { c } from '../../crypto/_check.js';" },
+      { path: 'src/fl/c.ts', text: "const m = await import('./strategies/_params.js');" },
+      { path: 'src/fl/reports/d.ts', text: "import type { T } from '../estimators/_schema.js';" },
+      { path: 'scoring/manipulation/ok.ts', text: "import { checkFiniteNumber } from '../_checks.js';" },
+      { path: 'scoring/ok.ts', text: "import { Budget } from './_budget.js';" },
+      { path: 'src/cli/commands/ok.ts', text: "import { required } from '../_flags.js';" },
+      {
+        path: 'protocol/ok.ts',
+        text: "import { checkBytes } from '../crypto/check.js';\nimport x from '_pkg';",
+      },
+    ];
+    expect(findPrivateImports(files).map((v) => [v.file, v.rule])).toEqual([
+      ['protocol/a.ts', "crypto/_check.ts is private to crypto/ (give it a name without '_' to share it)"],
+      ['src/client/b.ts', "crypto/_check.ts is private to crypto/ (give it a name without '_' to share it)"],
+      [
+        'src/fl/c.ts',
+        "src/fl/strategies/_params.ts is private to src/fl/strategies/ (give it a name without '_' to share it)",
+      ],
+      [
+        'src/fl/reports/d.ts',
+        "src/fl/estimators/_schema.ts is private to src/fl/estimators/ (give it a name without '_' to share it)",
+      ],
     ]);
   });
 });

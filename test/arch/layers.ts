@@ -123,3 +123,32 @@ export function findSimulationRandomnessLeaks(files: SourceFile[]): Violation[] 
   }
   return out;
 }
+
+/**
+ * A `_`-prefixed module is private to its folder: it may be imported from its own folder and the
+ * folders below it (`scoring/manipulation/` may use `scoring/_checks.ts`), never from a sibling,
+ * a parent or another top-level folder. A helper that another folder needs gets a public name
+ * (`crypto/check.ts`, which protocol/ and src/client use). Checked on the project's source
+ * (scoring, crypto, protocol, src, scripts); test/ and bench/ are exempt as importers: a test or a
+ * benchmark of a private module reaches it where it is (white-box), and their own `_` helpers
+ * mark files that are not tests.
+ */
+export function findPrivateImports(files: SourceFile[]): Violation[] {
+  const out: Violation[] = [];
+  for (const f of files) {
+    const from = posix.dirname(f.path);
+    for (const spec of importsOf(f.text)) {
+      if (!spec.startsWith('.')) continue;
+      const target = posix.normalize(posix.join(from, spec));
+      if (!posix.basename(target).startsWith('_')) continue;
+      const home = posix.dirname(target);
+      if (from === home || from.startsWith(`${home}/`)) continue;
+      out.push({
+        file: f.path,
+        specifier: spec,
+        rule: `${target.replace(/\.js$/, '.ts')} is private to ${home}/ (give it a name without '_' to share it)`,
+      });
+    }
+  }
+  return out;
+}

@@ -54,6 +54,18 @@ describe('entry files of the package', () => {
     expect(protocol.packages.every((p) => CRYPTO_PACKAGES.includes(p))).toBe(true);
   });
 
+  it('the workspace manifests declare what their entries load: @fedscore/scoring nothing, @fedscore/secagg the crypto libraries', () => {
+    const manifest = (folder: string) =>
+      JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      };
+    expect(manifest('scoring').dependencies ?? {}).toEqual({});
+    const loaded = [
+      ...new Set([...closure('protocol/public.ts').packages, ...closure('crypto/public.ts').packages]),
+    ].sort();
+    expect(Object.keys(manifest('protocol').dependencies ?? {}).sort()).toEqual(loaded);
+  });
+
   it('fedscore/client loads the HTTP client and request signing, not the silo runtime or the service', () => {
     const { files, packages } = closure('src/client/public.ts');
     expect(files.filter((f) => f.startsWith('src/'))).toEqual([

@@ -1,5 +1,7 @@
 /**
- * Input checks shared by crypto/ and protocol/ exports (internal; never re-exported).
+ * Input checks and byte helpers shared by crypto/, protocol/ and the silo client (src/client): not
+ * `_`-prefixed because other folders import it (a `_` file is private to its folder,
+ * test/arch/layers.test.ts), yet not part of `fedscore/crypto`'s public surface either.
  *
  * A wrong type throws TypeError, a wrong range RangeError; every message starts with the
  * parameter name, as in noble-curves' `abytes`/`anumber` helpers.
