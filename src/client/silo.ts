@@ -41,7 +41,7 @@ import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../contract/defaults.js';
 import type { Aggregate, Consortium, Round } from '../contract/schemas.js';
-import { type ConsortiumFile, compareWithServed, type ServedConsortium } from '../fl/consortium-file.js';
+import { type ConsortiumFile, compareWithServed, } from '../fl/consortium-file.js';
 import type { Learner } from '../fl/learner.js';
 import {
   localUpdate,
@@ -52,7 +52,7 @@ import {
   weightOf,
 } from '../fl/networked.js';
 import type { PublishedRound, RoundPlan } from '../fl/networked-strategy.js';
-import { clipUtility, type UtilityDeclaration } from '../fl/private-scoring.js';
+import { clipUtility, } from '../fl/private-scoring.js';
 import {
   DEFAULT_MAX_WEIGHT_SHARE,
   DEFAULT_WEIGHT_FLOOR,
@@ -60,7 +60,6 @@ import {
   weightBoundsProblem,
   weightBoundsViolation,
 } from '../fl/weight-floor.js';
-import type { Convention } from '../ml/convention.js';
 import { parseAnswerJson } from './answers.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 import { ModelChain } from './model-chain.js';

@@ -18,7 +18,7 @@ import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_SELECTION_SEED, DEFAULT_UTILITY } from '../../contract/defaults.js';
 import type { Consortium, ConsortiumInput, Deadlines } from '../../contract/schemas.js';
 import { networkedStrategy, planRound, publicSetup } from '../../fl/networked-strategy.js';
-import { type UtilityDeclaration, utilityRange } from '../../fl/private-scoring.js';
+import { utilityRange } from '../../fl/private-scoring.js';
 import type { StrategyConfig } from '../../fl/strategies/registry.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import { fromHex } from '../_bytes.js';
