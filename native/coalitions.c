@@ -256,7 +256,8 @@ static void *worker(void *arg) {
  *   count    0: all 2^n coalitions, out = the mask (bit i = player i); else `count` coalitions,
  *            members[offsets[j] … offsets[j+1]) strictly increasing, out = j (sort them
  *            lexicographically so that neighbours share prefixes);
- *   isa      0 auto, 1 portable C, 2 AVX2, 3 AVX-512 (all give the same bits).
+ *   isa      0 auto (isa.c: the best the processor has, or setIsa's cap), 1 portable C, 2 AVX2,
+ *            3 AVX-512 (all give the same bits).
  */
 napi_value eval_coalitions(napi_env env, napi_callback_info info) {
   ARGS(17)
