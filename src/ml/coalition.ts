@@ -201,6 +201,15 @@ export function coalitionParams(setup: CoalitionSetup, memberList: readonly numb
   );
 }
 
+/** aᵢ and s(S) of M_S = M0 + s(S)·Σ_{i∈S} aᵢΔᵢ (see the module comment). Throws RangeError on a bad setup. */
+export function coalitionCoefficients(
+  setup: CoalitionSetup,
+  memberList: readonly number[],
+): { a: Float64Array; s: number } {
+  const coef = checkSetup(setup);
+  return { a: coef.a, s: coef.scale(memberList) };
+}
+
 /** m0[lo..hi) + s·Σ aᵢΔᵢ[lo..hi) over `ms`, in float64, rounded to float32. */
 function combine(
   m0: Float32Array,

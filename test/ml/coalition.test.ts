@@ -1,5 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { coalitionOf, emptyCoalition, grandCoalition, maskToCoalition } from '../../scoring/coalition.js';
+import {
+  coalitionOf,
+  emptyCoalition,
+  grandCoalition,
+  maskToCoalition,
+  members,
+} from '../../scoring/coalition.js';
 import { coalitionTable } from '../../scoring/game.js';
 import { loadBlasKernels, useBlasKernels } from '../../src/ml/_blas_kernels.js';
 import { initBackend } from '../../src/ml/backend.js';
@@ -12,6 +18,7 @@ import {
 } from '../../src/ml/coalition.js';
 import { evaluate } from '../../src/ml/evaluate.js';
 import { cnn003, initParams, type ModelSpec, mlp, paramLayout } from '../../src/ml/models.js';
+import { nearTies } from '../../src/ml/near-ties.js';
 import { trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, maxAbsDiff, randomVector, sameBits } from './_synthetic.js';
 
@@ -56,6 +63,46 @@ function setupFor(spec: ModelSpec, n: number, extra: Partial<CoalitionSetup> = {
 
 const all = (n: number) => Array.from({ length: 2 ** n }, (_, m) => maskToCoalition(n, m));
 
+/**
+ * Combined and naive accuracies (overall and per class) of the coalitions `masks`, in order, are
+ * equal except on near-ties (src/ml/near-ties.ts): the two round differently (P₀ + s·U_S against
+ * X·W_S), and which way an example whose logits are within rounding of each other goes depends
+ * on the products' order, i.e. on the processor's sgemm kernel (issue 26: one example of 2,000
+ * flipped on an AVX2 machine). Where they differ, each class's change in correct examples is at
+ * most its near-ties; and the bound is not vacuous (under a tenth of the examples for the grand
+ * coalition, unless `exactTies`: a model built with tied classes). Returns the coalitions that
+ * differed.
+ */
+function expectNaiveAccuracies(
+  setup: CoalitionSetup,
+  masks: readonly number[],
+  combined: { accuracy: ArrayLike<number>; perClassAccuracy: ArrayLike<number> },
+  naive: { accuracy: ArrayLike<number>; perClassAccuracy: ArrayLike<number> },
+  exactTies = false,
+): number {
+  const N = setup.data.n;
+  const C = setup.spec.numClasses;
+  const n = setup.updates.length;
+  const ofClass = new Int32Array(C);
+  for (let r = 0; r < N; r++) ofClass[Number(setup.data.y[r])]!++;
+  let differed = 0;
+  masks.forEach((m, b) => {
+    const moved = Math.round(Math.abs(combined.accuracy[b]! - naive.accuracy[b]!) * N);
+    const movedClass = Array.from(ofClass, (k, c) =>
+      Math.round(Math.abs(combined.perClassAccuracy[b * C + c]! - naive.perClassAccuracy[b * C + c]!) * k),
+    );
+    if (moved === 0 && movedClass.every((x) => x === 0)) return;
+    differed++;
+    const ties = nearTies(setup, members(Uint32Array.of(m)));
+    expect(moved, `coalition ${m}`).toBeLessThanOrEqual(ties.total);
+    for (const [c, x] of movedClass.entries())
+      expect(x, `coalition ${m}, class ${c}`).toBeLessThanOrEqual(ties.perClass[c]!);
+  });
+  const grand = Array.from({ length: n }, (_, i) => i);
+  if (!exactTies) expect(nearTies(setup, grand).total).toBeLessThan(N / 10);
+  return differed;
+}
+
 describe('combined coalition evaluation agrees with evaluating each coalition model on its own', () => {
   const cases: [string, ModelSpec, Partial<CoalitionSetup>][] = [
     ['FedAvg with weights', mlp({ inputShape: [8, 8, 1], hidden: [24] }), { weights: [5, 1, 2, 8, 3] }],
@@ -73,8 +120,12 @@ describe('combined coalition evaluation agrees with evaluating each coalition mo
       expect(combined.mode).toBe('combined');
       const c = await combined.values(all(5));
       const v = await naive.values(all(5));
-      expect(Array.from(c.accuracy)).toEqual(Array.from(v.accuracy));
-      expect(Array.from(c.perClassAccuracy)).toEqual(Array.from(v.perClassAccuracy));
+      expectNaiveAccuracies(
+        setup,
+        all(5).map((_, m) => m),
+        c,
+        v,
+      );
       for (let b = 0; b < 32; b++)
         expect(Math.abs(c.negLoss[b]! - v.negLoss[b]!) / Math.abs(v.negLoss[b]!)).toBeLessThan(1e-5);
       // Not a degenerate game: coalition models differ.
@@ -137,8 +188,12 @@ describe.runIf(blas.ok)('the native coalition kernel', () => {
       eq(perClass, t.perClassAccuracy);
       eq(negLoss, t.negLoss);
       const v = await naive.values(all(n));
-      eq(accuracy, v.accuracy);
-      eq(perClass, v.perClassAccuracy);
+      expectNaiveAccuracies(
+        setup,
+        all(n).map((_, m) => m),
+        { accuracy, perClassAccuracy: perClass },
+        v,
+      );
       for (let m = 0; m < 2 ** n; m++)
         expect(Math.abs(negLoss[m]! - v.negLoss[m]!)).toBeLessThan(1e-5 * Math.abs(v.negLoss[m]!));
       expect(new Set(accuracy).size).toBeGreaterThan(n);
@@ -166,10 +221,18 @@ describe.runIf(blas.ok)('the native coalition kernel', () => {
     }
     const native = await createCoalitionEvaluator(setup).table('perClassAccuracy');
     const tfjs = (await createCoalitionEvaluator(setup, { native: false }).values(all(5))).perClassAccuracy;
-    const naive = (await createCoalitionEvaluator(setup, { mode: 'naive' }).values(all(5))).perClassAccuracy;
+    const naive = await createCoalitionEvaluator(setup, { mode: 'naive' }).values(all(5));
     eq(native, tfjs);
-    eq(native, naive);
-    for (let m = 0; m < 32; m++) expect(native[m * 4 + 1]).toBe(0);
+    for (let m = 0; m < 32; m++)
+      expect([native[m * 4 + 1], naive.perClassAccuracy[m * 4 + 1]]).toEqual([0, 0]);
+    const accuracy = (await createCoalitionEvaluator(setup).table('accuracy')) as Float64Array;
+    expectNaiveAccuracies(
+      setup,
+      all(5).map((_, m) => m),
+      { accuracy, perClassAccuracy: native },
+      naive,
+      true,
+    );
     expect(native.some((x) => x > 0)).toBe(true);
   });
 
@@ -189,9 +252,15 @@ describe.runIf(blas.ok)('the native coalition kernel', () => {
       sample.map((m) => table[m]!),
       t.accuracy,
     );
-    eq(
-      sample.map((m) => table[m]!),
-      v.accuracy,
+    const perClass = await classwiseGame(ev).table!();
+    expectNaiveAccuracies(
+      setup,
+      sample,
+      {
+        accuracy: sample.map((m) => table[m]!),
+        perClassAccuracy: sample.flatMap((m) => [...perClass.subarray(m * 10, m * 10 + 10)]),
+      },
+      v,
     );
     // Later batches are read from the table.
     const again = await ev.values(coalitions);
