@@ -26,6 +26,8 @@
  * reaches in the same run on two cores (two worker threads, one product each at a time), the
  * better of two shapes: the output layer's [N×H]·[H×C] (the coalition product) and the first
  * layer's [N×F]·[F×H]. Measured before the first row and after the last; the larger rate is used.
+ * The addon's gemm runs the first shape in OpenBLAS and, since issue 26, the coalition shape (C ≤ 16
+ * columns) in native/narrow.c, the FMA chains the coalition kernel computes too.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -343,7 +345,7 @@ export async function exactShapleyBench(options: {
       : 'baseline: not timed (pass --baseline <dir>, a checkout of the older commit; see bench/_exact-shapley.ts)',
   );
   console.log(
-    `sgemm (OpenBLAS, 2 worker threads) in this run: ${f(coalitionRate, 1)} GFLOP/s on [${N}×${H}]·[${H}×${C}], ${f(firstRate, 1)} GFLOP/s on [${N}×${F}]·[${F}×${H}]; the limit uses ${f(sgemm, 1)}\n`,
+    `the addon's gemm (2 worker threads) in this run: ${f(coalitionRate, 1)} GFLOP/s on [${N}×${H}]·[${H}×${C}] (native/narrow.c), ${f(firstRate, 1)} GFLOP/s on [${N}×${F}]·[${F}×${H}] (OpenBLAS); the limit uses ${f(sgemm, 1)}\n`,
   );
   console.log(
     '| n | convention | utility | coalitions | baseline s | new s | speed-up | identical to baseline | naive s | accuracies = naive | GFLOP | GFLOP/s | sgemm GFLOP/s | FLOP-limit s | ÷ limit |',
