@@ -15,7 +15,10 @@
  *
  * Checked on every row: the table and the Shapley values equal the baseline's bit for bit, and
  * the accuracies of a sample of coalitions (all of them at n = 10) equal naive evaluation's
- * (M_S formed, `evaluate` on it; its time extrapolated from the sample).
+ * (M_S formed, `evaluate` on it; its time extrapolated from the sample) — or, where they do not,
+ * differ by no more examples than the coalition's near-ties (src/ml/near-ties.ts): naive
+ * evaluation rounds X·W_S, not P₀ + s·U_S, so an example whose logits are within rounding of
+ * each other may go either way, and which way depends on the processor's sgemm kernel.
  *
  * FLOPs are what the method must do: per coalition, the hidden update U_S = U_parent + Qⱼ (N·H),
  * relu(P₀ + s·U_S) (2·N·H), the output layer (2·N·H·C) and its bias (N·C); once, the n + 1
@@ -23,17 +26,20 @@
  * reaches in the same run on two cores (two worker threads, one product each at a time), the
  * better of two shapes: the output layer's [N×H]·[H×C] (the coalition product) and the first
  * layer's [N×F]·[F×H]. Measured before the first row and after the last; the larger rate is used.
+ * The addon's gemm runs the first shape in OpenBLAS and, since issue 26, the coalition shape (C ≤ 16
+ * columns) in native/narrow.c, the FMA chains the coalition kernel computes too.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { maskToCoalition } from '../scoring/coalition.js';
+import { type Coalition, maskToCoalition, members } from '../scoring/coalition.js';
 import * as game from '../scoring/game.js';
 import * as classWise from '../scoring/maverick.js';
 import * as shapley from '../scoring/shapley.js';
 import * as coalition from '../src/ml/coalition.js';
 import { ADDITIVE_CONVENTION, type Convention, FEDAVG_CONVENTION } from '../src/ml/convention.js';
 import type { Examples, ModelSpec } from '../src/ml/models.js';
+import { nearTies } from '../src/ml/near-ties.js';
 
 /** One row of the table (and of the JSON report's `exactShapley`). */
 export interface ExactShapleyRow {
@@ -52,6 +58,14 @@ export interface ExactShapleyRow {
   naiveS: number;
   naiveSample: number;
   accuraciesIdenticalToNaive: boolean;
+  /** Coalitions of the sample whose accuracies (class-wise: per class) differ from naive evaluation's. */
+  naiveDisagreements: number;
+  /**
+   * Every such difference is no more examples than the coalition's near-ties (src/ml/near-ties.ts):
+   * examples whose logits are within float32 rounding of each other, which the two evaluations
+   * (P₀ + s·U_S against X·W_S) may send either way (issue 26).
+   */
+  naiveDisagreementsNearTies: boolean;
   /** |Σφ − (v(N) − v(∅))| (class-wise: the largest over classes). */
   efficiencyGap: number;
   gflop: number;
@@ -146,6 +160,37 @@ const time = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
 
 const sameBits = (a: Float64Array, b: Float64Array) =>
   a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+
+/**
+ * The sampled coalitions whose accuracies (class-wise: per class) differ between the combined
+ * values `cv` and naive evaluation's `nv`, and whether each difference is covered by near-ties.
+ */
+function naiveDisagreements(
+  setup: Setup,
+  masks: readonly Coalition[],
+  utility: 'accuracy' | 'class-wise',
+  cv: coalition.CoalitionValues,
+  nv: coalition.CoalitionValues,
+): { coalitions: number; nearTies: boolean } {
+  const N = setup.data.n;
+  const C = setup.spec.numClasses;
+  const ofClass = new Int32Array(C);
+  for (let r = 0; r < N; r++) ofClass[Number(setup.data.y[r])]!++;
+  let coalitions = 0;
+  let covered = true;
+  masks.forEach((m, b) => {
+    const moved = (x: number, y: number, k: number) => Math.round(Math.abs(x - y) * k);
+    const perClass = Array.from(ofClass, (k, c) =>
+      utility === 'accuracy' ? 0 : moved(cv.perClassAccuracy[b * C + c]!, nv.perClassAccuracy[b * C + c]!, k),
+    );
+    const all = utility === 'accuracy' ? moved(cv.accuracy[b]!, nv.accuracy[b]!, N) : 0;
+    if (all === 0 && perClass.every((x) => x === 0)) return;
+    coalitions++;
+    const ties = nearTies(setup, members(m));
+    if (all > ties.total || perClass.some((x, c) => x > ties.perClass[c]!)) covered = false;
+  });
+  return { coalitions, nearTies: covered };
+}
 
 /**
  * Runs the rows and prints the table. `train(n)` gives n updates of silos trained from `m0`.
@@ -253,6 +298,7 @@ export async function exactShapleyBench(options: {
     const same = (
       utility === 'accuracy' ? [[cv.accuracy, nv.accuracy]] : [[cv.perClassAccuracy, nv.perClassAccuracy]]
     ).every(([x, y]) => sameBits(x!, y!));
+    const disagreements = naiveDisagreements(setup, masks, utility, cv, nv);
     const gflop = flops(n, N, F, H, C) / 1e9;
     measured.push({
       n,
@@ -270,6 +316,8 @@ export async function exactShapleyBench(options: {
       naiveS: naiveRun * (total / sample),
       naiveSample: sample,
       accuraciesIdenticalToNaive: same,
+      naiveDisagreements: disagreements.coalitions,
+      naiveDisagreementsNearTies: disagreements.nearTies,
       efficiencyGap: result!.gap,
       gflop,
       gflops: gflop / combinedS,
@@ -297,7 +345,7 @@ export async function exactShapleyBench(options: {
       : 'baseline: not timed (pass --baseline <dir>, a checkout of the older commit; see bench/_exact-shapley.ts)',
   );
   console.log(
-    `sgemm (OpenBLAS, 2 worker threads) in this run: ${f(coalitionRate, 1)} GFLOP/s on [${N}×${H}]·[${H}×${C}], ${f(firstRate, 1)} GFLOP/s on [${N}×${F}]·[${F}×${H}]; the limit uses ${f(sgemm, 1)}\n`,
+    `the addon's gemm (2 worker threads) in this run: ${f(coalitionRate, 1)} GFLOP/s on [${N}×${H}]·[${H}×${C}] (native/narrow.c), ${f(firstRate, 1)} GFLOP/s on [${N}×${F}]·[${F}×${H}] (OpenBLAS); the limit uses ${f(sgemm, 1)}\n`,
   );
   console.log(
     '| n | convention | utility | coalitions | baseline s | new s | speed-up | identical to baseline | naive s | accuracies = naive | GFLOP | GFLOP/s | sgemm GFLOP/s | FLOP-limit s | ÷ limit |',
@@ -305,7 +353,7 @@ export async function exactShapleyBench(options: {
   console.log('|---:|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---:|');
   for (const r of rows)
     console.log(
-      `| ${r.n} | ${r.convention} | ${r.utility} | ${r.coalitions} | ${f(r.baselineS)} | ${f(r.combinedS)} | ${r.speedup === undefined ? '—' : `${r.speedup.toFixed(1)}×`} | ${r.identicalToBaseline === undefined ? '—' : r.identicalToBaseline ? 'yes' : 'NO'} | ${f(r.naiveS, 1)}${r.naiveSample < r.coalitions ? ` (${r.naiveSample})` : ''} | ${r.accuraciesIdenticalToNaive ? 'yes' : 'NO'} | ${f(r.gflop, 1)} | ${f(r.gflops, 1)} | ${f(r.sgemmGflops, 1)} | ${f(r.flopLimitS)} | ${f(r.ratioToLimit)} |`,
+      `| ${r.n} | ${r.convention} | ${r.utility} | ${r.coalitions} | ${f(r.baselineS)} | ${f(r.combinedS)} | ${r.speedup === undefined ? '—' : `${r.speedup.toFixed(1)}×`} | ${r.identicalToBaseline === undefined ? '—' : r.identicalToBaseline ? 'yes' : 'NO'} | ${f(r.naiveS, 1)}${r.naiveSample < r.coalitions ? ` (${r.naiveSample})` : ''} | ${r.accuraciesIdenticalToNaive ? 'yes' : `${r.naiveDisagreements} differ${r.naiveDisagreementsNearTies ? ', near-ties' : ', NOT near-ties'}`} | ${f(r.gflop, 1)} | ${f(r.gflops, 1)} | ${f(r.sgemmGflops, 1)} | ${f(r.flopLimitS)} | ${f(r.ratioToLimit)} |`,
     );
   return rows;
 }

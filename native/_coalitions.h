@@ -11,8 +11,6 @@
 #define BLOCK (2 * PANEL)  /* rows per block */
 #define MAX_CLASSES 16
 
-enum { ISA_AUTO, ISA_SCALAR, ISA_AVX2, ISA_AVX512 };
-
 /* One evalCoalitions call (coalitions.c documents the fields' layouts). */
 typedef struct {
   int64_t n, rows, hidden, classes, head, count, chunk, chunks;
@@ -28,7 +26,7 @@ typedef struct {
   int failed;
 } Job;
 
-/* The instruction set for `asked` (an ISA_*), or −1 when the processor lacks it. */
+/* The instruction set for `asked` (an ISA_*, see isa.c), or −1 when the processor lacks it. */
 int coal_pick_isa(int asked);
 /* h = relu(p0 + s·(base + q)) over len floats, storing base + q; the variants without the store,
  * without base, without either. */

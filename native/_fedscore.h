@@ -25,6 +25,17 @@ extern void openblas_set_num_threads(int);
 extern int openblas_get_num_threads(void);
 extern char *openblas_get_config(void);
 
+/* isa.c: the instruction sets of the coalition kernel and the narrow products (all give the same bits). */
+enum { ISA_AUTO, ISA_SCALAR, ISA_AVX2, ISA_AVX512 };
+/* The instruction set for `asked` (an ISA_*; ISA_AUTO: the best the processor has, within setIsa's
+ * cap), or −1 when the processor lacks it. */
+int pick_isa(int asked);
+napi_value set_isa(napi_env env, napi_callback_info info);
+
+/* narrow.c: C[m×n] = A·B (row-major, no transposes) for n ≤ NARROW_MAX, one FMA chain per entry. */
+#define NARROW_MAX 16
+void narrow_product(int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c);
+
 /* Large products are cut into SPLIT fixed blocks (products.c, "Threads"). */
 #define SPLIT 2
 /* Threads for this process's large products (products.c; 0 until NAPI_MODULE_INIT sets the cores). */

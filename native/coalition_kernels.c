@@ -200,15 +200,7 @@ static void product_scalar(const float *h, const float *w, int64_t H, int64_t C,
   }
 }
 
-int coal_pick_isa(int asked) {
-  __builtin_cpu_init();
-  const int has512 = __builtin_cpu_supports("avx512f");
-  const int has256 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (asked == ISA_AVX512) return has512 ? ISA_AVX512 : -1;
-  if (asked == ISA_AVX2) return has256 ? ISA_AVX2 : -1;
-  if (asked == ISA_SCALAR) return ISA_SCALAR;
-  return has512 ? ISA_AVX512 : has256 ? ISA_AVX2 : ISA_SCALAR;
-}
+int coal_pick_isa(int asked) { return pick_isa(asked); }
 
 /* z = h·w for all classes of the block, with the job's instruction set. */
 void coal_product(const Job *job, const float *h, const float *w, float *z) {

@@ -12,8 +12,8 @@
  *          addition per coalition on average);
  *   h      relu(P₀ + fround(s)·U_S), float32 (affineRelu's operations);
  *   z      h·W2_S + b2_S: each logit one fused multiply-add chain over the hidden units in order,
- *          starting from 0, then + the bias (OpenBLAS's sgemm computes this product the same way
- *          for up to 320 hidden units, see docs/performance.md);
+ *          starting from 0, then + the bias (the addon's gemm computes the tfjs path's product
+ *          the same way, narrow.c, on every processor);
  *   W2_S   combine() of coalition.ts: Σ aᵢΔᵢ in double over the members in order, then
  *          fround(m0 + s·Σ);
  *   counts per class, the examples whose arg-max logit (ties to the lower class) is their label,
@@ -256,7 +256,8 @@ static void *worker(void *arg) {
  *   count    0: all 2^n coalitions, out = the mask (bit i = player i); else `count` coalitions,
  *            members[offsets[j] … offsets[j+1]) strictly increasing, out = j (sort them
  *            lexicographically so that neighbours share prefixes);
- *   isa      0 auto, 1 portable C, 2 AVX2, 3 AVX-512 (all give the same bits).
+ *   isa      0 auto (isa.c: the best the processor has, or setIsa's cap), 1 portable C, 2 AVX2,
+ *            3 AVX-512 (all give the same bits).
  */
 napi_value eval_coalitions(napi_env env, napi_callback_info info) {
   ARGS(17)

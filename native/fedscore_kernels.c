@@ -13,7 +13,8 @@
  * fedscore_kernels.node): this one holds the argument checks and the scratch buffer the kernels
  * share, info() and the registration; products.c the OpenBLAS products and convolutions; loops.c
  * the plain C loops; coalitions.c and coalition_kernels.c the coalition models of a
- * one-hidden-layer MLP.
+ * one-hidden-layer MLP; narrow.c the products with few columns (output layers); isa.c the
+ * instruction set of the kernels that choose one (setIsa).
  * The internal header _fedscore.h declares what they share.
  */
 #include "_fedscore.h"
@@ -108,7 +109,7 @@ int num(napi_env env, napi_value v, const char *name, double *out) {
   }
   return 1;
 }
-/* info(): { library, config, threads }. */
+/* info(): { library, config, threads, isa } (isa: what isa.c picks now, 1 portable C, 2 AVX2, 3 AVX-512). */
 static napi_value blas_info(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value out, v;
@@ -119,6 +120,8 @@ static napi_value blas_info(napi_env env, napi_callback_info info) {
   napi_set_named_property(env, out, "config", v);
   napi_create_int32(env, threads_large, &v);
   napi_set_named_property(env, out, "threads", v);
+  napi_create_int32(env, pick_isa(ISA_AUTO), &v);
+  napi_set_named_property(env, out, "isa", v);
   return out;
 }
 
@@ -152,6 +155,7 @@ NAPI_MODULE_INIT() {
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setLocalThreads", NULL, set_local_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setIsa", NULL, set_isa, NULL, NULL, NULL, napi_enumerable, NULL},
       {"info", NULL, blas_info, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);

@@ -92,6 +92,7 @@ void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, c
  * gemm(batch, transA, transB, m, n, k, a, strideA, b, strideB, c, strideC):
  * for each i < batch, C_i[m,n] = op(A_i)·op(B_i), row-major, where op transposes when the flag
  * is 1 (A_i stored [k,m], B_i stored [n,k]). Strides are in elements; a stride of 0 broadcasts.
+ * Products of at most NARROW_MAX columns without transposes (output layers) go to narrow.c.
  */
 napi_value gemm(napi_env env, napi_callback_info info) {
   ARGS(12)
@@ -115,7 +116,10 @@ napi_value gemm(napi_env env, napi_callback_info info) {
       memset(ci, 0, (size_t)(m * n) * sizeof(float));
       continue;
     }
-    sgemm_rm((int)ta, (int)tb, m, n, k, a + i * sa, b + i * sb, 0.0f, ci);
+    if (!ta && !tb && n <= NARROW_MAX)
+      narrow_product(m, n, k, a + i * sa, b + i * sb, ci); /* narrow.c: the same bits on every processor */
+    else
+      sgemm_rm((int)ta, (int)tb, m, n, k, a + i * sa, b + i * sb, 0.0f, ci);
   }
   return NULL;
 }

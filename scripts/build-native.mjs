@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds fedscore's optional native kernels (every native/*.c: fedscore_kernels.c, products.c,
- * loops.c, coalitions.c, coalition_kernels.c, train.c, layers.c, direct.c, helper.c, with their
+ * loops.c, coalitions.c, coalition_kernels.c, train.c, layers.c, direct.c, helper.c, isa.c, narrow.c, with their
  * internal headers native/_*.h →
  * native/build/fedscore_kernels.node) against OpenBLAS.
  * Runs at `npm install`/`npm ci`; also `npm run build:native`.

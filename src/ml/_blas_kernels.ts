@@ -26,6 +26,12 @@
  * products are cut instead into fixed blocks, each one single-threaded sgemm, that run on up to
  * `FEDSCORE_BLAS_THREADS` threads (default: the cores, at most 2) in the main thread and one
  * after the other in pool workers; native/products.c has the details and figures.
+ *
+ * `FEDSCORE_NATIVE_ISA=avx2` (or `scalar`, `avx512`, `auto`) caps the instruction set of the
+ * kernels that choose their own (native/isa.c: the coalition kernel and the narrow products),
+ * so that a processor with AVX-512 runs the path of one without; they give the same bits with
+ * each. OpenBLAS picks its own kernels per processor; `OPENBLAS_CORETYPE` (Haswell, Zen,
+ * SkylakeX, …) forces one. docs/performance.md says which results depend on which.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -134,8 +140,13 @@ export interface Addon {
   ): void;
   setThreads(threads: number): void;
   setLocalThreads(threads: number): void;
-  info(): { library: string; config: string; threads: number };
+  /** Caps the instruction set of native/isa.c (0 auto, 1 portable C, 2 AVX2, 3 AVX-512); returns the one in use. */
+  setIsa(isa: number): number;
+  info(): { library: string; config: string; threads: number; isa: number };
 }
+
+/** FEDSCORE_NATIVE_ISA's values: the instruction-set cap of native/isa.c. */
+export const NATIVE_ISAS: Readonly<Record<string, number>> = { auto: 0, scalar: 1, avx2: 2, avx512: 3 };
 
 /** What `loadBlasKernels` found: the addon, or why it is not used. */
 export type BlasLoad = { ok: true; addon: Addon; description: string } | { ok: false; why: string };
@@ -151,7 +162,8 @@ let loaded: BlasLoad | undefined;
 
 /**
  * Loads the addon once (see the module comment for the environment variables).
- * @throws RangeError when FEDSCORE_BLAS_THREADS is set but not an integer in [1, 256].
+ * @throws RangeError when FEDSCORE_BLAS_THREADS is set but not an integer in [1, 256], or
+ * FEDSCORE_NATIVE_ISA is set but not a name of NATIVE_ISAS or not supported by this processor.
  */
 export function loadBlasKernels(env: Record<string, string | undefined> = process.env): BlasLoad {
   if (env.FEDSCORE_NATIVE_KERNELS === '0') return { ok: false, why: 'disabled by FEDSCORE_NATIVE_KERNELS=0' };
@@ -159,6 +171,12 @@ export function loadBlasKernels(env: Record<string, string | undefined> = proces
   const k = threads === undefined || threads === '' ? undefined : Number(threads);
   if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > 256))
     throw new RangeError(`FEDSCORE_BLAS_THREADS: expected an integer in [1, 256], got '${threads}'`);
+  const isaName = env.FEDSCORE_NATIVE_ISA;
+  const isa = isaName === undefined || isaName === '' ? undefined : NATIVE_ISAS[isaName];
+  if (isaName !== undefined && isaName !== '' && (isa === undefined || !Object.hasOwn(NATIVE_ISAS, isaName)))
+    throw new RangeError(
+      `FEDSCORE_NATIVE_ISA: expected one of ${Object.keys(NATIVE_ISAS).join(', ')}, got '${isaName}'`,
+    );
   if (!loaded) {
     const path = addonPaths().find((p) => existsSync(p));
     if (!path) loaded = { ok: false, why: 'not built (install libopenblas-dev, then npm run build:native)' };
@@ -171,6 +189,12 @@ export function loadBlasKernels(env: Record<string, string | undefined> = proces
   }
   if (!loaded.ok) return loaded;
   if (k !== undefined) loaded.addon.setThreads(k);
+  if (isa !== undefined)
+    try {
+      loaded.addon.setIsa(isa);
+    } catch {
+      throw new RangeError(`FEDSCORE_NATIVE_ISA: '${isaName}' is not supported by this processor`);
+    }
   const i = loaded.addon.info();
   const version = /OpenBLAS [\d.]+/.exec(i.config)?.[0] ?? i.library;
   loaded = { ...loaded, description: `${version} (${i.threads} thread${i.threads === 1 ? '' : 's'})` };

@@ -24,8 +24,9 @@
  *    native call on two threads, cache-blocked over test rows and coalitions: U_S, relu(P₀ +
  *    s·U_S), the logits h·W2_S + b2_S and the arg-max counts (and the loss, when asked) never
  *    leave the core's caches. Each logit is one fused multiply-add chain over the hidden units,
- *    which is how OpenBLAS's sgemm computes the tfjs path's product for up to 320 hidden units
- *    (checked bit for bit by the tests), so both give the same logits.
+ *    which is how the addon computes the tfjs path's output-layer product (native/narrow.c, not
+ *    OpenBLAS, whose kernel depends on the processor), so both give the same logits on every
+ *    x86-64 processor (checked bit for bit by the tests).
  *  - tfjs, for every other model (deeper MLPs) and backend: per coalition, relu?(P₀ + s·U) by
  *    `nativeAffineRelu` or tfjs kernels, then `forward` over the remaining layers. Only 2-D
  *    products are used: a 3-D batched matMul is ~70× slower than the same work on wasm.
@@ -33,7 +34,8 @@
  * Naive evaluation forms M_S and runs `evaluate` (the oracle the tests compare against). Its
  * first-layer product X·W_S rounds differently from P₀ + s·U_S, so its logits differ in the last
  * bits; accuracies (arg-max counts) agree unless a test example sits on a near-tie between two
- * classes, which the tests and `npm run bench -- ml` check on every coalition they compare.
+ * classes (./near-ties.ts bounds which), which the tests and `npm run bench -- ml` check on every
+ * coalition they compare.
  */
 import * as tf from '@tensorflow/tfjs';
 import { type Coalition, coalitionKey, maskToCoalition, members } from '../../scoring/coalition.js';
@@ -207,6 +209,15 @@ export function coalitionParams(setup: CoalitionSetup, memberList: readonly numb
     0,
     setup.m0.length,
   );
+}
+
+/** aᵢ and s(S) of M_S = M0 + s(S)·Σ_{i∈S} aᵢΔᵢ (see the module comment). Throws RangeError on a bad setup. */
+export function coalitionCoefficients(
+  setup: CoalitionSetup,
+  memberList: readonly number[],
+): { a: Float64Array; s: number } {
+  const coef = checkSetup(setup);
+  return { a: coef.a, s: coef.scale(memberList) };
 }
 
 /** m0[lo..hi) + s·Σ aᵢΔᵢ[lo..hi) over `ms`, in float64, rounded to float32. */
