@@ -45,7 +45,7 @@ export async function sweepCommand(a: SweepArgs): Promise<number> {
       expireInSeconds: a.expireIn ?? DEFAULT_POLICY.expireInSeconds,
     });
     process.stderr.write(
-      `sweep ${s.id}: ${spec.configs.length} configuration(s), ${s.jobs} job(s); ${s.enqueued} enqueued, ${s.jobs - s.enqueued} already finished\n`,
+      `sweep ${s.id}: ${spec.configs.length} configuration(s), ${s.jobs} job(s); ${s.enqueued} to run (a job already queued is not added twice), ${s.jobs - s.enqueued} already finished\n`,
     );
     process.stdout.write(`${s.id}\n`);
     return 0;

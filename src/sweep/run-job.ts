@@ -53,12 +53,16 @@ export async function runJob(
     throw new Error(
       `job: configuration ${entry.label} has digest ${digest}, the sweep recorded ${entry.digest}`,
     );
-  const learner = await createTfLearner({
+  const options = {
     ...dataShapeOf(cfg),
     model: cfg.model,
     training: cfg.training ?? {},
     ...(o.backend ? { backend: o.backend } : {}),
-  });
+  };
+  const key = canonicalJson(options);
+  const kept = o.learners?.get(key);
+  const learner = kept ?? (await createTfLearner(options));
+  if (!kept) o.learners?.set(key, learner);
   try {
     const record = await runSeedRecord(cfg, seed, { learner });
     return {
@@ -68,6 +72,6 @@ export async function runJob(
       codeVersion: o.codeVersion,
     };
   } finally {
-    await learner.close();
+    if (!o.learners) await learner.close();
   }
 }
