@@ -2,9 +2,11 @@
  * `fedscore experiment --config <file.json> --out <dir> [--seeds k] [--backend name]`
  * (flags: src/cli/commands/experiment.ts).
  */
+
+import { resolve } from 'node:path';
 import type { ProgressEvent } from '../fl/engine.js';
 import { describeEstimators, wantsTrueShapley } from '../fl/comparison-config.js';
-import { runExperiment } from '../fl/experiment.js';
+import { assembleResults, runExperiment } from '../fl/experiment.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { agreementTables } from '../fl/report.js';
 import { dataShapeOf } from '../fl/setup.js';
@@ -20,6 +22,10 @@ export interface ExperimentFlags {
   seeds?: number;
   backend?: string;
   quiet?: boolean;
+  /** Processes the seeds run in (default: one per core, at most one per seed; 1: in this process). */
+  workers?: number;
+  /** The `--plugin` modules (each child process of a local sweep imports them too). */
+  plugin?: string[];
 }
 
 /** Rows as aligned text columns: the first left-aligned, the others right-aligned, two spaces apart. */
@@ -49,6 +55,42 @@ function wrap(text: string, indent: string, width = 100): string {
 
 const seconds = (ms: number) =>
   ms < 60_000 ? `${(ms / 1000).toFixed(0)} s` : `${(ms / 60_000).toFixed(1)} min`;
+
+/**
+ * The seeds in this process (one seed, or `--workers 1`), else in child processes, one per core
+ * (src/sweep/local.ts): the same results.json either way, timings aside.
+ */
+async function runSeeds(
+  cfg: Awaited<ReturnType<typeof loadConfig>>,
+  seeds: number[],
+  values: ExperimentFlags,
+  learner: Awaited<ReturnType<typeof createTfLearner>>,
+  onProgress: Parameters<typeof runExperiment>[1]['onProgress'],
+  log: (line: string) => void,
+) {
+  const { defaultWorkers, runSeedsLocally } = await import('../sweep/local.js');
+  const workers = Math.min(values.workers ?? defaultWorkers(seeds.length), seeds.length);
+  if (workers <= 1)
+    return runExperiment(cfg, {
+      learner,
+      seeds,
+      fedscoreVersion: packageVersion(),
+      ...(onProgress ? { onProgress } : {}),
+    });
+  log(`${seeds.length} seeds in ${workers} processes (--workers 1: in this process, with progress by round)`);
+  const t0 = performance.now();
+  const records = await runSeedsLocally(cfg, seeds, {
+    workers,
+    ...(values.backend ? { backend: values.backend } : {}),
+    plugins: (values.plugin ?? []).map((p) => resolve(p)),
+    onSeed: (seed, done, total) =>
+      log(`[seed ${seed}] done (${done}/${total}); ${seconds(performance.now() - t0)} elapsed`),
+  });
+  return assembleResults(cfg, records, {
+    fedscoreVersion: packageVersion(),
+    wallTimeMs: performance.now() - t0,
+  });
+}
 
 /** Runs `fedscore experiment`. @returns the exit code. */
 export async function experimentCommand(values: ExperimentFlags): Promise<number> {
@@ -90,12 +132,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
     }
   };
   try {
-    const results = await runExperiment(cfg, {
-      learner,
-      seeds,
-      fedscoreVersion: packageVersion(),
-      onProgress,
-    });
+    const results = await runSeeds(cfg, seeds, values, learner, onProgress, log);
     const files = await writeOutputs(values.out, results);
     // One table per reference (comparison.byReference), the primary first; ± std only with several
     // seeds; a ratio score reversed by its normalizer is marked † with the explanation under the table.

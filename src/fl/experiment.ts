@@ -187,29 +187,78 @@ function secureAggregationRecord(cfg: ExperimentConfig): { secureAggregation?: S
   };
 }
 
-/** Runs every seed and assembles `results.json`. */
-export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions): Promise<ExperimentResults> {
-  const t0 = performance.now();
-  const runs: RunRecord[] = [];
-  let last: SeedRun | undefined;
+/**
+ * One seed's share of an experiment: its run record and what results.json reports of the seed's
+ * consortium and the learner that ran it. A pure function of (configuration, seed, data, code
+ * version): a sweep job (src/sweep/) computes it on any machine and {@link assembleResults} folds
+ * the seeds into the same results.json as {@link runExperiment}.
+ */
+export interface SeedRecord {
+  run: RunRecord;
+  consortium: { source: string; examples: number[]; roles: string[] };
+  learner: { backend: string; kernels?: string; tfjsVersion: string };
+}
+
+/** Runs one seed (and its true Shapley value when configured) and summarizes it. */
+export async function runSeedRecord(
+  cfg: ExperimentConfig,
+  seed: number,
+  o: Omit<ExperimentOptions, 'seeds' | 'fedscoreVersion'>,
+): Promise<SeedRecord> {
   const wantTrueSv = wantsTrueShapley(cfg);
   if (wantTrueSv && o.data)
     throw new RangeError('comparison.trueShapley: retrains on the configuration’s data; not with given data');
+  const run = await runSeed(cfg, seed, {
+    learner: o.learner,
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    ...(o.data ? { data: o.data } : {}),
+  });
+  const trueSv = wantTrueSv
+    ? await retrainingShapley(cfg, seed, o.learner, (done, total) =>
+        o.onProgress?.({ seed, phase: 'true-sv', done, total }),
+      )
+    : undefined;
+  return {
+    run: await summarize(cfg, run, trueSv),
+    consortium: {
+      source: run.consortium.source,
+      examples: run.consortium.examples,
+      roles: run.consortium.roles,
+    },
+    learner: {
+      backend: o.learner.backend,
+      ...(o.learner.kernels !== undefined ? { kernels: o.learner.kernels } : {}),
+      tfjsVersion: o.learner.tfjsVersion,
+    },
+  };
+}
+
+/** Runs every seed and assembles `results.json`. */
+export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions): Promise<ExperimentResults> {
+  const t0 = performance.now();
+  if (wantsTrueShapley(cfg) && o.data)
+    throw new RangeError('comparison.trueShapley: retrains on the configuration’s data; not with given data');
+  const records: SeedRecord[] = [];
+  for (const seed of o.seeds) records.push(await runSeedRecord(cfg, seed, o));
+  return assembleResults(cfg, records, {
+    fedscoreVersion: o.fedscoreVersion,
+    wallTimeMs: performance.now() - t0,
+  });
+}
+
+/**
+ * results.json from the seeds' records, in seed order (the last seed's consortium and learner
+ * are the ones recorded, as a single-process run records them).
+ * @throws RangeError naming `comparison.reference` when a configured reference was not computed.
+ */
+export function assembleResults(
+  cfg: ExperimentConfig,
+  records: readonly SeedRecord[],
+  o: { fedscoreVersion: string; wallTimeMs: number; node?: string },
+): ExperimentResults {
+  const runs: RunRecord[] = records.map((r) => r.run);
+  const last = records.at(-1);
   const strategy = strategyOf(cfg);
-  for (const seed of o.seeds) {
-    const run = await runSeed(cfg, seed, {
-      learner: o.learner,
-      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-      ...(o.data ? { data: o.data } : {}),
-    });
-    const trueSv = wantTrueSv
-      ? await retrainingShapley(cfg, seed, o.learner, (done, total) =>
-          o.onProgress?.({ seed, phase: 'true-sv', done, total }),
-        )
-      : undefined;
-    runs.push(await summarize(cfg, run, trueSv));
-    last = run;
-  }
   // MR-SV by default; the true SV of the retraining game when it was computed (issue 5); every
   // configured reference gets its own table, the first is the primary one (`comparison.methods`).
   const references = configuredReferences(cfg);
@@ -231,9 +280,13 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     config: cfg,
-    backend: o.learner.backend,
-    ...(o.learner.kernels !== undefined ? { kernels: o.learner.kernels } : {}),
-    versions: { fedscore: o.fedscoreVersion, node: process.version, tfjs: o.learner.tfjsVersion },
+    backend: last?.learner.backend ?? '',
+    ...(last?.learner.kernels !== undefined ? { kernels: last.learner.kernels } : {}),
+    versions: {
+      fedscore: o.fedscoreVersion,
+      node: o.node ?? process.version,
+      tfjs: last?.learner.tfjsVersion ?? '',
+    },
     createdAt: new Date().toISOString(),
     dataSource: last?.consortium.source ?? '',
     visibility: {
@@ -244,7 +297,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
         : 'private mode: the server side saw only masked vectors, the securely aggregated sum and signed score reports; only the comparison harness read individual updates',
     },
     ...secureAggregationRecord(cfg),
-    seeds: o.seeds,
+    seeds: runs.map((r) => r.seed),
     silos: {
       count: cfg.silos,
       names: Array.from({ length: cfg.silos }, (_, i) => `silo-${i}`),
@@ -268,6 +321,6 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
       ...(detection ? { detection } : {}),
     },
     outcomes: outcomesOf(runs, last?.consortium.roles ?? []),
-    wallTimeMs: performance.now() - t0,
+    wallTimeMs: o.wallTimeMs,
   };
 }

@@ -14,7 +14,7 @@ export interface Violation {
 }
 
 /** Layer order of src/: a layer may import itself and the layers after it (downward). */
-const SRC_ORDER = ['cli', 'server', 'client', 'fl', 'ml', 'data'] as const;
+const SRC_ORDER = ['cli', 'sweep', 'server', 'client', 'fl', 'ml', 'data'] as const;
 
 const IMPORT_RE =
   /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -18,6 +18,18 @@ const FLAGS: Record<string, string[]> = {
     '--out <dir>',
     '--seeds <k>',
     '--backend <name>',
+    '--workers <n>',
+    '--quiet',
+    '--plugin <module>',
+  ],
+  sweep: [],
+  worker: [
+    '--queue <url>',
+    '--concurrency <c>',
+    '--backend <name>',
+    '--poll <seconds>',
+    '--maintenance <seconds>',
+    '--idle-exit <seconds>',
     '--quiet',
     '--plugin <module>',
   ],
@@ -80,6 +92,7 @@ const FLAGS: Record<string, string[]> = {
 /** A complete command line per command (the dry runs accept it). */
 const LINES: Record<string, string[]> = {
   experiment: ['--config', 'c.json', '--out', 'o'],
+  worker: ['--queue', 'postgres://u@h:5432/db'],
   score: ['--utilities', 'u.json', '--out', 'o'],
   audit: ['--from', 'o'],
   serve: ['--port', '0'],

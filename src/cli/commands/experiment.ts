@@ -20,6 +20,13 @@ export const experiment: CommandDefinition<ExperimentFlags, ExperimentFlags> = {
       100,
     ),
     backendOption(),
+    integerOption(
+      'workers',
+      'n',
+      'processes the seeds run in on this machine, 1..256 (default: one per core, at most one per seed; 1: this process, with progress by round). Across machines: fedscore sweep',
+      1,
+      256,
+    ),
     new Option('--quiet', 'no progress lines on stderr'),
   ],
   plugins: true,

@@ -1,0 +1,77 @@
+/**
+ * One sweep job, start to end: the seed's record (src/fl/experiment.ts `runSeedRecord`) with the
+ * digests of what it ran — the configuration, the data the seed's consortium was built from, and
+ * the code version.
+ */
+import { createHash } from 'node:crypto';
+import { datasetDigest } from '../data/digest.js';
+import { parseConfig } from '../fl/config.js';
+import { runSeedRecord } from '../fl/experiment.js';
+import type { Learner } from '../fl/learner.js';
+import { buildConsortium, dataShapeOf } from '../fl/setup.js';
+import { createTfLearner } from '../fl/tf-learner.js';
+import { canonicalJson } from '../ml/layers-model.js';
+import { configDigest, type SweepSpec } from './spec.js';
+import type { JobResult } from './store.js';
+
+/** How a job runs on this machine. */
+export interface RunJobOptions {
+  /** `fedscore@<version>` (and the commit when known): recorded with the result. */
+  codeVersion: string;
+  /** The tensor backend (`--backend`); default: the best one available. */
+  backend?: string;
+  /**
+   * Learners kept between jobs, by their options (starting one costs seconds: its training
+   * threads); the caller closes them. Without it each job starts and closes its own.
+   */
+  learners?: Map<string, Learner>;
+}
+
+/**
+ * Hex SHA-256 over the digests (src/data/digest.ts) of every silo's training data, the test set
+ * and the validation set of the seed's consortium, in that order.
+ */
+export function consortiumDataDigest(cfg: ReturnType<typeof parseConfig>, seed: number): string {
+  const c = buildConsortium(cfg, seed);
+  const h = createHash('sha256').update('fedscore/consortium-data/v1\n');
+  for (const d of [...c.silos, c.test, c.validation]) h.update(`${datasetDigest(d)}\n`);
+  return h.digest('hex');
+}
+
+/** Runs configuration `configIndex` of `spec` at `seed`. @throws what the experiment throws. */
+export async function runJob(
+  spec: SweepSpec,
+  configIndex: number,
+  seed: number,
+  o: RunJobOptions,
+): Promise<JobResult> {
+  const entry = spec.configs[configIndex];
+  if (!entry) throw new RangeError(`job: the sweep has no configuration ${configIndex}`);
+  const cfg = parseConfig(entry.config, entry.path);
+  const digest = configDigest(entry.config);
+  if (digest !== entry.digest)
+    throw new Error(
+      `job: configuration ${entry.label} has digest ${digest}, the sweep recorded ${entry.digest}`,
+    );
+  const options = {
+    ...dataShapeOf(cfg),
+    model: cfg.model,
+    training: cfg.training ?? {},
+    ...(o.backend ? { backend: o.backend } : {}),
+  };
+  const key = canonicalJson(options);
+  const kept = o.learners?.get(key);
+  const learner = kept ?? (await createTfLearner(options));
+  if (!kept) o.learners?.set(key, learner);
+  try {
+    const record = await runSeedRecord(cfg, seed, { learner });
+    return {
+      record,
+      configDigest: digest,
+      dataDigest: consortiumDataDigest(cfg, seed),
+      codeVersion: o.codeVersion,
+    };
+  } finally {
+    if (!o.learners) await learner.close();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * A sweep: configurations × seeds, each (configuration, seed) one job — a pure function of the
+ * configuration, the seed, the data and the code version (src/fl/experiment.ts `runSeedRecord`).
+ * The sweep's id is a digest of what it runs, so submitting the same configurations and seeds
+ * again names the same sweep and the same jobs (docs/sweeps.md).
+ */
+import { createHash } from 'node:crypto';
+import type { ExperimentConfig } from '../fl/config.js';
+import { canonicalJson } from '../ml/layers-model.js';
+
+/** One configuration of a sweep, as submitted. */
+export interface SweepConfig {
+  /** The name its outputs go under (`collect --out <dir>/<label>`): the file's base name, made unique. */
+  label: string;
+  /** The file it was read from (for the record; workers read the configuration from the database). */
+  path: string;
+  config: ExperimentConfig;
+  /** Hex SHA-256 of the configuration's canonical JSON. */
+  digest: string;
+}
+
+/** What `sweep submit` stores: the configurations and the seeds each runs. */
+export interface SweepSpec {
+  configs: SweepConfig[];
+  /** The seeds of configuration i: `seeds[i]`. */
+  seeds: number[][];
+}
+
+/** One job: configuration `configIndex` at `seed`. Its key is unique within the sweep. */
+export interface SweepJob {
+  key: string;
+  configIndex: number;
+  seed: number;
+}
+
+/** Hex SHA-256 of a configuration's canonical JSON (sorted keys). */
+export function configDigest(cfg: ExperimentConfig): string {
+  return createHash('sha256').update(canonicalJson(cfg)).digest('hex');
+}
+
+/** `examples/paper003-table4.json` → `paper003-table4`; repeated names get `-2`, `-3`, … */
+export function labelsOf(paths: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return paths.map((p) => {
+    const base = (p.split(/[\\/]/).pop() ?? p).replace(/\.json$/i, '') || 'config';
+    const clean = base.replace(/[^A-Za-z0-9._-]/g, '_');
+    const k = (seen.get(clean) ?? 0) + 1;
+    seen.set(clean, k);
+    return k === 1 ? clean : `${clean}-${k}`;
+  });
+}
+
+/**
+ * The seeds of a configuration as `experiment` counts them: `count` seeds (default: the
+ * configuration's `seeds`, else 1) up from its `seed` (default 1).
+ */
+export function seedsOf(cfg: ExperimentConfig, count?: number): number[] {
+  const k = count ?? cfg.seeds ?? 1;
+  return Array.from({ length: k }, (_, i) => (cfg.seed ?? 1) + i);
+}
+
+/** The sweep's id: `sw-` and 16 hex digits of SHA-256 over the configurations' digests and seeds. */
+export function sweepId(spec: SweepSpec): string {
+  const h = createHash('sha256')
+    .update(canonicalJson({ configs: spec.configs.map((c) => c.digest), seeds: spec.seeds }))
+    .digest('hex');
+  return `sw-${h.slice(0, 16)}`;
+}
+
+/** The sweep's jobs, configuration by configuration, seeds in order. */
+export function jobsOf(spec: SweepSpec): SweepJob[] {
+  return spec.configs.flatMap((c, i) =>
+    (spec.seeds[i] ?? []).map((seed) => ({
+      key: `${i}:${c.digest.slice(0, 12)}:${seed}`,
+      configIndex: i,
+      seed,
+    })),
+  );
+}
+
+/**
+ * The queue's id of a job: a UUID (version-8 layout) from SHA-256 of the sweep id and the job
+ * key, so a resubmission names the job the queue already holds.
+ */
+export function queueJobId(sweep: string, key: string): string {
+  const h = createHash('sha256').update(`fedscore/sweep-job/v1\n${sweep}\n${key}`).digest('hex');
+  const variant = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
