@@ -234,6 +234,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
     config: cfg,
     backend: o.learner.backend,
     ...(o.learner.kernels !== undefined ? { kernels: o.learner.kernels } : {}),
+    ...(o.learner.adapter !== undefined ? { adapter: o.learner.adapter } : {}),
     versions: { fedscore: o.fedscoreVersion, node: process.version, tfjs: o.learner.tfjsVersion },
     createdAt: new Date().toISOString(),
     dataSource: last?.consortium.source ?? '',

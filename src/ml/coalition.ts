@@ -26,6 +26,8 @@
  *    leave the core's caches. Each logit is one fused multiply-add chain over the hidden units,
  *    which is how OpenBLAS's sgemm computes the tfjs path's product for up to 320 hidden units
  *    (checked bit for bit by the tests), so both give the same logits.
+ *  - GPU (_coalition_gpu.ts), on webgpu: a chunk of coalitions per dispatch, as products with a
+ *    coalitions × silos coefficient matrix, reduced to counts and losses on the device.
  *  - tfjs, for every other model (deeper MLPs) and backend: per coalition, relu?(P₀ + s·U) by
  *    `nativeAffineRelu` or tfjs kernels, then `forward` over the remaining layers. Only 2-D
  *    products are used: a 3-D batched matMul is ~70× slower than the same work on wasm.
@@ -47,9 +49,11 @@ import {
 } from '../../scoring/game.js';
 import { nativeAffineRelu } from './_blas_kernels.js';
 import { type CoalitionCounts, coalitionKernel, nativeCoalitions, nativeShape } from './_coalition_fast.js';
-import { accumulate, summarize } from './_reduce.js';
+import { gpuCoalitions, gpuShape } from './_coalition_gpu.js';
+import { accumulateAsync, summarize } from './_reduce.js';
+import { onWebGpu } from './_webgpu.js';
 import { ADDITIVE_CONVENTION, CONVENTIONS, type Convention, DEFAULT_CONVENTION } from './convention.js';
-import { type Evaluation, evaluate } from './evaluate.js';
+import { type Evaluation, evaluateAsync } from './evaluate.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /** Inputs of a coalition evaluator. */
@@ -260,8 +264,8 @@ export function createCoalitionEvaluator(
   const tables: Partial<Record<TableUtility, Float64Array>> = {};
   const complete = () => tables.accuracy && tables.negLoss && tables.perClassAccuracy;
 
-  const naiveOne = (ms: number[]): Utilities =>
-    evaluate(spec, combine(setup.m0, setup.updates, coef, ms, 0, setup.m0.length), data, { batchSize });
+  const naiveOne = (ms: number[]): Promise<Utilities> =>
+    evaluateAsync(spec, combine(setup.m0, setup.updates, coef, ms, 0, setup.m0.length), data, { batchSize });
 
   async function values(coalitions: readonly Coalition[]): Promise<CoalitionValues> {
     const lists = checkCoalitions(coalitions, n);
@@ -277,11 +281,11 @@ export function createCoalitionEvaluator(
       }
     });
     if (inner) {
-      const results = inner.evaluate(todo.map((t) => t.ms));
+      const results = await inner.evaluate(todo.map((t) => t.ms));
       for (const [j, t] of todo.entries()) memo.set(t.key, results[j]!);
     } else {
       for (const t of todo) {
-        memo.set(t.key, naiveOne(t.ms));
+        memo.set(t.key, await naiveOne(t.ms));
         await Promise.resolve();
       }
     }
@@ -313,7 +317,7 @@ export function createCoalitionEvaluator(
     const perClass = new Float64Array(total * C);
     if (inner?.all) {
       const negLoss = withLoss ? new Float64Array(total) : undefined;
-      inner.utilities(inner.all(withLoss), { accuracy, negLoss, perClass });
+      inner.utilities(await inner.all(withLoss), { accuracy, negLoss, perClass });
       tables.accuracy = accuracy;
       tables.perClassAccuracy = perClass;
       if (negLoss) tables.negLoss = negLoss;
@@ -337,7 +341,7 @@ export function createCoalitionEvaluator(
     n,
     numClasses: C,
     mode: resolved,
-    native: inner?.all !== undefined,
+    native: inner?.native === true,
     get evaluations() {
       return tables.accuracy ? 2 ** n : memo.size;
     },
@@ -384,9 +388,11 @@ function fromCounts(r: CoalitionCounts, rows: number, classTotals: Int32Array, o
 
 /** What a combined evaluator offers `createCoalitionEvaluator`. */
 interface CombinedEvaluator {
-  evaluate(lists: number[][]): Utilities[];
-  /** Native only: all 2ⁿ coalitions, indexed by mask (`utilities` turns them into utilities). */
-  all?(withLoss: boolean): CoalitionCounts;
+  /** Whether it is the native kernel. */
+  readonly native: boolean;
+  evaluate(lists: number[][]): Utilities[] | Promise<Utilities[]>;
+  /** Native and GPU: all 2ⁿ coalitions, indexed by mask (`utilities` turns them into utilities). */
+  all?(withLoss: boolean): CoalitionCounts | Promise<CoalitionCounts>;
   utilities(r: CoalitionCounts, out: UtilityArrays): void;
   dispose(): void;
 }
@@ -420,29 +426,49 @@ function combinedEvaluator(
   for (let r = 0; r < N; r++) classTotals[data.y[r]!]!++;
   const utilities = (r: CoalitionCounts, out: UtilityArrays) => fromCounts(r, N, classTotals, out);
 
+  /** Utilities of `lists` from counts `r` whose entry j is coalition order[j]. */
+  const unpack = (lists: number[][], order: readonly number[], r: CoalitionCounts): Utilities[] => {
+    const u = {
+      accuracy: new Float64Array(lists.length),
+      negLoss: new Float64Array(lists.length),
+      perClass: new Float64Array(lists.length * C),
+    };
+    utilities(r, u);
+    const out: Utilities[] = new Array(lists.length);
+    order.forEach((b, j) => {
+      out[b] = {
+        accuracy: u.accuracy[j]!,
+        negLoss: u.negLoss[j]!,
+        perClassAccuracy: u.perClass.slice(j * C, (j + 1) * C),
+      };
+    });
+    return out;
+  };
+  if (onWebGpu() && gpuShape(spec, first)) {
+    const gpu = gpuCoalitions({ spec, m0, updates, data, a: coef.a, scale: coef.scale, first });
+    return {
+      native: false,
+      async evaluate(lists) {
+        return unpack(
+          lists,
+          lists.map((_, b) => b),
+          await gpu.evaluate(lists),
+        );
+      },
+      all: () => gpu.all(),
+      utilities,
+      dispose: () => gpu.dispose(),
+    };
+  }
   const kernel = allowNative && nativeShape(spec, first, updates.length) ? coalitionKernel() : undefined;
   if (kernel) {
     const native = nativeCoalitions(kernel, setup, coef.a, coef.fixedScale ? coef.scale([]) : -1, restStart);
     return {
+      native: true,
       evaluate(lists) {
         // Lexicographic order, so that neighbours share their prefix sums.
         const order = lists.map((_, b) => b).sort((x, y) => lexCompare(lists[x]!, lists[y]!));
-        const r = native.evaluate(order.map((b) => lists[b]!));
-        const u = {
-          accuracy: new Float64Array(lists.length),
-          negLoss: new Float64Array(lists.length),
-          perClass: new Float64Array(lists.length * C),
-        };
-        utilities(r, u);
-        const out: Utilities[] = new Array(lists.length);
-        order.forEach((b, j) => {
-          out[b] = {
-            accuracy: u.accuracy[j]!,
-            negLoss: u.negLoss[j]!,
-            perClassAccuracy: u.perClass.slice(j * C, (j + 1) * C),
-          };
-        });
-        return out;
+        return unpack(lists, order, native.evaluate(order.map((b) => lists[b]!)));
       },
       all: (withLoss) => native.all(withLoss),
       utilities,
@@ -454,7 +480,7 @@ function combinedEvaluator(
   const q = updates.map((u, i) => firstLayer(u, coef.a[i]!));
   const relu = (spec.layers[first] as { relu: boolean }).relu;
 
-  function evaluateBatch(lists: number[][]): Evaluation[] {
+  async function evaluateBatch(lists: number[][]): Promise<Evaluation[]> {
     const results: Evaluation[] = new Array(lists.length);
     // Visit coalitions in lexicographic order of their member lists so that consecutive ones
     // share prefixes; the stack holds U = Σ aᵢPᵢ for each prefix of the current list.
@@ -476,7 +502,7 @@ function combinedEvaluator(
           prefix.push(i);
           stack.push(sum);
         }
-        results[b] = evaluateCoalition(ms, ms.length === 0 ? undefined : stack[ms.length - 1]);
+        results[b] = await evaluateCoalition(ms, ms.length === 0 ? undefined : stack[ms.length - 1]);
       }
     } finally {
       for (const t of stack) t.dispose();
@@ -484,7 +510,7 @@ function combinedEvaluator(
     return results;
   }
 
-  function evaluateCoalition(ms: number[], u: tf.Tensor2D | undefined): Evaluation {
+  async function evaluateCoalition(ms: number[], u: tf.Tensor2D | undefined): Promise<Evaluation> {
     const s = coef.scale(ms);
     const restParams = combine(m0, updates, coef, ms, restStart, m0.length);
     const logits = tf.tidy(() => {
@@ -500,12 +526,15 @@ function combinedEvaluator(
       return forward(spec, ws, z, first + 1);
     });
     const confusion = new Int32Array(C * C);
-    const lossSum = accumulate(logits, data.y, 0, confusion, C);
-    logits.dispose();
-    return summarize(confusion, lossSum, C);
+    try {
+      return summarize(confusion, await accumulateAsync(logits, data.y, 0, confusion, C), C);
+    } finally {
+      logits.dispose();
+    }
   }
 
   return {
+    native: false,
     evaluate: evaluateBatch,
     utilities,
     dispose() {

@@ -33,7 +33,7 @@ describe('initBackend', () => {
       /^FEDSCORE_BACKEND: expected/,
     );
     await expect(initBackend({ backend: 'webgl' as never })).rejects.toThrow(RangeError);
-    expect(() => parseBackendName('x')).toThrow(/^backend: expected one of tensorflow, wasm, cpu/);
+    expect(() => parseBackendName('x')).toThrow(/^backend: expected one of webgpu, tensorflow, wasm, cpu/);
   });
 
   it('a forced backend that cannot load is an error that says why', async () => {
