@@ -5,7 +5,7 @@
  */
 
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
-import type { AdapterInfo } from '../ml/_webgpu.js';
+import type { AdapterInfo } from '../ml/adapter.js';
 import type { Convention } from '../ml/convention.js';
 
 /**
