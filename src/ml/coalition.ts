@@ -85,6 +85,8 @@ export interface EvaluatorOptions {
    * module comment). false keeps the tfjs implementation, for comparisons.
    */
   native?: boolean;
+  /** webgpu: bound on a chunk's largest intermediate, bytes (default 128 MiB; _coalition_gpu.ts). */
+  gpuChunkBytes?: number;
 }
 
 /** The utility a coalition table holds (`CoalitionEvaluator.table`). */
@@ -245,6 +247,9 @@ export function createCoalitionEvaluator(
   const batchSize = options.batchSize ?? 2000;
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new RangeError(`batchSize: expected a positive integer, got ${batchSize}`);
+  const chunkBytes = options.gpuChunkBytes;
+  if (chunkBytes !== undefined && !(Number.isInteger(chunkBytes) && chunkBytes >= 1))
+    throw new RangeError(`gpuChunkBytes: expected a positive integer, got ${chunkBytes}`);
   const { spec, data } = setup;
   const firstParam = spec.layers.findIndex((l) => l.kind === 'dense' || l.kind === 'conv');
   const denseFirst =
@@ -260,7 +265,9 @@ export function createCoalitionEvaluator(
   const C = spec.numClasses;
   const memo = new Map<string, Utilities>();
   const inner =
-    resolved === 'combined' ? combinedEvaluator(setup, coef, firstParam, options.native ?? true) : undefined;
+    resolved === 'combined'
+      ? combinedEvaluator(setup, coef, firstParam, options.native ?? true, options.gpuChunkBytes)
+      : undefined;
   const tables: Partial<Record<TableUtility, Float64Array>> = {};
   const complete = () => tables.accuracy && tables.negLoss && tables.perClassAccuracy;
 
@@ -403,6 +410,7 @@ function combinedEvaluator(
   coef: Coefficients,
   first: number,
   allowNative: boolean,
+  gpuChunkBytes: number | undefined,
 ): CombinedEvaluator {
   const { spec, data, m0, updates } = setup;
   const layout = paramLayout(spec);
@@ -445,7 +453,16 @@ function combinedEvaluator(
     return out;
   };
   if (onWebGpu() && gpuShape(spec, first)) {
-    const gpu = gpuCoalitions({ spec, m0, updates, data, a: coef.a, scale: coef.scale, first });
+    const gpu = gpuCoalitions({
+      spec,
+      m0,
+      updates,
+      data,
+      a: coef.a,
+      scale: coef.scale,
+      first,
+      ...(gpuChunkBytes !== undefined ? { maxChunkBytes: gpuChunkBytes } : {}),
+    });
     return {
       native: false,
       async evaluate(lists) {
