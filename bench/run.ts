@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- [--json <file>] [--baseline <dir>] <section> ...]`: runs the benchmark
  * sections in one process, one after the other, each printing its own Markdown table. Sections:
- * shapley, estimators, msgtg, secagg, ml, layers-model, round, server. Comparisons inside a
+ * shapley, estimators, msgtg, secagg, ml, layers-model, round, server, gpu. Comparisons inside a
  * section are made side by side in the same run (ratios), since these machines are noisy. With
  * `--json <file>`, what the sections report is also written to <file> as one JSON object: the
  * rows they pass to bench/_json.ts's report() (`training`, `secagg`, `serverRound`) and the `json`
@@ -23,6 +23,7 @@ const SECTIONS = [
   'layers-model',
   'round',
   'server',
+  'gpu',
 ] as const;
 const here = dirname(fileURLToPath(import.meta.url));
 

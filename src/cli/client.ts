@@ -14,6 +14,7 @@ import { checkLocalAgainstFile } from '../fl/consortium-of-run.js';
 import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../fl/local-run.js';
 import { type NetworkedRun, networkedLearner, networkedRun } from '../fl/networked.js';
 import { DEFAULT_STRATEGY } from '../fl/strategies/registry.js';
+import { describeAdapter } from '../ml/adapter.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { loadConfig } from './_config.js';
@@ -164,7 +165,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
   try {
     if (pinned) checkLocalAgainstFile(pinned, run, learner, o.silo);
     log(
-      `fedscore client: silo ${o.silo} of ${o.consortium} at ${o.server}; ${run.data.silos[o.silo]!.n} local examples${o.data ? ` from ${o.data}` : ''}; backend ${learner.backend}; rounds ${o.firstRound}..${lastRound}${pinned ? `; pinned consortium file ${o.consortiumFile}` : ''}`,
+      `fedscore client: silo ${o.silo} of ${o.consortium} at ${o.server}; ${run.data.silos[o.silo]!.n} local examples${o.data ? ` from ${o.data}` : ''}; backend ${learner.backend}${learner.adapter ? ` on ${describeAdapter(learner.adapter)}` : ''}; rounds ${o.firstRound}..${lastRound}${pinned ? `; pinned consortium file ${o.consortiumFile}` : ''}`,
     );
     const http = new SiloHttp({
       server: o.server,

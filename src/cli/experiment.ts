@@ -11,6 +11,7 @@ import { writeOutputs } from '../fl/outputs.js';
 import { agreementTables } from '../fl/report.js';
 import { dataShapeOf } from '../fl/setup.js';
 import { createTfLearner } from '../fl/tf-learner.js';
+import { describeAdapter } from '../ml/adapter.js';
 import { loadConfig } from './_config.js';
 import { packageVersion } from './_package.js';
 
@@ -107,7 +108,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
     ...(values.backend ? { backend: values.backend } : {}),
   });
   log(
-    `fedscore experiment '${cfg.name ?? values.config}': ${cfg.silos} silos, ${cfg.rounds} rounds, ${seeds.length} seed(s); backend ${learner.backend}`,
+    `fedscore experiment '${cfg.name ?? values.config}': ${cfg.silos} silos, ${cfg.rounds} rounds, ${seeds.length} seed(s); backend ${learner.backend}${learner.adapter ? ` on ${describeAdapter(learner.adapter)}` : ''}`,
   );
   log(
     `reference estimators: ${describeEstimators(cfg)}${wantsTrueShapley(cfg) ? ', true Shapley of the retraining game' : ''}`,

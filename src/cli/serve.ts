@@ -19,6 +19,7 @@
  */
 import type { Learner } from '../fl/learner.js';
 import { networkedLearner, networkedRun, testSetEvaluator } from '../fl/networked.js';
+import { describeAdapter } from '../ml/adapter.js';
 import { buildApp } from '../server/app.js';
 import type { Evaluator } from '../server/service.js';
 import { openStore, type StoreLocation } from '../server/store/database.js';
@@ -56,7 +57,7 @@ export async function serveCommand(o: ServeArgs): Promise<number> {
       learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
       evaluate = testSetEvaluator(run, learner);
       process.stderr.write(
-        `fedscore serve: evaluating on ${o.config} (seed ${run.seed}): ${run.data.test.n} test examples, digest ${run.testSetDigest}, ${learner.parameterCount} parameters, backend ${learner.backend}\n`,
+        `fedscore serve: evaluating on ${o.config} (seed ${run.seed}): ${run.data.test.n} test examples, digest ${run.testSetDigest}, ${learner.parameterCount} parameters, backend ${learner.backend}${learner.adapter ? ` on ${describeAdapter(learner.adapter)}` : ''}\n`,
       );
     }
     const store = await openStore(o.location);

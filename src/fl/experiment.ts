@@ -8,6 +8,7 @@ import { defaultCorruptTolerated, minimumThreshold, roundThreshold } from '../..
 import { GUARD_BITS } from '../../protocol/weighted.js';
 import { checkEmptyCoalition } from '../../scoring/empty-coalition.js';
 import { exactShapley } from '../../scoring/shapley.js';
+import type { AdapterInfo } from '../ml/adapter.js';
 import { conventionOf } from './aggregator.js';
 import { compareMethods, ROUND_SV, TRUE_SV } from './compare.js';
 import {
@@ -196,7 +197,7 @@ function secureAggregationRecord(cfg: ExperimentConfig): { secureAggregation?: S
 export interface SeedRecord {
   run: RunRecord;
   consortium: { source: string; examples: number[]; roles: string[] };
-  learner: { backend: string; kernels?: string; tfjsVersion: string };
+  learner: { backend: string; kernels?: string; adapter?: AdapterInfo; tfjsVersion: string };
 }
 
 /** Runs one seed (and its true Shapley value when configured) and summarizes it. */
@@ -228,6 +229,7 @@ export async function runSeedRecord(
     learner: {
       backend: o.learner.backend,
       ...(o.learner.kernels !== undefined ? { kernels: o.learner.kernels } : {}),
+      ...(o.learner.adapter !== undefined ? { adapter: o.learner.adapter } : {}),
       tfjsVersion: o.learner.tfjsVersion,
     },
   };
@@ -282,6 +284,7 @@ export function assembleResults(
     config: cfg,
     backend: last?.learner.backend ?? '',
     ...(last?.learner.kernels !== undefined ? { kernels: last.learner.kernels } : {}),
+    ...(last?.learner.adapter !== undefined ? { adapter: last.learner.adapter } : {}),
     versions: {
       fedscore: o.fedscoreVersion,
       node: o.node ?? process.version,

@@ -6,6 +6,7 @@
 
 import type { Game, VectorGame } from '../../scoring/game.js';
 import type { Dataset } from '../data/dataset.js';
+import type { AdapterInfo } from '../ml/adapter.js';
 import type { Convention } from '../ml/convention.js';
 
 /** Utilities of one parameter vector on a dataset. */
@@ -36,10 +37,12 @@ export interface CoalitionSpec {
 }
 
 export interface Learner {
-  /** Backend name recorded in results (`tensorflow`, `wasm`, `cpu`). */
+  /** Backend name recorded in results (`webgpu`, `tensorflow`, `wasm`, `cpu`). */
   readonly backend: string;
   /** Who runs the products and convolutions (BackendInfo.kernels), recorded in results. */
   readonly kernels?: string;
+  /** On `webgpu`: the adapter the run used, recorded in results. */
+  readonly adapter?: AdapterInfo;
   /** Library versions for the results' `versions` field. */
   readonly tfjsVersion: string;
   /** Length of the flat parameter vector. */

@@ -5,6 +5,7 @@
  */
 
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
+import type { AdapterInfo } from '../ml/adapter.js';
 import type { Convention } from '../ml/convention.js';
 
 /**
@@ -156,10 +157,15 @@ export interface ExperimentResults {
   schemaVersion: 1 | typeof RESULTS_SCHEMA_VERSION;
   /** The validated configuration, defaults filled in. */
   config: unknown;
-  /** Tensor backend used (`tensorflow`, `wasm`, `cpu`). */
+  /** Tensor backend used (`webgpu`, `tensorflow`, `wasm`, `cpu`). */
   backend: string;
   /** Who ran the products and convolutions, e.g. `OpenBLAS 0.3.21 (2 threads)` (absent when unknown). */
   kernels?: string;
+  /**
+   * On `webgpu`: the adapter (vendor, architecture, device, description, and whether it is a
+   * software one such as lavapipe). Absent on other backends.
+   */
+  adapter?: AdapterInfo;
   versions: { fedscore: string; node: string; tfjs: string };
   createdAt: string;
   /** Where the data came from (e.g. the Debian package path or the bundled test split). */

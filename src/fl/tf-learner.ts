@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Dataset } from '../data/dataset.js';
 import { type BackendName, initBackend, parseBackendName } from '../ml/backend.js';
 import { classwiseGame, coalitionGame, createCoalitionEvaluator } from '../ml/coalition.js';
-import { evaluate } from '../ml/evaluate.js';
+import { type Evaluation, evaluateAsync } from '../ml/evaluate.js';
 import {
   createModel,
   DEFAULT_MODEL,
@@ -34,7 +34,7 @@ export interface TfLearnerOptions {
   /** Input shape and classes of the data (default Fashion-MNIST: 28×28×1, 10 classes). */
   inputShape?: readonly [number, number, number];
   numClasses?: number;
-  /** Forces a backend (`tensorflow`, `wasm`, `cpu`); default FEDSCORE_BACKEND, then automatic. */
+  /** Forces a backend (`webgpu`, `tensorflow`, `wasm`, `cpu`); default FEDSCORE_BACKEND, then automatic. */
   backend?: string;
   /** Receives the one-line backend description. */
   log?: (line: string) => void;
@@ -78,7 +78,7 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
   if (!Number.isInteger(workers) || workers < 1)
     throw new RangeError(`workers: expected a positive integer, got ${workers}`);
   let pool: TrainPool | undefined;
-  const toUtilities = (e: ReturnType<typeof evaluate>): Utilities => ({
+  const toUtilities = (e: Evaluation): Utilities => ({
     accuracy: e.accuracy,
     loss: e.loss,
     perClass: e.perClassAccuracy,
@@ -86,12 +86,14 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
   return {
     backend: info.name,
     kernels: info.kernels,
+    ...(info.adapter ? { adapter: info.adapter } : {}),
     tfjsVersion: info.tfjsVersion,
     parameterCount: spec.paramCount,
     spec,
     initialParameters: (seed) => (fixed ? Float32Array.from(fixed) : initParams(spec, seed)),
     async trainMany(params, jobs) {
-      if (workers > 1 && jobs.length > 1) {
+      // On the GPU the silos train one after another in this thread: one device, one queue.
+      if (workers > 1 && jobs.length > 1 && info.name !== 'webgpu') {
         pool ??= createTrainPool({ workers, backend: info.name });
         const results = await pool.train(
           jobs.map((j) => ({
@@ -117,7 +119,7 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
       return out;
     },
     async evaluate(params: Float32Array, data: Dataset) {
-      return toUtilities(evaluate(spec, params, data));
+      return toUtilities(await evaluateAsync(spec, params, data));
     },
     coalitionGames(c: CoalitionSpec) {
       const evaluator = createCoalitionEvaluator({

@@ -4,6 +4,7 @@
  */
 import type * as tf from '@tensorflow/tfjs';
 import { heapView, nativeReduceLogits } from './_blas_kernels.js';
+import { onWebGpu } from './_webgpu.js';
 import type { Evaluation } from './evaluate.js';
 
 /**
@@ -29,7 +30,34 @@ export function accumulate(
     const view = heapView(logits) ?? (logits.dataSync() as Float32Array);
     return native(rows, C, view, labels as Int32Array, labelOffset, confusion);
   }
-  const z = logits.dataSync() as Float32Array;
+  return accumulateValues(logits.dataSync() as Float32Array, rows, labels, labelOffset, confusion, C);
+}
+
+/**
+ * `accumulate` with an asynchronous read of the logits, for backends where synchronous reads are
+ * unavailable (webgpu: `dataSync` throws there); on other backends it is `accumulate`.
+ */
+export async function accumulateAsync(
+  logits: tf.Tensor2D,
+  labels: ArrayLike<number>,
+  labelOffset: number,
+  confusion: Int32Array,
+  numClasses: number,
+): Promise<number> {
+  if (!onWebGpu()) return accumulate(logits, labels, labelOffset, confusion, numClasses);
+  const z = (await logits.data()) as Float32Array;
+  return accumulateValues(z, logits.shape[0], labels, labelOffset, confusion, numClasses);
+}
+
+/** The JavaScript reduction of `accumulate` on logits already read back (row-major [rows, C]). */
+function accumulateValues(
+  z: Float32Array,
+  rows: number,
+  labels: ArrayLike<number>,
+  labelOffset: number,
+  confusion: Int32Array,
+  C: number,
+): number {
   let sum = 0;
   for (let k = 0; k < rows; k++) {
     const o = k * C;

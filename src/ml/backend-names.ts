@@ -4,10 +4,13 @@
  */
 
 /** The tfjs backends fedscore knows how to pick. */
-export type BackendName = 'tensorflow' | 'wasm' | 'cpu';
+export type BackendName = 'webgpu' | 'tensorflow' | 'wasm' | 'cpu';
 
-/** Names accepted by `FEDSCORE_BACKEND` and the `backend` option. */
-export const BACKEND_NAMES: readonly BackendName[] = ['tensorflow', 'wasm', 'cpu'];
+/**
+ * Names accepted by `FEDSCORE_BACKEND` and the `backend` option, in the order of the automatic
+ * choice (`webgpu` is taken automatically only on a hardware adapter; backend.ts).
+ */
+export const BACKEND_NAMES: readonly BackendName[] = ['webgpu', 'tensorflow', 'wasm', 'cpu'];
 
 /** Checks a backend name. Throws RangeError naming `field` when it is not one of BACKEND_NAMES. */
 export function parseBackendName(value: string, field = 'backend'): BackendName {

@@ -1,8 +1,10 @@
 /**
  * Tensor backend choice (docs/architecture.md, "Compute backends").
  *
- * Order: `tensorflow` (native libtensorflow from the optional `@tensorflow/tfjs-node-gpu`, then
- * `@tensorflow/tfjs-node`, when installed and loadable) → `wasm` → `cpu`. `FEDSCORE_BACKEND`
+ * Order: `webgpu` (Dawn's WebGPU, `_webgpu.ts`, only on a hardware adapter: a software one such
+ * as Mesa's lavapipe is used only when asked for by name) → `tensorflow` (native libtensorflow
+ * from the optional `@tensorflow/tfjs-node-gpu`, then `@tensorflow/tfjs-node`, when installed and
+ * loadable) → `wasm` → `cpu`. `FEDSCORE_BACKEND`
  * (or the `backend` option, which wins) forces one. tfjs's start-up banner and warnings are
  * silenced with `PROD`. The chosen backend is returned so every run can record it.
  *
@@ -16,8 +18,10 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { registerBlasKernels } from './_blas_kernels.js';
 import { loadNativeAt } from './_native.js';
 import { registerWasmKernels } from './_wasm_kernels.js';
+import { type AdapterInfo, describeAdapter, loadWebGpu } from './_webgpu.js';
 import { BACKEND_NAMES, type BackendName, parseBackendName } from './backend-names.js';
 
+export type { AdapterInfo } from './_webgpu.js';
 export { BACKEND_NAMES, type BackendName, parseBackendName } from './backend-names.js';
 
 /** What `initBackend` chose, for logs and result records. */
@@ -38,6 +42,8 @@ export interface BackendInfo {
    * the reason the native ones are not used.
    */
   readonly kernels: string;
+  /** For `webgpu`: the adapter (vendor, architecture, device, description, software or not). */
+  readonly adapter?: AdapterInfo;
 }
 
 /** Options for `initBackend`. */
@@ -87,7 +93,12 @@ export async function initBackend(options: BackendOptions = {}): Promise<Backend
 
 /** One line for logs: `backend: wasm (auto; skipped tensorflow: not installed)`. */
 export function describeBackend(info: BackendInfo): string {
-  const provider = info.name === 'tensorflow' ? ` via ${info.provider}` : '';
+  const provider =
+    info.name === 'tensorflow'
+      ? ` via ${info.provider}`
+      : info.adapter
+        ? ` on ${describeAdapter(info.adapter)}`
+        : '';
   const skipped = info.skipped.length
     ? `; skipped ${info.skipped.map((s) => `${s.name}: ${s.why}`).join('; ')}`
     : '';
@@ -99,7 +110,7 @@ async function choose(forced: BackendName | undefined, reason: BackendInfo['reas
   const order: BackendName[] = forced ? [forced] : [...BACKEND_NAMES];
   const skipped: { name: string; why: string }[] = [];
   for (const name of order) {
-    const attempt = await tryBackend(name);
+    const attempt = await tryBackend(name, forced === undefined);
     if (attempt.ok) {
       return {
         name,
@@ -108,6 +119,7 @@ async function choose(forced: BackendName | undefined, reason: BackendInfo['reas
         skipped,
         tfjsVersion: tf.version.tfjs,
         kernels: attempt.kernels,
+        ...(attempt.adapter ? { adapter: attempt.adapter } : {}),
       };
     }
     skipped.push({ name, why: attempt.why });
@@ -117,9 +129,28 @@ async function choose(forced: BackendName | undefined, reason: BackendInfo['reas
   );
 }
 
-type Attempt = { ok: true; provider: string; kernels: string } | { ok: false; why: string };
+type Attempt =
+  | { ok: true; provider: string; kernels: string; adapter?: AdapterInfo }
+  | { ok: false; why: string };
 
-async function tryBackend(name: BackendName): Promise<Attempt> {
+async function tryBackend(name: BackendName, auto: boolean): Promise<Attempt> {
+  if (name === 'webgpu') {
+    const gpu = await loadWebGpu();
+    if (!gpu.ok) return { ok: false, why: gpu.why };
+    if (auto && gpu.adapter.software)
+      return {
+        ok: false,
+        why: `software adapter ${describeAdapter(gpu.adapter)} (used only with --backend webgpu)`,
+      };
+    if (!(await activate('webgpu')))
+      return { ok: false, why: `the webgpu backend did not initialize on ${describeAdapter(gpu.adapter)}` };
+    return {
+      ok: true,
+      provider: '@tensorflow/tfjs-backend-webgpu',
+      kernels: 'WebGPU compute shaders',
+      adapter: gpu.adapter,
+    };
+  }
   if (name === 'tensorflow') {
     const whyNot: string[] = [];
     for (const pkg of ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']) {

@@ -27,6 +27,8 @@
  *    which is how the addon computes the tfjs path's output-layer product (native/narrow.c, not
  *    OpenBLAS, whose kernel depends on the processor), so both give the same logits on every
  *    x86-64 processor (checked bit for bit by the tests).
+ *  - GPU (_coalition_gpu.ts), on webgpu: a chunk of coalitions per dispatch, as products with a
+ *    coalitions × silos coefficient matrix, reduced to counts and losses on the device.
  *  - tfjs, for every other model (deeper MLPs) and backend: per coalition, relu?(P₀ + s·U) by
  *    `nativeAffineRelu` or tfjs kernels, then `forward` over the remaining layers. Only 2-D
  *    products are used: a 3-D batched matMul is ~70× slower than the same work on wasm.
@@ -49,7 +51,9 @@ import {
 } from '../../scoring/game.js';
 import { nativeAffineRelu } from './_blas_kernels.js';
 import { type CoalitionCounts, coalitionKernel, nativeCoalitions, nativeShape } from './_coalition_fast.js';
-import { accumulate, summarize } from './_reduce.js';
+import { gpuCoalitions, gpuShape } from './_coalition_gpu.js';
+import { accumulate, accumulateAsync, summarize } from './_reduce.js';
+import { onWebGpu } from './_webgpu.js';
 import {
   ADDITIVE_CONVENTION,
   CONVENTIONS,
@@ -58,7 +62,7 @@ import {
   DEFAULT_CONVENTION,
   FEDAVG_CONVENTION,
 } from './convention.js';
-import { type Evaluation, evaluate } from './evaluate.js';
+import { type Evaluation, evaluate, evaluateAsync } from './evaluate.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /** Inputs of a coalition evaluator. */
@@ -90,6 +94,8 @@ export interface EvaluatorOptions {
    * module comment). false keeps the tfjs implementation, for comparisons.
    */
   native?: boolean;
+  /** webgpu: bound on a chunk's largest intermediate, bytes (default 128 MiB; _coalition_gpu.ts). */
+  gpuChunkBytes?: number;
 }
 
 /** The utility a coalition table holds (`CoalitionEvaluator.table`). */
@@ -260,6 +266,9 @@ export function createCoalitionEvaluator(
   const batchSize = options.batchSize ?? 2000;
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new RangeError(`batchSize: expected a positive integer, got ${batchSize}`);
+  const chunkBytes = options.gpuChunkBytes;
+  if (chunkBytes !== undefined && !(Number.isInteger(chunkBytes) && chunkBytes >= 1))
+    throw new RangeError(`gpuChunkBytes: expected a positive integer, got ${chunkBytes}`);
   const { spec, data } = setup;
   const firstParam = spec.layers.findIndex((l) => l.kind === 'dense' || l.kind === 'conv');
   const denseFirst =
@@ -275,12 +284,14 @@ export function createCoalitionEvaluator(
   const C = spec.numClasses;
   const memo = new Map<string, Utilities>();
   const inner =
-    resolved === 'combined' ? combinedEvaluator(setup, coef, firstParam, options.native ?? true) : undefined;
+    resolved === 'combined'
+      ? combinedEvaluator(setup, coef, firstParam, options.native ?? true, options.gpuChunkBytes)
+      : undefined;
   const tables: Partial<Record<TableUtility, Float64Array>> = {};
   const complete = () => tables.accuracy && tables.negLoss && tables.perClassAccuracy;
 
-  const naiveOne = (ms: number[]): Utilities =>
-    evaluate(spec, combine(setup.m0, setup.updates, coef, ms, 0, setup.m0.length), data, { batchSize });
+  const naiveOne = (ms: number[]): Promise<Utilities> =>
+    evaluateAsync(spec, combine(setup.m0, setup.updates, coef, ms, 0, setup.m0.length), data, { batchSize });
 
   async function values(coalitions: readonly Coalition[]): Promise<CoalitionValues> {
     const lists = checkCoalitions(coalitions, n);
@@ -296,11 +307,11 @@ export function createCoalitionEvaluator(
       }
     });
     if (inner) {
-      const results = inner.evaluate(todo.map((t) => t.ms));
+      const results = await inner.evaluate(todo.map((t) => t.ms));
       for (const [j, t] of todo.entries()) memo.set(t.key, results[j]!);
     } else {
       for (const t of todo) {
-        memo.set(t.key, naiveOne(t.ms));
+        memo.set(t.key, await naiveOne(t.ms));
         await Promise.resolve();
       }
     }
@@ -332,7 +343,7 @@ export function createCoalitionEvaluator(
     const perClass = new Float64Array(total * C);
     if (inner?.all) {
       const negLoss = withLoss ? new Float64Array(total) : undefined;
-      inner.utilities(inner.all(withLoss), { accuracy, negLoss, perClass });
+      inner.utilities(await inner.all(withLoss), { accuracy, negLoss, perClass });
       tables.accuracy = accuracy;
       tables.perClassAccuracy = perClass;
       if (negLoss) tables.negLoss = negLoss;
@@ -356,7 +367,7 @@ export function createCoalitionEvaluator(
     n,
     numClasses: C,
     mode: resolved,
-    native: inner?.all !== undefined,
+    native: inner?.native === true,
     get evaluations() {
       return tables.accuracy ? 2 ** n : memo.size;
     },
@@ -403,9 +414,11 @@ function fromCounts(r: CoalitionCounts, rows: number, classTotals: Int32Array, o
 
 /** What a combined evaluator offers `createCoalitionEvaluator`. */
 interface CombinedEvaluator {
-  evaluate(lists: number[][]): Utilities[];
-  /** Native only: all 2ⁿ coalitions, indexed by mask (`utilities` turns them into utilities). */
-  all?(withLoss: boolean): CoalitionCounts;
+  /** Whether it is the native kernel. */
+  readonly native: boolean;
+  evaluate(lists: number[][]): Utilities[] | Promise<Utilities[]>;
+  /** Native and GPU: all 2ⁿ coalitions, indexed by mask (`utilities` turns them into utilities). */
+  all?(withLoss: boolean): CoalitionCounts | Promise<CoalitionCounts>;
   utilities(r: CoalitionCounts, out: UtilityArrays): void;
   dispose(): void;
 }
@@ -416,6 +429,7 @@ function combinedEvaluator(
   coef: Coefficients,
   first: number,
   allowNative: boolean,
+  gpuChunkBytes: number | undefined,
 ): CombinedEvaluator {
   const { spec, data, m0, updates } = setup;
   const layout = paramLayout(spec);
@@ -439,6 +453,49 @@ function combinedEvaluator(
   for (let r = 0; r < N; r++) classTotals[data.y[r]!]!++;
   const utilities = (r: CoalitionCounts, out: UtilityArrays) => fromCounts(r, N, classTotals, out);
 
+  /** Utilities of `lists` from counts `r` whose entry j is coalition order[j]. */
+  const unpack = (lists: number[][], order: readonly number[], r: CoalitionCounts): Utilities[] => {
+    const u = {
+      accuracy: new Float64Array(lists.length),
+      negLoss: new Float64Array(lists.length),
+      perClass: new Float64Array(lists.length * C),
+    };
+    utilities(r, u);
+    const out: Utilities[] = new Array(lists.length);
+    order.forEach((b, j) => {
+      out[b] = {
+        accuracy: u.accuracy[j]!,
+        negLoss: u.negLoss[j]!,
+        perClassAccuracy: u.perClass.slice(j * C, (j + 1) * C),
+      };
+    });
+    return out;
+  };
+  if (onWebGpu() && gpuShape(spec, first)) {
+    const gpu = gpuCoalitions({
+      spec,
+      m0,
+      updates,
+      data,
+      a: coef.a,
+      scale: coef.scale,
+      first,
+      ...(gpuChunkBytes !== undefined ? { maxChunkBytes: gpuChunkBytes } : {}),
+    });
+    return {
+      native: false,
+      async evaluate(lists) {
+        return unpack(
+          lists,
+          lists.map((_, b) => b),
+          await gpu.evaluate(lists),
+        );
+      },
+      all: () => gpu.all(),
+      utilities,
+      dispose: () => gpu.dispose(),
+    };
+  }
   const kernel =
     allowNative && !(coef.zeroWeight && !coef.fixedScale) && nativeShape(spec, first, updates.length)
       ? coalitionKernel()
@@ -446,25 +503,11 @@ function combinedEvaluator(
   if (kernel) {
     const native = nativeCoalitions(kernel, setup, coef.a, coef.fixedScale ? coef.scale([]) : -1, restStart);
     return {
+      native: true,
       evaluate(lists) {
         // Lexicographic order, so that neighbours share their prefix sums.
         const order = lists.map((_, b) => b).sort((x, y) => lexCompare(lists[x]!, lists[y]!));
-        const r = native.evaluate(order.map((b) => lists[b]!));
-        const u = {
-          accuracy: new Float64Array(lists.length),
-          negLoss: new Float64Array(lists.length),
-          perClass: new Float64Array(lists.length * C),
-        };
-        utilities(r, u);
-        const out: Utilities[] = new Array(lists.length);
-        order.forEach((b, j) => {
-          out[b] = {
-            accuracy: u.accuracy[j]!,
-            negLoss: u.negLoss[j]!,
-            perClassAccuracy: u.perClass.slice(j * C, (j + 1) * C),
-          };
-        });
-        return out;
+        return unpack(lists, order, native.evaluate(order.map((b) => lists[b]!)));
       },
       all: (withLoss) => native.all(withLoss),
       utilities,
@@ -476,7 +519,7 @@ function combinedEvaluator(
   const q = updates.map((u, i) => firstLayer(u, coef.a[i]!));
   const relu = (spec.layers[first] as { relu: boolean }).relu;
 
-  function evaluateBatch(lists: number[][]): Evaluation[] {
+  async function evaluateBatch(lists: number[][]): Promise<Evaluation[]> {
     const results: Evaluation[] = new Array(lists.length);
     // Visit coalitions in lexicographic order of their member lists so that consecutive ones
     // share prefixes; the stack holds U = Σ aᵢPᵢ for each prefix of the current list.
@@ -498,7 +541,7 @@ function combinedEvaluator(
           prefix.push(i);
           stack.push(sum);
         }
-        results[b] = evaluateCoalition(ms, ms.length === 0 ? undefined : stack[ms.length - 1]);
+        results[b] = await evaluateCoalition(ms, ms.length === 0 ? undefined : stack[ms.length - 1]);
       }
     } finally {
       for (const t of stack) t.dispose();
@@ -506,7 +549,7 @@ function combinedEvaluator(
     return results;
   }
 
-  function evaluateCoalition(ms: number[], u: tf.Tensor2D | undefined): Evaluation {
+  async function evaluateCoalition(ms: number[], u: tf.Tensor2D | undefined): Promise<Evaluation> {
     const s = coef.scale(ms);
     const restParams = combine(m0, updates, coef, ms, restStart, m0.length);
     const logits = tf.tidy(() => {
@@ -522,12 +565,15 @@ function combinedEvaluator(
       return forward(spec, ws, z, first + 1);
     });
     const confusion = new Int32Array(C * C);
-    const lossSum = accumulate(logits, data.y, 0, confusion, C);
-    logits.dispose();
-    return summarize(confusion, lossSum, C);
+    try {
+      return summarize(confusion, await accumulateAsync(logits, data.y, 0, confusion, C), C);
+    } finally {
+      logits.dispose();
+    }
   }
 
   return {
+    native: false,
     evaluate: evaluateBatch,
     utilities,
     dispose() {

@@ -10,7 +10,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../../scoring/random.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
+import { trainOnGpu } from './_gpu_train.js';
 import { nativeTrainer } from './_native_train.js';
+import { onWebGpu } from './_webgpu.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /**
@@ -114,7 +116,8 @@ function checkInteger(field: string, v: number, min: number) {
 
 /**
  * Trains `spec` from `m0` on `data` and returns Δ = M_local − M0. Uses the active tfjs backend
- * (call `initBackend` first). Deterministic for a given seed and backend.
+ * (call `initBackend` first). Deterministic for a given seed and backend. On webgpu the whole
+ * loop runs on the device (_gpu_train.ts), with no synchronous read.
  *
  * @throws RangeError/TypeError naming the bad field (shapes, labels count, options).
  */
@@ -151,6 +154,27 @@ export async function trainLocal(
   if (!Number.isFinite(options.seed))
     throw new RangeError(`seed: expected a finite number, got ${options.seed}`);
 
+  const rng = createRng(options.seed);
+  // With `steps`, as many passes as the steps need (the last one cut short).
+  const passes =
+    maxSteps === undefined ? epochs : data.n === 0 ? 0 : Math.ceil(maxSteps / Math.ceil(data.n / batchSize));
+  if (onWebGpu()) {
+    // On the GPU, θ and the optimizer state stay on the device (_gpu_train.ts).
+    return trainOnGpu(spec, m0, data, {
+      passes,
+      maxSteps,
+      batchSize,
+      optimizer: opt,
+      lr,
+      wd,
+      momentum,
+      beta1,
+      beta2,
+      eps,
+      rng,
+      onEpoch: options.onEpoch,
+    });
+  }
   const layout = paramLayout(spec);
   const features = data.x.length / Math.max(1, data.n);
   const classes = spec.numClasses;
@@ -175,13 +199,9 @@ export async function trainLocal(
   const fused = nativeTrainer(spec, batchSize);
   const labels = new Int32Array(fused ? batchSize : 0);
   const hyper = new Float64Array([wd, beta1, beta2, 0, 0, eps]);
-  const rng = createRng(options.seed);
   const order = new Int32Array(data.n);
   const xBuf = new Float32Array(batchSize * features);
   const yBuf = new Float32Array(batchSize * classes);
-  // With `steps`, as many passes as the steps need (the last one cut short).
-  const passes =
-    maxSteps === undefined ? epochs : data.n === 0 ? 0 : Math.ceil(maxSteps / Math.ceil(data.n / batchSize));
   const epochLosses = new Float64Array(passes);
   let steps = 0;
   let samples = 0;

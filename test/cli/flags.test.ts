@@ -39,7 +39,7 @@ describe('flag parsers', () => {
     expect(() => parse(idOption('id', ''), ['--id', '-x'])).toThrow(/^--id: expected lower-case/);
     expect(parse(backendOption(), ['--backend', 'wasm'])).toBe('wasm');
     expect(() => parse(backendOption(), ['--backend', 'gpu'])).toThrow(
-      "--backend: expected one of tensorflow, wasm, cpu, got 'gpu'",
+      "--backend: expected one of webgpu, tensorflow, wasm, cpu, got 'gpu'",
     );
   });
 

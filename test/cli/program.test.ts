@@ -234,7 +234,7 @@ describe('usage errors: exit code 2, a pointer to help, nothing runs', () => {
       `fedscore: --seeds: expected an integer in [1, 100], got '101'\n${hint('experiment')}`,
     );
     expect((await cli(['client', ...LINES.client!, '--backend', 'gpu'])).err).toBe(
-      `fedscore: --backend: expected one of tensorflow, wasm, cpu, got 'gpu'\n${hint('client')}`,
+      `fedscore: --backend: expected one of webgpu, tensorflow, wasm, cpu, got 'gpu'\n${hint('client')}`,
     );
     expect((await cli(['demo', '--silos'])).err).toBe(
       `fedscore: option '--silos <n>' argument missing\n${hint('demo')}`,

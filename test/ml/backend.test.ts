@@ -5,16 +5,19 @@ import { currentBackend, describeBackend, initBackend, parseBackendName } from '
 describe('initBackend', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('picks tensorflow when loadable, else wasm, and records what it skipped', async () => {
+  it('picks webgpu on a hardware adapter, else tensorflow when loadable, else wasm, and records what it skipped', async () => {
     const info = await initBackend({ env: {} });
     expect(info.reason).toBe('auto');
     expect(currentBackend()).toBe(info);
     expect(tf.getBackend()).toBe(info.name);
     if (info.name === 'wasm') {
-      // This machine cannot install @tensorflow/tfjs-node: the skip must say why.
-      expect(info.skipped.map((s) => s.name)).toEqual(['tensorflow']);
-      expect(info.skipped[0]!.why).toMatch(/tfjs-node-gpu .*tfjs-node /);
-    } else expect(info.name).toBe('tensorflow');
+      // This machine has no hardware GPU (at most lavapipe, software) and cannot install
+      // @tensorflow/tfjs-node: the skips must say why.
+      expect(info.skipped.map((s) => s.name)).toEqual(['webgpu', 'tensorflow']);
+      expect(info.skipped[0]!.why).toMatch(/^(software adapter |no WebGPU adapter|the webgpu package)/);
+      expect(info.skipped[1]!.why).toMatch(/tfjs-node-gpu .*tfjs-node /);
+    } else if (info.name === 'tensorflow') expect(info.skipped.map((s) => s.name)).toEqual(['webgpu']);
+    else expect(info).toMatchObject({ name: 'webgpu', adapter: { software: false } });
     expect(describeBackend(info)).toMatch(new RegExp(`^backend: ${info.name}`));
   });
 
@@ -33,7 +36,7 @@ describe('initBackend', () => {
       /^FEDSCORE_BACKEND: expected/,
     );
     await expect(initBackend({ backend: 'webgl' as never })).rejects.toThrow(RangeError);
-    expect(() => parseBackendName('x')).toThrow(/^backend: expected one of tensorflow, wasm, cpu/);
+    expect(() => parseBackendName('x')).toThrow(/^backend: expected one of webgpu, tensorflow, wasm, cpu/);
   });
 
   it('a forced backend that cannot load is an error that says why', async () => {

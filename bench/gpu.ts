@@ -1,0 +1,246 @@
+/**
+ * `npm run bench -- gpu [--quick] [--chunk-mb M]` (also `scripts/gpu-check.sh`, which runs this
+ * file bundled on a GPU machine without network): the webgpu backend against the CPU path
+ * (wasm, with the OpenBLAS kernels when built) in the same process, on the same machine.
+ *
+ * Rows (docs/performance.md, "GPU: WebGPU"):
+ *  - the adapter (vendor, architecture, description; software or hardware);
+ *  - agreement with the CPU path: a square matMul's max |diff|; an MLP 784-200-10's Δ after a
+ *    few Adam steps; the exact Shapley table of the smallest n (accuracies, Shapley values);
+ *  - training samples/s of the MLP 784-200-10, cnn003 and LeNet-5 (Adam, batch 64) on the GPU
+ *    against the CPU path on one core and on all cores (the engine trains one silo per core on
+ *    worker threads; this bench counts the one-core rate × cores, an upper bound of the CPU path,
+ *    so the ratio against it is a lower bound for the GPU);
+ *  - exact per-round Shapley at n = 15 and n = 20 (MLP 784-200-10, 2,000 test images): the
+ *    2ⁿ-coalition accuracy table on the GPU against the CPU path, seconds and ratio.
+ * `--quick`: small sizes (n = 4 and 6, 200 test images, fewer samples), for lavapipe and CI.
+ * Data are seeded synthetic images (src/data/synthetic.ts): the timing does not depend on them.
+ */
+import { availableParallelism } from 'node:os';
+import * as tf from '@tensorflow/tfjs';
+import { createRng } from '../scoring/random.js';
+import { exactShapley } from '../scoring/shapley.js';
+import { gaussianMixture } from '../src/data/synthetic.js';
+import { type BackendName, describeBackend, initBackend } from '../src/ml/backend.js';
+import { createCoalitionEvaluator } from '../src/ml/coalition.js';
+import { createModel } from '../src/ml/model-registry.js';
+import { type Examples, initParams, type ModelSpec } from '../src/ml/models.js';
+import { trainLocal } from '../src/ml/train.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const chunkAt = args.indexOf('--chunk-mb');
+const chunkMb = chunkAt >= 0 ? Number(args[chunkAt + 1]) : undefined;
+if (chunkMb !== undefined && !(Number.isFinite(chunkMb) && chunkMb > 0)) {
+  console.error(`bench gpu: --chunk-mb: expected a positive number, got ${args[chunkAt + 1]}`);
+  process.exit(2);
+}
+
+const SIZES = quick
+  ? { matmul: 128, trainSamples: { mlp: 256, cnn003: 16, lenet5: 64 }, testImages: 200, players: [4, 6] }
+  : {
+      matmul: 1024,
+      trainSamples: { mlp: 4096, cnn003: 512, lenet5: 2048 },
+      testImages: 2000,
+      players: [15, 20],
+    };
+
+/** What `main` returns for `--json` (`gpu`). */
+export interface GpuBench {
+  adapter: string;
+  cores: number;
+  agreement: {
+    matmulMaxAbsDiff: number;
+    mlpDeltaMaxAbsDiff: number;
+    shapleyMaxAbsDiff: number;
+    tableEqual: boolean;
+  };
+  training: { model: string; gpu: number; cpuOneCore: number; cpuAllCores: number; ratio: number }[];
+  shapley: {
+    n: number;
+    coalitions: number;
+    gpuSeconds: number;
+    cpuSeconds: number;
+    ratio: number;
+    chunk: string;
+  }[];
+}
+
+async function use(name: BackendName): Promise<string> {
+  const info = await initBackend({ backend: name });
+  return describeBackend(info);
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
+  return m;
+}
+
+const images = (n: number, seed: number): Examples =>
+  gaussianMixture({ n, shape: [28, 28, 1], numClasses: 10, seed });
+
+/** Samples/s of one silo's local training (Adam, batch 64, one epoch), after a warm-up. */
+async function trainingRate(spec: ModelSpec, data: Examples): Promise<number> {
+  const m0 = initParams(spec, 1);
+  const w = Math.min(data.n, 128);
+  const warm = {
+    ...data,
+    n: w,
+    x: data.x.subarray(0, w * 784),
+    y: Int32Array.from({ length: w }, (_, i) => data.y[i]!),
+  };
+  await trainLocal(spec, m0, warm, { seed: 0, weightDecay: 1e-3 });
+  const t = performance.now();
+  await trainLocal(spec, m0, data, { seed: 1, weightDecay: 1e-3 });
+  return data.n / ((performance.now() - t) / 1000);
+}
+
+async function shapleyTable(
+  spec: ModelSpec,
+  n: number,
+  test: Examples,
+): Promise<{ table: Float64Array; seconds: number; chunk: string }> {
+  const m0 = initParams(spec, 2);
+  const updates = Array.from({ length: n }, (_, i) => {
+    const u = initParams(spec, 100 + i);
+    for (let k = 0; k < u.length; k++) u[k] = u[k]! * 0.05;
+    return u;
+  });
+  const t = performance.now();
+  const ev = createCoalitionEvaluator(
+    { spec, m0, updates, weights: updates.map((_, i) => 100 + 10 * i), data: test },
+    chunkMb !== undefined ? { gpuChunkBytes: Math.round(chunkMb * 2 ** 20) } : {},
+  );
+  try {
+    const table = await ev.table('accuracy');
+    const how = ev.native ? 'native kernel' : ev.mode;
+    return { table, seconds: (performance.now() - t) / 1000, chunk: how };
+  } finally {
+    ev.dispose();
+  }
+}
+
+export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
+  let gpuLine: string;
+  try {
+    gpuLine = await use('webgpu');
+  } catch (e) {
+    console.log(`\n## gpu: skipped, no WebGPU adapter (${(e as Error).message})`);
+    if (process.env.FEDSCORE_GPU_CHECK_MAIN === '1') process.exitCode = 1;
+    return undefined;
+  }
+  const cpuLine = await use('wasm');
+  await use('webgpu');
+  const cores = availableParallelism();
+  console.log(
+    `\n## gpu — ${gpuLine}\nCPU path: ${cpuLine}; ${cores} cores${quick ? '; --quick sizes' : ''}\n`,
+  );
+
+  // Agreement.
+  const square = SIZES.matmul;
+  const rng = createRng(3);
+  const a = Float32Array.from({ length: square * square }, () => rng.next());
+  const product = async () => {
+    const x = tf.tensor2d(a, [square, square]);
+    const y = tf.matMul(x, x);
+    const out = (await y.data()) as Float32Array;
+    tf.dispose([x, y]);
+    return out;
+  };
+  const mg = await product();
+  await use('wasm');
+  const mc = await product();
+  await use('webgpu');
+  const mlp = createModel('mlp', { hidden: [200], inputShape: [28, 28, 1], numClasses: 10 });
+  const few = images(256, 5);
+  const opts = { seed: 2, steps: 4, weightDecay: 1e-3 };
+  const dg = await trainLocal(mlp, initParams(mlp, 1), few, opts);
+  await use('wasm');
+  const dc = await trainLocal(mlp, initParams(mlp, 1), few, opts);
+  await use('webgpu');
+
+  // Training.
+  const training: GpuBench['training'] = [];
+  for (const kind of ['mlp', 'cnn003', 'lenet5'] as const) {
+    const spec = kind === 'mlp' ? mlp : createModel(kind, { inputShape: [28, 28, 1], numClasses: 10 });
+    const data = images(SIZES.trainSamples[kind], 7);
+    const gpu = await trainingRate(spec, data);
+    await use('wasm');
+    const cpu = await trainingRate(spec, data);
+    await use('webgpu');
+    training.push({
+      model: spec.name,
+      gpu,
+      cpuOneCore: cpu,
+      cpuAllCores: cpu * cores,
+      ratio: gpu / (cpu * cores),
+    });
+  }
+
+  // Exact per-round Shapley.
+  const test = images(SIZES.testImages, 9);
+  const shapley: GpuBench['shapley'] = [];
+  let agreement = { shapleyMaxAbsDiff: Number.NaN, tableEqual: false };
+  for (const n of SIZES.players) {
+    const g = await shapleyTable(mlp, n, test);
+    await use('wasm');
+    const c = await shapleyTable(mlp, n, test);
+    await use('webgpu');
+    if (n === SIZES.players[0])
+      agreement = {
+        shapleyMaxAbsDiff: maxAbsDiff(exactShapley(n, g.table), exactShapley(n, c.table)),
+        tableEqual: maxAbsDiff(g.table, c.table) === 0,
+      };
+    shapley.push({
+      n,
+      coalitions: 2 ** n,
+      gpuSeconds: g.seconds,
+      cpuSeconds: c.seconds,
+      ratio: c.seconds / g.seconds,
+      chunk: `gpu ${g.chunk}, cpu ${c.chunk}`,
+    });
+  }
+
+  const result: GpuBench = {
+    adapter: gpuLine,
+    cores,
+    agreement: {
+      matmulMaxAbsDiff: maxAbsDiff(mg, mc),
+      mlpDeltaMaxAbsDiff: maxAbsDiff(dg.delta, dc.delta),
+      ...agreement,
+    },
+    training,
+    shapley,
+  };
+  const f = (x: number, d = 1) => x.toFixed(d);
+  console.log('| agreement with the CPU path | value |\n|---|---:|');
+  console.log(`| ${square}² matMul max abs diff | ${result.agreement.matmulMaxAbsDiff.toExponential(2)} |`);
+  console.log(
+    `| MLP 784-200-10 Δ after 4 Adam steps, max abs diff | ${result.agreement.mlpDeltaMaxAbsDiff.toExponential(2)} |`,
+  );
+  console.log(
+    `| exact Shapley n = ${SIZES.players[0]}: accuracy table equal / Shapley max abs diff | ${result.agreement.tableEqual ? 'yes' : 'no'} / ${result.agreement.shapleyMaxAbsDiff.toExponential(2)} |`,
+  );
+  console.log(
+    '\n| training (Adam, batch 64) | GPU samples/s | CPU 1 core | CPU all cores (1 core × cores) | GPU ÷ CPU all cores |',
+  );
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of training)
+    console.log(
+      `| ${r.model} | ${f(r.gpu)} | ${f(r.cpuOneCore)} | ${f(r.cpuAllCores)} | ${f(r.ratio, 2)}× |`,
+    );
+  console.log(
+    `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | CPU s | CPU ÷ GPU | paths |`,
+  );
+  console.log('|---|---:|---:|---:|---:|---|');
+  for (const r of shapley)
+    console.log(
+      `| n = ${r.n} | ${r.coalitions} | ${f(r.gpuSeconds, 2)} | ${f(r.cpuSeconds, 2)} | ${f(r.ratio, 2)}× | ${r.chunk} |`,
+    );
+  return { json: { gpu: result } };
+}
+
+// Run directly (the bundle of scripts/gpu-check.sh, or `npx tsx bench/gpu.ts`).
+if (process.env.FEDSCORE_GPU_CHECK_MAIN === '1' || import.meta.url === `file://${process.argv[1]}`)
+  await main();

@@ -1,0 +1,187 @@
+/**
+ * Combined coalition evaluation on the GPU (webgpu backend; internal to coalition.ts, whose
+ * module comment defines M_S = M0 + s(S)·Σ_{i∈S} aᵢΔᵢ and the combined first layer).
+ *
+ * Many coalition models per dispatch: a chunk of K coalitions is one K×n coefficient matrix
+ * C[k,i] = s(S_k)·aᵢ·[i ∈ S_k], and every per-coalition quantity is a product with it:
+ *  - first (dense) layer: Z = relu?(P₀ + C·P), P the n × (N·H) stack of Pᵢ = X·ΔWᵢ + Δbᵢ
+ *    (computed once), one [K,n]×[n,N·H] product for the whole chunk;
+ *  - each later dense layer ℓ: W_S = W₀ + C·ΔW (the n × (in·out) stack of the silos' ΔWᵢ) and
+ *    b_S likewise, then one batched [K,N,in]×[K,in,out] product;
+ *  - the reduction on the device: arg-max per test row (ties as tfjs's argMax resolves them),
+ *    correct counts per class as one [K,N]×[N,C] product with the one-hot labels, and the
+ *    summed cross-entropy Σ_r (logsumexp(z_r) − z_r[y_r]).
+ * Only K·(C + 1) numbers come back per chunk, read asynchronously (`.data()`), with the next
+ * chunk already queued (two in flight). K is chosen so that the largest intermediate
+ * ([K, N, widest layer] float32) fits `maxChunkBytes`.
+ *
+ * The sums run in float32 on the device in the GPU's order (coalition.ts's tfjs and native paths
+ * sum U_S in float32 along the prefix tree and combine the later layers in float64), so logits
+ * differ in the last bits and a test row on a near-tie may flip its arg-max:
+ * test/ml/webgpu.test.ts bounds the accuracy and loss differences.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { CoalitionCounts } from './_coalition_fast.js';
+import type { Examples, ModelSpec } from './models.js';
+import { paramLayout } from './models.js';
+
+/** What coalition.ts hands over (its checked setup and coefficients). */
+export interface GpuCoalitionSetup {
+  readonly spec: ModelSpec;
+  readonly m0: Float32Array;
+  readonly updates: readonly Float32Array[];
+  readonly data: Examples;
+  /** aᵢ per silo. */
+  readonly a: Float64Array;
+  /** s(S) from the sorted members. */
+  readonly scale: (members: readonly number[]) => number;
+  /** Index in spec.layers of the first (dense) parametrized layer. */
+  readonly first: number;
+  /** Bound on the largest intermediate of a chunk, bytes (default 128 MiB). */
+  readonly maxChunkBytes?: number;
+}
+
+/** The GPU evaluator of one setup. */
+export interface GpuCoalitions {
+  /** Coalitions per dispatch. */
+  readonly chunk: number;
+  /** The listed coalitions (member lists), in list order. */
+  evaluate(lists: readonly (readonly number[])[]): Promise<CoalitionCounts>;
+  /** All 2ⁿ coalitions, indexed by mask (bit i = player i). */
+  all(): Promise<CoalitionCounts>;
+  dispose(): void;
+}
+
+/**
+ * Whether the GPU evaluator applies: the layers after the first dense one are dense (or
+ * flatten, a no-op on a flat input).
+ */
+export function gpuShape(spec: ModelSpec, first: number): boolean {
+  return spec.layers.slice(first + 1).every((l) => l.kind === 'dense' || l.kind === 'flatten');
+}
+
+const DEFAULT_CHUNK_BYTES = 128 * 2 ** 20;
+
+/** Builds the device-resident stacks (see the module comment). Call only when `gpuShape`. */
+export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
+  const { spec, m0, updates, data, a, scale, first } = setup;
+  const n = updates.length;
+  const N = data.n;
+  const C = spec.numClasses;
+  const layout = paramLayout(spec);
+  const [wE, bE] = [layout[0]!, layout[1]!];
+  const F = wE.shape[0]!;
+  const H = wE.shape[1]!;
+  const firstRelu = (spec.layers[first] as { relu: boolean }).relu;
+  const restLayers = spec.layers.slice(first + 1).filter((l) => l.kind === 'dense') as {
+    relu: boolean;
+  }[];
+  const slice = (p: Float32Array, e: { offset: number; size: number }) =>
+    p.subarray(e.offset, e.offset + e.size);
+  const rest = restLayers.map((l, j) => {
+    const w = layout[2 + 2 * j]!;
+    const b = layout[3 + 2 * j]!;
+    const [inW, outW] = [w.shape[0]!, w.shape[1]!];
+    const stack = (e: typeof w) => {
+      const flat = new Float32Array(n * e.size);
+      for (const [i, u] of updates.entries()) flat.set(slice(u, e), i * e.size);
+      return tf.tensor2d(flat, [n, e.size]);
+    };
+    return {
+      relu: l.relu,
+      inW,
+      outW,
+      w0: tf.tensor2d(slice(m0, w), [inW, outW]),
+      b0: tf.tensor1d(slice(m0, b)),
+      dw: stack(w),
+      db: stack(b),
+    };
+  });
+  const { p0, q, onehot, labels } = tf.tidy(() => {
+    const x = tf.tensor2d(data.x, [N, F]);
+    const layer = (p: Float32Array) =>
+      tf.add(tf.matMul(x, tf.tensor2d(slice(p, wE), [F, H])), tf.tensor1d(slice(p, bE)));
+    const labels = tf.tensor1d(Int32Array.from(data.y), 'int32');
+    return {
+      p0: layer(m0) as tf.Tensor2D,
+      q: tf.stack(updates.map((u) => layer(u).reshape([N * H]))) as tf.Tensor2D,
+      onehot: tf.oneHot(labels, C).toFloat() as tf.Tensor2D,
+      labels,
+    };
+  });
+  const widest = Math.max(H, ...rest.map((r) => Math.max(r.outW, r.inW)));
+  const budget = setup.maxChunkBytes ?? DEFAULT_CHUNK_BYTES;
+  const chunk = Math.max(1, Math.min(4096, Math.floor(budget / (4 * Math.max(1, N) * widest))));
+
+  /** Queues one chunk (coefficient rows `coef`, K×n) and returns its result tensors. */
+  function dispatch(coef: Float32Array, K: number): [tf.Tensor, tf.Tensor] {
+    return tf.tidy(() => {
+      const cm = tf.tensor2d(coef, [K, n]);
+      let z: tf.Tensor = tf.add(tf.matMul(cm, q).reshape([K, N, H]), p0);
+      if (firstRelu) z = tf.relu(z);
+      for (const r of rest) {
+        const w = tf.add(tf.matMul(cm, r.dw).reshape([K, r.inW, r.outW]), r.w0);
+        const b = tf.add(tf.matMul(cm, r.db), r.b0).reshape([K, 1, r.outW]);
+        z = tf.add(tf.matMul(z as tf.Tensor3D, w as tf.Tensor3D), b);
+        if (r.relu) z = tf.relu(z);
+      }
+      const correct = tf.equal(tf.argMax(z, 2), labels).toFloat();
+      const counts = tf.matMul(correct as tf.Tensor2D, onehot);
+      const loss = tf.sum(tf.sub(tf.logSumExp(z, 2), tf.sum(tf.mul(z, onehot), 2)), 1);
+      return [counts, loss];
+    });
+  }
+
+  /** Runs `total` coalitions whose coefficient rows `fill` writes, `chunk` at a time. */
+  async function run(total: number, fill: (row: number, out: Float32Array, at: number) => void) {
+    const counts = new Int32Array(total * C);
+    const loss = new Float64Array(total);
+    const inFlight: { start: number; K: number; t: [tf.Tensor, tf.Tensor] }[] = [];
+    const drain = async () => {
+      const job = inFlight.shift()!;
+      try {
+        const [c, l] = await Promise.all([job.t[0].data(), job.t[1].data()]);
+        for (let j = 0; j < job.K * C; j++) counts[job.start * C + j] = Math.round(c[j]!);
+        for (let j = 0; j < job.K; j++) loss[job.start + j] = l[j]!;
+      } finally {
+        tf.dispose(job.t);
+      }
+    };
+    try {
+      for (let start = 0; start < total; start += chunk) {
+        const K = Math.min(chunk, total - start);
+        const coef = new Float32Array(K * n);
+        for (let k = 0; k < K; k++) fill(start + k, coef, k * n);
+        inFlight.push({ start, K, t: dispatch(coef, K) });
+        if (inFlight.length >= 2) await drain();
+      }
+      while (inFlight.length > 0) await drain();
+    } finally {
+      for (const job of inFlight) tf.dispose(job.t);
+    }
+    return { counts, loss };
+  }
+
+  const row = (ms: readonly number[], out: Float32Array, at: number) => {
+    const s = scale(ms);
+    for (const i of ms) out[at + i] = s * a[i]!;
+  };
+
+  return {
+    chunk,
+    evaluate: (lists) => run(lists.length, (k, out, at) => row(lists[k]!, out, at)),
+    all() {
+      if (n > 30) throw new RangeError(`n: a coalition table supports at most 30 players, got ${n}`);
+      const ms: number[] = [];
+      return run(2 ** n, (mask, out, at) => {
+        ms.length = 0;
+        for (let i = 0; i < n; i++) if ((mask >>> i) & 1) ms.push(i);
+        row(ms, out, at);
+      });
+    },
+    dispose() {
+      tf.dispose([p0, q, onehot, labels]);
+      for (const r of rest) tf.dispose([r.w0, r.b0, r.dw, r.db]);
+    },
+  };
+}
