@@ -13,10 +13,11 @@
 import { Budget } from './_budget.js';
 import { checkGame, checkPositiveInteger, checkRng } from './_checks.js';
 import { RunningMoments } from './_stats.js';
-import { type Coalition, emptyCoalition, has } from './coalition.js';
+import { type Coalition, has } from './coalition.js';
 import type { Game } from './game.js';
 import type { Rng } from './random.js';
 import type { SampledEstimate } from './sampled-estimate.js';
+import { uniformSubsets } from './subset-sampler.js';
 
 /** Options of `msrBanzhaf`. */
 export interface MsrBanzhafOptions {
@@ -53,13 +54,10 @@ export async function msrBanzhaf(game: Game, options: MsrBanzhafOptions): Promis
   const inside = new RunningMoments(n);
   const outside = new RunningMoments(n);
   let samples = 0;
+  const subsets = uniformSubsets(n, options.rng);
   while (samples < maxSamples) {
     const batch: Coalition[] = [];
-    for (let b = 0; b < Math.min(batchSize, maxSamples - samples); b++) {
-      const S = emptyCoalition(n);
-      for (let i = 0; i < n; i++) if (options.rng.next() < 0.5) S[i >>> 5]! |= 1 << (i & 31);
-      batch.push(S);
-    }
+    for (let b = 0; b < Math.min(batchSize, maxSamples - samples); b++) batch.push(subsets.next().value!);
     // Subsets are independent samples, so cutting the batch where the budget ends is unbiased.
     const k = budget.affordablePrefix(batch);
     const use = batch.slice(0, k);

@@ -46,6 +46,7 @@ import {
 import type { Game } from './game.js';
 import type { Rng } from './random.js';
 import type { SampledEstimate } from './sampled-estimate.js';
+import { bernoulliSubsets } from './subset-sampler.js';
 
 /**
  * The common evaluation budget N×M of papers/004 §4.1 (N players, M samples per method).
@@ -123,10 +124,10 @@ export async function owenShapley(game: Game, options: OwenOptions): Promise<Owe
     const moments = new RunningMoments(n);
     const levelEnd = budget.spent + Math.floor(budget.remaining / (Q - l)); // parity share
     const cap = Math.floor(maxSamples / Q) + (l < maxSamples % Q ? 1 : 0);
+    const masks = bernoulliSubsets(q)(n, options.rng); // Alg. 1 line 8
     let k = 0;
     while (k < cap) {
-      const S = emptyCoalition(n);
-      for (let i = 0; i < n; i++) if (options.rng.next() < q) S[i >>> 5]! |= 1 << (i & 31);
+      const S = masks.next().value!;
       const twins: Coalition[] = [];
       for (let j = 0; j < n; j++) twins.push(has(S, j) ? withoutPlayer(S, j) : withPlayer(S, j));
       // A mask is atomic: it is drawn only when its untruncated cost fits in the level's share.

@@ -1,6 +1,6 @@
 /**
- * Splitting a pool of examples among silos: IID, Dirichlet label skew, quantity skew, and the
- * common shape every partition returns. Mavericks, the long-tailed transform, the common test
+ * Splitting a pool of examples among silos: IID, Dirichlet label skew, quantity skew, papers/002's
+ * IID/non-IID mix, and the common shape every partition returns. Mavericks, the long-tailed transform, the common test
  * set and label noise live in their own files and return the same `Partition`.
  *
  * A partition works on a pool of dataset indices (default: all of them, or e.g. what is left
@@ -11,6 +11,7 @@
 import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './_check.js';
 import { createRandom, type Random } from './_random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
+import { deriveSeed, SEED_STREAMS } from './seed.js';
 
 /** Per-silo index arrays and what produced them. */
 export interface Partition {
@@ -152,6 +153,50 @@ export function partitionDirichlet(labels: Labels, options: DirichletOptions): P
   throw new RangeError(
     `minSize: no Dirichlet(${alpha}) split over ${numSilos} silos gave every silo ≥ ${minSize} examples in ${maxDraws} draws`,
   );
+}
+
+/** Options of `partitionMixed`. */
+export interface MixedOptions extends PoolOptions {
+  indices: Int32Array;
+  /** Silos with label skew (the last `nonIid` of them), in [1, numSilos − 1]. */
+  nonIid: number;
+  /** Dirichlet concentration of their label skew. */
+  alpha: number;
+  numClasses: number;
+}
+
+/**
+ * papers/002 §IV.A's mix: the pool is dealt IID into `numSilos` parts; the first numSilos − nonIid
+ * silos keep theirs, and the union of the last `nonIid` parts is split among those silos by
+ * Dirichlet(alpha) over labels (so each group holds a share of the pool proportional to its size).
+ * Throws RangeError naming `partition.nonIid` when it is not an integer in [1, numSilos − 1].
+ */
+export function partitionMixed(labels: Labels, options: MixedOptions): Partition {
+  const { nonIid, alpha, numClasses, ...base } = options;
+  if (!Number.isInteger(nonIid) || nonIid < 1 || nonIid >= base.numSilos)
+    throw new RangeError(`partition.nonIid: expected an integer in [1, ${base.numSilos - 1}], got ${nonIid}`);
+  const iid = partitionIid(labels, base);
+  const iidSilos = base.numSilos - nonIid;
+  const rest = iid.silos.slice(iidSilos);
+  const pool = new Int32Array(rest.reduce((s, a) => s + a.length, 0));
+  let at = 0;
+  for (const a of rest) {
+    pool.set(a, at);
+    at += a.length;
+  }
+  const skewed = partitionDirichlet(labels, {
+    numSilos: nonIid,
+    seed: deriveSeed(base.seed, SEED_STREAMS.sub.mixedNonIid),
+    indices: pool,
+    alpha,
+    numClasses,
+    minSize: 1,
+  });
+  return {
+    silos: [...iid.silos.slice(0, iidSilos), ...skewed.silos],
+    kind: 'mixed',
+    params: { numSilos: base.numSilos, nonIid, alpha, seed: base.seed, pool: base.indices.length },
+  };
 }
 
 /** Options for {@link partitionQuantitySkew}. */

@@ -19,6 +19,7 @@ import {
   type Partition,
   partitionDirichlet,
   partitionIid,
+  partitionMixed,
   partitionQuantitySkew,
 } from '../data/partition.js';
 import {
@@ -136,7 +137,7 @@ function partitionOnce(
     case 'dirichlet':
       return partitionDirichlet(labels, { ...base, alpha: p.alpha!, numClasses });
     case 'mixed':
-      return partitionMixed(labels, base, p.nonIid!, p.alpha!, numClasses);
+      return partitionMixed(labels, { ...base, nonIid: p.nonIid!, alpha: p.alpha!, numClasses });
     case 'mavericks':
       return partitionMavericks(labels, {
         ...base,
@@ -149,44 +150,6 @@ function partitionOnce(
     case 'quantity-skew':
       return partitionQuantitySkew(labels, { ...base, ...(p.beta !== undefined ? { beta: p.beta } : {}) });
   }
-}
-
-/**
- * papers/002 §IV.A's mix: the pool is dealt IID into `numSilos` parts; the first numSilos − nonIid
- * silos keep theirs, and the union of the last `nonIid` parts is split among those silos by
- * Dirichlet(alpha) over labels (so each group holds a share of the pool proportional to its size).
- */
-export function partitionMixed(
-  labels: Dataset['y'],
-  base: { numSilos: number; seed: number; indices: Int32Array },
-  nonIid: number,
-  alpha: number,
-  numClasses: number,
-): Partition {
-  if (!Number.isInteger(nonIid) || nonIid < 1 || nonIid >= base.numSilos)
-    throw new RangeError(`partition.nonIid: expected an integer in [1, ${base.numSilos - 1}], got ${nonIid}`);
-  const iid = partitionIid(labels, base);
-  const iidSilos = base.numSilos - nonIid;
-  const rest = iid.silos.slice(iidSilos);
-  const pool = new Int32Array(rest.reduce((s, a) => s + a.length, 0));
-  let at = 0;
-  for (const a of rest) {
-    pool.set(a, at);
-    at += a.length;
-  }
-  const skewed = partitionDirichlet(labels, {
-    numSilos: nonIid,
-    seed: deriveSeed(base.seed, SEED_STREAMS.sub.mixedNonIid),
-    indices: pool,
-    alpha,
-    numClasses,
-    minSize: 1,
-  });
-  return {
-    silos: [...iid.silos.slice(0, iidSilos), ...skewed.silos],
-    kind: 'mixed',
-    params: { numSilos: base.numSilos, nonIid, alpha, seed: base.seed, pool: base.indices.length },
-  };
 }
 
 /** Options of {@link buildConsortium}. */

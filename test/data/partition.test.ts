@@ -5,6 +5,7 @@ import {
   type Partition,
   partitionDirichlet,
   partitionIid,
+  partitionMixed,
   partitionProblem,
   partitionQuantitySkew,
   siloClassCounts,
@@ -218,5 +219,53 @@ describe('pools', () => {
     expect(() => partitionIid(y, { numSilos: 2, seed: 1, indices: Int32Array.of(0, 1, 1) })).toThrow(
       'indices: index 1 appears twice (at position 2 again)',
     );
+  });
+});
+
+describe('partitionMixed (papers/002 §IV.A)', () => {
+  it('the first silos keep their IID deal; the last nonIid split the rest of the pool by label skew', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 8 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.double({ min: 0.05, max: 5, noNaN: true }),
+        (numSilos, seed, alpha) => {
+          const labels = Int32Array.from({ length: 400 }, (_, i) => i % 5);
+          const indices = Int32Array.from({ length: 300 }, (_, i) => i + 50);
+          const nonIid = 1 + (seed % (numSilos - 1));
+          const base = { numSilos, seed, indices };
+          const p = partitionMixed(labels, { ...base, nonIid, alpha, numClasses: 5 });
+          const iid = partitionIid(labels, base);
+          expect(p.silos).toHaveLength(numSilos);
+          for (let s = 0; s < numSilos - nonIid; s++) expect(p.silos[s]).toEqual(iid.silos[s]);
+          const skewed = p.silos
+            .slice(numSilos - nonIid)
+            .flatMap((a) => [...a])
+            .sort((a, b) => a - b);
+          const dealt = iid.silos
+            .slice(numSilos - nonIid)
+            .flatMap((a) => [...a])
+            .sort((a, b) => a - b);
+          expect(skewed).toEqual(dealt);
+          expect(p.params).toEqual({ numSilos, nonIid, alpha, seed, pool: 300 });
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('names partition.nonIid when it is not an integer in [1, numSilos − 1]', () => {
+    const labels = Int32Array.from({ length: 40 }, (_, i) => i % 2);
+    const o = {
+      numSilos: 4,
+      seed: 1,
+      indices: Int32Array.from({ length: 40 }, (_, i) => i),
+      alpha: 1,
+      numClasses: 2,
+    };
+    expect(() => partitionMixed(labels, { ...o, nonIid: 4 })).toThrow(
+      new RangeError('partition.nonIid: expected an integer in [1, 3], got 4'),
+    );
+    expect(() => partitionMixed(labels, { ...o, nonIid: 0 })).toThrow(/^partition\.nonIid/);
   });
 });

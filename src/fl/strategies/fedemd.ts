@@ -30,26 +30,10 @@
 
 import Type from 'typebox';
 import { createRng } from '../../../scoring/random.js';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import {
-  checkAggregateContext,
-  checkSelectContext,
-  checkSetup,
-  type RoundSize,
-  roundSize,
-  softmax,
-  weightedSample,
-} from './_sampling.js';
-import { baseWeights, checkRoundSize } from './fedavg.js';
-import type { BuiltInStrategyEntry, History, Strategy, StrategyParams, StrategySetup } from './strategy.js';
-
-/** Parameters of `fedEmd` (FEDEMD_PARAMETERS documents them). */
-export interface FedEmdParams extends RoundSize {
-  /** α > 0, weight of the global distance. */
-  alpha: number;
-  /** β > 0, weight of the current distance. */
-  beta: number;
-}
+import { checkSetup, roundSize, softmax, weightedSample } from './_sampling.js';
+import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { fedAvgVariant } from './fedavg.js';
+import type { BuiltInStrategyEntry, History, Strategy, StrategySetup } from './strategy.js';
 
 /** The parameters; defaults: 10 % of the silos (papers/001 §5: 5 of 50), Fashion-MNIST's α and β. */
 export const FEDEMD_PARAMETERS = parameters({
@@ -68,8 +52,8 @@ export const FEDEMD_PARAMETERS = parameters({
   }),
 });
 
-/** Defaults (FEDEMD_PARAMETERS'). */
-export const FEDEMD_DEFAULTS = defaultsOf<FedEmdParams>(FEDEMD_PARAMETERS);
+/** Parameters of `fedEmd` (FEDEMD_PARAMETERS'). */
+export type FedEmdParams = ParamsOf<typeof FEDEMD_PARAMETERS>;
 
 /** FedEMD's fixed quantities: ẽmd_g, the normalizer m and the class c1. */
 export interface FedEmdState {
@@ -160,39 +144,7 @@ export function fedEmdProbabilities(
   return softmax(logits);
 }
 
-/** Reads the parameters from a strategy config (FEDEMD_PARAMETERS). */
-export function readFedEmdParams(p: StrategyParams): FedEmdParams {
-  return readParameters(p, FEDEMD_PARAMETERS);
-}
-
-/**
- * FedEMD selection (papers/001 Alg. 1) with FedAvg aggregation. Private-mode safe (it reads the
- * silos' reported label histograms, which papers/001 A.5 assumes they report).
- * @throws RangeError for a bad round size, α or β.
- */
-export function fedEmd(params: Partial<FedEmdParams> = {}): Strategy<FedEmdState> {
-  const o = { ...FEDEMD_DEFAULTS, ...params };
-  readFedEmdParams(new Params({ ...o }, fedEmdEntry.name, FEDEMD_PARAMETERS));
-  checkRoundSize(o);
-  return {
-    name: fedEmdEntry.name,
-    requiresFullVisibility: false,
-    init: fedEmdInit,
-    select(state, ctx) {
-      checkSelectContext(ctx);
-      const p = fedEmdProbabilities(state, ctx.setup, ctx.history, ctx.round, o);
-      return weightedSample(ctx.rng, p, roundSize(ctx.setup.numSilos, o));
-    },
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      return { weights: baseWeights(ctx, 'examples'), state };
-    },
-    observe: (state) => state,
-  };
-}
-
-/** The registry entry (./registry.ts): `fedEmd` from a JSON config. */
-export const fedEmdEntry: BuiltInStrategyEntry = {
+const FEDEMD = fedAvgVariant<typeof FEDEMD_PARAMETERS, FedEmdState>({
   name: 'fedemd',
   description: 'FedEMD: selection by label-distribution distance (papers/001 Alg. 1)',
   parameters: FEDEMD_PARAMETERS,
@@ -200,5 +152,20 @@ export const fedEmdEntry: BuiltInStrategyEntry = {
     refused:
       "it weighs silos by the distance of each silo's label histogram to the global one: the server would need every silo's histogram",
   },
-  create: (p) => fedEmd(readFedEmdParams(p)),
-};
+  requiresFullVisibility: false,
+  init: (setup) => fedEmdInit(setup),
+  select(state, ctx, o) {
+    const p = fedEmdProbabilities(state, ctx.setup, ctx.history, ctx.round, o);
+    return weightedSample(ctx.rng, p, roundSize(ctx.setup.numSilos, o));
+  },
+});
+
+/**
+ * FedEMD selection (papers/001 Alg. 1) with FedAvg aggregation. Private-mode safe (it reads the
+ * silos' reported label histograms, which papers/001 A.5 assumes they report).
+ * @throws RangeError for a bad round size, α or β.
+ */
+export const fedEmd: (params?: Partial<FedEmdParams>) => Strategy<FedEmdState> = FEDEMD.create;
+
+/** The registry entry (./registry.ts): `fedEmd` from a JSON config. */
+export const fedEmdEntry: BuiltInStrategyEntry = FEDEMD.entry;

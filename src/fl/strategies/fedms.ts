@@ -44,46 +44,10 @@ import {
 } from '../../../scoring/maverick.js';
 import { msGtg } from '../../../scoring/ms-gtg.js';
 import { exactShapleyOfGame } from '../../../scoring/shapley.js';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import {
-  checkAggregateContext,
-  checkSelectContext,
-  checkSetup,
-  type RoundSize,
-  requireFull,
-  roundSize,
-  seedFrom,
-  softmax,
-  weightedSample,
-} from './_sampling.js';
-import { checkRoundSize } from './fedavg.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
-
-/** Parameters of `fedMs` (FEDMS_PARAMETERS documents them). */
-export interface FedMsParams extends RoundSize {
-  /** T > 0, class-difficulty temperature of Eq. 10. */
-  temperature: number;
-  /** α ∈ [0, 1], decay of Eq. 8. */
-  alpha: number;
-  /** ε_b ≥ 0, between-round truncation. */
-  epsilonB: number;
-  /** ε_i ≥ 0, within-round truncation of GTG. */
-  epsilonI: number;
-  /** 'gtg' (MS-GTG, Alg. 1) or 'exact' (MS-MR, Alg. 3; at most 20 participants). */
-  estimator: 'gtg' | 'exact';
-  /** MS-GTG's sampling: Alg. 1's joint stream over the class vector, or GTG per class. */
-  sampler: 'joint' | 'perClass';
-  /** GTG evaluation cap per round (joint) or per class run (perClass). */
-  budget: number;
-  /** Select every silo in round 1 (footnote 1). */
-  firstRoundAll: boolean;
-  /** Discard diverging coresets (§5.1). */
-  discardDivergent: boolean;
-  /** ε_d at the first round. */
-  epsilonDStart: number;
-  /** ε_d at the last round. */
-  epsilonDEnd: number;
-}
+import { roundSize, seedFrom, softmax, weightedSample } from './_sampling.js';
+import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { fedAvgVariant } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
 /**
  * The parameters; defaults: papers/000 §5.1 (10 % of the silos, T = 0.01, α = 0.6, ε_b = ε_i = 0.001,
@@ -150,8 +114,8 @@ export const FEDMS_PARAMETERS = parameters({
   }),
 });
 
-/** Defaults (FEDMS_PARAMETERS'). */
-export const FEDMS_DEFAULTS = defaultsOf<FedMsParams>(FEDMS_PARAMETERS);
+/** Parameters of `fedMs` (FEDMS_PARAMETERS'). */
+export type FedMsParams = ParamsOf<typeof FEDMS_PARAMETERS>;
 
 /** FedMS's state (all arrays fresh per state; never mutated). */
 export interface FedMsState {
@@ -171,88 +135,15 @@ export function divergenceThreshold(round: number, rounds: number, start: number
   return start * (end / start) ** ((round - 1) / (rounds - 1));
 }
 
-/** Reads the parameters from a strategy config (FEDMS_PARAMETERS). */
-export function readFedMsParams(p: StrategyParams): FedMsParams {
-  return readParameters(p, FEDMS_PARAMETERS);
+/** The class-wise estimator of the round (papers/000 Alg. 1 or Alg. 3) that the parameters choose. */
+function classEstimator(o: FedMsParams): ClassEstimator | JointClassEstimator {
+  if (o.estimator === 'exact') return (game) => exactShapleyOfGame(game);
+  return o.sampler === 'joint'
+    ? msGtg({ budget: o.budget, withinRoundTolerance: o.epsilonI })
+    : (game, { rng }) => gtgShapley(game, { budget: o.budget, rng, withinRoundTolerance: o.epsilonI });
 }
 
-/**
- * FedMS: Maverick-Shapley selection and coreset aggregation. Needs full visibility (per-class game).
- * @throws RangeError naming the parameter for a bad value.
- */
-export function fedMs(params: Partial<FedMsParams> = {}): Strategy<FedMsState> {
-  const o = { ...FEDMS_DEFAULTS, ...params };
-  readFedMsParams(new Params({ ...o }, fedMsEntry.name, FEDMS_PARAMETERS));
-  checkRoundSize(o);
-  const estimator: ClassEstimator | JointClassEstimator =
-    o.estimator === 'exact'
-      ? (game) => exactShapleyOfGame(game)
-      : o.sampler === 'joint'
-        ? msGtg({ budget: o.budget, withinRoundTolerance: o.epsilonI })
-        : (game, { rng }) => gtgShapley(game, { budget: o.budget, rng, withinRoundTolerance: o.epsilonI });
-  return {
-    name: fedMsEntry.name,
-    requiresFullVisibility: true,
-    init(setup) {
-      checkSetup(setup);
-      return {
-        accumulated: new Float64Array(setup.numSilos * setup.numClasses),
-        scores: new Float64Array(setup.numSilos),
-        lastCoresetTotal: null,
-        coreset: [],
-      };
-    },
-    select(state, ctx) {
-      checkSelectContext(ctx);
-      const n = ctx.setup.numSilos;
-      if (o.firstRoundAll && ctx.round === 1) return Array.from({ length: n }, (_, i) => i); // footnote 1
-      return weightedSample(ctx.rng, softmax(state.scores), roundSize(n, o)); // lines 6–7, Eq. 12
-    },
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      const full = requireFull(fedMsEntry.name, ctx);
-      const C = ctx.setup.numClasses;
-      if (full.perClass.dims !== C)
-        throw new RangeError(`ctx.full.perClass: expected ${C} classes, got ${full.perClass.dims}`);
-      if (o.estimator === 'exact' && ctx.selected.length > 20)
-        throw new RangeError(
-          `strategy.estimator: 'exact' values at most 20 participants, got ${ctx.selected.length}`,
-        );
-      // line 11: φ, β, K̂^t
-      const mr = await maverickShapleyRound(full.perClass, estimator, {
-        temperature: o.temperature,
-        seed: seedFrom(ctx.rng),
-        betweenRoundEpsilon: o.epsilonB,
-      });
-      const accumulated = accumulateClassShapley(state.accumulated, C, ctx.selected, mr.phi, o.alpha); // line 13
-      const scores = maverickScores(accumulated, mr.beta); // line 15
-      let coreTotal = 0;
-      for (let c = 0; c < C; c++) coreTotal += mr.coresetAccuracy[c]!;
-      // §5.1: discard a coreset whose class-wise accuracy fell by more than ε_d.
-      const d = state.lastCoresetTotal === null ? 0 : coreTotal - state.lastCoresetTotal;
-      const epsD = divergenceThreshold(ctx.round, ctx.setup.rounds, o.epsilonDStart, o.epsilonDEnd);
-      const discard = o.discardDivergent && d < 0 && Math.abs(d) > epsD;
-      const inCore = new Set(discard ? [] : mr.coreset);
-      const weights = Float64Array.from(ctx.selected, (s, k) =>
-        inCore.has(k) ? ctx.setup.silos[s]!.examples : 0,
-      );
-      return {
-        weights,
-        state: {
-          accumulated,
-          scores,
-          lastCoresetTotal: discard ? state.lastCoresetTotal : coreTotal,
-          coreset: discard ? [] : mr.coreset.map((k) => ctx.selected[k]!),
-        },
-        values: mr.rewards.slice(), // Eq. 13
-      };
-    },
-    observe: (state) => state,
-  };
-}
-
-/** The registry entry (./registry.ts): `fedMs` from a JSON config. */
-export const fedMsEntry: BuiltInStrategyEntry = {
+const FEDMS = fedAvgVariant<typeof FEDMS_PARAMETERS, FedMsState>({
   name: 'fedms',
   description: 'FedMS: Maverick-Shapley selection (papers/000 Alg. 2)',
   parameters: FEDMS_PARAMETERS,
@@ -260,5 +151,62 @@ export const fedMsEntry: BuiltInStrategyEntry = {
     refused:
       'it values silos by Maverick-Shapley on the coalition game over the selected silos, which needs each silo’s individual update',
   },
-  create: (p) => fedMs(readFedMsParams(p)),
-};
+  requiresFullVisibility: true,
+  init: (setup) => ({
+    accumulated: new Float64Array(setup.numSilos * setup.numClasses),
+    scores: new Float64Array(setup.numSilos),
+    lastCoresetTotal: null,
+    coreset: [],
+  }),
+  select(state, ctx, o) {
+    const n = ctx.setup.numSilos;
+    if (o.firstRoundAll && ctx.round === 1) return Array.from({ length: n }, (_, i) => i); // footnote 1
+    return weightedSample(ctx.rng, softmax(state.scores), roundSize(n, o)); // lines 6–7, Eq. 12
+  },
+  async aggregate(state, ctx, o) {
+    const C = ctx.setup.numClasses;
+    if (ctx.full.perClass.dims !== C)
+      throw new RangeError(`ctx.full.perClass: expected ${C} classes, got ${ctx.full.perClass.dims}`);
+    if (o.estimator === 'exact' && ctx.selected.length > 20)
+      throw new RangeError(
+        `strategy.estimator: 'exact' values at most 20 participants, got ${ctx.selected.length}`,
+      );
+    // line 11: φ, β, K̂^t
+    const mr = await maverickShapleyRound(ctx.full.perClass, classEstimator(o), {
+      temperature: o.temperature,
+      seed: seedFrom(ctx.rng),
+      betweenRoundEpsilon: o.epsilonB,
+    });
+    const accumulated = accumulateClassShapley(state.accumulated, C, ctx.selected, mr.phi, o.alpha); // line 13
+    const scores = maverickScores(accumulated, mr.beta); // line 15
+    let coreTotal = 0;
+    for (let c = 0; c < C; c++) coreTotal += mr.coresetAccuracy[c]!;
+    // §5.1: discard a coreset whose class-wise accuracy fell by more than ε_d.
+    const d = state.lastCoresetTotal === null ? 0 : coreTotal - state.lastCoresetTotal;
+    const epsD = divergenceThreshold(ctx.round, ctx.setup.rounds, o.epsilonDStart, o.epsilonDEnd);
+    const discard = o.discardDivergent && d < 0 && Math.abs(d) > epsD;
+    const inCore = new Set(discard ? [] : mr.coreset);
+    const weights = Float64Array.from(ctx.selected, (s, k) =>
+      inCore.has(k) ? ctx.setup.silos[s]!.examples : 0,
+    );
+    return {
+      weights,
+      state: {
+        accumulated,
+        scores,
+        lastCoresetTotal: discard ? state.lastCoresetTotal : coreTotal,
+        coreset: discard ? [] : mr.coreset.map((k) => ctx.selected[k]!),
+      },
+      values: mr.rewards.slice(), // Eq. 13
+    };
+  },
+});
+
+/**
+ * FedMS: Maverick-Shapley selection and coreset aggregation. Needs full visibility (per-class game).
+ * @throws RangeError naming the parameter for a bad value.
+ */
+export const fedMs: (params?: Partial<FedMsParams>) => Strategy<FedMsState> = FEDMS.create;
+
+/** The registry entry (./registry.ts): `fedMs` from a JSON config. */
+export const fedMsEntry: BuiltInStrategyEntry = FEDMS.entry;

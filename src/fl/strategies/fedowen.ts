@@ -29,40 +29,10 @@
 
 import Type from 'typebox';
 import { owenShapley } from '../../../scoring/owen.js';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import {
-  checkAggregateContext,
-  checkSelectContext,
-  checkSetup,
-  type RoundSize,
-  requireFull,
-  roundSize,
-  softmax,
-  uniformSample,
-  weightedSample,
-} from './_sampling.js';
-import { checkRoundSize } from './fedavg.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
-
-/** Parameters of `fedOwen` (FEDOWEN_PARAMETERS documents them). */
-export interface FedOwenParams extends RoundSize {
-  /** ε ∈ [0, 1], exploration probability. */
-  epsilon: number;
-  /** c > 0, confidence weight of Eq. 13. */
-  confidence: number;
-  /** τ, contribution floor of Alg. 2 lines 6, 8. */
-  floor: number;
-  /** Scale of the bonus of low-gain silos (Alg. 2 line 9). */
-  lowGainScale: number;
-  /** 'sample' (Alg. 2 line 15) or 'top-k'. */
-  exploit: 'sample' | 'top-k';
-  /** M, samples per participant of the N×M budget. */
-  samples: number;
-  /** Q, Owen inclusion levels. */
-  levels: number;
-  /** η ≥ 0, truncation tolerance of Alg. 1. */
-  eta: number;
-}
+import { roundSize, softmax, uniformSample, weightedSample } from './_sampling.js';
+import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { fedAvgVariant } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
 /** The parameters; defaults: papers/004 §4.1 (10 % of the silos, ε = 0.1, M = 4, Q = 2) and our choices. */
 export const FEDOWEN_PARAMETERS = parameters({
@@ -114,8 +84,8 @@ export const FEDOWEN_PARAMETERS = parameters({
   }),
 });
 
-/** Defaults (FEDOWEN_PARAMETERS'). */
-export const FEDOWEN_DEFAULTS = defaultsOf<FedOwenParams>(FEDOWEN_PARAMETERS);
+/** Parameters of `fedOwen` (FEDOWEN_PARAMETERS'). */
+export type FedOwenParams = ParamsOf<typeof FEDOWEN_PARAMETERS>;
 
 /** FedOwen's state: the latest contribution estimate φ_i of every silo. */
 export interface FedOwenState {
@@ -149,60 +119,7 @@ export function ucbScores(
   return s;
 }
 
-/** Reads the parameters from a strategy config (FEDOWEN_PARAMETERS). */
-export function readFedOwenParams(p: StrategyParams): FedOwenParams {
-  return readParameters(p, FEDOWEN_PARAMETERS);
-}
-
-/**
- * FedOwen: ε-greedy UCB selection and softmax aggregation of Owen-sampled contributions.
- * Needs full visibility (the coalition game).
- * @throws RangeError naming the parameter for a bad value.
- */
-export function fedOwen(params: Partial<FedOwenParams> = {}): Strategy<FedOwenState> {
-  const o = { ...FEDOWEN_DEFAULTS, ...params };
-  readFedOwenParams(new Params({ ...o }, fedOwenEntry.name, FEDOWEN_PARAMETERS));
-  checkRoundSize(o);
-  return {
-    name: fedOwenEntry.name,
-    requiresFullVisibility: true,
-    init(setup) {
-      checkSetup(setup);
-      return { phi: new Float64Array(setup.numSilos) };
-    },
-    select(state, ctx) {
-      checkSelectContext(ctx);
-      const n = ctx.setup.numSilos;
-      const k = roundSize(n, o);
-      if (ctx.rng.next() < o.epsilon) return uniformSample(ctx.rng, n, k); // lines 1–2
-      const s = ucbScores(state.phi, ctx.history.participation, ctx.round, o);
-      if (o.exploit === 'top-k')
-        return [...s.keys()]
-          .sort((a, b) => s[b]! - s[a]! || a - b)
-          .slice(0, k)
-          .sort((a, b) => a - b);
-      let sum = 0;
-      for (const x of s) sum += x;
-      return weightedSample(ctx.rng, sum > 0 ? s : s.map(() => 1), k); // lines 14–15
-    },
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      const full = requireFull(fedOwenEntry.name, ctx);
-      const k = ctx.selected.length;
-      const budget = Math.max(k * o.samples, 2 + o.levels * (k + 1));
-      const est = await owenShapley(full.game, { budget, rng: ctx.rng, levels: o.levels, eta: o.eta });
-      const phi = state.phi.slice();
-      ctx.selected.forEach((s, b) => {
-        phi[s] = est.values[b]!;
-      });
-      return { weights: softmax(est.values), state: { phi }, values: est.values.slice() }; // Eq. 14
-    },
-    observe: (state) => state,
-  };
-}
-
-/** The registry entry (./registry.ts): `fedOwen` from a JSON config. */
-export const fedOwenEntry: BuiltInStrategyEntry = {
+const FEDOWEN = fedAvgVariant<typeof FEDOWEN_PARAMETERS, FedOwenState>({
   name: 'fedowen',
   description: 'FedOwen: ε-greedy Owen-value selection, softmax weights (papers/004 §3.4–3.5)',
   parameters: FEDOWEN_PARAMETERS,
@@ -210,5 +127,40 @@ export const fedOwenEntry: BuiltInStrategyEntry = {
     refused:
       'it values silos by Owen values of the coalition game over the selected silos, which needs each silo’s individual update',
   },
-  create: (p) => fedOwen(readFedOwenParams(p)),
-};
+  requiresFullVisibility: true,
+  init: (setup) => ({ phi: new Float64Array(setup.numSilos) }),
+  select(state, ctx, o) {
+    const n = ctx.setup.numSilos;
+    const k = roundSize(n, o);
+    if (ctx.rng.next() < o.epsilon) return uniformSample(ctx.rng, n, k); // lines 1–2
+    const s = ucbScores(state.phi, ctx.history.participation, ctx.round, o);
+    if (o.exploit === 'top-k')
+      return [...s.keys()]
+        .sort((a, b) => s[b]! - s[a]! || a - b)
+        .slice(0, k)
+        .sort((a, b) => a - b);
+    let sum = 0;
+    for (const x of s) sum += x;
+    return weightedSample(ctx.rng, sum > 0 ? s : s.map(() => 1), k); // lines 14–15
+  },
+  async aggregate(state, ctx, o) {
+    const k = ctx.selected.length;
+    const budget = Math.max(k * o.samples, 2 + o.levels * (k + 1));
+    const est = await owenShapley(ctx.full.game, { budget, rng: ctx.rng, levels: o.levels, eta: o.eta });
+    const phi = state.phi.slice();
+    ctx.selected.forEach((s, b) => {
+      phi[s] = est.values[b]!;
+    });
+    return { weights: softmax(est.values), state: { phi }, values: est.values.slice() }; // Eq. 14
+  },
+});
+
+/**
+ * FedOwen: ε-greedy UCB selection and softmax aggregation of Owen-sampled contributions.
+ * Needs full visibility (the coalition game).
+ * @throws RangeError naming the parameter for a bad value.
+ */
+export const fedOwen: (params?: Partial<FedOwenParams>) => Strategy<FedOwenState> = FEDOWEN.create;
+
+/** The registry entry (./registry.ts): `fedOwen` from a JSON config. */
+export const fedOwenEntry: BuiltInStrategyEntry = FEDOWEN.entry;

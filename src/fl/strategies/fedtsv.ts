@@ -24,20 +24,9 @@ import {
   trajectoryWeights,
   updateGeometry,
 } from '../../../scoring/trajectory.js';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import { checkAggregateContext, checkSetup, type RoundSize, requireFull } from './_sampling.js';
-import { checkRoundSize, randomSelection } from './fedavg.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
-
-/** Parameters of `fedTsv` (FEDTSV_PARAMETERS documents them). */
-export interface FedTsvParams extends RoundSize {
-  /** 'auto' (exact up to 20 participants, sampled beyond), 'exact' or 'sampled'. */
-  method: 'auto' | 'exact' | 'sampled';
-  /** Permutations when sampling; the utility budget is 1 + permutations·N. */
-  permutations: number;
-  /** Coalition mean of Eq. 9: 'equal' (the paper) or 'examples' (FedAvg-weighted). */
-  coalitionWeights: 'equal' | 'examples';
-}
+import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { fedAvgVariant } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
 /** The parameters; defaults: every silo every round (the paper fixes no selection), TSV exact if possible. */
 export const FEDTSV_PARAMETERS = parameters({
@@ -60,63 +49,15 @@ export const FEDTSV_PARAMETERS = parameters({
   }),
 });
 
-/** Defaults (FEDTSV_PARAMETERS'). */
-export const FEDTSV_DEFAULTS = defaultsOf<FedTsvParams>(FEDTSV_PARAMETERS);
+/** Parameters of `fedTsv` (FEDTSV_PARAMETERS'). */
+export type FedTsvParams = ParamsOf<typeof FEDTSV_PARAMETERS>;
 
 /** FedTSV's state: the cumulative TSV φ_i of every silo (φ^0 = 0, Alg. 2 line 1). */
 export interface FedTsvState {
   readonly cumulative: Float64Array;
 }
 
-/** Reads the parameters from a strategy config (FEDTSV_PARAMETERS). */
-export function readFedTsvParams(p: StrategyParams): FedTsvParams {
-  return readParameters(p, FEDTSV_PARAMETERS);
-}
-
-/**
- * FedTSV adaptive aggregation. Needs full visibility: the round's updates and `referenceUpdate`.
- * @throws RangeError naming the parameter for a bad value.
- */
-export function fedTsv(params: Partial<FedTsvParams> = {}): Strategy<FedTsvState> {
-  const o = { ...FEDTSV_DEFAULTS, ...params };
-  readFedTsvParams(new Params({ ...o }, fedTsvEntry.name, FEDTSV_PARAMETERS));
-  checkRoundSize(o);
-  return {
-    name: fedTsvEntry.name,
-    requiresFullVisibility: true,
-    needsReferenceUpdate: true, // Δ_val of Eq. 10
-    init(setup) {
-      checkSetup(setup);
-      return { cumulative: new Float64Array(setup.numSilos) };
-    },
-    select: randomSelection(o),
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      const full = requireFull(fedTsvEntry.name, ctx);
-      if (full.referenceUpdate === undefined)
-        throw new TypeError(
-          `ctx.full.referenceUpdate: ${fedTsvEntry.name} needs the validation reference update Δ_val`,
-        );
-      const geometry = updateGeometry(full.updates, full.referenceUpdate); // Eq. 9–11 inputs
-      const k = ctx.selected.length;
-      const est = trajectoryShapley(geometry, {
-        method: o.method,
-        budget: 1 + o.permutations * k,
-        rng: ctx.rng,
-        ...(o.coalitionWeights === 'examples'
-          ? { weights: ctx.selected.map((s) => ctx.setup.silos[s]!.examples) }
-          : {}),
-      }); // line 22
-      const cumulative = accumulateTrajectory(state.cumulative, ctx.selected, est.values); // lines 20–26
-      const weights = trajectoryWeights(cumulative, ctx.selected); // lines 27, 29
-      return { weights, state: { cumulative }, values: est.values.slice() };
-    },
-    observe: (state) => state,
-  };
-}
-
-/** The registry entry (./registry.ts): `fedTsv` from a JSON config. */
-export const fedTsvEntry: BuiltInStrategyEntry = {
+const FEDTSV = fedAvgVariant<typeof FEDTSV_PARAMETERS, FedTsvState>({
   name: 'fedtsv',
   description: 'FedTSV: adaptive weights from Trajectory Shapley (papers/002 Alg. 2)',
   parameters: FEDTSV_PARAMETERS,
@@ -124,5 +65,36 @@ export const fedTsvEntry: BuiltInStrategyEntry = {
     refused:
       'its weights are Trajectory Shapley values computed from each silo’s individual update and the server’s reference update',
   },
-  create: (p) => fedTsv(readFedTsvParams(p)),
-};
+  requiresFullVisibility: true,
+  needsReferenceUpdate: true, // Δ_val of Eq. 10
+  init: (setup) => ({ cumulative: new Float64Array(setup.numSilos) }),
+  async aggregate(state, ctx, o) {
+    const { full } = ctx;
+    if (full.referenceUpdate === undefined)
+      throw new TypeError(
+        `ctx.full.referenceUpdate: ${FEDTSV.entry.name} needs the validation reference update Δ_val`,
+      );
+    const geometry = updateGeometry(full.updates, full.referenceUpdate); // Eq. 9–11 inputs
+    const k = ctx.selected.length;
+    const est = trajectoryShapley(geometry, {
+      method: o.method,
+      budget: 1 + o.permutations * k,
+      rng: ctx.rng,
+      ...(o.coalitionWeights === 'examples'
+        ? { weights: ctx.selected.map((s) => ctx.setup.silos[s]!.examples) }
+        : {}),
+    }); // line 22
+    const cumulative = accumulateTrajectory(state.cumulative, ctx.selected, est.values); // lines 20–26
+    const weights = trajectoryWeights(cumulative, ctx.selected); // lines 27, 29
+    return { weights, state: { cumulative }, values: est.values.slice() };
+  },
+});
+
+/**
+ * FedTSV adaptive aggregation. Needs full visibility: the round's updates and `referenceUpdate`.
+ * @throws RangeError naming the parameter for a bad value.
+ */
+export const fedTsv: (params?: Partial<FedTsvParams>) => Strategy<FedTsvState> = FEDTSV.create;
+
+/** The registry entry (./registry.ts): `fedTsv` from a JSON config. */
+export const fedTsvEntry: BuiltInStrategyEntry = FEDTSV.entry;

@@ -19,42 +19,15 @@
 import Type from 'typebox';
 import { gtgShapley } from '../../../scoring/gtg.js';
 import { createRng, randomPermutation } from '../../../scoring/random.js';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import {
-  checkAggregateContext,
-  checkSelectContext,
-  checkSetup,
-  type RoundSize,
-  requireFull,
-  roundSize,
-} from './_sampling.js';
-import { baseWeights, checkRoundSize } from './fedavg.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
-
-/** Parameters of `greedyFed` (GREEDYFED_PARAMETERS documents them). */
-export interface GreedyFedParams extends RoundSize {
-  /** α ∈ [0, 1], decay of the accumulated value. */
-  alpha: number;
-  /** 'ema' (decay α) or 'mean' (average of the silo's per-round values). */
-  accumulation: 'ema' | 'mean';
-  /** GTG evaluation cap per round. */
-  budget: number;
-  /** ε_b of GTG. */
-  epsilonB: number;
-  /** ε_i of GTG. */
-  epsilonI: number;
-}
+import { roundSize } from './_sampling.js';
+import { decayParameter, type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { baseWeights, fedAvgVariant } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
 /** The parameters; defaults: 10 % of the silos, α = 0.7 (papers/000 §5.1), GTG with ε_b = ε_i = 0.001. */
 export const GREEDYFED_PARAMETERS = parameters({
   ...roundSizeParameters(0.1),
-  alpha: Type.Number({
-    minimum: 0,
-    maximum: 1,
-    default: 0.7,
-    description:
-      "α, decay of a silo's accumulated value u ← α·u + (1 − α)·φ (papers/000 §5.1: 0.7, chosen from {0.6, 0.7, 0.8}).",
-  }),
+  alpha: decayParameter("a silo's accumulated value", 'u'),
   accumulation: Type.Enum(['ema', 'mean'] as const, {
     default: 'ema',
     description: "How a silo's GTG values accumulate: decay by alpha, or their running mean.",
@@ -76,8 +49,8 @@ export const GREEDYFED_PARAMETERS = parameters({
   }),
 });
 
-/** Defaults (GREEDYFED_PARAMETERS'). */
-export const GREEDYFED_DEFAULTS = defaultsOf<GreedyFedParams>(GREEDYFED_PARAMETERS);
+/** Parameters of `greedyFed` (GREEDYFED_PARAMETERS'). */
+export type GreedyFedParams = ParamsOf<typeof GREEDYFED_PARAMETERS>;
 
 /** GreedyFed's state. */
 export interface GreedyFedState {
@@ -89,11 +62,6 @@ export interface GreedyFedState {
   readonly order: readonly number[];
 }
 
-/** Reads the parameters from a strategy config (GREEDYFED_PARAMETERS). */
-export function readGreedyFedParams(p: StrategyParams): GreedyFedParams {
-  return readParameters(p, GREEDYFED_PARAMETERS);
-}
-
 /** The k silos with the largest values, ties to the lower id; increasing ids. */
 export function topK(values: ArrayLike<number>, k: number): number[] {
   return Array.from({ length: values.length }, (_, i) => i)
@@ -102,71 +70,7 @@ export function topK(values: ArrayLike<number>, k: number): number[] {
     .sort((a, b) => a - b);
 }
 
-/**
- * GreedyFed: round-robin exploration, then greedy top-k by accumulated GTG-Shapley value.
- * Needs full visibility (the coalition game).
- * @throws RangeError naming the parameter for a bad value.
- */
-export function greedyFed(params: Partial<GreedyFedParams> = {}): Strategy<GreedyFedState> {
-  const o = { ...GREEDYFED_DEFAULTS, ...params };
-  readGreedyFedParams(new Params({ ...o }, greedyFedEntry.name, GREEDYFED_PARAMETERS));
-  checkRoundSize(o);
-  return {
-    name: greedyFedEntry.name,
-    requiresFullVisibility: true,
-    init(setup) {
-      checkSetup(setup);
-      const n = setup.numSilos;
-      return {
-        value: new Float64Array(n),
-        valuations: new Float64Array(n),
-        order: Array.from(randomPermutation(createRng(setup.seed), n)),
-      };
-    },
-    select(state, ctx) {
-      checkSelectContext(ctx);
-      const n = ctx.setup.numSilos;
-      const k = roundSize(n, o);
-      const explorationRounds = Math.ceil(n / k);
-      if (ctx.round <= explorationRounds) {
-        const start = (ctx.round - 1) * k;
-        const picked = new Set<number>();
-        for (let j = 0; j < k; j++) picked.add(state.order[(start + j) % n]!);
-        return [...picked].sort((a, b) => a - b);
-      }
-      return topK(state.value, k);
-    },
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      const full = requireFull(greedyFedEntry.name, ctx);
-      const est = await gtgShapley(full.game, {
-        budget: o.budget,
-        rng: ctx.rng,
-        betweenRoundTolerance: o.epsilonB,
-        withinRoundTolerance: o.epsilonI,
-      });
-      const value = state.value.slice();
-      const valuations = state.valuations.slice();
-      ctx.selected.forEach((s, b) => {
-        const phi = est.values[b]!;
-        valuations[s]! += 1;
-        value[s] =
-          o.accumulation === 'ema'
-            ? o.alpha * value[s]! + (1 - o.alpha) * phi
-            : value[s]! + (phi - value[s]!) / valuations[s]!;
-      });
-      return {
-        weights: baseWeights(ctx, 'examples'),
-        state: { value, valuations, order: state.order },
-        values: est.values.slice(),
-      };
-    },
-    observe: (state) => state,
-  };
-}
-
-/** The registry entry (./registry.ts): `greedyFed` from a JSON config. */
-export const greedyFedEntry: BuiltInStrategyEntry = {
+const GREEDYFED = fedAvgVariant<typeof GREEDYFED_PARAMETERS, GreedyFedState>({
   name: 'greedyfed',
   description: 'GreedyFed: GTG-Shapley greedy selection baseline (Singhal et al. 2024)',
   parameters: GREEDYFED_PARAMETERS,
@@ -174,5 +78,58 @@ export const greedyFedEntry: BuiltInStrategyEntry = {
     refused:
       'it values silos by GTG-Shapley on the coalition game over the selected silos, which needs each silo’s individual update',
   },
-  create: (p) => greedyFed(readGreedyFedParams(p)),
-};
+  requiresFullVisibility: true,
+  init(setup) {
+    const n = setup.numSilos;
+    return {
+      value: new Float64Array(n),
+      valuations: new Float64Array(n),
+      order: Array.from(randomPermutation(createRng(setup.seed), n)),
+    };
+  },
+  select(state, ctx, o) {
+    const n = ctx.setup.numSilos;
+    const k = roundSize(n, o);
+    const explorationRounds = Math.ceil(n / k);
+    if (ctx.round <= explorationRounds) {
+      const start = (ctx.round - 1) * k;
+      const picked = new Set<number>();
+      for (let j = 0; j < k; j++) picked.add(state.order[(start + j) % n]!);
+      return [...picked].sort((a, b) => a - b);
+    }
+    return topK(state.value, k);
+  },
+  async aggregate(state, ctx, o) {
+    const est = await gtgShapley(ctx.full.game, {
+      budget: o.budget,
+      rng: ctx.rng,
+      betweenRoundTolerance: o.epsilonB,
+      withinRoundTolerance: o.epsilonI,
+    });
+    const value = state.value.slice();
+    const valuations = state.valuations.slice();
+    ctx.selected.forEach((s, b) => {
+      const phi = est.values[b]!;
+      valuations[s]! += 1;
+      value[s] =
+        o.accumulation === 'ema'
+          ? o.alpha * value[s]! + (1 - o.alpha) * phi
+          : value[s]! + (phi - value[s]!) / valuations[s]!;
+    });
+    return {
+      weights: baseWeights(ctx, 'examples'),
+      state: { value, valuations, order: state.order },
+      values: est.values.slice(),
+    };
+  },
+});
+
+/**
+ * GreedyFed: round-robin exploration, then greedy top-k by accumulated GTG-Shapley value.
+ * Needs full visibility (the coalition game).
+ * @throws RangeError naming the parameter for a bad value.
+ */
+export const greedyFed: (params?: Partial<GreedyFedParams>) => Strategy<GreedyFedState> = GREEDYFED.create;
+
+/** The registry entry (./registry.ts): `greedyFed` from a JSON config. */
+export const greedyFedEntry: BuiltInStrategyEntry = GREEDYFED.entry;

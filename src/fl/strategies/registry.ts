@@ -13,13 +13,13 @@
  * strategy's file cites the papers), rendered in docs/config.md, "strategy".
  */
 
-import { Params } from './_params.js';
 import { fedAvgEntry } from './fedavg.js';
 import { fedEmdEntry } from './fedemd.js';
 import { fedMsEntry } from './fedms.js';
 import { fedOwenEntry } from './fedowen.js';
 import { fedTsvEntry } from './fedtsv.js';
 import { greedyFedEntry } from './greedyfed.js';
+import { Params } from './params.js';
 import { sFedAvgEntry } from './s-fedavg.js';
 import { scoreSelectionEntry } from './score-selection.js';
 import { scoreWeightedEntry } from './score-weighted.js';

@@ -15,96 +15,30 @@
  * estimates; papers/000 replaced the estimator by MR, and we tie β to 1 − α.
  */
 
-import Type from 'typebox';
 import { exactShapleyOfGame } from '../../../scoring/shapley.js';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import {
-  checkAggregateContext,
-  checkSelectContext,
-  checkSetup,
-  type RoundSize,
-  requireFull,
-  roundSize,
-  softmax,
-  weightedSample,
-} from './_sampling.js';
-import { baseWeights, checkRoundSize } from './fedavg.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
+import { roundSize, softmax, weightedSample } from './_sampling.js';
+import { decayParameter, type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { baseWeights, fedAvgVariant } from './fedavg.js';
+import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
 /** Largest round S-FedAvg values exactly (2^k coalitions). */
 export const S_FEDAVG_MAX_PARTICIPANTS = 20;
 
-/** Parameters of `sFedAvg` (S_FEDAVG_PARAMETERS documents them). */
-export interface SFedAvgParams extends RoundSize {
-  /** α ∈ [0, 1], decay of the relevance scores. */
-  alpha: number;
-}
-
 /** The parameters; defaults: 10 % of the silos (papers/000's 50-silo setting), α = 0.7. */
 export const S_FEDAVG_PARAMETERS = parameters({
   ...roundSizeParameters(0.1),
-  alpha: Type.Number({
-    minimum: 0,
-    maximum: 1,
-    default: 0.7,
-    description:
-      'α, decay of the relevance scores S ← α·S + (1 − α)·φ (papers/000 §5.1: 0.7, chosen from {0.6, 0.7, 0.8}).',
-  }),
+  alpha: decayParameter('the relevance scores', 'S'),
 });
 
-/** Defaults (S_FEDAVG_PARAMETERS'). */
-export const S_FEDAVG_DEFAULTS = defaultsOf<SFedAvgParams>(S_FEDAVG_PARAMETERS);
+/** Parameters of `sFedAvg` (S_FEDAVG_PARAMETERS'). */
+export type SFedAvgParams = ParamsOf<typeof S_FEDAVG_PARAMETERS>;
 
 /** S-FedAvg's state: the relevance score S_i of every silo. */
 export interface SFedAvgState {
   readonly relevance: Float64Array;
 }
 
-/** Reads the parameters from a strategy config (S_FEDAVG_PARAMETERS). */
-export function readSFedAvgParams(p: StrategyParams): SFedAvgParams {
-  return readParameters(p, S_FEDAVG_PARAMETERS);
-}
-
-/**
- * S-FedAvg: softmax selection on decayed per-round exact Shapley values, FedAvg aggregation.
- * Needs full visibility (the coalition game).
- * @throws RangeError naming the parameter for a bad value.
- */
-export function sFedAvg(params: Partial<SFedAvgParams> = {}): Strategy<SFedAvgState> {
-  const o = { ...S_FEDAVG_DEFAULTS, ...params };
-  readSFedAvgParams(new Params({ ...o }, sFedAvgEntry.name, S_FEDAVG_PARAMETERS));
-  checkRoundSize(o);
-  return {
-    name: sFedAvgEntry.name,
-    requiresFullVisibility: true,
-    init(setup) {
-      checkSetup(setup);
-      return { relevance: new Float64Array(setup.numSilos) };
-    },
-    select(state, ctx) {
-      checkSelectContext(ctx);
-      return weightedSample(ctx.rng, softmax(state.relevance), roundSize(ctx.setup.numSilos, o));
-    },
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      const full = requireFull(sFedAvgEntry.name, ctx);
-      if (ctx.selected.length > S_FEDAVG_MAX_PARTICIPANTS)
-        throw new RangeError(
-          `ctx.selected: ${sFedAvgEntry.name} values at most ${S_FEDAVG_MAX_PARTICIPANTS} participants exactly, got ${ctx.selected.length}`,
-        );
-      const phi = (await exactShapleyOfGame(full.game)).values;
-      const relevance = state.relevance.slice();
-      ctx.selected.forEach((s, b) => {
-        relevance[s] = o.alpha * relevance[s]! + (1 - o.alpha) * phi[b]!;
-      });
-      return { weights: baseWeights(ctx, 'examples'), state: { relevance }, values: phi.slice() };
-    },
-    observe: (state) => state,
-  };
-}
-
-/** The registry entry (./registry.ts): `sFedAvg` from a JSON config. */
-export const sFedAvgEntry: BuiltInStrategyEntry = {
+const S_FEDAVG = fedAvgVariant<typeof S_FEDAVG_PARAMETERS, SFedAvgState>({
   name: 's-fedavg',
   description: 'S-FedAvg: exact-Shapley selection baseline (Nagalapatti & Narayanam 2021)',
   parameters: S_FEDAVG_PARAMETERS,
@@ -112,5 +46,30 @@ export const sFedAvgEntry: BuiltInStrategyEntry = {
     refused:
       'it values silos by exact Shapley values of the coalition game over the selected silos, which needs each silo’s individual update',
   },
-  create: (p) => sFedAvg(readSFedAvgParams(p)),
-};
+  requiresFullVisibility: true,
+  init: (setup) => ({ relevance: new Float64Array(setup.numSilos) }),
+  select: (state, ctx, o) =>
+    weightedSample(ctx.rng, softmax(state.relevance), roundSize(ctx.setup.numSilos, o)),
+  async aggregate(state, ctx, o) {
+    if (ctx.selected.length > S_FEDAVG_MAX_PARTICIPANTS)
+      throw new RangeError(
+        `ctx.selected: ${S_FEDAVG.entry.name} values at most ${S_FEDAVG_MAX_PARTICIPANTS} participants exactly, got ${ctx.selected.length}`,
+      );
+    const phi = (await exactShapleyOfGame(ctx.full.game)).values;
+    const relevance = state.relevance.slice();
+    ctx.selected.forEach((s, b) => {
+      relevance[s] = o.alpha * relevance[s]! + (1 - o.alpha) * phi[b]!;
+    });
+    return { weights: baseWeights(ctx, 'examples'), state: { relevance }, values: phi.slice() };
+  },
+});
+
+/**
+ * S-FedAvg: softmax selection on decayed per-round exact Shapley values, FedAvg aggregation.
+ * Needs full visibility (the coalition game).
+ * @throws RangeError naming the parameter for a bad value.
+ */
+export const sFedAvg: (params?: Partial<SFedAvgParams>) => Strategy<SFedAvgState> = S_FEDAVG.create;
+
+/** The registry entry (./registry.ts): `sFedAvg` from a JSON config. */
+export const sFedAvgEntry: BuiltInStrategyEntry = S_FEDAVG.entry;

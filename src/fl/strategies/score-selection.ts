@@ -12,27 +12,11 @@
  */
 
 import Type from 'typebox';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import {
-  checkAggregateContext,
-  checkSelectContext,
-  checkSetup,
-  type RoundSize,
-  roundSize,
-} from './_sampling.js';
-import { baseWeights, checkRoundSize } from './fedavg.js';
+import { roundSize } from './_sampling.js';
+import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { fedAvgVariant } from './fedavg.js';
 import { currentScores } from './score-weighted.js';
-import type { BuiltInStrategyEntry, Strategy, StrategyParams } from './strategy.js';
-
-/** Parameters of `scoreSelection` (SCORE_SELECTION_PARAMETERS documents them). */
-export interface ScoreSelectionParams extends RoundSize {
-  /** Private score scheme read from the history (`fp`, `ee`, `eeMedian`, `loo`, `ioi`). */
-  score: string;
-  /** 'cumulative' (sum of per-round scores) or 'latest' (the most recent one). */
-  accumulate: 'cumulative' | 'latest';
-  /** FedAvg's aggregation weight: 'examples' (n_i) or 'equal'. */
-  weights: 'examples' | 'equal';
-}
+import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
 /** The parameters: half the silos per round by cumulative EE-median (the smallest unflagged self-gain, docs/audit.md), example-count weights, unless configured. */
 export const SCORE_SELECTION_PARAMETERS = parameters({
@@ -52,13 +36,8 @@ export const SCORE_SELECTION_PARAMETERS = parameters({
   }),
 });
 
-/** Defaults (SCORE_SELECTION_PARAMETERS'). */
-export const SCORE_SELECTION_DEFAULTS = defaultsOf<ScoreSelectionParams>(SCORE_SELECTION_PARAMETERS);
-
-/** Reads the parameters from a strategy config (SCORE_SELECTION_PARAMETERS). */
-export function readScoreSelectionParams(p: StrategyParams): ScoreSelectionParams {
-  return readParameters(p, SCORE_SELECTION_PARAMETERS);
-}
+/** Parameters of `scoreSelection` (SCORE_SELECTION_PARAMETERS'). */
+export type ScoreSelectionParams = ParamsOf<typeof SCORE_SELECTION_PARAMETERS>;
 
 /**
  * The k silos of largest current score, unscored silos first, ties to the lower id; increasing.
@@ -73,39 +52,22 @@ export function topScored(current: readonly (number | null)[], k: number): numbe
     .sort((x, y) => x - y);
 }
 
-/**
- * Selection by cumulative private scores with FedAvg's weights.
- * @throws RangeError for a bad round size, accumulate or weights.
- */
-export function scoreSelection(params: Partial<ScoreSelectionParams> = {}): Strategy<null> {
-  const o = { ...SCORE_SELECTION_DEFAULTS, ...params };
-  readScoreSelectionParams(new Params({ ...o }, scoreSelectionEntry.name, SCORE_SELECTION_PARAMETERS));
-  checkRoundSize(o);
-  return {
-    name: scoreSelectionEntry.name,
-    requiresFullVisibility: false,
-    init(setup) {
-      checkSetup(setup);
-      return null;
-    },
-    select(_state, ctx) {
-      checkSelectContext(ctx);
-      const n = ctx.setup.numSilos;
-      return topScored(currentScores(ctx.history, o.score, o.accumulate), roundSize(n, o));
-    },
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      return { weights: baseWeights(ctx, o.weights), state };
-    },
-    observe: (state) => state,
-  };
-}
-
-/** The registry entry (./registry.ts): `scoreSelection` from a JSON config. */
-export const scoreSelectionEntry: BuiltInStrategyEntry = {
+const SCORE_SELECTION = fedAvgVariant({
   name: 'score-selection',
   description: 'selection of the k silos with the largest cumulative private score, FedAvg weights',
   parameters: SCORE_SELECTION_PARAMETERS,
   networked: 'fixed-weights',
-  create: (p) => scoreSelection(readScoreSelectionParams(p)),
-};
+  requiresFullVisibility: false,
+  select: (_state, ctx, o) =>
+    topScored(currentScores(ctx.history, o.score, o.accumulate), roundSize(ctx.setup.numSilos, o)),
+});
+
+/**
+ * Selection by cumulative private scores with FedAvg's weights.
+ * @throws RangeError for a bad round size, accumulate or weights.
+ */
+export const scoreSelection: (params?: Partial<ScoreSelectionParams>) => Strategy<null> =
+  SCORE_SELECTION.create;
+
+/** The registry entry (./registry.ts): `scoreSelection` from a JSON config. */
+export const scoreSelectionEntry: BuiltInStrategyEntry = SCORE_SELECTION.entry;

@@ -20,20 +20,9 @@
  */
 
 import Type from 'typebox';
-import { defaultsOf, Params, parameters, readParameters, roundSizeParameters } from './_params.js';
-import { checkAggregateContext, checkSetup, type RoundSize } from './_sampling.js';
-import { baseWeights, checkRoundSize, randomSelection } from './fedavg.js';
-import type { BuiltInStrategyEntry, History, Strategy, StrategyParams } from './strategy.js';
-
-/** Parameters of `scoreWeighted` (SCORE_WEIGHTED_PARAMETERS documents them). */
-export interface ScoreWeightedParams extends RoundSize {
-  /** Score scheme read from the history (`fp`, `ee`, `eeMedian`, `loo`, `ioi`, or an estimator). */
-  score: string;
-  /** 'cumulative' (sum of per-round scores) or 'latest' (the most recent one). */
-  accumulate: 'cumulative' | 'latest';
-  /** Base multiplied by the normalized score: 'equal' (as in the paper) or 'examples'. */
-  weights: 'equal' | 'examples';
-}
+import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { baseWeights, fedAvgVariant } from './fedavg.js';
+import type { BuiltInStrategyEntry, History, Strategy } from './strategy.js';
 
 /** The parameters: every silo every round, cumulative EE-median scores (the scheme with the smallest unflagged self-gain, docs/audit.md), uniform base, unless configured. */
 export const SCORE_WEIGHTED_PARAMETERS = parameters({
@@ -56,8 +45,8 @@ export const SCORE_WEIGHTED_PARAMETERS = parameters({
   }),
 });
 
-/** Defaults (SCORE_WEIGHTED_PARAMETERS'). */
-export const SCORE_WEIGHTED_DEFAULTS = defaultsOf<ScoreWeightedParams>(SCORE_WEIGHTED_PARAMETERS);
+/** Parameters of `scoreWeighted` (SCORE_WEIGHTED_PARAMETERS'). */
+export type ScoreWeightedParams = ParamsOf<typeof SCORE_WEIGHTED_PARAMETERS>;
 
 /**
  * papers/003 §5 normalization: (s − min s) / mean(s − min s). All 1 when the scores are all equal.
@@ -99,46 +88,28 @@ export function currentScores(
   return out;
 }
 
-/** Reads the parameters from a strategy config (SCORE_WEIGHTED_PARAMETERS). */
-export function readScoreWeightedParams(p: StrategyParams): ScoreWeightedParams {
-  return readParameters(p, SCORE_WEIGHTED_PARAMETERS);
-}
+const SCORE_WEIGHTED = fedAvgVariant({
+  name: 'score-weighted',
+  description: 'aggregation weighted by private scores (papers/003 §5.4)',
+  parameters: SCORE_WEIGHTED_PARAMETERS,
+  networked: 'score-weights',
+  requiresFullVisibility: false,
+  async aggregate(state, ctx, o) {
+    const current = currentScores(ctx.history, o.score, o.accumulate);
+    const scored = ctx.selected.filter((s) => current[s] !== null);
+    const normalized = scored.length > 0 ? normalizeScores(scored.map((s) => current[s]!)) : [];
+    const factor = new Map(scored.map((s, k) => [s, normalized[k]!]));
+    const base = baseWeights(ctx, o.weights);
+    const weights = Float64Array.from(ctx.selected, (s, k) => base[k]! * (factor.get(s) ?? 1));
+    return { weights, state };
+  },
+});
 
 /**
  * Score-weighted aggregation (papers/003 §5.4) with FedAvg's random selection.
  * @throws RangeError for a bad round size, accumulate or weights.
  */
-export function scoreWeighted(params: Partial<ScoreWeightedParams> = {}): Strategy<null> {
-  const o = { ...SCORE_WEIGHTED_DEFAULTS, ...params };
-  readScoreWeightedParams(new Params({ ...o }, scoreWeightedEntry.name, SCORE_WEIGHTED_PARAMETERS)); // same checks as a config
-  checkRoundSize(o);
-  return {
-    name: scoreWeightedEntry.name,
-    requiresFullVisibility: false,
-    init(setup) {
-      checkSetup(setup);
-      return null;
-    },
-    select: randomSelection(o),
-    async aggregationWeights(state, ctx) {
-      checkAggregateContext(ctx);
-      const current = currentScores(ctx.history, o.score, o.accumulate);
-      const scored = ctx.selected.filter((s) => current[s] !== null);
-      const normalized = scored.length > 0 ? normalizeScores(scored.map((s) => current[s]!)) : [];
-      const factor = new Map(scored.map((s, k) => [s, normalized[k]!]));
-      const base = baseWeights(ctx, o.weights);
-      const weights = Float64Array.from(ctx.selected, (s, k) => base[k]! * (factor.get(s) ?? 1));
-      return { weights, state };
-    },
-    observe: (state) => state,
-  };
-}
+export const scoreWeighted: (params?: Partial<ScoreWeightedParams>) => Strategy<null> = SCORE_WEIGHTED.create;
 
 /** The registry entry (./registry.ts): `scoreWeighted` from a JSON config. */
-export const scoreWeightedEntry: BuiltInStrategyEntry = {
-  name: 'score-weighted',
-  description: 'aggregation weighted by private scores (papers/003 §5.4)',
-  parameters: SCORE_WEIGHTED_PARAMETERS,
-  networked: 'score-weights',
-  create: (p) => scoreWeighted(readScoreWeightedParams(p)),
-};
+export const scoreWeightedEntry: BuiltInStrategyEntry = SCORE_WEIGHTED.entry;

@@ -188,9 +188,11 @@ export interface StrategyEntry {
   readonly description: string;
   /**
    * TypeBox object schema of its parameters (the keys next to `name`), with the bounds, `default`
-   * and `description` of each: docs/config.md is generated from it. When present, `create` may read
-   * only the keys it declares, with the declared defaults and bounds (a read that disagrees throws
-   * Error). Every built-in has one; a user strategy without one is neither documented nor checked.
+   * and `description` of each: docs/config.md is generated from it. When present, the configuration
+   * is checked against it before `create` runs, `create` may read only the keys it declares (another
+   * read throws Error), and an absent key reads as its declared default (./params.ts). Every
+   * built-in has one (./fedavg.ts, `fedAvgVariant`); a user strategy without one is neither
+   * documented nor checked.
    */
   readonly parameters?: TObject;
   /**

@@ -1,12 +1,15 @@
 /**
- * A strategy's parameters are written in its entry's `parameters` schema (docs/config.md is
- * generated from it) and the strategy reads exactly those: every key the schema declares, and no
- * other, with the declared defaults and bounds (src/fl/strategies/_params.ts checks each read).
+ * A strategy's parameters are written once, in its entry's `parameters` schema (docs/config.md is
+ * generated from it; the code's parameter type is derived from it), and the strategy reads exactly
+ * those: every key the schema declares, and no other, with the declared defaults and bounds
+ * (src/fl/strategies/params.ts checks the configuration against the schema before any read).
  */
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defaultsOf, Params, readParameters } from '../../../src/fl/strategies/_params.js';
-import { fedAvg } from '../../../src/fl/strategies/fedavg.js';
+import { defaultsOf, parameters } from '../../../src/fl/strategies/_schema.js';
+import { fedAvg, fedAvgVariant } from '../../../src/fl/strategies/fedavg.js';
+import { fedOwen } from '../../../src/fl/strategies/fedowen.js';
+import { Params, readParameters } from '../../../src/fl/strategies/params.js';
 import {
   BUILT_IN_STRATEGIES,
   createStrategy,
@@ -63,7 +66,7 @@ describe('built-in strategy parameters', () => {
   });
 });
 
-describe('Params checks each read against the schema', () => {
+describe('Params holds every read to the schema', () => {
   const schema = Type.Object(
     {
       alpha: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.5, description: 'a' })),
@@ -82,21 +85,29 @@ describe('Params checks each read against the schema', () => {
     expect(() => p().boolean('off', false)).toThrow(/reads parameter 'off', which its parameters schema/);
   });
 
-  it('a read with another default, bounds, values or type throws', () => {
-    expect(() => p().number('alpha', 0.4, { min: 0, max: 1 })).toThrow(
-      "reads parameter 'alpha' with default 0.4, its parameters schema declares 0.5",
+  it('the configuration is checked against the schema before anything is read', () => {
+    expect(() => new Params({ alpha: 2 }, 'test', schema)).toThrow(
+      new RangeError('strategy.alpha: expected a number in [0, 1], got 2'),
     );
-    expect(() => p().number('alpha', 0.5, { min: 0, max: 1, maxOpen: true })).toThrow(
-      'with bounds a number in [0, 1), its parameters schema declares a number in [0, 1]',
+    expect(() => new Params({ k: 1.5 }, 'test', schema)).toThrow(
+      new RangeError('strategy.k: expected an integer ≥ 1, got 1.5'),
     );
-    expect(() => p().optionalNumber('k', { min: 1 })).toThrow(/with bounds a number ≥ 1, .* an integer ≥ 1$/);
-    expect(() => p().number('k', 1, { min: 1, integer: true })).toThrow(/with default 1, .* no default$/);
-    expect(() => p().oneOf('mode', 'a', ['a', 'c'])).toThrow(/with values \["a","c"\]/);
-    expect(() => p().boolean('mode', true)).toThrow(/with type boolean, .* enumeration$/);
-    expect(() => p().string('on', 'x')).toThrow(/with type string, .* boolean$/);
+    expect(() => new Params({ mode: 'c' }, 'test', schema)).toThrow(
+      new RangeError("strategy.mode: expected one of 'a', 'b', got 'c'"),
+    );
+    expect(() => new Params({ on: 1 }, 'test', schema)).toThrow(
+      new TypeError('strategy.on: expected true or false, got number'),
+    );
   });
 
-  it('reads that agree pass, and readParameters derives them from the schema', () => {
+  it('an absent key reads as the default the schema declares, whatever the reader passes', () => {
+    expect(p().number('alpha', 0.4, { min: 0, max: 1 })).toBe(0.5);
+    expect(p().oneOf('mode', 'b', ['a', 'b'])).toBe('a');
+    expect(p().boolean('on', false)).toBe(true);
+    expect(p().optionalNumber('k')).toBeUndefined();
+  });
+
+  it('reads return the configured values, and readParameters derives them from the schema', () => {
     const q = new Params({ alpha: 0.25, k: 3 }, 'test', schema);
     expect(q.number('alpha', 0.5, { min: 0, max: 1 })).toBe(0.25);
     expect(q.optionalNumber('k', { min: 1, integer: true })).toBe(3);
@@ -107,9 +118,32 @@ describe('Params checks each read against the schema', () => {
       mode: 'b',
       on: true,
     });
-    expect(() => readParameters(new Params({ k: 0 }, 'test', schema), schema)).toThrow(
-      new RangeError('strategy.k: expected an integer ≥ 1, got 0'),
+  });
+
+  it('a variant built in code checks its parameters as a configuration, with the same message', () => {
+    let fromConfig = '';
+    try {
+      createStrategy({ name: 'fedowen', epsilon: 2 });
+    } catch (e) {
+      fromConfig = (e as Error).message;
+    }
+    expect(fromConfig).toBe('strategy.epsilon: expected a number in [0, 1], got 2');
+    expect(() => fedOwen({ epsilon: 2 })).toThrow(new RangeError(fromConfig));
+    expect(() => fedAvg({ weights: 'both' as never })).toThrow(
+      new RangeError("strategy.weights: expected one of 'examples', 'equal', got 'both'"),
     );
+  });
+
+  it('a FedAvg variant must declare the round size its default selection reads', () => {
+    expect(() =>
+      fedAvgVariant({
+        name: 'no-size',
+        description: 'x',
+        parameters: parameters({ alpha: Type.Number({ default: 1, description: 'a' }) }),
+        networked: 'fixed-weights',
+        requiresFullVisibility: false,
+      }),
+    ).toThrow(/^parameters\.fraction: a FedAvg variant declares the round size/);
   });
 
   it("createStrategy holds a user strategy to its entry's schema", () => {
