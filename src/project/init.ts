@@ -17,6 +17,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { basename, dirname, join, resolve } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { minimumThreshold } from '../../protocol/config.js';
 import { writeNpyDataset } from '../cli/consortium-create.js';
 import type { LocalFormat } from '../data/local-data.js';
 import { datasetNames } from '../data/registry.js';
@@ -46,6 +47,11 @@ export interface InitArgs {
   examplesPerSilo: number;
   testSize: number;
   rounds: number;
+  /**
+   * n_C, how many silos may collude with the server (`secureAggregation.corruptSilos`); t is the
+   * smallest safe threshold for it, and a round survives n − t dropouts.
+   */
+  corruptSilos: number;
   /** The consortium id (default: from the folder's name). */
   id?: string;
   seed: number;
@@ -142,6 +148,11 @@ export async function initProject(
       data: { dataset: o.data, trainSize: o.silos * o.examplesPerSilo, testSize: o.testSize },
       model: { kind: 'tfjs-layers', path: 'model/model.json' },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
+      // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
+      secureAggregation: {
+        corruptSilos: o.corruptSilos,
+        threshold: minimumThreshold(o.silos, o.corruptSilos),
+      },
     },
     'the configuration fedscore init writes',
   );

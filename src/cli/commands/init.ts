@@ -16,6 +16,7 @@ interface InitFlags {
   examples?: number;
   testSize?: number;
   rounds?: number;
+  corruptSilos?: number;
   id?: string;
   seed?: number;
   backend?: string;
@@ -45,6 +46,13 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
     integerOption('examples', 'n', 'training examples per silo, on average (default 100)', 10, 100_000),
     integerOption('test-size', 'n', 'examples in the common test set (default 100)', 10, 10_000),
     integerOption('rounds', 'n', 'rounds the schedule runs (default 3)', 1, 1000),
+    integerOption(
+      'corrupt-silos',
+      'n',
+      'n_C, silos that may collude with the server (default 0: t = ⌊n/2⌋ + 1, so a round survives dropouts down to t)',
+      0,
+      63,
+    ),
     idOption('id', "the consortium id (default: from the folder's name)"),
     integerOption(
       'seed',
@@ -69,6 +77,7 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       examplesPerSilo: f.examples ?? 100,
       testSize: f.testSize ?? 100,
       rounds: f.rounds ?? 3,
+      corruptSilos: f.corruptSilos ?? 0,
       ...(f.id !== undefined ? { id: f.id } : {}),
       seed: f.seed ?? 1,
       ...(f.backend !== undefined ? { backend: f.backend } : {}),
