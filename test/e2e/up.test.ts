@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { readProject } from '../../src/project/project.js';
 import { ROOT, until } from './_processes.js';
+import { INIT_ARGS, TEST_ONLY_ARGS, UP_ARGS } from './_quickstart.js';
 
 const user = mkdtempSync(join(tmpdir(), 'fedscore-e2e-up-'));
 const started: ChildProcess[] = [];
@@ -72,20 +73,7 @@ const pids = (lines: string[]) =>
 
 describe('fedscore init and fedscore up, from a folder outside the checkout', () => {
   it('init writes the project; up scores every round, prints the table, leaves no process', async () => {
-    const init = fedscore([
-      'init',
-      'hospitals',
-      '--silos',
-      '3',
-      '--format',
-      'idx,npy,csv',
-      '--rounds',
-      '2',
-      '--examples',
-      '60',
-      '--backend',
-      'cpu',
-    ]);
+    const init = fedscore([...INIT_ARGS, ...TEST_ONLY_ARGS]);
     onTestFailed(() => console.log(init.lines.join('\n')));
     expect(await init.exited, init.lines.join('\n')).toBe(0);
     // Written where the user typed the command, not in the checkout.
@@ -100,7 +88,7 @@ describe('fedscore init and fedscore up, from a folder outside the checkout', ()
     for (const s of p.silos) expect(existsSync(join(dir, s.data)) && existsSync(join(dir, s.key))).toBe(true);
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain(p.digest);
 
-    const up = fedscore(['up', 'hospitals', '--backend', 'cpu']);
+    const up = fedscore([...UP_ARGS, ...TEST_ONLY_ARGS]);
     onTestFailed(() => console.log(up.lines.join('\n')));
     expect(await up.exited, up.lines.join('\n')).toBe(0);
     if (process.env.FEDSCORE_E2E_LOG) console.log(up.lines.join('\n'));
@@ -128,7 +116,7 @@ describe('fedscore init and fedscore up, from a folder outside the checkout', ()
   }, 400_000);
 
   it('up again, a silo SIGKILLed in round 2: one dropout line, the run finishes', async () => {
-    const up = fedscore(['up', 'hospitals', '--backend', 'cpu']);
+    const up = fedscore([...UP_ARGS, ...TEST_ONLY_ARGS]);
     onTestFailed(() => console.log(up.lines.join('\n')));
     const victim = await until(
       () => `round 2 to open\n${up.lines.join('\n')}`,
