@@ -5,6 +5,7 @@
  * code, and no file is written. `--external` registers a reports-only consortium.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -108,9 +109,14 @@ describe('fedscore consortium create --server is atomic', () => {
       /^fedscore: the service at http:\/\/127\.0\.0\.1:\d+ refused the admin token \(FEDSCORE_ERR_(ADMIN_TOKEN|CREDENTIALS_REQUIRED)\): check FEDSCORE_ADMIN_TOKEN: nothing was written\n$/,
     );
     expect(existsSync(join(dir, 'token.json'))).toBe(false);
-    const gone = await create('clinics', 'gone.json', { server: 'http://127.0.0.1:9' });
+    // A port nothing listens on: one taken from the system, then freed.
+    const free = createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((r) => free.close(r));
+    const gone = await create('clinics', 'gone.json', { server: `http://127.0.0.1:${port}` });
     expect(gone.code).toBe(1);
-    expect(gone.err).toBe('fedscore: cannot reach the service at http://127.0.0.1:9: ECONNREFUSED\n');
+    expect(gone.err).toBe(`fedscore: cannot reach the service at http://127.0.0.1:${port}: ECONNREFUSED\n`);
     expect(existsSync(join(dir, 'gone.json'))).toBe(false);
   });
 
