@@ -26,6 +26,11 @@ export interface CommandDefinition<F, A> {
    * missing.
    */
   options: readonly Option[];
+  /**
+   * Positional arguments (`fedscore init <dir>`), in order: each is passed to `args` among the
+   * flags under its name; `<name>` is required, `[name]` optional.
+   */
+  positionals?: readonly { name: string; description: string; required: boolean }[];
   /** It reads an experiment configuration, so it takes `--plugin <module>` (repeatable). */
   plugins?: boolean;
   /**

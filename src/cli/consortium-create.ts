@@ -18,7 +18,8 @@ import { consortiumBodyOf, consortiumFileOf } from '../fl/consortium-of-run.js';
 import { initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
 import { loadConfig } from './_config.js';
 import { UsageError } from './_flags.js';
-import { readPublicKeys, registerConsortium } from './consortium.js';
+import { readPublicKeys } from './consortium.js';
+import { reach, refusalSentence, ServiceRefused } from './service-errors.js';
 
 /** What `fedscore consortium create` takes (src/cli/commands/consortium.ts). */
 export interface ConsortiumCreateArgs {
@@ -33,6 +34,41 @@ export interface ConsortiumCreateArgs {
   testSetOut?: string;
   seed?: number;
   backend?: string;
+  /** A reports-only consortium (`secureAggregation: "external"`): no schedule, no model. */
+  external?: boolean;
+}
+
+/**
+ * Creates consortium `body.id` on the service and uploads its initial model `m0` (none for a
+ * reports-only consortium).
+ * @throws ServiceRefused with one sentence naming the refusal and its code.
+ */
+async function registerConsortium(
+  server: string,
+  adminToken: string,
+  body: { id: string },
+  m0: Float32Array | undefined,
+): Promise<void> {
+  const headers = { authorization: `Bearer ${adminToken}` };
+  const created = await reach(server, `${server}/v1/consortia`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (created.status !== 201)
+    throw new ServiceRefused(
+      `${refusalSentence({ server, consortium: body.id, what: `consortium '${body.id}'`, status: created.status, text: await created.text() })}: nothing was written`,
+    );
+  if (m0 === undefined) return;
+  const model = await reach(server, `${server}/v1/consortia/${body.id}/model`, {
+    method: 'PUT',
+    headers: { ...headers, 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(m0.buffer, m0.byteOffset, m0.byteLength),
+  });
+  if (model.status !== 204)
+    throw new ServiceRefused(
+      `${refusalSentence({ server, consortium: body.id, what: `the initial model of '${body.id}'`, status: model.status, text: await model.text() })}: the consortium was created without its model, nothing was written`,
+    );
 }
 
 /** Writes `ds` as `dir`/x.npy (float32 [n, h, w, c]) and `dir`/y.npy (int32 [n]). */
@@ -42,7 +78,34 @@ export function writeNpyDataset(dir: string, ds: Dataset): void {
   writeFileSync(join(dir, 'y.npy'), encodeNpy(Int32Array.from(ds.y), [ds.n]));
 }
 
-/** Runs `fedscore consortium create`. @returns the exit code. */
+/**
+ * Checks with the service that consortium `id` can be created: the service answers, accepts the
+ * admin token, and has no consortium of that id.
+ * @throws ServiceRefused with one sentence.
+ */
+async function checkService(server: string, adminToken: string, id: string): Promise<void> {
+  const r = await reach(server, `${server}/v1/consortia/${id}`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  const text = await r.text();
+  if (r.status === 200)
+    throw new ServiceRefused(`the consortium '${id}' already exists on ${server}: nothing was written`);
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(text) as { code?: string }).code;
+  } catch {}
+  if (r.status === 404 && code === 'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND') return;
+  throw new ServiceRefused(
+    `${refusalSentence({ server, consortium: id, what: `reading consortium '${id}'`, status: r.status, text })}: nothing was written`,
+  );
+}
+
+/**
+ * Runs `fedscore consortium create`. With --server it is atomic: it checks with the service first
+ * (reachable, token accepted, the id free), registers, and writes the files only once the service
+ * has accepted the consortium (and its initial model); a refusal is one sentence and writes nothing.
+ * @returns the exit code.
+ */
 export async function consortiumCreateCommand(o: ConsortiumCreateArgs): Promise<number> {
   const cfg = await loadConfig(o.config);
   const keys = await readPublicKeys(o.keys);
@@ -50,11 +113,23 @@ export async function consortiumCreateCommand(o: ConsortiumCreateArgs): Promise<
     throw new UsageError(`--keys: ${keys.length} public keys, the configuration has ${cfg.silos} silos`);
   if (o.examples !== undefined && o.examples.length !== cfg.silos)
     throw new UsageError(`--examples: ${o.examples.length} counts, the configuration has ${cfg.silos} silos`);
+  if (o.server !== undefined) await checkService(o.server, o.adminToken!, o.id);
   const run = networkedRun(cfg, o.seed ?? cfg.seed ?? 1);
   const learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
   try {
     const file = consortiumFileOf(run, o.id, keys, learner, o.examples ? { examples: o.examples } : {});
     const digest = consortiumFileDigest(file);
+    if (o.server !== undefined) {
+      const body = o.external
+        ? externalBody(consortiumBodyOf(file, undefined, { schedule: false }))
+        : consortiumBodyOf(file);
+      await registerConsortium(
+        o.server,
+        o.adminToken!,
+        body,
+        o.external ? undefined : initialModel(run, learner),
+      );
+    }
     writeFileSync(o.out, `${JSON.stringify(file, null, 2)}\n`);
     if (o.testSetOut !== undefined) writeNpyDataset(o.testSetOut, run.data.test);
     process.stdout.write(
@@ -64,18 +139,27 @@ export async function consortiumCreateCommand(o: ConsortiumCreateArgs): Promise<
           : '') +
         `digest ${digest}\n`,
     );
-    if (o.server === undefined) return 0;
-    const ok = await registerConsortium(
-      o.server,
-      o.adminToken!,
-      consortiumBodyOf(file),
-      initialModel(run, learner),
-      'consortium create',
-    );
-    if (!ok) return 1;
-    process.stdout.write(`consortium ${o.id} registered at ${o.server}; initial model uploaded\n`);
+    if (o.server !== undefined)
+      process.stdout.write(
+        o.external
+          ? `reports-only consortium ${o.id} registered at ${o.server}: post each round's v(M) and v(M0) to POST /v1/consortia/${o.id}/rounds/:round/utilities\n`
+          : `consortium ${o.id} registered at ${o.server}; initial model uploaded\n`,
+      );
     return 0;
   } finally {
     await learner.close();
   }
+}
+
+/** A reports-only consortium's creation body: no schedule, strategy or seed (the service refuses them). */
+function externalBody(body: ReturnType<typeof consortiumBodyOf>) {
+  const {
+    strategy: _s,
+    seed: _seed,
+    rounds: _r,
+    ...rest
+  } = body as ReturnType<typeof consortiumBodyOf> & {
+    rounds?: number;
+  };
+  return { ...rest, secureAggregation: 'external' as const };
 }

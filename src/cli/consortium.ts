@@ -4,8 +4,8 @@
  * Creates the consortium with the engine's settings (threshold, model size, the test set's
  * digest, clip, weight range, convention; default deadlines) and uploads the engine's initial
  * model. `--keys` lists the silos' Ed25519 public keys, one hex key per line, silo id = line.
- * The admin token comes from FEDSCORE_ADMIN_TOKEN. Rounds are then opened with
- * `POST /v1/consortia/:cid/rounds`.
+ * The admin token comes from FEDSCORE_ADMIN_TOKEN. Rounds are then opened with `fedscore rounds
+ * open` (POST /v1/consortia/:cid/rounds).
  */
 import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
 import { loadConfig } from './_config.js';

@@ -1,8 +1,19 @@
 #!/usr/bin/env node
 /**
- * The `fedscore` command line: experiment, score, audit, serve, client, consortium, keygen, demo
- * (src/cli/program.ts builds it; each command loads its own modules when it runs).
+ * The `fedscore` command line: init, up, experiment, score, audit, serve, client, consortium,
+ * rounds, keygen, demo (src/cli/program.ts builds it; each command loads its own modules when it runs).
+ *
+ * Paths on the command line are relative to the directory the user typed the command in. Run as
+ * `npm run fedscore -- …` (or `npm --prefix <checkout> run fedscore -- …`), npm starts the script in
+ * the checkout and records that directory in INIT_CWD: the CLI moves back there first, and drops
+ * the variables so that the processes it starts (`fedscore up`) do not move again.
  */
 import { runCli } from './program.js';
+
+if (process.env.npm_lifecycle_event === 'fedscore' && process.env.INIT_CWD) {
+  process.chdir(process.env.INIT_CWD);
+  delete process.env.INIT_CWD;
+  delete process.env.npm_lifecycle_event;
+}
 
 process.exitCode = await runCli(process.argv.slice(2));

@@ -26,15 +26,19 @@ import { client } from './commands/client.js';
 import { consortium } from './commands/consortium.js';
 import { demo } from './commands/demo.js';
 import { experiment } from './commands/experiment.js';
+import { init } from './commands/init.js';
 import { keygen } from './commands/keygen.js';
 import { rounds } from './commands/rounds.js';
 import { score } from './commands/score.js';
 import { serve } from './commands/serve.js';
 import { sweep } from './commands/sweep.js';
 import { worker } from './commands/worker.js';
+import { up } from './commands/up.js';
 
 /** The subcommands, in the order `fedscore --help` lists them. */
 export const COMMANDS: readonly AnyCommand[] = [
+  init as AnyCommand,
+  up as AnyCommand,
   experiment,
   sweep,
   worker,
@@ -112,13 +116,27 @@ function addCommand(parent: Command, def: AnyCommand, io: CliIo, onExitCode: (co
     .command(def.name)
     .summary(def.summary)
     .description(def.description ?? def.summary);
+  for (const a of def.positionals ?? [])
+    cmd.argument(a.required ? `<${a.name}>` : `[${a.name}]`, a.description);
   for (const option of def.options) cmd.addOption(option);
   if (def.plugins) cmd.addOption(pluginOption());
   const requiredFlags = def.options.filter(isRequired);
-  cmd.usage([...requiredFlags.map((o) => o.flags), '[options]'].join(' '));
+  cmd.usage(
+    [
+      ...(def.positionals ?? []).map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)),
+      ...requiredFlags.map((o) => o.flags),
+      '[options]',
+    ].join(' '),
+  );
   if (def.epilog) cmd.addHelpText('after', `\n${def.epilog}`);
   // Commander has checked unknown flags and extra arguments by now; then the required flags.
-  cmd.action(async (flags: Record<string, unknown> & { plugin?: string[] }) => {
+  cmd.action(async (...params: unknown[]) => {
+    // commander passes the positionals, then the flags, then the command.
+    const positionals = def.positionals ?? [];
+    const flags = {
+      ...(params[positionals.length] as Record<string, unknown>),
+      ...Object.fromEntries(positionals.map((a, k) => [a.name, params[k]])),
+    } as Record<string, unknown> & { plugin?: string[] };
     const missing = requiredFlags.find((o) => flags[o.attributeName()] === undefined);
     if (missing) throw new UsageError(`${missing.long}: required`);
     const args = def.args(flags as never, io.env);

@@ -136,6 +136,11 @@ export interface SiloOptions {
   readonly log?: (line: string) => void;
   /** Polling backoff (default 20 ms growing ×1.5 to 500 ms). */
   readonly poll?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * While it waits (the consortium not created yet, a round not open, a stage waiting for the
+   * others), a heartbeat line every this many ms saying what it waits for (default 5000).
+   */
+  readonly heartbeatMs?: number;
   /** Give up waiting for the server after this long (default 1 h). */
   readonly waitTimeoutMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -375,7 +380,7 @@ async function oneRound(
   try {
     await post(first.reply.message);
     for (const kind of INBOX) {
-      const got = await waiter(`${kind} of round ${r}`, async () => {
+      const got = await waiter(`the other silos: ${kind} of round ${r}`, async () => {
         const a = await http.send('GET', `${roundPath}/inbox/${kind}`);
         if (a.status === 200) return a.bytes;
         const e = responseError(a, `GET inbox/${kind}`);
@@ -509,13 +514,19 @@ function poller(o: SiloOptions) {
   const max = o.poll?.maxMs ?? 500;
   const timeout = o.waitTimeoutMs ?? 3_600_000;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const heartbeat = o.heartbeatMs ?? 5000;
   return async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
     const start = Date.now();
     let delay = initial;
+    let beat = start;
     for (;;) {
       const v = await probe();
       if (v !== undefined) return v;
       if (Date.now() - start > timeout) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+      if (Date.now() - beat >= heartbeat) {
+        beat = Date.now();
+        o.log?.(`silo ${o.http.silo}: waiting for ${what} (${Math.round((beat - start) / 1000)} s)`);
+      }
       await sleep(delay);
       delay = Math.min(max, delay * 1.5);
     }

@@ -13,6 +13,20 @@ import { cli, dryRun, spawnCli } from './_cli.js';
 
 /** Each command's flags, in help order: the command-line contract (names must not change). */
 const FLAGS: Record<string, string[]> = {
+  init: [
+    '--silos <n>',
+    '--data <name>',
+    '--format <formats>',
+    '--model <model>',
+    '--examples <n>',
+    '--test-size <n>',
+    '--rounds <n>',
+    '--corrupt-silos <n>',
+    '--id <id>',
+    '--seed <s>',
+    '--backend <name>',
+  ],
+  up: ['--port <n>', '--backend <name>', '--keep-serving'],
   experiment: [
     '--config <file>',
     '--out <dir>',

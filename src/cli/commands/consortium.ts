@@ -15,6 +15,7 @@ interface CreateFlags {
   testSetOut?: string;
   seed?: number;
   backend?: string;
+  external?: boolean;
 }
 
 /** `fedscore consortium create`: the consortium file silos pin, and its registration. */
@@ -22,7 +23,7 @@ export const consortiumCreate: CommandDefinition<CreateFlags, ConsortiumCreateAr
   name: 'create',
   summary: 'write the consortium file silos pin, print its digest and register it (FEDSCORE_ADMIN_TOKEN)',
   description:
-    "Writes the consortium file every silo pins with `fedscore client --consortium-file` (roster, threshold, n_C, d, model and test-set digests, schemes, convention, utility, encoding, weights, strategy, rounds) from the experiment configuration and the silos' public keys, and prints its SHA-256 digest. With --server it also creates the consortium on the service and uploads the initial model.",
+    "Writes the consortium file every silo pins with `fedscore client --consortium-file` (roster, threshold, n_C, d, model and test-set digests, schemes, convention, utility, encoding, weights, strategy, rounds) from the experiment configuration and the silos' public keys, and prints its SHA-256 digest. With --server it first checks with the service (reachable, the admin token accepted, the id free), then creates the consortium and uploads the initial model, and writes the files only once the service accepted them: a refusal is one sentence and writes nothing. With --external the consortium is reports-only (training and secure aggregation run elsewhere; the operator posts each round's v(M) and v(M0), the silos their signed reports; docs/networked.md).",
   epilog: 'Environment:\n  FEDSCORE_ADMIN_TOKEN  the service’s admin token (required with --server)',
   options: [
     required(idOption('id', 'the consortium id')),
@@ -45,9 +46,14 @@ export const consortiumCreate: CommandDefinition<CreateFlags, ConsortiumCreateAr
     ),
     integerOption('seed', 's', "the run's seed (default: the configuration's seed, else 1)", 0, 2 ** 31 - 1),
     backendOption(' for the initial model'),
+    new Option(
+      '--external',
+      'a reports-only consortium (secureAggregation "external"): no schedule, no model; with --server',
+    ),
   ],
   plugins: true,
   args(f, env) {
+    if (f.external && f.server === undefined) throw new UsageError('--external: applies only with --server');
     let adminToken: string | undefined;
     if (f.server !== undefined) {
       adminToken = env.FEDSCORE_ADMIN_TOKEN;
@@ -74,6 +80,7 @@ export const consortiumCreate: CommandDefinition<CreateFlags, ConsortiumCreateAr
       ...(f.testSetOut !== undefined ? { testSetOut: f.testSetOut } : {}),
       ...(f.seed !== undefined ? { seed: f.seed } : {}),
       ...(f.backend !== undefined ? { backend: f.backend } : {}),
+      ...(f.external ? { external: true } : {}),
     };
   },
   run: async (args) => (await import('../consortium-create.js')).consortiumCreateCommand(args),
@@ -92,7 +99,7 @@ export const consortium: CommandDefinition<ConsortiumFlags, ConsortiumArgs> = {
   name: 'consortium',
   summary: "create a networked run's consortium and upload its initial model (FEDSCORE_ADMIN_TOKEN)",
   description:
-    "The operator's set-up of a networked run of an experiment configuration: creates the consortium with the engine's settings (threshold, model size, the test set's digest, clip, weight range, convention; default deadlines) and uploads the engine's initial model. Rounds are then opened with POST /v1/consortia/:cid/rounds. `fedscore consortium create` also writes the consortium file silos pin.",
+    "The operator's set-up of a networked run of an experiment configuration: creates the consortium with the engine's settings (threshold, model size, the test set's digest, clip, weight range, convention; default deadlines) and uploads the engine's initial model. It registers no schedule: rounds are then opened with `fedscore rounds open`. `fedscore consortium create` writes the consortium file silos pin and registers the configuration's schedule (the service then opens the rounds itself).",
   epilog: "Environment:\n  FEDSCORE_ADMIN_TOKEN  the service's admin token (required)",
   options: [
     required(httpUrlOption('server', 'the scoring service, e.g. http://127.0.0.1:8080')),

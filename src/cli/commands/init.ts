@@ -1,0 +1,96 @@
+/** `fedscore init <dir>`: its flags; the action (src/project/init.ts) is imported when it runs. */
+import { Option } from 'commander';
+import type { InitArgs } from '../../project/init.js';
+import type { CommandDefinition } from '../_command.js';
+import { backendOption, idOption, integerOption, UsageError } from '../_flags.js';
+
+/** The formats `fedscore client --data` reads (src/data/local-data.ts LOCAL_FORMATS; a test checks they agree). */
+export const INIT_FORMATS = ['npy', 'idx', 'csv', 'image-folder'] as const;
+
+interface InitFlags {
+  dir: string;
+  silos?: number;
+  data: string;
+  format: string;
+  model: string;
+  examples?: number;
+  testSize?: number;
+  rounds?: number;
+  corruptSilos?: number;
+  id?: string;
+  seed?: number;
+  backend?: string;
+}
+
+export const init: CommandDefinition<InitFlags, InitArgs> = {
+  name: 'init',
+  summary: 'write a consortium project (model, silos and their data, keys, tokens, consortium file, README)',
+  description:
+    "Writes a consortium project into <dir> (a new or empty folder): config.json, a TF.js Layers model (model/), one folder per silo (silos/<name>/) with its split of the data in its format and its secret key, keys.txt, the common test set (test-set/), the operator's tokens (tokens/), the consortium file and its digest, fedscore-project.json and a README saying what each file is and which command each machine runs. `fedscore up <dir>` runs it on this machine.",
+  epilog: 'Example:\n  fedscore init hospitals --silos 3 --format idx,npy,csv\n  fedscore up hospitals',
+  positionals: [{ name: 'dir', description: 'the project folder to write (new or empty)', required: true }],
+  options: [
+    integerOption('silos', 'n', 'number of silos (default 3)', 2, 64),
+    new Option(
+      '--data <name>',
+      'the built-in data set the silos split (fashion-mnist, synthetic, …)',
+    ).default('fashion-mnist'),
+    new Option(
+      '--format <formats>',
+      `the silos' data format: ${INIT_FORMATS.join(' | ')}; comma-separated to give the silos formats in turn`,
+    ).default('npy'),
+    new Option(
+      '--model <model>',
+      'mlp (a small Layers MLP) or the path of a TF.js Layers model.json to copy',
+    ).default('mlp'),
+    integerOption('examples', 'n', 'training examples per silo, on average (default 100)', 10, 100_000),
+    integerOption('test-size', 'n', 'examples in the common test set (default 100)', 10, 10_000),
+    integerOption('rounds', 'n', 'rounds the schedule runs (default 3)', 1, 1000),
+    integerOption(
+      'corrupt-silos',
+      'n',
+      'n_C, silos that may collude with the server (default 0: t = ⌊n/2⌋ + 1, so a round survives dropouts down to t)',
+      0,
+      63,
+    ),
+    idOption('id', "the consortium id (default: from the folder's name)"),
+    integerOption(
+      'seed',
+      's',
+      "the project's seed: its split, model and selections (default 1)",
+      0,
+      2 ** 31 - 1,
+    ),
+    backendOption(' for the initial model'),
+  ],
+  args(f) {
+    const formats = f.format.split(',').map((x) => x.trim());
+    const bad = formats.find((x) => !(INIT_FORMATS as readonly string[]).includes(x));
+    if (bad !== undefined)
+      throw new UsageError(`--format: expected ${INIT_FORMATS.join(', ')} (comma-separated), got '${bad}'`);
+    return {
+      dir: f.dir,
+      silos: f.silos ?? 3,
+      data: f.data,
+      formats: formats as InitArgs['formats'],
+      model: f.model,
+      examplesPerSilo: f.examples ?? 100,
+      testSize: f.testSize ?? 100,
+      rounds: f.rounds ?? 3,
+      corruptSilos: f.corruptSilos ?? 0,
+      ...(f.id !== undefined ? { id: f.id } : {}),
+      seed: f.seed ?? 1,
+      ...(f.backend !== undefined ? { backend: f.backend } : {}),
+    };
+  },
+  async run(args) {
+    const { initProject } = await import('../../project/init.js');
+    try {
+      await initProject(args);
+    } catch (e) {
+      if (e instanceof RangeError && /^(<dir>|--\w)/.test(e.message)) throw new UsageError(e.message);
+      throw e;
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,224 @@
+/**
+ * `fedscore init <dir>`: writes a consortium project a user can read and run (project.ts): the
+ * experiment configuration, a TF.js Layers model (model/), one folder per silo under silos/ with
+ * its split of the data in its format and its secret key, the silos' public keys (keys.txt), the
+ * common test set (test-set/), the operator's token files (tokens/), the consortium file and its
+ * digest, and a README saying what each file is and which command each machine runs.
+ *
+ * The data are the configuration's partition of a built-in data set (src/data/registry.ts; by
+ * default Fashion-MNIST's bundled test split), exactly what the engine would give each silo; each
+ * silo's split is written in its format (src/data/write-local-data.ts) and read back by `fedscore
+ * client --data`. The consortium file is the one `fedscore consortium create` writes from the same
+ * configuration, keys and example counts, so registering it later (`up`, or `consortium create
+ * --server` on the operator's machine) gives the same digest.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { minimumThreshold } from '../../protocol/config.js';
+import { writeNpyDataset } from '../cli/consortium-create.js';
+import type { LocalFormat } from '../data/local-data.js';
+import { datasetNames } from '../data/registry.js';
+import { writeLocalData } from '../data/write-local-data.js';
+import type { ExperimentConfig } from '../fl/config.js';
+import { parseConfig } from '../fl/config.js';
+import { consortiumFileDigest } from '../fl/consortium-file.js';
+import { consortiumFileOf } from '../fl/consortium-of-run.js';
+import { networkedLearner, networkedRun } from '../fl/networked.js';
+import { buildConsortium } from '../fl/setup.js';
+import { layersModelSaveHandler } from '../ml/layers-files.js';
+import { PROJECT_FILE, type Project } from './project.js';
+import { projectReadme } from './readme.js';
+
+/** What `fedscore init` takes (src/cli/commands/init.ts). */
+export interface InitArgs {
+  /** The project folder (absolute, or relative to the user's directory). */
+  dir: string;
+  silos: number;
+  /** A built-in data set (`fedscore init --help` lists them). */
+  data: string;
+  /** The silos' formats, assigned in turn (silo i gets formats[i mod length]). */
+  formats: LocalFormat[];
+  /** `mlp` (a small Layers MLP written here) or the path of a Layers model.json to copy. */
+  model: string;
+  /** Training examples per silo (on average), and the common test set's size. */
+  examplesPerSilo: number;
+  testSize: number;
+  rounds: number;
+  /**
+   * n_C, how many silos may collude with the server (`secureAggregation.corruptSilos`); t is the
+   * smallest safe threshold for it, and a round survives n − t dropouts.
+   */
+  corruptSilos: number;
+  /** The consortium id (default: from the folder's name). */
+  id?: string;
+  seed: number;
+  backend?: string;
+}
+
+/** The built-in models `--model` takes besides a model.json. */
+export const BUILTIN_MODELS = ['mlp'] as const;
+
+/** A consortium id from a folder name: lower-case letters, digits and dashes. */
+export function idOfFolder(dir: string): string {
+  const id = basename(resolve(dir))
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63);
+  return /^[a-z0-9]/.test(id) ? id : 'consortium';
+}
+
+/** Input shape → Flatten → Dense(16, relu) → Dense(classes, softmax), saved under `dir`. */
+async function writeMlp(dir: string, inputShape: readonly number[], classes: number, seed: number) {
+  await tf.setBackend('cpu');
+  const m = tf.sequential();
+  m.add(tf.layers.flatten({ inputShape: [...inputShape] }));
+  m.add(
+    tf.layers.dense({
+      units: 16,
+      activation: 'relu',
+      kernelInitializer: tf.initializers.glorotUniform({ seed }),
+    }),
+  );
+  m.add(
+    tf.layers.dense({
+      units: classes,
+      activation: 'softmax',
+      kernelInitializer: tf.initializers.glorotUniform({ seed: seed + 1 }),
+    }),
+  );
+  mkdirSync(dir, { recursive: true });
+  await m.save(layersModelSaveHandler(dir));
+  m.dispose();
+}
+
+/** Copies a Layers model.json and the weight files its manifest names into `dir`. */
+function copyLayersModel(modelJson: string, dir: string): void {
+  let manifest: { weightsManifest?: { paths?: string[] }[] };
+  try {
+    manifest = JSON.parse(readFileSync(modelJson, 'utf8')) as typeof manifest;
+  } catch (e) {
+    throw new RangeError(
+      `--model: cannot read ${modelJson}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  if (!Array.isArray(manifest.weightsManifest))
+    throw new RangeError(`--model: ${modelJson} has no weightsManifest (not a TF.js Layers model.json)`);
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(modelJson, join(dir, 'model.json'));
+  for (const group of manifest.weightsManifest)
+    for (const p of group.paths ?? []) {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      copyFileSync(join(dirname(modelJson), p), join(dir, p));
+    }
+}
+
+const token = () => randomBytes(24).toString('hex');
+
+/**
+ * Writes the project. @returns the project file's content.
+ * @throws RangeError naming the flag when the folder is not empty or a value cannot be used.
+ */
+export async function initProject(
+  o: InitArgs,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<Project> {
+  const dir = resolve(o.dir);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new RangeError(`<dir>: ${dir} exists and is not empty; fedscore init writes a new project`);
+  if (!datasetNames().includes(o.data))
+    throw new RangeError(
+      `--data: expected a built-in data set (${datasetNames().join(', ')}), got '${o.data}'`,
+    );
+  const isBuiltinModel = (BUILTIN_MODELS as readonly string[]).includes(o.model);
+  if (!isBuiltinModel && !o.model.endsWith('.json'))
+    throw new RangeError(
+      `--model: expected ${BUILTIN_MODELS.join(', ')} or the path of a Layers model.json, got '${o.model}'`,
+    );
+  const id = o.id ?? idOfFolder(dir);
+  const config: ExperimentConfig = parseConfig(
+    {
+      name: id,
+      seed: o.seed,
+      silos: o.silos,
+      rounds: o.rounds,
+      data: { dataset: o.data, trainSize: o.silos * o.examplesPerSilo, testSize: o.testSize },
+      model: { kind: 'tfjs-layers', path: 'model/model.json' },
+      training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
+      // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
+      secureAggregation: {
+        corruptSilos: o.corruptSilos,
+        threshold: minimumThreshold(o.silos, o.corruptSilos),
+      },
+    },
+    'the configuration fedscore init writes',
+  );
+  mkdirSync(dir, { recursive: true });
+  // The model first: the run's data shape decides the MLP's input.
+  const absolute: ExperimentConfig = {
+    ...config,
+    model: { kind: 'tfjs-layers', path: join(dir, 'model/model.json') },
+  };
+  const data = buildConsortium(config, o.seed);
+  if (isBuiltinModel) await writeMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
+  else copyLayersModel(resolve(o.model), join(dir, 'model'));
+  writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+
+  const run = networkedRun(absolute, o.seed, data);
+  const secrets = Array.from({ length: o.silos }, () => new Uint8Array(randomBytes(32)));
+  const publicKeys = secrets.map((s) => Buffer.from(signingKeyPairFromSeed(s).publicKey).toString('hex'));
+  const silos = await Promise.all(
+    run.data.silos.map(async (ds, i) => {
+      const name = `silo-${i}`;
+      const folder = join('silos', name);
+      mkdirSync(join(dir, folder), { recursive: true });
+      const key = join(folder, 'silo.key');
+      writeFileSync(join(dir, key), `${Buffer.from(secrets[i]!).toString('hex')}\n`, { mode: 0o600 });
+      secrets[i]!.fill(0);
+      const format = o.formats[i % o.formats.length]!;
+      const written = await writeLocalData(join(dir, folder, 'data'), ds, format);
+      const data = written.slice(dir.length + 1);
+      return { name, id: i, key, data, format, examples: ds.n };
+    }),
+  );
+  writeFileSync(join(dir, 'keys.txt'), `${publicKeys.join('\n')}\n`);
+  mkdirSync(join(dir, 'tokens'), { recursive: true });
+  writeFileSync(join(dir, 'tokens/admin.token'), `${token()}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'tokens/viewer.token'), `${token()}\n`, { mode: 0o600 });
+
+  const learner = await networkedLearner(absolute, o.backend ? { backend: o.backend } : {});
+  let digest: string;
+  try {
+    const file = consortiumFileOf(run, id, publicKeys, learner, { examples: silos.map((s) => s.examples) });
+    digest = consortiumFileDigest(file);
+    writeFileSync(join(dir, 'consortium.json'), `${JSON.stringify(file, null, 2)}\n`);
+  } finally {
+    await learner.close();
+  }
+  writeNpyDataset(join(dir, 'test-set'), run.data.test);
+  const project: Project = {
+    format: 'fedscore-project',
+    version: 1,
+    id,
+    config: 'config.json',
+    model: 'model/model.json',
+    keys: 'keys.txt',
+    consortiumFile: 'consortium.json',
+    digest,
+    testSet: 'test-set',
+    tokens: { admin: 'tokens/admin.token', viewer: 'tokens/viewer.token' },
+    db: 'fedscore.db',
+    silos,
+  };
+  writeFileSync(join(dir, PROJECT_FILE), `${JSON.stringify(project, null, 2)}\n`);
+  writeFileSync(join(dir, 'README.md'), projectReadme(project));
+  out(
+    `consortium project ${id} in ${dir}: ${o.silos} silos (${silos.map((s) => `${s.name} ${s.examples} examples, ${s.format}`).join('; ')}), ${run.data.test.n} test examples, ${learner.parameterCount} parameters\n` +
+      `consortium file digest ${digest}\n` +
+      `run it on this machine: fedscore up ${o.dir}   (what each file is, and the commands for separate machines: ${join(o.dir, 'README.md')})\n`,
+  );
+  return project;
+}
