@@ -21,6 +21,7 @@ import {
   wantsTrueShapley,
 } from './estimators/registry.js';
 import type { HarnessTable } from './harness.js';
+import { HEADLINE, leaderboardOf } from './leaderboard.js';
 import type { Learner } from './learner.js';
 import { outcomesOf } from './outcomes.js';
 import { PRIVATE_METHODS, RAW_METHODS } from './private-scoring.js';
@@ -226,6 +227,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
       reference,
     );
   const reference = references[0]!;
+  const names = Array.from({ length: cfg.silos }, (_, i) => `silo-${i}`);
   const fullVisibilityStrategy = strategy.requiresFullVisibility;
   const attackers = (cfg.attacks ?? []).map((a) => a.silo);
   const detection = attackers.length > 0 ? lowestScoreRates(runs, attackers) : undefined;
@@ -237,6 +239,10 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
     versions: { fedscore: o.fedscoreVersion, node: process.version, tfjs: o.learner.tfjsVersion },
     createdAt: new Date().toISOString(),
     dataSource: last?.consortium.source ?? '',
+    dataUsed: {
+      train: (last?.consortium.examples ?? []).reduce((a, b) => a + b, 0),
+      test: last?.consortium.testExamples ?? 0,
+    },
     visibility: {
       serverReadIndividualUpdates: fullVisibilityStrategy,
       harnessReadIndividualUpdates: true,
@@ -248,7 +254,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
     seeds: o.seeds,
     silos: {
       count: cfg.silos,
-      names: Array.from({ length: cfg.silos }, (_, i) => `silo-${i}`),
+      names,
       examples: last?.consortium.examples ?? [],
       roles: last?.consortium.roles ?? [],
     },
@@ -269,6 +275,20 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
       ...(detection ? { detection } : {}),
     },
     outcomes: outcomesOf(runs, last?.consortium.roles ?? []),
+    headline: HEADLINE,
+    leaderboard: leaderboardOf({
+      names,
+      emptyCoalition: checkEmptyCoalition(cfg.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
+      runs: runs.map((run) => ({
+        cumulative: run.cumulative,
+        rounds: run.rounds.map((rd) => ({
+          ...rd,
+          quarantined: (rd.quarantined ?? []).filter((q) => !q.released).map((q) => q.silo),
+        })),
+      })),
+      roles: last?.consortium.roles ?? [],
+      reference,
+    }),
     wallTimeMs: performance.now() - t0,
   };
 }
