@@ -12,6 +12,7 @@ import { conventionOf } from './aggregator.js';
 import { compareMethods, ROUND_SV, TRUE_SV } from './compare.js';
 import type { ExperimentConfig } from './config.js';
 import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
+import { mrsv } from './estimators/mrsv.js';
 import {
   comparedPerRound,
   configuredEstimators,
