@@ -204,3 +204,52 @@ export function leaderboardOf(input: LeaderboardInput): LeaderboardEntry[] {
     }),
   );
 }
+
+/** What `auditFlags` reads of audit.json: per run and round, the silos and the detector's robust z. */
+export interface AuditDetections {
+  runs: readonly {
+    rounds: readonly (
+      | {
+          round: number;
+          silos: readonly number[];
+          detection: { threshold: number; zWithOnly: readonly number[]; zWithout: readonly number[] };
+        }
+      | { round: number; skipped: string }
+    )[];
+  }[];
+}
+
+/**
+ * The leaderboard with the audit's flags added: a silo whose reports the audit's detector places
+ * outside its undetected box (robust |z| of IOI or LOO above the threshold) in some round gets a
+ * `self-gain` flag naming the rounds — there its reports can carry a self-gain beyond what the
+ * audit bounds for unflagged reports (docs/audit.md).
+ */
+export function withAuditFlags(
+  entries: readonly LeaderboardEntry[],
+  audit: AuditDetections,
+): LeaderboardEntry[] {
+  const rounds = new Map<number, Set<number>>();
+  for (const run of audit.runs)
+    for (const rd of run.rounds) {
+      if (!('detection' in rd)) continue;
+      const { threshold, zWithOnly, zWithout } = rd.detection;
+      rd.silos.forEach((silo, q) => {
+        if (Math.abs(zWithOnly[q] ?? 0) > threshold || Math.abs(zWithout[q] ?? 0) > threshold) {
+          if (!rounds.has(silo)) rounds.set(silo, new Set());
+          rounds.get(silo)!.add(rd.round);
+        }
+      });
+    }
+  return entries.map((e) => {
+    const at = rounds.get(e.silo);
+    if (!at) return e;
+    const flags = e.flags.map((f) => ({ ...f }));
+    addFlag(
+      flags,
+      'self-gain',
+      `the audit's detector flags its reports (robust |z| above the threshold) in ${roundList([...at])}: outside the region where the audit bounds a silo's self-gain`,
+    );
+    return { ...e, flags };
+  });
+}

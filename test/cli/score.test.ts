@@ -184,6 +184,16 @@ describe('fedscore audit --utilities', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('audit section added to report.html and report.md');
+    // The leaderboard opens the audit's output, with the audit's own flag: free-rider-d's round-2
+    // reports lie outside the detector's threshold.
+    expect(r.stdout.trimStart()).toMatch(
+      /^Leaderboard — headline: eeMedian weight.*flags include the audit's:/,
+    );
+    expect(r.stdout.indexOf('Leaderboard')).toBeLessThan(r.stdout.indexOf('Manipulation audit of'));
+    expect(r.stdout).toMatch(
+      /free-rider-d .*self-gain: the audit's detector flags its reports .* in round 2:/,
+    );
+    expect(r.stdout).not.toMatch(/hospital-a .*self-gain/);
     const audit = readJson<AuditResult>(join(out, 'audit.json'));
     expect(audit.source).toEqual({
       createdAt: null,
