@@ -40,6 +40,8 @@ import { modelContextDigest, weightsContextDigest } from '../../protocol/round-c
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { type ConsortiumFile, compareWithServed, type ServedConsortium } from '../fl/consortium-file.js';
+import { leaderboardOfPublished, type PublishedScores } from '../fl/leaderboard.js';
+import { leaderboardLine } from '../fl/leaderboard-table.js';
 import type { Learner } from '../fl/learner.js';
 import {
   localUpdate,
@@ -159,6 +161,8 @@ export interface SiloOptions {
   readonly poll?: { readonly initialMs: number; readonly maxMs: number };
   /** Give up waiting for the server after this long (default 1 h). */
   readonly waitTimeoutMs?: number;
+  /** After a reported round, wait at most this long for its scores (the leaderboard line; default 60 s). */
+  readonly scoreWaitMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -320,8 +324,32 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
         : `silo ${silo} round ${r}: ${outcome.status} (${outcome.detail})`,
     );
     out.push(outcome);
+    if (outcome.status === 'reported') await logOwnLine(o, consortium, r, log);
   }
   return out;
+}
+
+/**
+ * After a reported round: waits (at most `o.scoreWaitMs`, default 60 s) for the round to be scored
+ * and logs the silo's own leaderboard line, cumulative over the scored rounds (src/fl/leaderboard.ts).
+ */
+async function logOwnLine(o: SiloOptions, c: ConsortiumView, r: number, log: (line: string) => void) {
+  const { http } = o;
+  const names = c.participants.map((_, i) => `silo-${i}`);
+  const wait = poller({ ...o, waitTimeoutMs: o.scoreWaitMs ?? 60_000 });
+  let rounds: PublishedScores[];
+  try {
+    rounds = await wait(`round ${r}'s scores`, async () => {
+      const s = await http.getJson<{ rounds: PublishedScores[] }>(http.path('/scores'));
+      return s.rounds.some((x) => x.round === r) ? s.rounds : undefined;
+    });
+  } catch (e) {
+    log(`silo ${http.silo} round ${r}: no leaderboard line (${(e as Error).message})`);
+    return;
+  }
+  const board = leaderboardOfPublished(names, rounds);
+  const own = board.find((e) => e.silo === http.silo);
+  if (own) log(`silo ${http.silo} ${leaderboardLine(own, board.length, r)}`);
 }
 
 async function oneRound(

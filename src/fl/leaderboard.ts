@@ -57,6 +57,8 @@ export interface LeaderboardRound {
   selected?: readonly number[];
   /** Silos whose reports the detector quarantined (and the operator did not release). */
   quarantined?: readonly number[];
+  /** The silos scored (default: those with a headline-scheme score in `scores`). */
+  scored?: readonly number[];
 }
 
 /** What the leaderboard is built from. */
@@ -74,9 +76,57 @@ export interface LeaderboardInput {
   reference?: string;
 }
 
-/** The silos scored in a round: those with a headline-scheme score. */
+/** The silos scored in a round: `scored`, else those with a headline-scheme score. */
 const scoredSilos = (rd: LeaderboardRound) =>
-  (rd.scores[HEADLINE] ?? []).flatMap((v, i) => (v === null || v === undefined ? [] : [i]));
+  rd.scored
+    ? [...rd.scored]
+    : (rd.scores[HEADLINE] ?? []).flatMap((v, i) => (v === null || v === undefined ? [] : [i]));
+
+/** A round as the service publishes it (GET /v1/consortia/:cid/scores, `rounds[]`). */
+export interface PublishedScores {
+  round: number;
+  silos: readonly number[];
+  utilities: { full: number; empty: number };
+  withOnly: readonly (number | null)[];
+  without: readonly (number | null)[];
+  schemes: Readonly<Record<string, readonly (number | null)[]>>;
+  quarantined: readonly { silo: number; released: boolean }[];
+}
+
+/**
+ * The leaderboard of a networked consortium's published rounds (the dashboard's and
+ * `fedscore client`'s): the same entries as an experiment's, from the published utilities.
+ */
+export function leaderboardOfPublished(
+  names: readonly string[],
+  rounds: readonly PublishedScores[],
+  emptyCoalition: EmptyCoalition = 'initialModel',
+): LeaderboardEntry[] {
+  const cumulative: Record<string, number[]> = {};
+  for (const rd of rounds)
+    for (const [m, values] of Object.entries(rd.schemes)) {
+      const acc = (cumulative[m] ??= names.map(() => 0));
+      values.forEach((v, i) => {
+        if (i < acc.length) acc[i]! += v ?? 0;
+      });
+    }
+  return leaderboardOf({
+    names,
+    emptyCoalition,
+    runs: [
+      {
+        cumulative,
+        rounds: rounds.map((rd) => ({
+          round: rd.round,
+          utilities: { ...rd.utilities, withOnly: rd.withOnly, without: rd.without },
+          scores: rd.schemes,
+          scored: rd.silos,
+          quarantined: rd.quarantined.filter((q) => !q.released).map((q) => q.silo),
+        })),
+      },
+    ],
+  });
+}
 
 /**
  * The headline score of every silo in one round: EE-median's weights over the scored silos under
