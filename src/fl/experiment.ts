@@ -288,6 +288,7 @@ export async function runExperiment(cfg: ExperimentConfig, o: ExperimentOptions)
         })),
       })),
       roles: last?.consortium.roles ?? [],
+      attacks: cfg.attacks ?? [],
       // the first reference recorded cumulatively (roundSv is a per-round reference: MR-SV sums it)
       ...((ref) => (ref ? { reference: ref } : {}))(
         [...references, mrsv.name].find((ref) => runs.every((run) => run.cumulative[ref])),

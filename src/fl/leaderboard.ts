@@ -17,7 +17,7 @@
  */
 import { type EmptyCoalition, utilitiesUnder } from '../../scoring/empty-coalition.js';
 import { SCHEMES, type Scheme, schemeWeights } from '../../scoring/private.js';
-import { type RecordedUtilities, reportedUtilities, reportingSilos } from './reporting-silos.js';
+import { type RecordedUtilities, reportedUtilities, reportingSilos } from './silo-reports.js';
 
 /** The scheme of the headline score (its unnormalised weight; see the module comment). */
 export const HEADLINE: Scheme = 'eeMedian';
@@ -72,6 +72,8 @@ export interface LeaderboardInput {
   }[];
   /** Simulated roles (`honest`, an attack kind, `noise=0.80`, …); absent for a utilities file. */
   roles?: readonly string[];
+  /** The configured attacks (`attacks`): which silo, which kind. */
+  attacks?: readonly { silo: number; kind: string }[];
   /** The reference's name when there is one (its cumulative vector is in each run's `cumulative`). */
   reference?: string;
 }
@@ -153,17 +155,14 @@ function addFlag(flags: LeaderboardFlag[], kind: FlagKind, reason: string): void
   else flags.push({ kind, reason });
 }
 
-/** The flags a simulated role carries. */
-function roleFlags(role: string | undefined, flags: LeaderboardFlag[]): void {
-  if (!role || role === 'honest' || role === 'maverick' || role === 'non-iid') return;
-  const noise = /^noise=(.*)$/.exec(role);
-  if (noise) {
-    if (Number(noise[1]) > 0) addFlag(flags, 'noisy', `label noise at rate ${noise[1]} (labelNoise)`);
-    return;
-  }
-  if (role === 'free-rider')
+/** The flags a simulated role carries: label noise (`noise=0.80`) or a configured attack. */
+function roleFlags(role: string | undefined, attack: string | undefined, flags: LeaderboardFlag[]): void {
+  const noise = role ? /^noise=(.*)$/.exec(role) : null;
+  if (noise && Number(noise[1]) > 0) addFlag(flags, 'noisy', `label noise at rate ${noise[1]} (labelNoise)`);
+  if (attack === undefined) return;
+  if (attack === 'free-rider')
     addFlag(flags, 'free-rider', 'simulated free rider (attacks): sends M0 back, so its update is 0');
-  else addFlag(flags, 'misbehaving', `simulated '${role}' attack (attacks)`);
+  else addFlag(flags, 'misbehaving', `simulated '${attack}' attack (attacks)`);
 }
 
 /** The flags the recorded rounds show for silo i of every run. */
@@ -235,7 +234,7 @@ export function leaderboardOf(input: LeaderboardInput): LeaderboardEntry[] {
   return ranked(
     input.names.map((name, i) => {
       const flags: LeaderboardFlag[] = [];
-      roleFlags(input.roles?.[i], flags);
+      roleFlags(input.roles?.[i], input.attacks?.find((a) => a.silo === i)?.kind, flags);
       recordFlags(input, i, flags);
       const lasts = perRun.flatMap((p) => (p.last && p.last[i] !== null ? [p.last[i]!] : []));
       const scores: Record<string, number> = {};

@@ -23,13 +23,8 @@ import {
   trajectoriesSpec,
 } from './charts.js';
 import { ROUND_SV, TRUE_SV } from './compare.js';
-import { banzhaf } from './estimators/banzhaf.js';
-import { cos } from './estimators/cos.js';
-import { gtg } from './estimators/gtg.js';
-import { mc } from './estimators/mc.js';
 import { mrsv } from './estimators/mrsv.js';
-import { owen } from './estimators/owen.js';
-import { tmr } from './estimators/tmr.js';
+import { estimatorOf } from './estimators/registry.js';
 import { leaderboardHtml, leaderboardMarkdown } from './leaderboard-table.js';
 import { RAW_METHODS } from './private-scoring.js';
 import {
@@ -107,28 +102,23 @@ async function render(specs: [string, string, TopLevelSpec][]): Promise<Chart[]>
   return charts;
 }
 
-/** Methods whose values are Shapley values (or estimates) of the round's scalar game. */
-const SHAPLEY_FAMILY = new Set<string>([
-  ...[mrsv, tmr, gtg, mc, owen, banzhaf].map((e) => e.name),
-  ROUND_SV,
-  TRUE_SV,
-]);
+/** The round's exact Shapley value and the true Shapley value: Shapley values without a registry entry. */
+const SHAPLEY_REFERENCES = new Set<string>([ROUND_SV, TRUE_SV]);
 /** Private scores rescaled to sum to v(M) (papers/003 Eq. 2 and 4). */
 const SHARE_FAMILY = new Set(['fp', 'ee', 'eeMedian']);
 /** Marginals and the ratio schemes' raw weights: differences of utilities. */
 const MARGINAL_FAMILY = new Set(['loo', 'ioi', ...RAW_METHODS]);
 
 type Family = 'shapley' | 'share' | 'marginal' | 'cosine' | 'other';
+/** A method's panel family: the private scores' own, else its estimator registry entry's `family`. */
 const familyOf = (m: string): Family =>
-  SHAPLEY_FAMILY.has(m)
+  SHAPLEY_REFERENCES.has(m)
     ? 'shapley'
     : SHARE_FAMILY.has(m)
       ? 'share'
       : MARGINAL_FAMILY.has(m)
         ? 'marginal'
-        : m === cos.name
-          ? 'cosine'
-          : 'other';
+        : (estimatorOf(m)?.family ?? 'other');
 
 /**
  * Panels grouped by units, in `order` of families; within a family in the order of `methods`

@@ -20,8 +20,8 @@ import { exactShapley } from '../../scoring/shapley.js';
 import { compareMethods } from './compare.js';
 import { mrsv } from './estimators/mrsv.js';
 import { HEADLINE, type LeaderboardEntry, leaderboardOf } from './leaderboard.js';
-import { reportedUtilities } from './reporting-silos.js';
 import type { MethodComparison } from './results.js';
+import { reportedUtilities } from './silo-reports.js';
 import type { UtilitiesFile, UtilitiesRound } from './utilities-file.js';
 
 /** Version of the scores.json schema; bump on any incompatible change. */
@@ -63,7 +63,7 @@ export interface UtilityScores {
   leaderboard?: LeaderboardEntry[];
 }
 
-/** The reporting silos of a round and their utilities (./reporting-silos.ts owns the rule). */
+/** The reporting silos of a round and their utilities (./silo-reports.ts owns the rule). */
 function reported(r: UtilitiesRound): { silos: number[]; u: PrivateUtilities } {
   return reportedUtilities(r);
 }
