@@ -170,6 +170,7 @@ describe('reports of a scores.json (fedscore score)', () => {
 
     const withTable = await scoreUtilities(
       parseUtilitiesFile({
+        range: [0, 3],
         rounds: [
           {
             round: 1,
