@@ -316,6 +316,7 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   // (./model-chain.ts); kept across rounds, rebuilt from M_0 by a silo that starts late.
   const chain = new ModelChain(http, consortium.model.parameters, o.pinned?.model.initialWeightsDigest);
   const out: RoundOutcome[] = [];
+  const pending: number[] = [];
   for (let r = o.firstRound; r <= o.lastRound; r++) {
     const outcome = await oneRound(o, consortium, r, chain);
     log(
@@ -324,32 +325,57 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
         : `silo ${silo} round ${r}: ${outcome.status} (${outcome.detail})`,
     );
     out.push(outcome);
-    if (outcome.status === 'reported') await logOwnLine(o, consortium, r, log);
+    // The silo's own leaderboard line once the round is scored: looked up without waiting after
+    // each round (a round is not delayed), waited for (bounded) after the last one.
+    if (outcome.status === 'reported') pending.push(r);
+    await logOwnLines(o, consortium, pending, log, false);
   }
+  await logOwnLines(o, consortium, pending, log, true);
   return out;
 }
 
 /**
- * After a reported round: waits (at most `o.scoreWaitMs`, default 60 s) for the round to be scored
- * and logs the silo's own leaderboard line, cumulative over the scored rounds (src/fl/leaderboard.ts).
+ * Logs the silo's own leaderboard line (src/fl/leaderboard.ts, cumulative over the scored rounds
+ * up to that round) for each `pending` round the service has scored, and removes it from
+ * `pending`; with `wait`, waits at most `o.scoreWaitMs` (default 60 s) for the rest.
  */
-async function logOwnLine(o: SiloOptions, c: ConsortiumView, r: number, log: (line: string) => void) {
+async function logOwnLines(
+  o: SiloOptions,
+  c: ConsortiumView,
+  pending: number[],
+  log: (line: string) => void,
+  wait: boolean,
+): Promise<void> {
+  if (pending.length === 0) return;
   const { http } = o;
   const names = c.participants.map((_, i) => `silo-${i}`);
-  const wait = poller({ ...o, waitTimeoutMs: o.scoreWaitMs ?? 60_000 });
+  const fetch = async () => (await http.getJson<{ rounds: PublishedScores[] }>(http.path('/scores'))).rounds;
   let rounds: PublishedScores[];
   try {
-    rounds = await wait(`round ${r}'s scores`, async () => {
-      const s = await http.getJson<{ rounds: PublishedScores[] }>(http.path('/scores'));
-      return s.rounds.some((x) => x.round === r) ? s.rounds : undefined;
-    });
+    rounds = wait
+      ? await poller({ ...o, waitTimeoutMs: o.scoreWaitMs ?? 60_000 })(
+          `the scores of round ${pending.join(', ')}`,
+          async () => {
+            const got = await fetch();
+            return pending.every((r) => got.some((x) => x.round === r)) ? got : undefined;
+          },
+        )
+      : await fetch();
   } catch (e) {
-    log(`silo ${http.silo} round ${r}: no leaderboard line (${(e as Error).message})`);
+    if (wait)
+      log(`silo ${http.silo}: no leaderboard line for round ${pending.join(', ')} (${(e as Error).message})`);
     return;
   }
-  const board = leaderboardOfPublished(names, rounds);
-  const own = board.find((e) => e.silo === http.silo);
-  if (own) log(`silo ${http.silo} ${leaderboardLine(own, board.length, r)}`);
+  for (const r of [...pending]) {
+    if (!rounds.some((x) => x.round === r)) continue;
+    pending.splice(pending.indexOf(r), 1);
+    const board = leaderboardOfPublished(
+      names,
+      rounds.filter((x) => x.round <= r),
+    );
+    const own = board.find((e) => e.silo === http.silo);
+    if (own) log(`silo ${http.silo} ${leaderboardLine(own, board.length, r)}`);
+  }
 }
 
 async function oneRound(
