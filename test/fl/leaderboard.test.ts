@@ -73,7 +73,10 @@ describe('the leaderboard first', () => {
       reason: "simulated 'label-flip' attack (attacks)",
     });
     expect(of(5).flags).toContainEqual({ kind: 'noisy', reason: 'label noise at rate 0.80 (labelNoise)' });
-    for (const s of [0, 1, 3]) expect(of(s).flags).toEqual([]);
+    // honest silos carry no role flag; the detector may quarantine an honest report (a false
+    // flag it shows as such), nothing else
+    for (const s of [0, 1, 3])
+      for (const f of of(s).flags) expect(f.reason).toMatch(/^reports quarantined by the detector/);
     // each flagged silo's reason is printed on its line
     expect(r.stdout).toMatch(/silo-4 .*misbehaving: simulated 'label-flip' attack/);
     expect(r.stdout).toMatch(/silo-2 .*free-rider: simulated free rider/);
