@@ -9,8 +9,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AuditResult, auditExperiment, auditUtilities } from '../fl/audit.js';
 import { auditHtml, auditMarkdown, auditSummaryRows } from '../fl/audit-report.js';
+import { type LeaderboardEntry, withAuditFlags } from '../fl/leaderboard.js';
+import { leaderboardHeading, leaderboardRows, textColumns } from '../fl/leaderboard-table.js';
 import { type ExperimentResults, RESULTS_SCHEMA_VERSIONS } from '../fl/results.js';
+import { scoreUtilities } from '../fl/utility-scores.js';
 import { UsageError } from './_flags.js';
+import { packageVersion } from './_package.js';
 import { loadUtilities } from './_utilities.js';
 import { experimentCommand } from './experiment.js';
 
@@ -41,14 +45,19 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
     // The audit's detector and optimizer take utilities in [0, 1] (docs/utilities.md).
     const file = await loadUtilities(values.utilities, { range: [0, 1] });
     const audit = auditUtilities(file, values.utilities);
+    const { leaderboard } = await scoreUtilities(file, {
+      source: values.utilities,
+      fedscoreVersion: packageVersion(),
+    });
+    const board = withAuditFlags(leaderboard ?? [], audit);
     if (values.out === undefined) {
       process.stdout.write(
-        `${summary(audit, values.utilities, t0)}\n(--out <dir> writes audit.json, docs/audit.md)\n`,
+        `${boardText(board)}${summary(audit, values.utilities, t0)}\n(--out <dir> writes audit.json, docs/audit.md)\n`,
       );
       return 0;
     }
     await mkdir(values.out, { recursive: true });
-    return writeAudit(values.out, audit, t0, values.utilities, false);
+    return writeAudit(values.out, audit, t0, values.utilities, false, board);
   }
   const dir = values.from;
   if (values.config) {
@@ -70,7 +79,8 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
     throw new UsageError(
       `--from: ${join(dir, 'results.json')} is not a fedscore results.json (schemaVersion ${RESULTS_SCHEMA_VERSIONS.join(' or ')})`,
     );
-  return writeAudit(dir, auditExperiment(results), t0, dir, true);
+  const audit = auditExperiment(results);
+  return writeAudit(dir, audit, t0, dir, true, withAuditFlags(results.leaderboard ?? [], audit));
 }
 
 /**
@@ -84,6 +94,7 @@ async function writeAudit(
   t0: number,
   what: string,
   createReports: boolean,
+  board: readonly LeaderboardEntry[],
 ): Promise<number> {
   await writeFile(join(dir, 'audit.json'), `${JSON.stringify(audit)}\n`);
   const patched: string[] = [];
@@ -104,9 +115,18 @@ async function writeAudit(
     await writeFile(path, text);
   }
   process.stdout.write(
-    `${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
+    `${boardText(board)}${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
   );
   return 0;
+}
+
+/**
+ * The leaderboard with the audit's `self-gain` flags, printed before the audit's summary (nothing
+ * for a results.json written before the leaderboard existed).
+ */
+function boardText(board: readonly LeaderboardEntry[]): string {
+  if (board.length === 0) return '';
+  return `\n${leaderboardHeading()}; flags include the audit's:\n\n${textColumns(leaderboardRows(board))}\n`;
 }
 
 /** The heading and the per-scheme summary table, as printed. */

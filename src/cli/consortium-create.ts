@@ -11,8 +11,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ErrorCode } from '../contract/error-codes.js';
 import type { Dataset } from '../data/dataset.js';
 import { encodeNpy } from '../data/npy.js';
+import { writeNpyDataset } from '../data/write-local-data.js';
 import { consortiumFileDigest } from '../fl/consortium-file.js';
 import { consortiumBodyOf, consortiumFileOf } from '../fl/consortium-of-run.js';
 import { initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
@@ -71,18 +73,13 @@ async function registerConsortium(
     );
 }
 
-/** Writes `ds` as `dir`/x.npy (float32 [n, h, w, c]) and `dir`/y.npy (int32 [n]). */
-export function writeNpyDataset(dir: string, ds: Dataset): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'x.npy'), encodeNpy(Float32Array.from(ds.x), [ds.n, ...ds.shape]));
-  writeFileSync(join(dir, 'y.npy'), encodeNpy(Int32Array.from(ds.y), [ds.n]));
-}
-
 /**
  * Checks with the service that consortium `id` can be created: the service answers, accepts the
  * admin token, and has no consortium of that id.
  * @throws ServiceRefused with one sentence.
  */
+const CONSORTIUM_NOT_FOUND: ErrorCode = 'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND';
+
 async function checkService(server: string, adminToken: string, id: string): Promise<void> {
   const r = await reach(server, `${server}/v1/consortia/${id}`, {
     headers: { authorization: `Bearer ${adminToken}` },
@@ -94,7 +91,7 @@ async function checkService(server: string, adminToken: string, id: string): Pro
   try {
     code = (JSON.parse(text) as { code?: string }).code;
   } catch {}
-  if (r.status === 404 && code === 'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND') return;
+  if (r.status === 404 && code === CONSORTIUM_NOT_FOUND) return;
   throw new ServiceRefused(
     `${refusalSentence({ server, consortium: id, what: `reading consortium '${id}'`, status: r.status, text })}: nothing was written`,
   );

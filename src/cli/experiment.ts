@@ -4,11 +4,13 @@
  */
 
 import { resolve } from 'node:path';
-import type { ProgressEvent } from '../fl/engine.js';
 import { describeEstimators, wantsTrueShapley } from '../fl/comparison-config.js';
+import type { ProgressEvent } from '../fl/engine.js';
 import { assembleResults, runExperiment } from '../fl/experiment.js';
+import { leaderboardHeading, leaderboardRows, textColumns } from '../fl/leaderboard-table.js';
 import { writeOutputs } from '../fl/outputs.js';
-import { agreementTables } from '../fl/report.js';
+import { agreementTables, dataLine, seedLine } from '../fl/report.js';
+import type { ExperimentResults } from '../fl/results.js';
 import { dataShapeOf } from '../fl/setup.js';
 import { createTfLearner } from '../fl/tf-learner.js';
 import { describeAdapter } from '../ml/adapter.js';
@@ -93,6 +95,39 @@ async function runSeeds(
   });
 }
 
+/**
+ * What `fedscore experiment` prints when the run is done: the leaderboard first, then one agreement
+ * table per reference (the primary first; ± std only with several seeds), a ratio score reversed by
+ * its normalizer marked † with a one-line note (the full explanation is in report.md's agreement
+ * section and docs/findings.md), the convention, accuracy, data used and the files written.
+ */
+export function experimentSummary(results: ExperimentResults, files: readonly string[]): string {
+  const board = results.leaderboard
+    ? `\n${leaderboardHeading(results.seeds.length > 1 ? `mean over ${results.seeds.length} seeds` : `seed ${results.seeds[0]}`)}:\n\n${textColumns(leaderboardRows(results.leaderboard))}\n`
+    : '';
+  const tables = agreementTables(results).map(
+    (t) =>
+      `\n${t.heading}:\n\n${columns(t.rows)}\n${t.notes.map((n) => `${wrap(shortNote(n), '  ')}\n`).join('')}`,
+  );
+  const s = results.scoring;
+  const scoring = s
+    ? `scoring: ${s.coalitions} coalitions, v(∅) = ${s.emptyCoalition === 'zero' ? '0' : 'v(M0)'} (scoring.emptyCoalition '${s.emptyCoalition}')${s.raw ? ', raw scores recorded' : ''}\n`
+    : '';
+  return (
+    `${board}${tables.join('')}\n${scoring}` +
+    `final test accuracy: ${results.runs.map((r) => r.finalAccuracy.toFixed(4)).join(', ')} (${seedLine(results.seeds)}); data: ${dataLine(results)}\n` +
+    `wrote ${files.slice(0, 3).join(', ')} (+ charts) in ${seconds(results.wallTimeMs)}\n`
+  );
+}
+
+/** A † note cut to where it happened (before its `; e.g.`), pointing to report.md for the rest. */
+function shortNote(note: string): string {
+  const cut = note.indexOf('; e.g.');
+  return cut < 0
+    ? note
+    : `${note.slice(0, cut)}: its ranking is reversed there (report.md explains why and what to use instead; the headline score never reverses).`;
+}
+
 /** Runs `fedscore experiment`. @returns the exit code. */
 export async function experimentCommand(values: ExperimentFlags): Promise<number> {
   const cfg = await loadConfig(values.config);
@@ -135,20 +170,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
   try {
     const results = await runSeeds(cfg, seeds, values, learner, onProgress, log);
     const files = await writeOutputs(values.out, results);
-    // One table per reference (comparison.byReference), the primary first; ± std only with several
-    // seeds; a ratio score reversed by its normalizer is marked † with the explanation under the table.
-    const tables = agreementTables(results).map(
-      (t) => `\n${t.heading}:\n\n${columns(t.rows)}\n${t.notes.map((n) => `\n${wrap(n, '  ')}\n`).join('')}`,
-    );
-    const s = results.scoring;
-    const scoring = s
-      ? `scoring: ${s.coalitions} coalitions, v(∅) = ${s.emptyCoalition === 'zero' ? '0' : 'v(M0)'} (scoring.emptyCoalition '${s.emptyCoalition}')${s.raw ? ', raw scores recorded' : ''}\n`
-      : '';
-    process.stdout.write(
-      `${tables.join('')}\n${scoring}` +
-        `final test accuracy: ${results.runs.map((r) => r.finalAccuracy.toFixed(4)).join(', ')}; data: ${results.dataSource}\n` +
-        `wrote ${files.slice(0, 3).join(', ')} (+ charts) in ${seconds(results.wallTimeMs)}\n`,
-    );
+    process.stdout.write(experimentSummary(results, files));
     return 0;
   } finally {
     await learner.close();

@@ -3,10 +3,10 @@
  * private scores of a utilities file (src/fl/utility-scores.ts), written as scores.json with the
  * report and charts of an experiment (src/fl/outputs.ts).
  */
-import { SCHEMES } from '../../scoring/private.js';
+
+import { leaderboardHeading, leaderboardRows, textColumns } from '../fl/leaderboard-table.js';
 import { writeOutputs } from '../fl/outputs.js';
 import { comparisonRows, fpSignWarnings } from '../fl/report.js';
-import { firstOutside } from '../fl/utilities-file.js';
 import { REFERENCE, scoreUtilities } from '../fl/utility-scores.js';
 import { packageVersion } from './_package.js';
 import { loadUtilities } from './_utilities.js';
@@ -31,36 +31,28 @@ function textTable(rows: string[][]): string {
 
 /** Runs `fedscore score`. @returns the exit code. */
 export async function scoreCommand(flags: ScoreFlags): Promise<number> {
+  // Utilities outside the file's declared range (default [0, 1]) are refused with their JSON paths
+  // and, for values in (1, 100], the percent hint (UtilitiesFileError, exit 2).
   const file = await loadUtilities(flags.utilities);
-  const outside = firstOutside(file, 0, 1);
-  if (outside)
-    process.stderr.write(
-      `warning: ${flags.utilities}: ${outside[0]} = ${outside[1]} is outside [0, 1]: the scores take any scale, but accuracies are fractions${outside[1] > 1 && outside[1] <= 100 ? ' (percentages? divide by 100)' : ''} and \`fedscore audit\` refuses utilities outside [0, 1]\n`,
-    );
   const scores = await scoreUtilities(file, { source: flags.utilities, fedscoreVersion: packageVersion() });
   const written = await writeOutputs(flags.out, scores);
-  const methods = [...SCHEMES, ...(scores.comparison ? [REFERENCE] : [])];
-  const cumulative = [
-    ['silo', ...methods],
-    ...scores.silos.names.map((name, i) => [
-      name,
-      ...methods.map((m) => scores.cumulative[m]![i]!.toFixed(4)),
-    ]),
-  ];
   const skipped = scores.rounds.filter((r) => r.skipped !== undefined).map((r) => r.round);
   const fp = fpSignWarnings(scores);
   process.stdout.write(
     [
-      `Scores of ${flags.utilities}: ${scores.silos.count} silos, ${scores.rounds.length} rounds${skipped.length > 0 ? ` (not scored, fewer than 2 reports: ${skipped.join(', ')})` : ''}; cumulative over rounds:`,
       '',
-      textTable(cumulative),
+      `${leaderboardHeading()}:`,
+      '',
+      textColumns(leaderboardRows(scores.leaderboard ?? [])),
+      '',
+      `Scores of ${flags.utilities}: ${scores.silos.count} silos, ${scores.rounds.length} rounds${skipped.length > 0 ? ` (not scored, fewer than 2 reports: ${skipped.join(', ')})` : ''}; the leaderboard's columns are cumulative over rounds.`,
       '',
       ...(scores.comparison
         ? [`Agreement with ${REFERENCE} (cumulative scores):`, '', textTable(comparisonRows(scores)), '']
         : ['No reference: the file has no coalition tables (a `table` in every round gives MR-SV).', '']),
       ...(fp.length > 0
         ? [
-            `warning: the Fair-Private normalizer Σα was ≤ 0 (${fp.join('; ')}): there FP reverses the ranking.`,
+            `note: the Fair-Private normalizer Σα was ≤ 0 (${fp.join('; ')}): there FP reverses the ranking (report.md); the headline score does not.`,
             '',
           ]
         : []),

@@ -41,7 +41,9 @@ import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../contract/defaults.js';
 import type { Aggregate, Consortium, Round } from '../contract/schemas.js';
-import { type ConsortiumFile, compareWithServed, } from '../fl/consortium-file.js';
+import { type ConsortiumFile, compareWithServed } from '../fl/consortium-file.js';
+import { leaderboardOfPublished, type PublishedScores } from '../fl/leaderboard.js';
+import { leaderboardLine } from '../fl/leaderboard-table.js';
 import type { Learner } from '../fl/learner.js';
 import {
   localUpdate,
@@ -52,7 +54,7 @@ import {
   weightOf,
 } from '../fl/networked.js';
 import type { PublishedRound, RoundPlan } from '../fl/networked-strategy.js';
-import { clipUtility, } from '../fl/private-scoring.js';
+import { clipUtility } from '../fl/private-scoring.js';
 import {
   DEFAULT_MAX_WEIGHT_SHARE,
   DEFAULT_WEIGHT_FLOOR,
@@ -143,6 +145,8 @@ export interface SiloOptions {
   readonly heartbeatMs?: number;
   /** Give up waiting for the server after this long (default 1 h). */
   readonly waitTimeoutMs?: number;
+  /** After a reported round, wait at most this long for its scores (the leaderboard line; default 60 s). */
+  readonly scoreWaitMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -305,6 +309,7 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   // (./model-chain.ts); kept across rounds, rebuilt from M_0 by a silo that starts late.
   const chain = new ModelChain(http, consortium.model.parameters, o.pinned?.model.initialWeightsDigest);
   const out: RoundOutcome[] = [];
+  const pending: number[] = [];
   for (let r = o.firstRound; r <= o.lastRound; r++) {
     const outcome = await oneRound(o, consortium, r, chain);
     log(
@@ -313,8 +318,57 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
         : `silo ${silo} round ${r}: ${outcome.status} (${outcome.detail})`,
     );
     out.push(outcome);
+    // The silo's own leaderboard line once the round is scored: looked up without waiting after
+    // each round (a round is not delayed), waited for (bounded) after the last one.
+    if (outcome.status === 'reported') pending.push(r);
+    await logOwnLines(o, consortium, pending, log, false);
   }
+  await logOwnLines(o, consortium, pending, log, true);
   return out;
+}
+
+/**
+ * Logs the silo's own leaderboard line (src/fl/leaderboard.ts, cumulative over the scored rounds
+ * up to that round) for each `pending` round the service has scored, and removes it from
+ * `pending`; with `wait`, waits at most `o.scoreWaitMs` (default 60 s) for the rest.
+ */
+async function logOwnLines(
+  o: SiloOptions,
+  c: ConsortiumView,
+  pending: number[],
+  log: (line: string) => void,
+  wait: boolean,
+): Promise<void> {
+  if (pending.length === 0) return;
+  const { http } = o;
+  const names = c.participants.map((_, i) => `silo-${i}`);
+  const fetch = async () => (await http.getJson<{ rounds: PublishedScores[] }>(http.path('/scores'))).rounds;
+  let rounds: PublishedScores[];
+  try {
+    rounds = wait
+      ? await poller({ ...o, waitTimeoutMs: o.scoreWaitMs ?? 60_000 })(
+          `the scores of round ${pending.join(', ')}`,
+          async () => {
+            const got = await fetch();
+            return pending.every((r) => got.some((x) => x.round === r)) ? got : undefined;
+          },
+        )
+      : await fetch();
+  } catch (e) {
+    if (wait)
+      log(`silo ${http.silo}: no leaderboard line for round ${pending.join(', ')} (${(e as Error).message})`);
+    return;
+  }
+  for (const r of [...pending]) {
+    if (!rounds.some((x) => x.round === r)) continue;
+    pending.splice(pending.indexOf(r), 1);
+    const board = leaderboardOfPublished(
+      names,
+      rounds.filter((x) => x.round <= r),
+    );
+    const own = board.find((e) => e.silo === http.silo);
+    if (own) log(`silo ${http.silo} ${leaderboardLine(own, board.length, r)}`);
+  }
 }
 
 async function oneRound(

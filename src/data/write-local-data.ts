@@ -89,3 +89,10 @@ export async function writeLocalData(dir: string, ds: Dataset, format: LocalForm
     }
   }
 }
+
+/** Writes `ds` as `dir`/x.npy (float32 [n, h, w, c]) and `dir`/y.npy (int32 [n]). */
+export function writeNpyDataset(dir: string, ds: Dataset): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'x.npy'), encodeNpy(Float32Array.from(ds.x), [ds.n, ...ds.shape]));
+  writeFileSync(join(dir, 'y.npy'), encodeNpy(Int32Array.from(ds.y), [ds.n]));
+}

@@ -54,6 +54,7 @@ import {
 import { type AuditOptions, BOUNDED_RANDOM_TRIALS, type Resolved, resolve } from './audit-options.js';
 import { max, mean, min, type RoundAuditSummaryPart, summaryOf } from './audit-summary.js';
 import type { ExperimentResults, RoundUtilities } from './results.js';
+import { reportedUtilities, reportingSilos } from './silo-reports.js';
 import type { UtilitiesFile } from './utilities-file.js';
 
 export {
@@ -121,13 +122,7 @@ function roundUtilities(
   if (utilities === null || typeof utilities !== 'object') return 'no utilities recorded';
   if (!Number.isFinite(utilities.full) || !Number.isFinite(utilities.empty))
     return 'v(M) or v(M0) not finite';
-  const silos: number[] = [];
-  for (let i = 0; i < utilities.withOnly.length; i++) {
-    const a = utilities.withOnly[i];
-    const b = utilities.without[i];
-    if (typeof a === 'number' && typeof b === 'number' && Number.isFinite(a) && Number.isFinite(b))
-      silos.push(i);
-  }
+  const silos = reportingSilos(utilities);
   if (silos.length < 2) return `fewer than 2 silos reported (${silos.length})`;
   if (o.outOfRange === 'skip') {
     const { lo, hi } = o.range;
@@ -138,15 +133,7 @@ function roundUtilities(
     ];
     if (values.some((x) => !(x >= lo && x <= hi))) return `a utility lies outside the range [${lo}, ${hi}]`;
   }
-  return {
-    silos,
-    u: {
-      full: utilities.full,
-      empty: utilities.empty,
-      withOnly: silos.map((i) => utilities.withOnly[i]!),
-      without: silos.map((i) => utilities.without[i]!),
-    },
-  };
+  return reportedUtilities(utilities, silos);
 }
 
 function summarizeAttacks(

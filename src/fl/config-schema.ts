@@ -410,17 +410,28 @@ export const ExperimentConfigSchema = Obj({
         'How the training pool is shared out among the silos; parameters are checked against the kind.',
     }),
   ),
-  /** Per-silo label noise with linearly increasing rates 0 … maxRate (papers/003 §5.4). */
+  /**
+   * Per-silo label noise (papers/003 §5.4): linearly increasing rates 0 … maxRate, or explicit
+   * silos and rates (`{ silos: { "4": 0.8 } }`). Exactly one of the two forms.
+   */
   labelNoise: Type.Optional(
     Obj(
       {
-        maxRate: Num({
-          minimum: 0,
-          maximum: 1,
-          description: 'Noise rate of the last silo; silo i of n gets maxRate·i/(n − 1).',
-        }),
+        maxRate: Type.Optional(
+          Num({
+            minimum: 0,
+            maximum: 1,
+            description: 'Linear form: noise rate of the last silo; silo i of n gets maxRate·i/(n − 1).',
+          }),
+        ),
+        silos: Type.Optional(
+          Type.Record(Type.String({ pattern: '^(0|[1-9][0-9]*)$' }), Num({ minimum: 0, maximum: 1 }), {
+            description:
+              'Explicit form: silo index (a string key, "4") → its label-noise rate in [0, 1]; the other silos are clean.',
+          }),
+        ),
       },
-      'Per-silo label noise with linearly increasing rates 0 … maxRate (papers/003 §5.4).',
+      'Per-silo label noise (papers/003 §5.4): `maxRate` (rates 0 … maxRate, linear over the silos) or `silos` (explicit rates of chosen silos), not both.',
     ),
   ),
   attacks: Type.Optional(Type.Array(AttackSchema, { description: 'Misbehaving silos to simulate.' })),

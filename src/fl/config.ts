@@ -149,6 +149,15 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   if (issues.length > 0) throw new ConfigError(issues, source);
   const cfg = value as ExperimentConfig;
   const extra: ConfigIssue[] = [];
+  const noise = cfg.labelNoise;
+  if (noise && (noise.maxRate === undefined) === (noise.silos === undefined))
+    extra.push({
+      path: 'labelNoise',
+      message: 'expected exactly one of maxRate (linear rates) or silos (explicit rates per silo)',
+    });
+  for (const key of Object.keys(noise?.silos ?? {}))
+    if (Number(key) >= cfg.silos)
+      extra.push({ path: `labelNoise.silos.${key}`, message: `must be a silo index < silos (${cfg.silos})` });
   for (const [k, a] of (cfg.attacks ?? []).entries())
     if (a.silo >= cfg.silos)
       extra.push({ path: `attacks[${k}].silo`, message: `must be < silos (${cfg.silos})` });

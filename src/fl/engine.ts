@@ -36,7 +36,10 @@ export { type ProgressEvent, strategyOf } from './round/run.js';
 /** What one seed's run produces before it is summarized into a `RunRecord`. */
 export interface SeedRun {
   seed: number;
-  consortium: Pick<Consortium, 'roles' | 'source' | 'numClasses'> & { examples: number[] };
+  consortium: Pick<Consortium, 'roles' | 'source' | 'numClasses'> & {
+    examples: number[];
+    testExamples: number;
+  };
   rounds: RoundRecord[];
   /** Every round's exact table, with its round (for MR-SV/TMR folding and roundSv). */
   harnessTables: HarnessTable[];
@@ -106,6 +109,7 @@ export async function runSeed(cfg: ExperimentConfig, seed: number, o: EngineOpti
       source: run.consortium.source,
       numClasses: run.consortium.numClasses,
       examples: run.examples,
+      testExamples: run.test.n,
     },
     rounds,
     harnessTables: state.harness.tables,

@@ -19,8 +19,10 @@ import {
 } from './comparison-config.js';
 import type { ExperimentConfig } from './config.js';
 import { type ProgressEvent, runSeed, type SeedRun, strategyOf } from './engine.js';
+import { mrsv } from './estimators/mrsv.js';
 import { comparedPerRound, estimatorFolds } from './estimators/registry.js';
 import type { HarnessTable } from './harness.js';
+import { HEADLINE, leaderboardOf } from './leaderboard.js';
 import type { Learner } from './learner.js';
 import { outcomesOf } from './outcomes.js';
 import { PRIVATE_METHODS, RAW_METHODS } from './private-scoring.js';
@@ -196,7 +198,7 @@ function secureAggregationRecord(cfg: ExperimentConfig): { secureAggregation?: S
  */
 export interface SeedRecord {
   run: RunRecord;
-  consortium: { source: string; examples: number[]; roles: string[] };
+  consortium: { source: string; examples: number[]; testExamples: number; roles: string[] };
   learner: { backend: string; kernels?: string; adapter?: AdapterInfo; tfjsVersion: string };
 }
 
@@ -224,6 +226,7 @@ export async function runSeedRecord(
     consortium: {
       source: run.consortium.source,
       examples: run.consortium.examples,
+      testExamples: run.consortium.testExamples,
       roles: run.consortium.roles,
     },
     learner: {
@@ -276,6 +279,7 @@ export function assembleResults(
       reference,
     );
   const reference = references[0]!;
+  const names = Array.from({ length: cfg.silos }, (_, i) => `silo-${i}`);
   const fullVisibilityStrategy = strategy.requiresFullVisibility;
   const attackers = (cfg.attacks ?? []).map((a) => a.silo);
   const detection = attackers.length > 0 ? lowestScoreRates(runs, attackers) : undefined;
@@ -292,6 +296,10 @@ export function assembleResults(
     },
     createdAt: new Date().toISOString(),
     dataSource: last?.consortium.source ?? '',
+    dataUsed: {
+      train: (last?.consortium.examples ?? []).reduce((a, b) => a + b, 0),
+      test: last?.consortium.testExamples ?? 0,
+    },
     visibility: {
       serverReadIndividualUpdates: fullVisibilityStrategy,
       harnessReadIndividualUpdates: true,
@@ -303,7 +311,7 @@ export function assembleResults(
     seeds: runs.map((r) => r.seed),
     silos: {
       count: cfg.silos,
-      names: Array.from({ length: cfg.silos }, (_, i) => `silo-${i}`),
+      names,
       examples: last?.consortium.examples ?? [],
       roles: last?.consortium.roles ?? [],
     },
@@ -324,6 +332,24 @@ export function assembleResults(
       ...(detection ? { detection } : {}),
     },
     outcomes: outcomesOf(runs, last?.consortium.roles ?? []),
+    headline: HEADLINE,
+    leaderboard: leaderboardOf({
+      names,
+      emptyCoalition: checkEmptyCoalition(cfg.scoring?.emptyCoalition, 'scoring.emptyCoalition'),
+      runs: runs.map((run) => ({
+        cumulative: run.cumulative,
+        rounds: run.rounds.map((rd) => ({
+          ...rd,
+          quarantined: (rd.quarantined ?? []).filter((q) => !q.released).map((q) => q.silo),
+        })),
+      })),
+      roles: last?.consortium.roles ?? [],
+      attacks: cfg.attacks ?? [],
+      // the first reference recorded cumulatively (roundSv is a per-round reference: MR-SV sums it)
+      ...((ref) => (ref ? { reference: ref } : {}))(
+        [...references, mrsv.name].find((ref) => runs.every((run) => run.cumulative[ref])),
+      ),
+    }),
     wallTimeMs: o.wallTimeMs,
   };
 }

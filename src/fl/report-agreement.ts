@@ -19,6 +19,7 @@ import {
   signed,
 } from './report-common.js';
 import type { MethodComparison } from './results.js';
+import { reportedUtilities } from './silo-reports.js';
 
 /**
  * A round whose FP, EE or EE-median normalizer (papers/003 Eq. 2 and 4) was ≤ 0, with v(∅) as the
@@ -67,23 +68,13 @@ export function normalizerProblems(r: Reportable): NormalizerProblem[] {
   const out: NormalizerProblem[] = [];
   for (const run of r.runs)
     for (const rd of run.rounds) {
-      const m = rd.utilities;
-      const silos = m.withOnly.flatMap((w, i) =>
-        w !== null && m.without[i] !== null && m.without[i] !== undefined ? [i] : [],
-      );
+      const { silos, u: reported } = reportedUtilities(rd.utilities);
       if (silos.length < 2) continue;
-      const u = utilitiesUnder(
-        {
-          full: m.full,
-          empty: m.empty,
-          withOnly: silos.map((i) => m.withOnly[i]!),
-          without: silos.map((i) => m.without[i]!),
-        },
-        empty,
-      );
-      const looSum = u.without.reduce((s, w) => s + (u.full - w), 0);
-      const ioiSum = u.withOnly.reduce((s, w) => s + (w - u.empty), 0);
-      const fp = (looSum + ioiSum) / 2;
+      const m = rd.utilities;
+      const u = utilitiesUnder(reported, empty);
+      const looSum = Array.from(u.without).reduce((s, w) => s + (u.full - w), 0);
+      const ioiSum = Array.from(u.withOnly).reduce((s, w) => s + (w - u.empty), 0);
+      const fp = schemeNormalizer('fp', u);
       const ee = schemeNormalizer('ee', u);
       const eeMedian = schemeNormalizer('eeMedian', u);
       if (fp > 0 && ee > 0 && eeMedian > 0) continue;

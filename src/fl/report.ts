@@ -23,13 +23,9 @@ import {
   trajectoriesSpec,
 } from './charts.js';
 import { ROUND_SV, TRUE_SV } from './compare.js';
-import { banzhaf } from './estimators/banzhaf.js';
-import { cos } from './estimators/cos.js';
-import { gtg } from './estimators/gtg.js';
-import { mc } from './estimators/mc.js';
 import { mrsv } from './estimators/mrsv.js';
-import { owen } from './estimators/owen.js';
-import { tmr } from './estimators/tmr.js';
+import { estimatorOf } from './estimators/registry.js';
+import { leaderboardHtml, leaderboardMarkdown } from './leaderboard-table.js';
 import { RAW_METHODS } from './private-scoring.js';
 import {
   type AgreementTable,
@@ -106,28 +102,23 @@ async function render(specs: [string, string, TopLevelSpec][]): Promise<Chart[]>
   return charts;
 }
 
-/** Methods whose values are Shapley values (or estimates) of the round's scalar game. */
-const SHAPLEY_FAMILY = new Set<string>([
-  ...[mrsv, tmr, gtg, mc, owen, banzhaf].map((e) => e.name),
-  ROUND_SV,
-  TRUE_SV,
-]);
+/** The round's exact Shapley value and the true Shapley value: Shapley values without a registry entry. */
+const SHAPLEY_REFERENCES = new Set<string>([ROUND_SV, TRUE_SV]);
 /** Private scores rescaled to sum to v(M) (papers/003 Eq. 2 and 4). */
 const SHARE_FAMILY = new Set(['fp', 'ee', 'eeMedian']);
 /** Marginals and the ratio schemes' raw weights: differences of utilities. */
 const MARGINAL_FAMILY = new Set(['loo', 'ioi', ...RAW_METHODS]);
 
 type Family = 'shapley' | 'share' | 'marginal' | 'cosine' | 'other';
+/** A method's panel family: the private scores' own, else its estimator registry entry's `family`. */
 const familyOf = (m: string): Family =>
-  SHAPLEY_FAMILY.has(m)
+  SHAPLEY_REFERENCES.has(m)
     ? 'shapley'
     : SHARE_FAMILY.has(m)
       ? 'share'
       : MARGINAL_FAMILY.has(m)
         ? 'marginal'
-        : m === cos.name
-          ? 'cosine'
-          : 'other';
+        : (estimatorOf(m)?.family ?? 'other');
 
 /**
  * Panels grouped by units, in `order` of families; within a family in the order of `methods`
@@ -398,14 +389,25 @@ function scoringLine(r: ExperimentResults): string {
   return `- scoring: ${conventionWords(r)} (\`aggregation.convention: ${s.coalitions}\`, \`scoring.emptyCoalition: ${s.emptyCoalition}\`); utility ${s.utility}; raw scores (fpRaw, eeRaw, eeMedianRaw) ${s.raw ? 'recorded' : 'not recorded (`scoring.raw`)'}`;
 }
 
+/** The seeds that ran: `seed 7 (one run)`, `seeds 1, 2, 3 (3 runs)`. */
+export const seedLine = (seeds: readonly number[]) =>
+  seeds.length === 1 ? `seed ${seeds[0]} (one run)` : `seeds ${seeds.join(', ')} (${seeds.length} runs)`;
+
+/** The data the run used, then its source: `5000 train (over the silos), 1000 test; from …`. */
+export function dataLine(r: ExperimentResults): string {
+  return r.dataUsed
+    ? `${r.dataUsed.train} train (over the silos), ${r.dataUsed.test} test used; source: ${r.dataSource}`
+    : r.dataSource;
+}
+
 function summaryLines(r: Reportable): string[] {
   if (isUtilityScores(r)) return scoresSummaryLines(r);
   const acc = r.runs.map((run) => run.finalAccuracy);
   const mean = acc.reduce((s, x) => s + x, 0) / Math.max(1, acc.length);
   const references = r.comparison.references ?? [r.comparison.reference];
   return [
-    `- silos: ${r.silos.count}; rounds: ${r.runs[0]?.rounds.length ?? 0}; seeds: ${r.seeds.join(', ')}`,
-    `- backend: ${r.backend}${r.kernels ? ` (${r.kernels})` : ''}; data: ${r.dataSource}`,
+    `- silos: ${r.silos.count}; rounds: ${r.runs[0]?.rounds.length ?? 0}; ${seedLine(r.seeds)}`,
+    `- backend: ${r.backend}${r.kernels ? ` (${r.kernels})` : ''}; data: ${dataLine(r)}`,
     `- final test accuracy${r.runs.length > 1 ? ' (mean over seeds)' : ''}: ${fmt(mean, 4)}`,
     scoringLine(r),
     `- compared: ${comparedWords(r.comparison.at)}; reference${references.length > 1 ? 's' : ''}: ${references
@@ -432,6 +434,7 @@ export function renderMarkdown(r: Reportable, charts: Chart[], chartDir = 'chart
   return [
     `# fedscore report: ${titleOf(r)}`,
     '',
+    ...leaderboardMarkdown(r.leaderboard, seedWords(r)),
     ...summaryLines(r),
     '',
     ...agreementTables(r).flatMap((t) => [
@@ -500,9 +503,10 @@ ${htmlTable(outcomeRows(r))}`
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
 th:first-child,td:first-child{text-align:left}thead{background:#f3f3f3}figure{margin:1.5rem 0}figcaption{font-weight:600;margin-bottom:.5rem}
-svg{max-width:100%;height:auto}.note{font-size:.9rem;background:#fff7e6;border-left:3px solid #e0a030;padding:.4rem .6rem}
+svg{max-width:100%;height:auto}.leaderboard td.flags{text-align:left;font-size:.9rem}.leaderboard tr.flagged td:nth-child(2){color:#b00020;font-weight:600}.note{font-size:.9rem;background:#fff7e6;border-left:3px solid #e0a030;padding:.4rem .6rem}
 </style></head><body>
 <h1>fedscore report: ${title}</h1>
+${leaderboardHtml(r.leaderboard, seedWords(r))}
 <ul>${summaryLines(r)
     .map((l) => `<li>${escapeHtml(l.replace(/^- /, '').replaceAll('`', ''))}</li>`)
     .join('')}</ul>

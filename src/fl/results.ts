@@ -7,6 +7,7 @@
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
 import type { AdapterInfo } from '../ml/adapter.js';
 import type { Convention } from '../ml/convention.js';
+import type { LeaderboardEntry } from './leaderboard.js';
 
 /**
  * Version of this schema; bumped on any change. 2 added `scoring`, `comparison.references` and
@@ -171,6 +172,12 @@ export interface ExperimentResults {
   /** Where the data came from (e.g. the Debian package path or the bundled test split). */
   dataSource: string;
   /**
+   * The examples the run used (last seed): training examples over the silos (Σ silos.examples)
+   * and the common test set. `dataSource` describes the whole source, which may be larger.
+   * Absent in older files.
+   */
+  dataUsed?: { train: number; test: number };
+  /**
    * What saw individual updates: in private mode the server side never does; the comparison
    * harness (full visibility) does, and the strategies that need updates do.
    */
@@ -212,6 +219,10 @@ export interface ExperimentResults {
   };
   /** Final accuracy and per-role participation and aggregation share (papers/000 Table 2, papers/002 Fig. 2). */
   outcomes?: Outcomes;
+  /** The headline score's scheme (`eeMedian`: its unnormalised weight; src/fl/leaderboard.ts); absent in older files. */
+  headline?: string;
+  /** Every silo in rank order, cumulative over the scored rounds, mean over seeds, with flags (docs/results.md#leaderboard). */
+  leaderboard?: LeaderboardEntry[];
   /** Total wall time in ms. */
   wallTimeMs: number;
 }

@@ -152,6 +152,20 @@ function partitionOnce(
   }
 }
 
+/**
+ * Each silo's label-noise rate: linear 0 … maxRate (papers/003 §5.4), or the explicit `silos`
+ * map (`{ "4": 0.8 }`, the others 0). The config check (config.ts) ensures exactly one form.
+ */
+export function labelNoiseRates(
+  n: number,
+  noise: { maxRate?: number; silos?: Record<string, number> },
+): Float64Array {
+  if (noise.maxRate !== undefined) return linearNoiseRates(n, 0, noise.maxRate);
+  const rates = new Float64Array(n);
+  for (const [k, r] of Object.entries(noise.silos ?? {})) rates[Number(k)] = r;
+  return rates;
+}
+
 /** Options of {@link buildConsortium}. */
 export interface BuildConsortiumOptions {
   /** Environment the data sets read paths from ($FEDSCORE_DATA_DIR); default process.env. */
@@ -213,14 +227,14 @@ export function buildConsortium(
     for (let i = cfg.silos - (p.mavericks ?? 1); i < cfg.silos; i++) roles[i] = 'maverick';
   if (p?.kind === 'mixed') for (let i = cfg.silos - p.nonIid!; i < cfg.silos; i++) roles[i] = 'non-iid';
   if (cfg.labelNoise) {
-    const rates = linearNoiseRates(cfg.silos, 0, cfg.labelNoise.maxRate);
+    const rates = labelNoiseRates(cfg.silos, cfg.labelNoise);
     labels = applyLabelNoise(pool.y, part.silos, {
       numClasses,
       rates,
       seed: deriveSeed(seed, SEED_STREAMS.run.labelNoise),
     }).labels;
     rates.forEach((r, i) => {
-      roles[i] = `noise=${r.toFixed(2)}`;
+      if (cfg.labelNoise?.maxRate !== undefined || r > 0) roles[i] = `noise=${r.toFixed(2)}`;
     });
   }
   const noisy: Dataset = labels === pool.y ? pool : { ...pool, y: labels };

@@ -68,6 +68,14 @@ export const UtilitiesFileSchema = Type.Object(
     $schema: Type.Optional(
       Type.String({ description: 'The JSON schema the file follows, for editors; not read.' }),
     ),
+    range: Type.Optional(
+      Type.Array(Type.Number(), {
+        minItems: 2,
+        maxItems: 2,
+        description:
+          'The declared range [lo, hi] of every utility (default [0, 1]: accuracies as fractions). A utility outside it is refused with its JSON path; a value in (1, 100] under [0, 1] is most likely a percentage.',
+      }),
+    ),
     silos: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         minItems: 2,
@@ -90,15 +98,18 @@ export const UtilitiesFileSchema = Type.Object(
 
 /** What a command requires of the utilities beyond the file format. */
 export interface UtilitiesReadOptions {
-  /** The range every utility must lie in (the audit: [0, 1]); refused with its path otherwise. */
+  /**
+   * The range every utility must lie in (the audit: [0, 1]), checked besides the file's own
+   * declared `range` (default [0, 1]); refused with its path otherwise.
+   */
   readonly range?: readonly [number, number];
 }
 
-/** The JSON path and value of the first utility outside [lo, hi], if any (for warnings). */
-export function firstOutside(file: UtilitiesFile, lo: number, hi: number): [string, number] | undefined {
-  for (const [path, v] of utilities(file)) if (!(v >= lo && v <= hi)) return [path, v];
-  return undefined;
-}
+/** The range a file declares when it says nothing: accuracies as fractions. */
+export const DEFAULT_UTILITY_RANGE: readonly [number, number] = [0, 1];
+
+/** At most this many problems are listed (each with its JSON path); the count of the rest follows. */
+export const MAX_LISTED_ISSUES = 20;
 
 /** A round of a validated utilities file. */
 export type UtilitiesRound = Static<typeof UtilitiesRoundSchema>;
@@ -107,6 +118,8 @@ export type UtilitiesRound = Static<typeof UtilitiesRoundSchema>;
 export interface UtilitiesFile {
   /** Silo names in silo order (`silos`, or silo-0, silo-1, …). */
   silos: string[];
+  /** The declared range of the utilities (`range`, default [0, 1]). */
+  range: [number, number];
   rounds: UtilitiesRound[];
 }
 
@@ -114,9 +127,11 @@ export interface UtilitiesFile {
 export class UtilitiesFileError extends Error {
   readonly issues: SchemaIssue[];
   constructor(issues: SchemaIssue[], source = 'utilities') {
-    const shown = issues.slice(0, 8).map((i) => `  ${i.path || '(root)'}: ${i.message}`);
-    const more = issues.length > 8 ? [`  … and ${issues.length - 8} more`] : [];
-    super(`${source}: invalid utilities file (docs/utilities.md)\n${[...shown, ...more].join('\n')}`);
+    const shown = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `  ${i.path || '(root)'}: ${i.message}`);
+    const more =
+      issues.length > MAX_LISTED_ISSUES ? [`  … and ${issues.length - MAX_LISTED_ISSUES} more`] : [];
+    const count = issues.length > 1 ? ` — ${issues.length} problems` : '';
+    super(`${source}: invalid utilities file (docs/utilities.md)${count}\n${[...shown, ...more].join('\n')}`);
     this.name = 'UtilitiesFileError';
     this.issues = issues;
   }
@@ -136,24 +151,39 @@ function* utilities(file: Static<typeof UtilitiesFileSchema>): Generator<[string
   }
 }
 
-/** The utilities outside [range[0], range[1]] or beyond ±MAX_UTILITY_MAGNITUDE, at most `max` of them. */
+/** The percent hint for a value in (1, 100] under a range whose top is 1. */
+const percentHint = (v: number, hi: number) =>
+  hi === 1 && v > 1 && v <= 100
+    ? ` — ${v} looks like a percentage (100·correct/total): write ${v / 100}, the fraction`
+    : '';
+
+/**
+ * The utilities outside the file's declared range (`range`, default [0, 1]), outside the command's
+ * `range` or beyond ±MAX_UTILITY_MAGNITUDE, in file order.
+ */
 function rangeIssues(
   file: Static<typeof UtilitiesFileSchema>,
   range: readonly [number, number] | undefined,
-  max = 20,
 ): SchemaIssue[] {
   const out: SchemaIssue[] = [];
+  const declared = file.range ?? DEFAULT_UTILITY_RANGE;
+  if (file.range && !(file.range[0]! < file.range[1]!))
+    out.push({ path: 'range', message: `expected [lo, hi] with lo < hi, got [${file.range.join(', ')}]` });
   for (const [path, v] of utilities(file)) {
-    if (out.length >= max) break;
     if (!(Math.abs(v) <= MAX_UTILITY_MAGNITUDE))
       out.push({
         path,
         message: `${v} is beyond ±${MAX_UTILITY_MAGNITUDE.toExponential()}, the largest utility read (accuracies lie in [0, 1])`,
       });
+    else if (!(v >= declared[0]! && v <= declared[1]!))
+      out.push({
+        path,
+        message: `${v} is outside the declared range [${declared[0]}, ${declared[1]}]${file.range ? ' (`range`)' : ' (the default; a file of other utilities declares `range`)'}${percentHint(v, declared[1]!)}`,
+      });
     else if (range && !(v >= range[0] && v <= range[1]))
       out.push({
         path,
-        message: `${v} is outside [${range[0]}, ${range[1]}], the range this command takes${v > 1 && v <= 100 ? ' (percentages? divide by 100)' : ''}`,
+        message: `${v} is outside [${range[0]}, ${range[1]}], the range this command takes${percentHint(v, range[1])}`,
       });
   }
   return out;
@@ -257,12 +287,12 @@ export function parseUtilitiesFile(
   });
   if (issues.length > 0) throw new UtilitiesFileError(issues, source);
   const file = value as Static<typeof UtilitiesFileSchema>;
-  const ranges = rangeIssues(file, options.range);
-  if (ranges.length > 0) throw new UtilitiesFileError(ranges, source);
-  const more = fileIssues(file);
-  if (more.length > 0) throw new UtilitiesFileError(more, source);
+  // Every problem at once, in file order of kind: the ranges, then what the schema cannot say.
+  const problems = [...rangeIssues(file, options.range), ...fileIssues(file)];
+  if (problems.length > 0) throw new UtilitiesFileError(problems, source);
   const n = file.silos?.length ?? file.rounds[0]!.withOnly.length;
   return {
+    range: file.range ? [file.range[0]!, file.range[1]!] : ([...DEFAULT_UTILITY_RANGE] as [number, number]),
     silos: file.silos ? [...file.silos] : Array.from({ length: n }, (_, i) => `silo-${i}`),
     rounds: file.rounds,
   };

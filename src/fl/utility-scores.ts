@@ -19,7 +19,9 @@ import {
 import { exactShapley } from '../../scoring/shapley.js';
 import { compareMethods } from './compare.js';
 import { mrsv } from './estimators/mrsv.js';
+import { HEADLINE, type LeaderboardEntry, leaderboardOf } from './leaderboard.js';
 import type { MethodComparison } from './results.js';
+import { reportedUtilities } from './silo-reports.js';
 import type { UtilitiesFile, UtilitiesRound } from './utilities-file.js';
 
 /** Version of the scores.json schema; bump on any incompatible change. */
@@ -55,20 +57,15 @@ export interface UtilityScores {
   cumulative: Record<string, number[]>;
   /** With coalition tables: every private score's cumulative vector against MR-SV's. */
   comparison?: { reference: string; at: 'cumulative'; methods: Record<string, MethodComparison> };
+  /** The headline score's scheme (`eeMedian`: its unnormalised weight; src/fl/leaderboard.ts). */
+  headline?: string;
+  /** Every silo in rank order, cumulative over the scored rounds, with flags (docs/utilities.md#leaderboard). */
+  leaderboard?: LeaderboardEntry[];
 }
 
-/** The reporting silos of a round and their utilities. */
+/** The reporting silos of a round and their utilities (./silo-reports.ts owns the rule). */
 function reported(r: UtilitiesRound): { silos: number[]; u: PrivateUtilities } {
-  const silos = r.withOnly.flatMap((x, i) => (x === null || r.without[i] === null ? [] : [i]));
-  return {
-    silos,
-    u: {
-      full: r.full,
-      empty: r.empty,
-      withOnly: silos.map((i) => r.withOnly[i]!),
-      without: silos.map((i) => r.without[i]!),
-    },
-  };
+  return reportedUtilities(r);
 }
 
 /** One round's private scores, scattered back to silo order. */
@@ -125,6 +122,17 @@ export async function scoreUtilities(
     });
     cumulative[REFERENCE] = Array.from(await mrsv.fold!({ config: {}, n, tables }));
   }
+  const leaderboard = leaderboardOf({
+    names: file.silos,
+    emptyCoalition: 'initialModel',
+    runs: [
+      {
+        cumulative,
+        rounds: file.rounds.map((r, k) => ({ round: r.round, utilities: r, scores: rounds[k]!.scores })),
+      },
+    ],
+    ...(hasTables ? { reference: REFERENCE } : {}),
+  });
   return {
     scoresSchemaVersion: SCORES_SCHEMA_VERSION,
     source: o.source,
@@ -141,5 +149,7 @@ export async function scoreUtilities(
           },
         }
       : {}),
+    headline: HEADLINE,
+    leaderboard,
   };
 }

@@ -62,6 +62,22 @@ describe('fedscore score --utilities', () => {
     expect(md).toMatch(/\| fp † Σα ≤ 0 in some rounds \| \d\.\d{3} \|/);
     expect(md).toMatch(/\| ee \| 1\.000 \| 1\.000 \| \d\.\d{3} \| \d\.\d{3} \|/);
     expect(md).toContain('warning: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
+    // The leaderboard is the report's first section, the headline never reversed.
+    expect(md.split('\n## ')[1]).toMatch(/^Leaderboard — headline: eeMedian weight/);
+    expect(scores.headline).toBe('eeMedian');
+    expect(scores.leaderboard!.map((e) => e.name)).toEqual([
+      'hospital-a',
+      'hospital-b',
+      'clinic-c',
+      'free-rider-d',
+    ]);
+    expect(scores.leaderboard!.map((e) => e.rank)).toEqual([1, 1, 3, 4]);
+    expect(scores.leaderboard![3]!.flags).toEqual([
+      {
+        kind: 'missing-reports',
+        reason: 'no report in 1 of the 3 round(s) it was selected for (round 3)',
+      },
+    ]);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain(
       '<h2>Agreement with mrsv (multi-round: each round’s exact Shapley value summed over all rounds (MR-SV)); scores summed over the rounds, one set of scores</h2>',
@@ -70,8 +86,13 @@ describe('fedscore score --utilities', () => {
     for (const chart of ['scores', 'history'])
       expect(readFileSync(join(out, 'charts', `${chart}.svg`), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>$/);
     expect(r.stdout).toContain('Agreement with mrsv (cumulative scores):');
-    expect(r.stdout).toMatch(/free-rider-d +-?0\.\d{4}/);
-    expect(r.stdout).toContain('warning: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
+    // The console opens with the leaderboard: rank, silo, headline, last round, schemes, flags.
+    expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: eeMedian weight/);
+    expect(r.stdout.indexOf('Leaderboard')).toBeLessThan(r.stdout.indexOf('Agreement with'));
+    expect(r.stdout).toMatch(
+      / {2}4 {5}free-rider-d +0\.0804 +– +0\.0026 .* missing-reports: no report in 1 of the 3/,
+    );
+    expect(r.stdout).toContain('note: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
   });
 
   it('writes what scoring/private.ts gives on random files it has not seen (hidden inputs)', async () => {
@@ -112,6 +133,42 @@ describe('fedscore score --utilities', () => {
     const notJson = await cli(['score', '--utilities', writeJson('{"rounds": ['), '--out', out]);
     expect(notJson.code).toBe(2);
     expect(notJson.err).toContain('(root): not valid JSON');
+    // Percentages: refused (exit 2) naming the first path, with the hint; every problem listed.
+    const percent = { rounds: [{ ...round(1), full: 80, empty: 50, withOnly: [60, 0.7, 0.6, 0.6] }] };
+    const p = await cli(['score', '--utilities', writeJson(percent), '--out', out]);
+    expect(p.code).toBe(2);
+    const lines = p.err.split('\n');
+    expect(lines[0]).toMatch(/u\d+\.json: invalid utilities file \(docs\/utilities\.md\) — 3 problems$/);
+    expect(lines[1]).toBe(
+      '  rounds[0].full: 80 is outside the declared range [0, 1] (the default; a file of other utilities declares `range`) — 80 looks like a percentage (100·correct/total): write 0.8, the fraction',
+    );
+    expect(lines[2]).toMatch(/^ {2}rounds\[0\]\.empty: 50 is outside .* write 0\.5, the fraction$/);
+    expect(lines[3]).toMatch(/^ {2}rounds\[0\]\.withOnly\[0\]: 60 is outside .* write 0\.6, the fraction$/);
+    expect(existsSync(out)).toBe(false);
+    const three = {
+      rounds: [
+        round(1),
+        { ...round(1), withOnly: [0.6, 0.7, 0.6], without: [0.7, null, 0.7, 0.7], full: 1.5 },
+      ],
+    };
+    const t = await cli(['score', '--utilities', writeJson(three), '--out', out]);
+    expect(t.code).toBe(2);
+    expect(t.err).toContain('— 4 problems');
+    for (const path of [
+      'rounds[1].full: 1.5 is outside',
+      'rounds[1].round:',
+      'rounds[1].withOnly: expected 4 entries',
+    ])
+      expect(t.err).toContain(`  ${path}`);
+    const declared = {
+      range: [-5, 0],
+      rounds: [
+        { ...round(1), full: -0.8, empty: -1.2, withOnly: [-1, -1, -1, -1], without: [-1, -1, -1, -1] },
+      ],
+    };
+    expect((await cli(['score', '--utilities', writeJson(declared), '--out', join(tmp, 'neg')])).code).toBe(
+      0,
+    );
     const missing = await cli(['score', '--utilities', join(tmp, 'nope.json'), '--out', out]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('--utilities: cannot read');
@@ -127,6 +184,16 @@ describe('fedscore audit --utilities', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('audit section added to report.html and report.md');
+    // The leaderboard opens the audit's output, with the audit's own flag: free-rider-d's round-2
+    // reports lie outside the detector's threshold.
+    expect(r.stdout.trimStart()).toMatch(
+      /^Leaderboard — headline: eeMedian weight.*flags include the audit's:/,
+    );
+    expect(r.stdout.indexOf('Leaderboard')).toBeLessThan(r.stdout.indexOf('Manipulation audit of'));
+    expect(r.stdout).toMatch(
+      /free-rider-d .*self-gain: the audit's detector flags its reports .* in round 2:/,
+    );
+    expect(r.stdout).not.toMatch(/hospital-a .*self-gain/);
     const audit = readJson<AuditResult>(join(out, 'audit.json'));
     expect(audit.source).toEqual({
       createdAt: null,

@@ -36,6 +36,8 @@ import { loadLocalData } from '../../src/data/local-data.js';
 import type { ExperimentConfig } from '../../src/fl/config.js';
 import { consortiumFileDigest, readConsortiumFile } from '../../src/fl/consortium-file.js';
 import { runExperiment } from '../../src/fl/experiment.js';
+import { leaderboardOfPublished, type PublishedScores } from '../../src/fl/leaderboard.js';
+import { leaderboardLine } from '../../src/fl/leaderboard-table.js';
 import { networkedStrategy, planRound, publicSetup } from '../../src/fl/networked-strategy.js';
 import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
 import { buildConsortium, type Consortium } from '../../src/fl/setup.js';
@@ -323,6 +325,8 @@ describe('a consortium of four silos on their own data files and a user-supplied
         withOnly: (number | null)[];
         without: (number | null)[];
         schemes: Record<string, (number | null)[]>;
+        silos: number[];
+        quarantined: { silo: number; released: boolean }[];
       }[];
       cumulative: Record<string, number[]>;
     };
@@ -354,6 +358,20 @@ describe('a consortium of four silos on their own data files and a user-supplied
     expect(ratios.some((q) => Math.abs(q - roundFloor(3, DEFAULT_WEIGHT_BOUNDS)) < 1e-12)).toBe(true);
     for (const r of [2, 3])
       expect(silos[VICTIM]!.lines.join('\n')).toContain(`silo ${VICTIM} round ${r}: report accepted`);
+    // Issue 22: after each scored round a silo prints its own leaderboard line; after round 3 it is
+    // the line of the leaderboard of the published rounds.
+    for (const r of [2, 3])
+      expect(silos[VICTIM]!.lines.join('\n')).toContain(
+        `silo ${VICTIM} leaderboard after round ${r}: silo-${VICTIM} rank `,
+      );
+    const board = leaderboardOfPublished(
+      [0, 1, 2, 3].map((i) => `silo-${i}`),
+      served.rounds as PublishedScores[],
+    );
+    const own = board.find((e) => e.silo === VICTIM)!;
+    expect(silos[VICTIM]!.lines.join('\n')).toContain(
+      `silo ${VICTIM} ${leaderboardLine(own, board.length, 3)}`,
+    );
     for (const m of PRIVATE_METHODS)
       expect(served.cumulative[m], `cumulative ${m}`).toEqual(engine.cumulative[m]);
   }, 150_000);

@@ -142,6 +142,7 @@ describe('reports of a scores.json (fedscore score)', () => {
     const s = await scoreUtilities(
       parseUtilitiesFile({
         silos: ['a', 'b', 'c'],
+        range: [0, 3], // round 1 is papers/003 Example 2, in its own units
         rounds: [
           { round: 1, full: 3, empty: 0, withOnly: [0, 1, 2], without: [3, 2, 1] },
           { round: 2, full: 0.7, empty: 0.5, withOnly: [0.2, 0.3, 0.1], without: [0.65, 0.7, 0.69] },
@@ -169,6 +170,7 @@ describe('reports of a scores.json (fedscore score)', () => {
 
     const withTable = await scoreUtilities(
       parseUtilitiesFile({
+        range: [0, 3],
         rounds: [
           {
             round: 1,

@@ -20,10 +20,17 @@ const example2 = (): UtilitiesRound => ({
   table: [0, 0, 1, 1, 2, 2, 3, 3],
 });
 
-/** The issues `parseUtilitiesFile` reports for `value`, as `path: message` lines. */
+/** Example 2's utilities run from 0 to 3: its files declare that range (the default is [0, 1]). */
+const EXAMPLE2_RANGE = [0, 3];
+const inRange = (value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !('range' in value)
+    ? { range: EXAMPLE2_RANGE, ...value }
+    : value;
+
+/** The issues `parseUtilitiesFile` reports for `value` (Example 2's range declared), as `path: message` lines. */
 function issues(value: unknown): string[] {
   try {
-    parseUtilitiesFile(value, 'u.json');
+    parseUtilitiesFile(inRange(value), 'u.json');
   } catch (e) {
     expect(e).toBeInstanceOf(UtilitiesFileError);
     return (e as UtilitiesFileError).issues.map((i) => `${i.path}: ${i.message}`);
@@ -33,11 +40,13 @@ function issues(value: unknown): string[] {
 
 describe('parseUtilitiesFile', () => {
   it('accepts a valid file and names the silos silo-0, silo-1, … unless `silos` does', () => {
-    const file = parseUtilitiesFile({ rounds: [example2()] });
+    const file = parseUtilitiesFile({ range: EXAMPLE2_RANGE, rounds: [example2()] });
+    expect(file.range).toEqual([0, 3]);
     expect(file.silos).toEqual(['silo-0', 'silo-1', 'silo-2']);
     expect(file.rounds[0]!.withOnly).toEqual([0, 1, 2]);
     const named = parseUtilitiesFile({
       $schema: '../docs/utilities.schema.json',
+      range: EXAMPLE2_RANGE,
       silos: ['a', 'b', 'c'],
       rounds: [
         { ...example2(), table: undefined },
@@ -73,6 +82,7 @@ describe('parseUtilitiesFile', () => {
     expect(issues({})).toEqual(['rounds: required']);
     expect(issues([])).toEqual([': expected a JSON object']);
     expect(issues({ rounds: [example2()], extra: 1 })).toEqual(['extra: unknown key']);
+    expect(issues({ range: [0], rounds: [example2()] })).toEqual(['range: must not have fewer than 2 items']);
     expect(issues({ rounds: [{ ...example2(), table: [0, 1, 'x', 3] }] })).toEqual([
       'rounds[0].table[2]: expected a number',
     ]);
@@ -110,7 +120,7 @@ describe('parseUtilitiesFile', () => {
       'rounds[0].table[4]: v({2}) = 0 differs from rounds[0].withOnly[2] = 2 (index = bitmask, bit i = silo i)',
       'rounds[0].table[3]: v(N ∖ {2}) = 3 differs from rounds[0].without[2] = 1 (index = bitmask, bit i = silo i)',
     ]);
-    const nearly = { ...example2(), table: [0, 0, 1, 1, 2, 2, 3, 3 + 1e-9] };
+    const nearly = { ...example2(), table: [0, 0, 1, 1, 2, 2, 3, 3 - 1e-9] };
     expect(issues({ rounds: [nearly] })).toEqual([]);
   });
 

@@ -30,6 +30,7 @@ describe('scoreUtilities', () => {
   it('papers/003 Example 2: EE = (3/4, 1, 5/4), FP = Shapley = (0, 1, 2), and the agreement table', async () => {
     const s = await score({
       silos: ['A', 'B', 'C'],
+      range: [0, 3],
       rounds: [
         {
           round: 1,

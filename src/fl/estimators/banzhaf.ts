@@ -8,6 +8,7 @@ import { defineEstimator } from './estimator.js';
 
 export const banzhaf = defineEstimator({
   name: 'banzhaf',
+  family: 'shapley',
   title: 'Data Banzhaf, maximum sample reuse (MSR; papers/004 App. C)',
   schema: options({ budget: budget() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the

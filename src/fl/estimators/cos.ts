@@ -8,6 +8,7 @@ import { defineEstimator } from './estimator.js';
 
 export const cos = defineEstimator({
   name: 'cos',
+  family: 'cosine',
   title: 'cosine similarity of each update with the aggregate (papers/003 §5.1)',
   schema: options({}),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the

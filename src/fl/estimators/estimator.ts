@@ -87,6 +87,11 @@ export interface EstimatorDefinition<N extends string = string, T extends TObjec
    * its scores accumulated up to round r (or folded, see `fold`).
    */
   readonly compare: 'round' | 'cumulative';
+  /**
+   * Which panel family the report's charts put it in (panels of a family share their units):
+   * Shapley values and estimates, cosines, or 'other' (default) — read by src/fl/report.ts.
+   */
+  readonly family?: EstimatorFamily;
   /** Runs when the configuration names no estimators (built-ins only). */
   readonly byDefault?: boolean;
   /** May be `comparison.reference` (the first such is the default reference). */
@@ -105,6 +110,9 @@ export interface EstimatorDefinition<N extends string = string, T extends TObjec
   /** After the run: replaces its cumulative (and compared) vector by a fold of the rounds' tables. */
   fold?(input: EstimatorFoldInput<Static<T>>): Promise<Float64Array>;
 }
+
+/** The report's panel families an estimator may declare (report.ts adds 'share' and 'marginal' for the private scores). */
+export type EstimatorFamily = 'shapley' | 'cosine' | 'other';
 
 /** Identity with inference: `defineEstimator({ name: 'x', … })` keeps the literal name and schema types. */
 export function defineEstimator<const N extends string, T extends TObject, S = unknown>(

@@ -9,6 +9,7 @@ import { defineEstimator } from './estimator.js';
 
 export const gtg = defineEstimator({
   name: 'gtg',
+  family: 'shapley',
   title: 'GTG-Shapley (papers/000 Alg. 1, Eq. 11)',
   schema: options({ budget: budget(), ...truncation() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the

@@ -8,6 +8,7 @@ import { defineEstimator } from './estimator.js';
 
 export const mc = defineEstimator({
   name: 'mc',
+  family: 'shapley',
   title: 'Monte Carlo permutation sampling (papers/004 App. C)',
   schema: options({ budget: budget() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the

@@ -14,6 +14,7 @@ export const MAX_EXACT_PLAYERS = 20;
 
 export const mrsv = defineEstimator({
   name: 'mrsv',
+  family: 'shapley',
   title: 'exact per-round Shapley, folded over rounds (MR-SV; Song et al. 2019)',
   schema: options({}),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the

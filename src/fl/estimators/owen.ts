@@ -8,6 +8,7 @@ import { defineEstimator } from './estimator.js';
 
 export const owen = defineEstimator({
   name: 'owen',
+  family: 'shapley',
   title: 'Owen sampling with η-truncation (papers/004 Alg. 1)',
   schema: options({ budget: budget() }),
   // Historical value, frozen for reproducibility: the stream the harness once derived from the

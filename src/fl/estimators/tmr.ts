@@ -14,6 +14,7 @@ const DEFAULTS = { threshold: 1e-3, decay: 1 } as const;
 
 export const tmr = defineEstimator({
   name: 'tmr',
+  family: 'shapley',
   title: 'truncated multi-round Shapley (TMR; Wei et al. 2020)',
   schema: options({
     threshold: Type.Optional(
