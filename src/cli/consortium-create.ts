@@ -9,11 +9,8 @@
  * public scale); `--test-set-out` writes the common test set as x.npy / y.npy (float32, int32)
  * for the silos' `--test-data`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import type { ErrorCode } from '../contract/error-codes.js';
-import type { Dataset } from '../data/dataset.js';
-import { encodeNpy } from '../data/npy.js';
 import { writeNpyDataset } from '../data/write-local-data.js';
 import { consortiumFileDigest } from '../fl/consortium-file.js';
 import { consortiumBodyOf, consortiumFileOf } from '../fl/consortium-of-run.js';

@@ -15,7 +15,6 @@
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import * as tf from '@tensorflow/tfjs';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { minimumThreshold } from '../../protocol/config.js';
 import type { LocalFormat } from '../data/local-data.js';
@@ -27,7 +26,8 @@ import { consortiumFileDigest } from '../fl/consortium-file.js';
 import { consortiumFileOf } from '../fl/consortium-of-run.js';
 import { networkedLearner, networkedRun } from '../fl/networked.js';
 import { buildConsortium } from '../fl/setup.js';
-import { layersModelSaveHandler } from '../ml/layers-files.js';
+import { LAYERS_MODEL } from '../ml/model-registry.js';
+import { STARTER_MODEL, writeStarterMlp } from '../ml/starter-model.js';
 import { PROJECT_FILE, type Project } from './project.js';
 import { projectReadme } from './readme.js';
 
@@ -58,7 +58,7 @@ export interface InitArgs {
 }
 
 /** The built-in models `--model` takes besides a model.json. */
-export const BUILTIN_MODELS = ['mlp'] as const;
+export const BUILTIN_MODELS = [STARTER_MODEL] as const;
 
 /** A consortium id from a folder name: lower-case letters, digits and dashes. */
 export function idOfFolder(dir: string): string {
@@ -68,30 +68,6 @@ export function idOfFolder(dir: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 63);
   return /^[a-z0-9]/.test(id) ? id : 'consortium';
-}
-
-/** Input shape → Flatten → Dense(16, relu) → Dense(classes, softmax), saved under `dir`. */
-async function writeMlp(dir: string, inputShape: readonly number[], classes: number, seed: number) {
-  await tf.setBackend('cpu');
-  const m = tf.sequential();
-  m.add(tf.layers.flatten({ inputShape: [...inputShape] }));
-  m.add(
-    tf.layers.dense({
-      units: 16,
-      activation: 'relu',
-      kernelInitializer: tf.initializers.glorotUniform({ seed }),
-    }),
-  );
-  m.add(
-    tf.layers.dense({
-      units: classes,
-      activation: 'softmax',
-      kernelInitializer: tf.initializers.glorotUniform({ seed: seed + 1 }),
-    }),
-  );
-  mkdirSync(dir, { recursive: true });
-  await m.save(layersModelSaveHandler(dir));
-  m.dispose();
 }
 
 /** Copies a Layers model.json and the weight files its manifest names into `dir`. */
@@ -145,7 +121,7 @@ export async function initProject(
       silos: o.silos,
       rounds: o.rounds,
       data: { dataset: o.data, trainSize: o.silos * o.examplesPerSilo, testSize: o.testSize },
-      model: { kind: 'tfjs-layers', path: 'model/model.json' },
+      model: { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
       // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
       secureAggregation: {
@@ -159,10 +135,10 @@ export async function initProject(
   // The model first: the run's data shape decides the MLP's input.
   const absolute: ExperimentConfig = {
     ...config,
-    model: { kind: 'tfjs-layers', path: join(dir, 'model/model.json') },
+    model: { kind: LAYERS_MODEL.kind, path: join(dir, 'model/model.json') },
   };
   const data = buildConsortium(config, o.seed);
-  if (isBuiltinModel) await writeMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
+  if (isBuiltinModel) await writeStarterMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
   else copyLayersModel(resolve(o.model), join(dir, 'model'));
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 
