@@ -4,11 +4,11 @@
  * Run: npx tsx bench/round.ts
  */
 import { pathToFileURL } from 'node:url';
-import { parseConfig } from '../src/fl/config.js';
-import { runSeed } from '../src/fl/engine.js';
-import { estimatorDefinitions } from '../src/fl/estimators/registry.js';
-import { dataShapeOf } from '../src/fl/setup.js';
-import { createTfLearner } from '../src/fl/tf-learner.js';
+import { runSeed } from '../src/engine/engine.js';
+import { dataShapeOf } from '../src/engine/setup.js';
+import { estimatorDefinitions } from '../src/estimators/registry.js';
+import { createTfLearner } from '../src/learner/tf-learner.js';
+import { parseConfig } from '../src/records/config.js';
 
 /** The estimators that run per round (those that only fold other estimators' tables cost nothing here). */
 const ESTIMATORS = estimatorDefinitions().filter((e) => e.run);

@@ -1,7 +1,7 @@
 /**
  * Generates docs/utilities.schema.json, the JSON Schema of the utilities file that
  * `fedscore score --utilities` and `fedscore audit --utilities` read (docs/utilities.md), from its
- * TypeBox schema (`UtilitiesFileSchema` in src/fl/utilities-file.ts).
+ * TypeBox schema (`UtilitiesFileSchema` in src/records/utilities-file.ts).
  *
  *   npm run docs:utilities        (npx tsx scripts/gen-utilities-schema.ts)
  *
@@ -13,7 +13,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { UtilitiesFileSchema } from '../src/fl/utilities-file.js';
+import { UtilitiesFileSchema } from '../src/records/utilities-file.js';
 
 /**
  * JSON with two-space indentation, as the repository's formatter (Biome, line width 110) writes

@@ -23,11 +23,11 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROUND_SV, TRUE_SV } from '../src/fl/compare.js';
-import { cos } from '../src/fl/estimators/cos.js';
-import { mrsv } from '../src/fl/estimators/mrsv.js';
-import type { ExperimentResults, MeanStd } from '../src/fl/results.js';
+import { cos } from '../src/estimators/cos.js';
+import { mrsv } from '../src/estimators/mrsv.js';
 import { DEFAULT_CONVENTION } from '../src/ml/convention.js';
+import { ROUND_SV, TRUE_SV } from '../src/records/compare.js';
+import type { ExperimentResults, MeanStd } from '../src/records/results.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -97,7 +97,7 @@ const conventionOf = (r: ExperimentResults) =>
   `${r.scoring?.coalitions ?? DEFAULT_CONVENTION}, v(∅) = ${r.scoring?.emptyCoalition === 'zero' ? '0' : 'v(M0)'}`;
 
 async function table(): Promise<number> {
-  const { normalizerProblems } = await import('../src/fl/report.js');
+  const { normalizerProblems } = await import('../src/reports/report.js');
   const methods = (values.methods ?? '').split(',').filter(Boolean);
   const metric = values.metric as 'spearman' | 'kendall' | 'pearson' | 'l2';
   const loaded = configs.map((f) => [f, resultsOf(f)] as const);
@@ -169,7 +169,7 @@ const REFERENCE_WORDS: Record<string, string> = {
 };
 
 async function paper003(): Promise<number> {
-  const { normalizerProblems } = await import('../src/fl/report.js');
+  const { normalizerProblems } = await import('../src/reports/report.js');
   const methods = (values.methods ?? '').split(',').filter(Boolean);
   const loaded = configs.flatMap((f) => {
     const r = resultsOf(f);

@@ -2,7 +2,7 @@
  * The experiment configuration reader several commands share, kept light (no report or service
  * modules) so that a command loads only what it runs.
  */
-import { ConfigError, type ExperimentConfig, parseConfig } from '../fl/config.js';
+import { ConfigError, type ExperimentConfig, parseConfig } from '../records/config.js';
 import { readFlagFile } from './_flags.js';
 
 /**

@@ -2,7 +2,11 @@
  * The utilities file reader `fedscore score` and `fedscore audit --utilities` share (kept light:
  * the file's schema only, no report or audit modules).
  */
-import { parseUtilitiesText, type UtilitiesFile, type UtilitiesReadOptions } from '../fl/utilities-file.js';
+import {
+  parseUtilitiesText,
+  type UtilitiesFile,
+  type UtilitiesReadOptions,
+} from '../records/utilities-file.js';
 import { readFlagFile } from './_flags.js';
 
 /**

@@ -7,12 +7,12 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AuditResult, auditExperiment, auditUtilities } from '../fl/audit.js';
-import { auditHtml, auditMarkdown, auditSummaryRows } from '../fl/audit-report.js';
-import { type LeaderboardEntry, withAuditFlags } from '../fl/leaderboard.js';
-import { leaderboardHeading, leaderboardRows, textColumns } from '../fl/leaderboard-table.js';
-import { type ExperimentResults, RESULTS_SCHEMA_VERSIONS } from '../fl/results.js';
-import { scoreUtilities } from '../fl/utility-scores.js';
+import { type AuditResult, auditExperiment, auditUtilities } from '../audit/audit.js';
+import { type LeaderboardEntry, withAuditFlags } from '../records/leaderboard.js';
+import { type ExperimentResults, RESULTS_SCHEMA_VERSIONS } from '../records/results.js';
+import { scoreUtilities } from '../records/utility-scores.js';
+import { auditHtml, auditMarkdown, auditSummaryRows } from '../reports/audit-report.js';
+import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
 import { UsageError } from './_flags.js';
 import { packageVersion } from './_package.js';
 import { loadUtilities } from './_utilities.js';

@@ -7,16 +7,16 @@
  */
 import { SiloHttp } from '../client/http.js';
 import { runSilo } from '../client/silo.js';
+import { type ConsortiumFile, readConsortiumFile } from '../contract/consortium-file.js';
 import type { LocalFormat } from '../data/local-data.js';
-import type { ExperimentConfig } from '../fl/config.js';
-import { type ConsortiumFile, readConsortiumFile } from '../fl/consortium-file.js';
-import { checkLocalAgainstFile } from '../fl/consortium-of-run.js';
-import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../fl/local-run.js';
-import { type NetworkedRun, networkedLearner, networkedRun } from '../fl/networked.js';
-import { DEFAULT_STRATEGY } from '../fl/strategies/registry.js';
+import { checkLocalAgainstFile } from '../engine/consortium-of-run.js';
+import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../engine/local-run.js';
+import { type NetworkedRun, networkedLearner, networkedRun } from '../engine/networked.js';
 import { describeAdapter } from '../ml/adapter.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { LAYERS_MODEL } from '../ml/model-registry.js';
+import type { ExperimentConfig } from '../records/config.js';
+import { DEFAULT_STRATEGY } from '../strategies/registry.js';
 import { loadConfig } from './_config.js';
 import { readFlagFile, UsageError } from './_flags.js';
 

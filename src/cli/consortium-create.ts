@@ -1,7 +1,7 @@
 /**
  * `fedscore consortium create --id ID --config FILE --keys FILE --out FILE [--server URL]
  * [--examples N,N,…] [--test-set-out DIR] [--seed S] [--backend B]`: writes the consortium file
- * every silo pins (src/fl/consortium-file.ts) from the experiment configuration and the silos'
+ * every silo pins (src/contract/consortium-file.ts) from the experiment configuration and the silos'
  * public keys, prints its digest, and — with `--server` — registers the consortium with the
  * service and uploads its initial model (FEDSCORE_ADMIN_TOKEN).
  *
@@ -10,11 +10,11 @@
  * for the silos' `--test-data`.
  */
 import { writeFileSync } from 'node:fs';
+import { consortiumFileDigest } from '../contract/consortium-file.js';
 import type { ErrorCode } from '../contract/error-codes.js';
 import { writeNpyDataset } from '../data/write-local-data.js';
-import { consortiumFileDigest } from '../fl/consortium-file.js';
-import { consortiumBodyOf, consortiumFileOf } from '../fl/consortium-of-run.js';
-import { initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
+import { consortiumBodyOf, consortiumFileOf } from '../engine/consortium-of-run.js';
+import { initialModel, networkedLearner, networkedRun } from '../engine/networked.js';
 import { loadConfig } from './_config.js';
 import { UsageError } from './_flags.js';
 import { readPublicKeys } from './consortium.js';

@@ -1,13 +1,13 @@
 /**
  * `fedscore consortium --server URL --id ID --config FILE --keys FILE [--seed S] [--backend B]`:
- * the operator's set-up of a networked run of an experiment configuration (src/fl/networked.ts).
+ * the operator's set-up of a networked run of an experiment configuration (src/engine/networked.ts).
  * Creates the consortium with the engine's settings (threshold, model size, the test set's
  * digest, clip, weight range, convention; default deadlines) and uploads the engine's initial
  * model. `--keys` lists the silos' Ed25519 public keys, one hex key per line, silo id = line.
  * The admin token comes from FEDSCORE_ADMIN_TOKEN. Rounds are then opened with `fedscore rounds
  * open` (POST /v1/consortia/:cid/rounds).
  */
-import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../fl/networked.js';
+import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../engine/networked.js';
 import { loadConfig } from './_config.js';
 import { readFlagFile, UsageError } from './_flags.js';
 

@@ -4,16 +4,16 @@
  */
 
 import { resolve } from 'node:path';
-import { describeEstimators, wantsTrueShapley } from '../fl/comparison-config.js';
-import type { ProgressEvent } from '../fl/engine.js';
-import { assembleResults, runExperiment } from '../fl/experiment.js';
-import { leaderboardHeading, leaderboardRows, textColumns } from '../fl/leaderboard-table.js';
-import { writeOutputs } from '../fl/outputs.js';
-import { agreementTables, dataLine, seedLine } from '../fl/report.js';
-import type { ExperimentResults } from '../fl/results.js';
-import { dataShapeOf } from '../fl/setup.js';
-import { createTfLearner } from '../fl/tf-learner.js';
+import type { ProgressEvent } from '../engine/engine.js';
+import { assembleResults, runExperiment } from '../engine/experiment.js';
+import { dataShapeOf } from '../engine/setup.js';
+import { createTfLearner } from '../learner/tf-learner.js';
 import { describeAdapter } from '../ml/adapter.js';
+import { describeEstimators, wantsTrueShapley } from '../records/comparison-config.js';
+import type { ExperimentResults } from '../records/results.js';
+import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
+import { writeOutputs } from '../reports/outputs.js';
+import { agreementTables, dataLine, seedLine } from '../reports/report.js';
 import { loadConfig } from './_config.js';
 import { packageVersion } from './_package.js';
 

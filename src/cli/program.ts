@@ -32,8 +32,8 @@ import { rounds } from './commands/rounds.js';
 import { score } from './commands/score.js';
 import { serve } from './commands/serve.js';
 import { sweep } from './commands/sweep.js';
-import { worker } from './commands/worker.js';
 import { up } from './commands/up.js';
+import { worker } from './commands/worker.js';
 
 /** The subcommands, in the order `fedscore --help` lists them. */
 export const COMMANDS: readonly AnyCommand[] = [

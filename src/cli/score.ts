@@ -1,13 +1,13 @@
 /**
  * `fedscore score --utilities <file.json> --out <dir>` (flags: src/cli/commands/score.ts): the
- * private scores of a utilities file (src/fl/utility-scores.ts), written as scores.json with the
- * report and charts of an experiment (src/fl/outputs.ts).
+ * private scores of a utilities file (src/records/utility-scores.ts), written as scores.json with the
+ * report and charts of an experiment (src/reports/outputs.ts).
  */
 
-import { leaderboardHeading, leaderboardRows, textColumns } from '../fl/leaderboard-table.js';
-import { writeOutputs } from '../fl/outputs.js';
-import { comparisonRows, fpSignWarnings } from '../fl/report.js';
-import { REFERENCE, scoreUtilities } from '../fl/utility-scores.js';
+import { REFERENCE, scoreUtilities } from '../records/utility-scores.js';
+import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
+import { writeOutputs } from '../reports/outputs.js';
+import { comparisonRows, fpSignWarnings } from '../reports/report.js';
 import { packageVersion } from './_package.js';
 import { loadUtilities } from './_utilities.js';
 

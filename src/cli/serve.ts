@@ -8,17 +8,18 @@
  * Logs are pino JSON lines on stdout with request ids. SIGINT/SIGTERM close the listener, let
  * in-flight requests finish, close the store and resolve with exit code 0.
  *
- * With `--config` (an experiment configuration, src/fl/config.ts) the service evaluates v(M) and
+ * With `--config` (an experiment configuration, src/records/config.ts) the service evaluates v(M) and
  * v(M0) itself on that configuration's common test set, with the engine's model code
- * (src/fl/networked.ts), for every consortium whose testSetDigest is that test set's. Without it
+ * (src/engine/networked.ts), for every consortium whose testSetDigest is that test set's. Without it
  * (or for other consortia) the operator posts the two utilities after each round's sum with
  * PUT /v1/consortia/:cid/rounds/:round/utilities (docs: /docs).
  *
  * Once listening it prints `fedscore serve: listening on <url>` on stderr (with --port 0, the
  * port the system chose).
  */
-import type { Learner } from '../fl/learner.js';
-import { networkedLearner, networkedRun, testSetEvaluator } from '../fl/networked.js';
+
+import { networkedLearner, networkedRun, testSetEvaluator } from '../engine/networked.js';
+import type { Learner } from '../learner/learner.js';
 import { describeAdapter } from '../ml/adapter.js';
 import { buildApp } from '../server/app.js';
 import type { Evaluator } from '../server/service.js';

@@ -9,7 +9,7 @@
  * the digests of its model and of the round's weights (protocol/round-context.ts)
  * (polling with backoff while the server's stage is not ready), then read the published
  * aggregate, evaluate the silo's two coalitions on the common test set and submit the signed
- * score report. The data, training and coalition arithmetic are src/fl/networked.ts's, the same
+ * score report. The data, training and coalition arithmetic are src/engine/networked.ts's, the same
  * as the in-process engine's.
  *
  * Before any round the runtime checks the consortium against its own setup: its public key is
@@ -39,12 +39,18 @@ import type { ClientMessage, RoundContext } from '../../protocol/messages.js';
 import { modelContextDigest, weightsContextDigest } from '../../protocol/round-context.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
+import { type ConsortiumFile, compareWithServed } from '../contract/consortium-file.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../contract/defaults.js';
+import type { PublishedRound, RoundPlan } from '../contract/networked-plan.js';
+import { clipUtility } from '../contract/private-scoring.js';
 import type { Aggregate, Consortium, Round } from '../contract/schemas.js';
-import { type ConsortiumFile, compareWithServed } from '../fl/consortium-file.js';
-import { leaderboardOfPublished, type PublishedScores } from '../fl/leaderboard.js';
-import { leaderboardLine } from '../fl/leaderboard-table.js';
-import type { Learner } from '../fl/learner.js';
+import {
+  DEFAULT_MAX_WEIGHT_SHARE,
+  DEFAULT_WEIGHT_FLOOR,
+  type WeightBounds,
+  weightBoundsProblem,
+  weightBoundsViolation,
+} from '../contract/weight-floor.js';
 import {
   localUpdate,
   type NetworkedRun,
@@ -52,16 +58,10 @@ import {
   siloPlan,
   siloUtilities,
   weightOf,
-} from '../fl/networked.js';
-import type { PublishedRound, RoundPlan } from '../fl/networked-strategy.js';
-import { clipUtility } from '../fl/private-scoring.js';
-import {
-  DEFAULT_MAX_WEIGHT_SHARE,
-  DEFAULT_WEIGHT_FLOOR,
-  type WeightBounds,
-  weightBoundsProblem,
-  weightBoundsViolation,
-} from '../fl/weight-floor.js';
+} from '../engine/networked.js';
+import type { Learner } from '../learner/learner.js';
+import { leaderboardOfPublished, type PublishedScores } from '../records/leaderboard.js';
+import { leaderboardLine } from '../reports/leaderboard-table.js';
 import { parseAnswerJson } from './answers.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 import { ModelChain } from './model-chain.js';
@@ -120,7 +120,7 @@ export interface SiloOptions {
   readonly run: NetworkedRun;
   readonly learner: Learner;
   /**
-   * The consortium file this silo agreed to (src/fl/consortium-file.ts): the server's view must
+   * The consortium file this silo agreed to (src/contract/consortium-file.ts): the server's view must
    * equal it field by field before the silo sends anything.
    */
   readonly pinned?: ConsortiumFile;
@@ -328,7 +328,7 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
 }
 
 /**
- * Logs the silo's own leaderboard line (src/fl/leaderboard.ts, cumulative over the scored rounds
+ * Logs the silo's own leaderboard line (src/records/leaderboard.ts, cumulative over the scored rounds
  * up to that round) for each `pending` round the service has scored, and removes it from
  * `pending`; with `wait`, waits at most `o.scoreWaitMs` (default 60 s) for the rest.
  */
@@ -390,7 +390,7 @@ async function oneRound(
     if (a.status !== 200) throw responseError(a, `GET ${roundPath}`);
     return parseAnswerJson(a.bytes, `GET ${roundPath}`) as RoundView;
   });
-  // The strategy's plan (src/fl/networked-strategy.ts), from the seed and the published rounds:
+  // The strategy's plan (src/contract/networked-plan.ts), from the seed and the published rounds:
   // only the selected silos take part, each with its own weight; the service must agree.
   const plan = await siloPlan(run, r, await publishedRounds(http, r));
   if (plan && !sameSilos(plan.selected, round.selected ?? null))

@@ -2,12 +2,12 @@
  * The defaults of the consortium contract: what the service applies to a consortium created without
  * a field, and what a silo assumes when it compares the served consortium with its pinned file.
  * Declared once so that the two sides cannot drift (src/server/service/consortia.ts,
- * src/fl/consortium-file.ts, src/client/silo.ts).
+ * src/contract/consortium-file.ts, src/client/silo.ts).
  */
-import type { UtilityDeclaration } from '../fl/private-scoring.js';
+import type { UtilityDeclaration } from './private-scoring.js';
 
 export { DEFAULT_EMPTY_COALITION } from '../../scoring/empty-coalition.js';
-export { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from '../fl/weight-floor.js';
+export { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from './weight-floor.js';
 
 /** The utility of a consortium created without one: accuracy, in [0, 1]. */
 export const DEFAULT_UTILITY: UtilityDeclaration = Object.freeze({ name: 'accuracy' });

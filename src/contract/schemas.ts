@@ -4,9 +4,9 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
-import { PRIVATE_METHODS } from '../fl/private-scoring.js';
 import { CONVENTIONS } from '../ml/convention.js';
 import { ERRORS, type ErrorCode } from './error-codes.js';
+import { PRIVATE_METHODS } from './private-scoring.js';
 
 const Obj = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
@@ -41,7 +41,7 @@ export const VersionParams = Obj({
   }),
 });
 
-/** Private scoring schemes a consortium may publish (src/fl/private-scoring.ts). */
+/** Private scoring schemes a consortium may publish (src/contract/private-scoring.ts). */
 export const Scheme = Type.Enum([...PRIVATE_METHODS], { description: 'private scoring scheme' });
 export type Scheme = Static<typeof Scheme>;
 
@@ -62,7 +62,7 @@ export const EmptyCoalition = Type.Enum(EMPTY_COALITIONS, {
     "v(∅) in the private scores: 'initialModel' = v(M0) (papers/003's equations, the default) or 'zero' (the authors' code)",
 });
 /**
- * The utility v the consortium's silos report (src/fl/private-scoring.ts): accuracy in [0, 1], or
+ * The utility v the consortium's silos report (src/contract/private-scoring.ts): accuracy in [0, 1], or
  * negLoss — the negative mean cross-entropy — in [−maxLoss, 0]. Every report and every v(M), v(M0)
  * must lie in that range (FEDSCORE_ERR_UTILITY_OUT_OF_RANGE otherwise).
  */
@@ -96,8 +96,8 @@ export const Rounds = Type.Integer({
 });
 
 /**
- * The consortium's selection and aggregation strategy (src/fl/strategies/registry.ts; only those
- * that run under secure aggregation, src/fl/networked-strategy.ts): the server refuses messages
+ * The consortium's selection and aggregation strategy (src/strategies/registry.ts; only those
+ * that run under secure aggregation, src/contract/networked-plan.ts): the server refuses messages
  * from a silo the strategy did not select for the round.
  */
 export const Strategy = Obj(
@@ -198,7 +198,7 @@ export const ConsortiumInput = Obj({
         exclusiveMinimum: 0,
         maximum: 1,
         description:
-          "f: every selected silo's weight is ≥ f·max_j w_j (src/fl/weight-floor.ts; absent: 0.1). Public: the silos compare it with their consortium file and apply it themselves",
+          "f: every selected silo's weight is ≥ f·max_j w_j (src/contract/weight-floor.ts; absent: 0.1). Public: the silos compare it with their consortium file and apply it themselves",
       }),
     ),
     maxWeightShare: Type.Optional(
@@ -405,7 +405,7 @@ export type CumulativeScores = Static<typeof CumulativeScores>;
 
 /**
  * The manipulation audit (`audit.json`, docs/audit.md): a large nested document whose schema is
- * documented there and typed in src/fl/audit.ts; only its top-level keys are fixed here.
+ * documented there and typed in src/audit/audit.ts; only its top-level keys are fixed here.
  */
 export const AuditBody = Type.Object(
   {

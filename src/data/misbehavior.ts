@@ -1,7 +1,7 @@
 /**
  * Misbehaving silos, as pure functions (papers/000 §5 "Adversarial and Free-riding Scenarios",
  * papers/002 §5, papers/003 §5.4 "Misbehavior Detection"). A silo's behaviour is described by a
- * plain descriptor (`Misbehavior`), so experiments can record it; the round engine (src/fl)
+ * plain descriptor (`Misbehavior`), so experiments can record it; the round engine (src/engine)
  * applies the data-side ones to a silo's dataset before local training and the update-side ones
  * to the update Δ = M_local − M0 after it.
  *

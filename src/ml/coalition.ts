@@ -52,7 +52,7 @@ import {
 import { nativeAffineRelu } from './_blas_kernels.js';
 import { type CoalitionCounts, coalitionKernel, nativeCoalitions, nativeShape } from './_coalition_fast.js';
 import { gpuCoalitions, gpuShape } from './_coalition_gpu.js';
-import { accumulate, accumulateAsync, summarize } from './_reduce.js';
+import { accumulateAsync, summarize } from './_reduce.js';
 import { onWebGpu } from './_webgpu.js';
 import {
   ADDITIVE_CONVENTION,
@@ -62,7 +62,7 @@ import {
   DEFAULT_CONVENTION,
   FEDAVG_CONVENTION,
 } from './convention.js';
-import { type Evaluation, evaluate, evaluateAsync } from './evaluate.js';
+import { type Evaluation, evaluateAsync } from './evaluate.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 
 /** Inputs of a coalition evaluator. */

@@ -17,17 +17,17 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { basename, dirname, join, resolve } from 'node:path';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { minimumThreshold } from '../../protocol/config.js';
+import { consortiumFileDigest } from '../contract/consortium-file.js';
 import type { LocalFormat } from '../data/local-data.js';
 import { datasetNames } from '../data/registry.js';
 import { writeLocalData, writeNpyDataset } from '../data/write-local-data.js';
-import type { ExperimentConfig } from '../fl/config.js';
-import { parseConfig } from '../fl/config.js';
-import { consortiumFileDigest } from '../fl/consortium-file.js';
-import { consortiumFileOf } from '../fl/consortium-of-run.js';
-import { networkedLearner, networkedRun } from '../fl/networked.js';
-import { buildConsortium } from '../fl/setup.js';
+import { consortiumFileOf } from '../engine/consortium-of-run.js';
+import { networkedLearner, networkedRun } from '../engine/networked.js';
+import { buildConsortium } from '../engine/setup.js';
 import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { STARTER_MODEL, writeStarterMlp } from '../ml/starter-model.js';
+import type { ExperimentConfig } from '../records/config.js';
+import { parseConfig } from '../records/config.js';
 import { PROJECT_FILE, type Project } from './project.js';
 import { projectReadme } from './readme.js';
 

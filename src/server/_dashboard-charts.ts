@@ -1,12 +1,12 @@
 /**
  * The dashboard's charts (internal to routes/dashboard.ts): for every scheme of a consortium, the
  * per-round and the cumulative score of each silo over the scored rounds, as the Vega-Lite
- * specifications of src/fl/charts.ts — the module the experiment report draws its charts with —
+ * specifications of src/reports/charts.ts — the module the experiment report draws its charts with —
  * which the page draws with vega-embed.
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { CumulativeScores } from '../contract/schemas.js';
-import { type HistoryKind, type ScoreHistory, scoreHistorySpec } from '../fl/charts.js';
+import { type HistoryKind, type ScoreHistory, scoreHistorySpec } from '../reports/charts.js';
 
 /** One chart of the dashboard. */
 export interface DashboardChart {

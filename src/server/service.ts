@@ -24,7 +24,9 @@
  * processes sharing one store.
  */
 
+import type { AuditResult } from '../audit/audit.js';
 import { DEFAULT_UTILITY } from '../contract/defaults.js';
+import { clipUtility } from '../contract/private-scoring.js';
 import type {
   Consortium,
   ConsortiumInput,
@@ -33,8 +35,6 @@ import type {
   RoundScores,
   RoundStage,
 } from '../contract/schemas.js';
-import type { AuditResult } from '../fl/audit.js';
-import { clipUtility } from '../fl/private-scoring.js';
 import type { ServiceError } from './errors.js';
 import { Aggregation } from './service/aggregation.js';
 import { Audit } from './service/audit.js';

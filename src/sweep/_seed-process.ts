@@ -5,11 +5,11 @@
  * Messages out: `{ ok: true, seed, record }` or `{ ok: false, seed, error }`.
  */
 import { pathToFileURL } from 'node:url';
-import { type ExperimentConfig, parseConfig } from '../fl/config.js';
-import { runSeedRecord } from '../fl/experiment.js';
-import type { Learner } from '../fl/learner.js';
-import { dataShapeOf } from '../fl/setup.js';
-import { createTfLearner } from '../fl/tf-learner.js';
+import { runSeedRecord } from '../engine/experiment.js';
+import { dataShapeOf } from '../engine/setup.js';
+import type { Learner } from '../learner/learner.js';
+import { createTfLearner } from '../learner/tf-learner.js';
+import { type ExperimentConfig, parseConfig } from '../records/config.js';
 
 type Message =
   | { plugins: string[] }

@@ -1,13 +1,13 @@
 /**
  * `sweep collect`: each configuration whose jobs are all done becomes the same results.json and
- * reports that `experiment --seeds k` writes (src/fl/experiment.ts `assembleResults`), under
+ * reports that `experiment --seeds k` writes (src/engine/experiment.ts `assembleResults`), under
  * `<out>/<label>/`.
  */
 import { join } from 'node:path';
-import { parseConfig } from '../fl/config.js';
-import { assembleResults } from '../fl/experiment.js';
-import { writeOutputs } from '../fl/outputs.js';
-import type { ExperimentResults } from '../fl/results.js';
+import { assembleResults } from '../engine/experiment.js';
+import { parseConfig } from '../records/config.js';
+import type { ExperimentResults } from '../records/results.js';
+import { writeOutputs } from '../reports/outputs.js';
 import { jobsOf } from './spec.js';
 import { SweepStore } from './store.js';
 

@@ -1,16 +1,16 @@
 /**
- * One sweep job, start to end: the seed's record (src/fl/experiment.ts `runSeedRecord`) with the
+ * One sweep job, start to end: the seed's record (src/engine/experiment.ts `runSeedRecord`) with the
  * digests of what it ran — the configuration, the data the seed's consortium was built from, and
  * the code version.
  */
 import { createHash } from 'node:crypto';
 import { datasetDigest } from '../data/digest.js';
-import { parseConfig } from '../fl/config.js';
-import { runSeedRecord } from '../fl/experiment.js';
-import type { Learner } from '../fl/learner.js';
-import { buildConsortium, dataShapeOf } from '../fl/setup.js';
-import { createTfLearner } from '../fl/tf-learner.js';
+import { runSeedRecord } from '../engine/experiment.js';
+import { buildConsortium, dataShapeOf } from '../engine/setup.js';
+import type { Learner } from '../learner/learner.js';
+import { createTfLearner } from '../learner/tf-learner.js';
 import { canonicalJson } from '../ml/layers-model.js';
+import { parseConfig } from '../records/config.js';
 import { configDigest, type SweepSpec } from './spec.js';
 import type { JobResult } from './store.js';
 

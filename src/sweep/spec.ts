@@ -1,12 +1,12 @@
 /**
  * A sweep: configurations × seeds, each (configuration, seed) one job — a pure function of the
- * configuration, the seed, the data and the code version (src/fl/experiment.ts `runSeedRecord`).
+ * configuration, the seed, the data and the code version (src/engine/experiment.ts `runSeedRecord`).
  * The sweep's id is a digest of what it runs, so submitting the same configurations and seeds
  * again names the same sweep and the same jobs (docs/sweeps.md).
  */
 import { createHash } from 'node:crypto';
-import type { ExperimentConfig } from '../fl/config.js';
 import { canonicalJson } from '../ml/layers-model.js';
+import type { ExperimentConfig } from '../records/config.js';
 
 /** One configuration of a sweep, as submitted. */
 export interface SweepConfig {

@@ -5,7 +5,7 @@
  * Every worker writes here, so no result lives only on a worker's disk.
  */
 import pg from 'pg';
-import type { SeedRecord } from '../fl/experiment.js';
+import type { SeedRecord } from '../engine/experiment.js';
 import type { SweepJob, SweepSpec } from './spec.js';
 
 /** A job's state in the store: `running` until its attempt ends; `error` is a failed attempt that will be retried. */

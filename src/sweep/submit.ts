@@ -1,5 +1,5 @@
 /** `sweep submit`: records a sweep and enqueues the jobs that have not run yet. */
-import type { ExperimentConfig } from '../fl/config.js';
+import type { ExperimentConfig } from '../records/config.js';
 import { DEFAULT_POLICY, enqueue, type JobPolicy, openQueue } from './queue.js';
 import { configDigest, jobsOf, labelsOf, queueJobId, type SweepSpec, seedsOf, sweepId } from './spec.js';
 import { SweepStore } from './store.js';

@@ -2,7 +2,8 @@
  * Guards the import direction of docs/architecture.md ("Layers"):
  *   scoring/ and crypto/ import nothing from the project; protocol/ imports crypto/ only;
  *   only src/ml imports TensorFlow.js; scoring/ imports no tensor library; protocol/ no network.
- * Imports point downward only: src/cli → src/server → src/client → src/fl → src/ml → src/data.
+ * Imports point downward only: src/cli → server → client → engine → reports → audit → learner →
+ * records → estimators → contract → strategies → ml → data (docs/architecture.md, "Layers").
  * A `_`-prefixed module is private to its folder (and the folders below it); test/ and bench/ are
  * exempt as importers (findPrivateImports in layers.ts says why).
  */
@@ -53,9 +54,11 @@ describe('layering (docs/architecture.md)', () => {
       { path: 'scoring/a.ts', text: "import { x } from '../crypto/prg.js';" },
       { path: 'scoring/b.ts', text: "import * as tf from '@tensorflow/tfjs';" },
       { path: 'crypto/c.ts', text: "export { y } from '../scoring/metrics.js';" },
-      { path: 'protocol/d.ts', text: "import { z } from '../src/fl/engine.js';" },
+      { path: 'protocol/d.ts', text: "import { z } from '../src/engine/engine.js';" },
       { path: 'protocol/e.ts', text: "import net from 'node:net';" },
-      { path: 'src/fl/f.ts', text: "const tf = await import('@tensorflow/tfjs');" },
+      { path: 'src/engine/f.ts', text: "const tf = await import('@tensorflow/tfjs');" },
+      { path: 'src/strategies/up.ts', text: "import { run } from '../engine/engine.js';" },
+      { path: 'src/contract/up.ts', text: "import { r } from '../records/results.js';" },
       { path: 'src/data/g.ts', text: "import { h } from '../ml/model.js';" },
       {
         path: 'src/ml/ok.ts',
@@ -63,7 +66,7 @@ describe('layering (docs/architecture.md)', () => {
       },
       { path: 'protocol/ok.ts', text: "import { s } from '../crypto/shamir.js';" },
       {
-        path: 'src/fl/ok.ts',
+        path: 'src/engine/ok.ts',
         text: "import { t } from '../../scoring/private.js';\nimport { u } from '../../protocol/server.js';",
       },
     ];
@@ -74,7 +77,9 @@ describe('layering (docs/architecture.md)', () => {
       'crypto/c.ts',
       'protocol/d.ts',
       'protocol/e.ts',
-      'src/fl/f.ts',
+      'src/engine/f.ts',
+      'src/strategies/up.ts',
+      'src/contract/up.ts',
       'src/data/g.ts',
     ]);
   });
@@ -85,15 +90,15 @@ describe('layering (docs/architecture.md)', () => {
 
   it('flags a networked module reaching simulation randomness, directly or not', () => {
     const files: SourceFile[] = [
-      { path: 'src/client/a.ts', text: "import { x } from '../fl/b.js';" },
-      { path: 'src/fl/b.ts', text: "import { y } from '../../protocol/simulate.js';" },
+      { path: 'src/client/a.ts', text: "import { x } from '../engine/b.js';" },
+      { path: 'src/engine/b.ts', text: "import { y } from '../../protocol/simulate.js';" },
       { path: 'protocol/simulate.ts', text: '' },
       { path: 'src/server/c.ts', text: "import { seededRandom } from '../../crypto/random.js';" },
       { path: 'crypto/random.ts', text: 'export function seededRandom() {}' },
       { path: 'src/client/ok.ts', text: "import { systemRandom } from '../../crypto/random.js';" },
     ];
     expect(findSimulationRandomnessLeaks(files).map((v) => [v.file, v.specifier])).toEqual([
-      ['src/client/a.ts', 'src/client/a.ts → src/fl/b.ts → protocol/simulate.ts'],
+      ['src/client/a.ts', 'src/client/a.ts → src/engine/b.ts → protocol/simulate.ts'],
       ['src/server/c.ts', 'src/server/c.ts'],
     ]);
   });
@@ -110,8 +115,8 @@ describe('`_` means private to its folder', () => {
     const files: SourceFile[] = [
       { path: 'protocol/a.ts', text: "import { checkBytes } from '../crypto/_check.js';" },
       { path: 'src/client/b.ts', text: "export { c } from '../../crypto/_check.js';" },
-      { path: 'src/fl/c.ts', text: "const m = await import('./strategies/_params.js');" },
-      { path: 'src/fl/reports/d.ts', text: "import type { T } from '../estimators/_schema.js';" },
+      { path: 'src/engine/c.ts', text: "const m = await import('../strategies/_schema.js');" },
+      { path: 'src/engine/round/d.ts', text: "import type { T } from '../../estimators/_schema.js';" },
       { path: 'scoring/manipulation/ok.ts', text: "import { checkFiniteNumber } from '../_checks.js';" },
       { path: 'scoring/ok.ts', text: "import { Budget } from './_budget.js';" },
       { path: 'src/cli/commands/ok.ts', text: "import { required } from '../_flags.js';" },
@@ -124,12 +129,12 @@ describe('`_` means private to its folder', () => {
       ['protocol/a.ts', "crypto/_check.ts is private to crypto/ (give it a name without '_' to share it)"],
       ['src/client/b.ts', "crypto/_check.ts is private to crypto/ (give it a name without '_' to share it)"],
       [
-        'src/fl/c.ts',
-        "src/fl/strategies/_params.ts is private to src/fl/strategies/ (give it a name without '_' to share it)",
+        'src/engine/c.ts',
+        "src/strategies/_schema.ts is private to src/strategies/ (give it a name without '_' to share it)",
       ],
       [
-        'src/fl/reports/d.ts',
-        "src/fl/estimators/_schema.ts is private to src/fl/estimators/ (give it a name without '_' to share it)",
+        'src/engine/round/d.ts',
+        "src/estimators/_schema.ts is private to src/estimators/ (give it a name without '_' to share it)",
       ],
     ]);
   });

@@ -14,7 +14,23 @@ export interface Violation {
 }
 
 /** Layer order of src/: a layer may import itself and the layers after it (downward). */
-const SRC_ORDER = ['cli', 'sweep', 'server', 'client', 'fl', 'ml', 'data'] as const;
+const SRC_ORDER = [
+  'cli',
+  'project',
+  'sweep',
+  'server',
+  'client',
+  'engine',
+  'reports',
+  'audit',
+  'learner',
+  'records',
+  'estimators',
+  'contract',
+  'strategies',
+  'ml',
+  'data',
+] as const;
 
 const IMPORT_RE =
   /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
@@ -73,7 +89,7 @@ export function findViolations(files: SourceFile[]): Violation[] {
 export const SIMULATION_RANDOMNESS = [
   'protocol/simulation-random.ts',
   'protocol/simulate.ts',
-  'src/fl/secure-round.ts',
+  'src/engine/secure-round.ts',
 ] as const;
 
 /** The roots of the networked processes: the silo runtime and the service. */

@@ -11,10 +11,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_DATASETS } from '../../src/data/registry.js';
-import { BUILT_IN_ESTIMATORS } from '../../src/fl/estimators/registry.js';
-import { BUILT_IN_STRATEGIES } from '../../src/fl/strategies/registry.js';
+import { BUILT_IN_ESTIMATORS } from '../../src/estimators/registry.js';
 import { CONVENTIONS } from '../../src/ml/convention.js';
 import { BUILTIN_MODELS } from '../../src/ml/model-registry.js';
+import { BUILT_IN_STRATEGIES } from '../../src/strategies/registry.js';
 import { findNameUses, type NameHit, sourceNameUses } from './_names.js';
 
 /** Where a built-in's name is written: its entry (a string, initializing `property` if given). */
@@ -29,7 +29,7 @@ const HOMES: Home[] = [
   ...BUILT_IN_ESTIMATORS.map((e) => ({
     registry: 'estimator',
     name: e.name,
-    file: `src/fl/estimators/${e.name}.ts`,
+    file: `src/estimators/${e.name}.ts`,
     property: 'name',
   })),
   ...BUILTIN_DATASETS.map((d) => ({
@@ -47,7 +47,7 @@ const HOMES: Home[] = [
   ...BUILT_IN_STRATEGIES.map((s) => ({
     registry: 'strategy',
     name: s.name,
-    file: `src/fl/strategies/${s.name}.ts`,
+    file: `src/strategies/${s.name}.ts`,
     property: 'name',
   })),
   // The list `CONVENTIONS = ['fedavg', 'additive']`: elements, no property.
@@ -57,13 +57,13 @@ const HOMES: Home[] = [
 /** Uses of a name that mean something else: the file, the name, how often, and why. */
 const EXCEPTIONS: { file: string; name: string; count: number; why: string }[] = [
   {
-    file: 'src/fl/setup.ts',
+    file: 'src/engine/setup.ts',
     name: 'maverick',
     count: 1,
     why: "a silo's role (papers/000 Fig. 1), not the estimator",
   },
   {
-    file: 'src/fl/strategies/fedms.ts',
+    file: 'src/strategies/fedms.ts',
     name: 'gtg',
     count: 2,
     why: "FedMS's own `estimator` parameter (MS-GTG inside the strategy: values and default of its one schema), not the harness estimator",

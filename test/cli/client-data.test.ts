@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { type ConsortiumFile, consortiumFileDigest } from '../../src/contract/consortium-file.js';
 import { encodeNpy } from '../../src/data/npy.js';
-import type { ExperimentConfig } from '../../src/fl/config.js';
-import { type ConsortiumFile, consortiumFileDigest } from '../../src/fl/consortium-file.js';
-import { consortiumFileOf } from '../../src/fl/consortium-of-run.js';
-import { networkedLearner, networkedRun } from '../../src/fl/networked.js';
+import { consortiumFileOf } from '../../src/engine/consortium-of-run.js';
+import { networkedLearner, networkedRun } from '../../src/engine/networked.js';
 import { layersModelSaveHandler } from '../../src/ml/layers-files.js';
+import type { ExperimentConfig } from '../../src/records/config.js';
 import { writeSiloData } from '../e2e/_silo-files.js';
 import { cli } from './_cli.js';
 

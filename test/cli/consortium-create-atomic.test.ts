@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import type { ExperimentConfig } from '../../src/fl/config.js';
+import type { ExperimentConfig } from '../../src/records/config.js';
 import { buildApp } from '../../src/server/app.js';
 import { openStore } from '../../src/server/store/database.js';
 import { cli } from './_cli.js';

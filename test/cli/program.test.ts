@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnyCommand } from '../../src/cli/_command.js';
 import { UsageError } from '../../src/cli/_flags.js';
 import { COMMANDS } from '../../src/cli/program.js';
-import { ConfigError } from '../../src/fl/config.js';
+import { ConfigError } from '../../src/records/config.js';
 import { cli, dryRun, spawnCli } from './_cli.js';
 
 /** Each command's flags, in help order: the command-line contract (names must not change). */

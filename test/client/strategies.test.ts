@@ -14,18 +14,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiloHttp } from '../../src/client/http.js';
 import { type RoundOutcome, runSilo } from '../../src/client/silo.js';
-import type { ExperimentConfig } from '../../src/fl/config.js';
-import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
-import { runSeed } from '../../src/fl/engine.js';
-import type { Learner } from '../../src/fl/learner.js';
+import { PRIVATE_METHODS } from '../../src/contract/private-scoring.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/engine/consortium-of-run.js';
+import { runSeed } from '../../src/engine/engine.js';
 import {
   consortiumInput,
   initialModel,
   networkedLearner,
   networkedRun,
   testSetEvaluator,
-} from '../../src/fl/networked.js';
-import { PRIVATE_METHODS } from '../../src/fl/private-scoring.js';
+} from '../../src/engine/networked.js';
+import type { Learner } from '../../src/learner/learner.js';
+import type { ExperimentConfig } from '../../src/records/config.js';
 import { adminInject, type Harness, harness } from '../server/_harness.js';
 import { injectFetch } from './_inject.js';
 

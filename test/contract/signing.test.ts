@@ -7,7 +7,12 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { NONCE_PATTERN, randomNonce, requestSigningPayload, signRequest } from '../../src/contract/signing.js';
+import {
+  NONCE_PATTERN,
+  randomNonce,
+  requestSigningPayload,
+  signRequest,
+} from '../../src/contract/signing.js';
 import { parseAuthHeaders, verifyRequest } from '../../src/server/auth.js';
 
 const key = signingKeyPairFromSeed(new Uint8Array(32).fill(7));

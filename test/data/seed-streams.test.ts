@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_SILO_STREAMS, SEED_STREAMS } from '../../src/data/seed.js';
-import { ExperimentConfigSchema } from '../../src/fl/config-schema.js';
-import { estimatorDefinitions } from '../../src/fl/estimators/registry.js';
+import { estimatorDefinitions } from '../../src/estimators/registry.js';
+import { ExperimentConfigSchema } from '../../src/records/config-schema.js';
 
 const values = (o: Record<string, number>) => Object.values(o);
 

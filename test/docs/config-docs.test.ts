@@ -14,10 +14,10 @@ import {
   type SchemaNode,
 } from '../../scripts/gen-config-docs.js';
 import { BUILTIN_DATASETS } from '../../src/data/registry.js';
-import { ExperimentConfigSchema, parseConfig } from '../../src/fl/config.js';
-import { BUILT_IN_ESTIMATORS } from '../../src/fl/estimators/registry.js';
-import { BUILT_IN_STRATEGIES } from '../../src/fl/strategies/registry.js';
+import { BUILT_IN_ESTIMATORS } from '../../src/estimators/registry.js';
 import { BUILTIN_MODELS } from '../../src/ml/model-registry.js';
+import { ExperimentConfigSchema, parseConfig } from '../../src/records/config.js';
+import { BUILT_IN_STRATEGIES } from '../../src/strategies/registry.js';
 
 describe('docs/config.md', () => {
   it('is what scripts/gen-config-docs.ts generates from the schema', () => {

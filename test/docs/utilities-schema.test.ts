@@ -8,8 +8,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderUtilitiesSchema, UTILITIES_SCHEMA_PATH } from '../../scripts/gen-utilities-schema.js';
-import { parseUtilitiesFile, parseUtilitiesText, UtilitiesRoundSchema } from '../../src/fl/utilities-file.js';
-import { scoreUtilities } from '../../src/fl/utility-scores.js';
+import {
+  parseUtilitiesFile,
+  parseUtilitiesText,
+  UtilitiesRoundSchema,
+} from '../../src/records/utilities-file.js';
+import { scoreUtilities } from '../../src/records/utility-scores.js';
 
 describe('docs/utilities.schema.json', () => {
   it('is what scripts/gen-utilities-schema.ts generates from the schema', () => {

@@ -5,8 +5,8 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { readConsortiumFile } from '../../src/contract/consortium-file.js';
 import { loadLocalData } from '../../src/data/local-data.js';
-import { readConsortiumFile } from '../../src/fl/consortium-file.js';
 
 const [reader, path, shape] = process.argv.slice(2) as [string, string, string | undefined];
 const inputShape = (shape ? JSON.parse(shape) : [28, 28, 1]) as [number, number, number];

@@ -6,11 +6,11 @@
  */
 import { SiloHttp } from '../../src/client/http.js';
 import { type RoundOutcome, runSilo } from '../../src/client/silo.js';
-import type { ExperimentConfig } from '../../src/fl/config.js';
-import type { ConsortiumFile } from '../../src/fl/consortium-file.js';
-import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
-import type { Learner } from '../../src/fl/learner.js';
-import { initialModel, type NetworkedRun } from '../../src/fl/networked.js';
+import type { ConsortiumFile } from '../../src/contract/consortium-file.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/engine/consortium-of-run.js';
+import { initialModel, type NetworkedRun } from '../../src/engine/networked.js';
+import type { Learner } from '../../src/learner/learner.js';
+import type { ExperimentConfig } from '../../src/records/config.js';
 import { injectFetch } from '../client/_inject.js';
 import { adminInject, type Harness, harness } from '../server/_harness.js';
 

@@ -1,7 +1,7 @@
 /**
  * Issue 27, A3 — the audit ran on the request path.
  *
- * The attack: the operator's `GET …/audit` recomputed the manipulation audit (src/fl/audit.ts)
+ * The attack: the operator's `GET …/audit` recomputed the manipulation audit (src/audit/audit.ts)
  * over every scored round on each call, synchronously on the event loop; its cost grows as about
  * N^3.9 in a round's N silos (EE-median's breakpoint grid per silo and the detector's 2000-step
  * walk per silo). One call on a large consortium stopped the service for every consortium.
@@ -18,7 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, test } from 'vitest';
-import { signedReport } from '../../src/fl/private-scoring.js';
+import { signedReport } from '../../src/contract/private-scoring.js';
 import { SERVICE_AUDIT_MAX_OPTIMIZED_SILOS } from '../../src/server/service/audit.js';
 import { ADMIN, adminInject, consortiumBody, type Harness, harness, siloInject } from '../server/_harness.js';
 

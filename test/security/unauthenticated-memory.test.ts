@@ -18,8 +18,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { signRequest } from '../../src/server/auth.js';
 import { ERRORS } from '../../src/contract/error-codes.js';
+import { signRequest } from '../../src/server/auth.js';
 import { ADMIN, Clock, createConsortium, D, type Harness, harness, nonce } from '../server/_harness.js';
 import { head, raw } from './_raw.js';
 

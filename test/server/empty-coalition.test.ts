@@ -5,7 +5,7 @@
  * measured.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { scoreReports, signedReport, siloCoalitionModels } from '../../src/fl/private-scoring.js';
+import { scoreReports, signedReport, siloCoalitionModels } from '../../src/contract/private-scoring.js';
 import { ScoringService } from '../../src/server/service.js';
 import {
   adminInject,

@@ -1,8 +1,8 @@
 /** The error catalogue: every code documented in docs/errors.md with its status, and nothing else. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { toErrorResponse } from '../../src/server/app.js';
 import { ERRORS, errorBody } from '../../src/contract/error-codes.js';
+import { toErrorResponse } from '../../src/server/app.js';
 import { ServiceError } from '../../src/server/errors.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/fl/config.js';
+import { parseConfig } from '../../src/records/config.js';
 
 const examples = join(import.meta.dirname, '../../examples');
 const dir = join(examples, 'full-scale');

@@ -1,7 +1,7 @@
 /** A sweep's jobs and ids (src/sweep/spec.ts) and the sweep commands' usage errors. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/fl/config.js';
+import { parseConfig } from '../../src/records/config.js';
 import { jobsOf, labelsOf, queueJobId, seedsOf, sweepId } from '../../src/sweep/spec.js';
 import { sweepOf } from '../../src/sweep/submit.js';
 import { cli, dryRun } from '../cli/_cli.js';

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EmptyCoalition } from '../../../scoring/empty-coalition.js';
-import type { AuditOptions, RecordedRound } from '../../fl/audit.js';
+import type { AuditOptions, RecordedRound } from '../../audit/audit.js';
 
 /** One round to audit, with the options and v(∅) of its consortium. */
 export interface AuditTask {

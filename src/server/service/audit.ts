@@ -3,7 +3,7 @@
  *
  * Each round is audited once, when it is scored (the service's 'scored' event): in a worker thread
  * (./audit-worker.ts), one round at a time, never on the event loop, and in the bounded mode for
- * rounds of more than {@link SERVICE_AUDIT_MAX_OPTIMIZED_SILOS} silos (src/fl/audit.ts
+ * rounds of more than {@link SERVICE_AUDIT_MAX_OPTIMIZED_SILOS} silos (src/audit/audit.ts
  * `maxOptimizedSilos`: such a round lists what it left out). The entry is stored (table
  * `round_audits`) with the digest of the scores it audited and the part of it the summary reads;
  * `GET …/audit` computes the summary from those parts (O(rounds · N)) and splices the stored JSON
@@ -16,8 +16,8 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
+import { type AuditOptions, assembleRecordedSummary, type RoundAuditSummaryPart } from '../../audit/audit.js';
 import type { Consortium } from '../../contract/schemas.js';
-import { type AuditOptions, assembleRecordedSummary, type RoundAuditSummaryPart } from '../../fl/audit.js';
 import { type AuditedRoundJson, AuditWorker } from './audit-worker.js';
 import { type Consortia, rangeOf } from './consortia.js';
 import type { ServiceContext } from './context.js';
@@ -54,7 +54,7 @@ function scoresDigest(row: RoundRow): string {
     .digest('hex');
 }
 
-/** Auditing the scored rounds (src/fl/audit.ts) once each, off the request path. */
+/** Auditing the scored rounds (src/audit/audit.ts) once each, off the request path. */
 export class Audit {
   private readonly worker = new AuditWorker();
   /** Rounds waiting to be audited, keyed `consortium/round`. */
@@ -93,7 +93,7 @@ export class Audit {
   }
 
   /**
-   * The audit of the scored rounds (the JSON text of src/fl/audit.ts `AuditResult`) from their
+   * The audit of the scored rounds (the JSON text of src/audit/audit.ts `AuditResult`) from their
    * stored entries, over the consortium's declared utility range. A round not audited yet is
    * queued and waited for up to {@link AUDIT_WAIT_MS} (the call computes nothing); still not
    * audited, it is listed as skipped ({@link AUDIT_PENDING}).

@@ -16,11 +16,11 @@ import {
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_SELECTION_SEED, DEFAULT_UTILITY } from '../../contract/defaults.js';
+import { networkedStrategy, planRound, publicSetup } from '../../contract/networked-plan.js';
+import { utilityRange } from '../../contract/private-scoring.js';
 import type { Consortium, ConsortiumInput, Deadlines } from '../../contract/schemas.js';
-import { networkedStrategy, planRound, publicSetup } from '../../fl/networked-strategy.js';
-import { utilityRange } from '../../fl/private-scoring.js';
-import type { StrategyConfig } from '../../fl/strategies/registry.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
+import type { StrategyConfig } from '../../strategies/registry.js';
 import { fromHex } from '../_bytes.js';
 import { largestUpload } from '../_limits.js';
 import { ServiceError } from '../errors.js';
@@ -92,7 +92,7 @@ export function roundConfig(
 /**
  * How the consortium's silos quantize their weighted inputs (protocol/weighted.ts): for n summands,
  * or for the round's k selected silos when its strategy selects (the engine's encoding,
- * src/fl/secure-round.ts, quantizes for the k silos of the round).
+ * src/engine/secure-round.ts, quantizes for the k silos of the round).
  */
 export function weightedEncoding(c: Consortium, selected?: readonly number[] | null): WeightedEncoding {
   return {

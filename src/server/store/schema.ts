@@ -93,9 +93,9 @@ export interface RoundAuditsTable {
   round: number;
   /** SHA-256 (hex) of the scores row it audited. */
   scores_digest: string;
-  /** One round's entry of the audit (src/fl/audit.ts `RoundAuditEntry`), JSON. */
+  /** One round's entry of the audit (src/audit/audit.ts `RoundAuditEntry`), JSON. */
   audit: string;
-  /** The part of it the summary reads (src/fl/audit.ts `auditSummaryPart`), JSON. */
+  /** The part of it the summary reads (src/audit/audit.ts `auditSummaryPart`), JSON. */
   summary: string;
   computed_at: number;
 }

@@ -1,0 +1,105 @@
+/**
+ * The leaderboard as rows of cells (header first) — the one layout every output prints: the
+ * console of `experiment`, `score` and `audit`, report.md/report.html and the silo's own line.
+ */
+import { HEADLINE, type LeaderboardEntry, type LeaderboardFlag } from '../records/leaderboard.js';
+
+const fmt = (x: number | null | undefined, d = 4) =>
+  x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d);
+
+/** A silo's flags in words: `free-rider: …; noisy: …`, or `–`. */
+export const flagWords = (flags: readonly LeaderboardFlag[]) =>
+  flags.length === 0 ? '–' : flags.map((f) => `${f.kind}: ${f.reason}`).join('; ');
+
+/** The columns after the headline: the private schemes and the reference, as the entries carry them. */
+export function scoreColumns(entries: readonly LeaderboardEntry[]): string[] {
+  return [...new Set(entries.flatMap((e) => Object.keys(e.scores)))];
+}
+
+/** The heading line of the leaderboard. */
+export function leaderboardHeading(seedWords?: string): string {
+  return `Leaderboard — headline: ${HEADLINE} weight, summed over the scored rounds${seedWords ? ` (${seedWords})` : ''}; rank 1 contributed most`;
+}
+
+/** The leaderboard as rows of cells, header first. */
+export function leaderboardRows(entries: readonly LeaderboardEntry[]): string[][] {
+  const columns = scoreColumns(entries);
+  return [
+    ['rank', 'silo', `headline (${HEADLINE})`, 'last round', ...columns, 'flags'],
+    ...entries.map((e) => [
+      String(e.rank),
+      e.name,
+      fmt(e.headline),
+      fmt(e.lastRound),
+      ...columns.map((c) => fmt(e.scores[c])),
+      flagWords(e.flags),
+    ]),
+  ];
+}
+
+/** One silo's line, as `fedscore client` prints it after a scored round. */
+export function leaderboardLine(e: LeaderboardEntry, of: number, round?: number): string {
+  const others = Object.entries(e.scores)
+    .map(([m, v]) => `${m} ${fmt(v)}`)
+    .join(', ');
+  return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${e.name} rank ${e.rank} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} (last round ${fmt(e.lastRound)}); ${others}; flags: ${flagWords(e.flags)}`;
+}
+
+/** Rows as aligned text columns (first two left-aligned, the flags last and unpadded). */
+export function textColumns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
+  const last = (rows[0]?.length ?? 0) - 1;
+  return rows
+    .map((r) =>
+      `  ${r
+        .map((c, i) =>
+          i === last ? `  ${c}` : i <= 1 ? `${c.padEnd(widths[i]!)}  ` : `${c.padStart(widths[i]!)}  `,
+        )
+        .join('')}`.trimEnd(),
+    )
+    .join('\n');
+}
+
+/** The markdown table of rows (header first; the first two columns left-aligned). */
+function mdTable(rows: readonly (readonly string[])[]): string {
+  const [head, ...body] = rows;
+  if (!head) return '';
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map((_, i) => (i <= 1 || i === head.length - 1 ? '---' : '---:')).join('|')}|`,
+    ...body.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+}
+
+/** The leaderboard section of report.md (empty without a leaderboard: files written before it). */
+export function leaderboardMarkdown(
+  entries: readonly LeaderboardEntry[] | undefined,
+  seedWords?: string,
+): string[] {
+  if (!entries || entries.length === 0) return [];
+  return [`## ${leaderboardHeading(seedWords)}`, '', mdTable(leaderboardRows(entries)), ''];
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!,
+  );
+
+/** The leaderboard section of report.html: a table whose flagged rows are marked (class `flagged`). */
+export function leaderboardHtml(
+  entries: readonly LeaderboardEntry[] | undefined,
+  seedWords?: string,
+): string {
+  if (!entries || entries.length === 0) return '';
+  const [head, ...body] = leaderboardRows(entries);
+  return `<section id="leaderboard"><h2>${escapeHtml(leaderboardHeading(seedWords))}</h2>
+<table class="leaderboard"><thead><tr>${head!.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body
+    .map(
+      (row, k) =>
+        `<tr${entries[k]!.flags.length > 0 ? ' class="flagged"' : ''}>${row
+          .map((c, i) => `<td${i === row.length - 1 ? ' class="flags"' : ''}>${escapeHtml(c)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('')}</tbody></table></section>`;
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { applyUpdateMisbehavior } from '../../src/data/misbehavior.js';
+import { withUpdateAttacks } from '../../src/engine/attacks.js';
+import type { TrainFn } from '../../src/engine/trainer.js';
+
+/** A fake `train`: silo s sends (s + 1, round) whatever the base. */
+const honest: TrainFn = async (_base, round, silos) => silos.map((s) => Float32Array.of(s + 1, round));
+
+describe('withUpdateAttacks', () => {
+  it('applies each silo its own attack, by global id, whatever its position in the round', async () => {
+    const attacks = [undefined, { kind: 'scale', factor: -2 } as const, { kind: 'free-rider' } as const];
+    const train = withUpdateAttacks(honest, attacks);
+    const got = await train(new Float32Array(2), 3, [2, 0, 1]);
+    expect(got.map((u) => Array.from(u))).toEqual([
+      [0, 0], // silo 2: free rider
+      [1, 3], // silo 0: honest
+      [-4, -6], // silo 1: scaled by −2
+    ]);
+  });
+
+  it('matches applyUpdateMisbehavior for a seeded random update', async () => {
+    const attack = { kind: 'random-update', seed: 9 } as const;
+    const [u] = await withUpdateAttacks(honest, [attack])(new Float32Array(2), 1, [0]);
+    const [h] = await honest(new Float32Array(2), 1, [0]);
+    expect(Array.from(u!)).toEqual(Array.from(applyUpdateMisbehavior(h!, attack)));
+  });
+
+  it('returns train itself when no silo misbehaves, and leaves honest updates untouched', async () => {
+    expect(withUpdateAttacks(honest, [undefined, undefined])).toBe(honest);
+    const kept = Float32Array.of(5, 6);
+    const train = withUpdateAttacks(async () => [kept], [{ kind: 'scale', factor: 3 }]);
+    const [u] = await train(new Float32Array(2), 1, [0]);
+    expect(Array.from(u!)).toEqual([15, 18]);
+    expect(Array.from(kept)).toEqual([5, 6]);
+  });
+});
