@@ -5,7 +5,7 @@
  * height → width → channel order (HWC, what tfjs expects for [n, h, w, c] tensors), values in
  * [0, 1]. `y` holds class labels in [0, numClasses). Plain typed arrays: no tensor library here.
  */
-import { checkIndices, checkInt, checkLabels } from './_check.js';
+import { checkIndices, checkInt, checkLabels } from './check.js';
 
 /** Class labels: bytes as read from IDX/CIFAR files, or 32-bit integers. */
 export type Labels = Int32Array | Uint8Array;

@@ -16,8 +16,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkInt, checkNumber, checkSeed } from './_check.js';
-import { createRandom } from './_random.js';
+import { checkInt, checkNumber, checkSeed } from './check.js';
+import { createRandom } from './random.js';
 import { type Dataset, indicesByClass, subset, take } from './dataset.js';
 import { readIdxDataset } from './idx.js';
 

@@ -12,8 +12,8 @@
  * from all K classes (mode 'uniform', the default), so it actually changes with probability
  * r·(K − 1)/K; mode 'other' draws from the K − 1 other classes, so it changes with probability r.
  */
-import { checkInt, checkLabels, checkNumber, checkSeed } from './_check.js';
-import { createRandom, mixSeed } from './_random.js';
+import { checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
+import { createRandom, mixSeed } from './random.js';
 import type { Labels } from './dataset.js';
 
 /**

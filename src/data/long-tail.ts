@@ -4,8 +4,8 @@
  * (n_min/n_max, e.g. 0.01 or 0.05), n_max the largest class count in the pool. Applied to the
  * training pool before a Dirichlet split.
  */
-import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './_check.js';
-import { createRandom } from './_random.js';
+import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
+import { createRandom } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
 
 /** Options for {@link longTailed}. */

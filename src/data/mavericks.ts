@@ -17,8 +17,8 @@
  *
  * Mavericks are the last `numMavericks` silos.
  */
-import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './_check.js';
-import { createRandom } from './_random.js';
+import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
+import { createRandom } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
 import type { Partition, PoolOptions } from './partition.js';
 

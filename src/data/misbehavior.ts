@@ -1,9 +1,10 @@
 /**
- * Misbehaving silos, as pure functions (papers/000 §5 "Adversarial and Free-riding Scenarios",
- * papers/002 §5, papers/003 §5.4 "Misbehavior Detection"). A silo's behaviour is described by a
- * plain descriptor (`Misbehavior`), so experiments can record it; the round engine (src/engine)
- * applies the data-side ones to a silo's dataset before local training and the update-side ones
- * to the update Δ = M_local − M0 after it.
+ * Misbehaving silos (papers/000 §5 "Adversarial and Free-riding Scenarios", papers/002 §5,
+ * papers/003 §5.4 "Misbehavior Detection"). A silo's behaviour is described by a plain descriptor
+ * (`Misbehavior`), so experiments can record it. This module holds the descriptors and the
+ * data-side transformations, which the round engine applies to a silo's dataset before local
+ * training; the update-side attacks, which never touch data, act on the update Δ = M_local − M0
+ * after training and live with the engine (src/engine/attacks.ts).
  *
  * Data side:
  * - 'label-flip': label c becomes K − 1 − c (papers/000 (i), papers/003's Byzantine client; the
@@ -12,15 +13,15 @@
  *   once from a seed and applied to every label (papers/002: "a fixed label-shuffling mapping").
  * - 'random-data': the silo's examples are replaced by uniform noise in [0, 1] with uniform
  *   random labels, same count and shape (papers/000 (ii): "random generated data").
- * Update side (on Float32Array updates; inputs are never modified):
+ * Update side (src/engine/attacks.ts; on Float32Array updates, inputs never modified):
  * - 'random-update': Δ replaced by N(0, σ²) noise, σ given or matched to the honest update's
  *   root mean square so the norm is alike (papers/000 (iii): "random generated model updates").
  * - 'free-rider': sends back M0, so Δ = 0 (papers/000: "send the same model back").
  * - 'scale': Δ multiplied by a factor (model-replacement style boosting).
  */
-import { checkInt, checkNumber, checkSeed } from './_check.js';
-import { createRandom, mixSeed } from './_random.js';
+import { checkInt, checkSeed } from './check.js';
 import type { Dataset, Labels } from './dataset.js';
+import { createRandom, mixSeed } from './random.js';
 
 /** What a misbehaving silo does. */
 export type Misbehavior =
@@ -121,51 +122,5 @@ export function applyDataMisbehavior(ds: Dataset, m: DataMisbehavior): Dataset {
       return randomData(ds.n, ds.shape, ds.numClasses, m.seed, `${ds.name}+random-data`);
     default:
       throw new RangeError(`m: unknown data misbehaviour ${(m as { kind: string }).kind}`);
-  }
-}
-
-/** Root mean square of a vector (0 for an empty one). */
-function rms(v: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
-  return v.length === 0 ? 0 : Math.sqrt(s / v.length);
-}
-
-/**
- * A random update of the same length as `honest`: N(0, σ²) per coordinate, σ = `std` or, when
- * omitted, the RMS of `honest` (so ‖random‖ ≈ ‖honest‖). Throws RangeError when std < 0.
- */
-export function randomUpdate(honest: Float32Array, seed: number, std?: number): Float32Array {
-  const sigma = std === undefined ? rms(honest) : checkNumber('std', std, 0, Number.MAX_VALUE);
-  const rng = createRandom(mixSeed(checkSeed('seed', seed), 0x757064));
-  const out = new Float32Array(honest.length);
-  for (let i = 0; i < out.length; i++) out[i] = sigma * rng.normal();
-  return out;
-}
-
-/** A free rider's update: it sends M0 back, so Δ = 0 (length of `honest`). */
-export function freeRiderUpdate(honest: Float32Array): Float32Array {
-  return new Float32Array(honest.length);
-}
-
-/** factor · update, as a new array. Throws RangeError when factor is not finite. */
-export function scaleUpdate(update: Float32Array, factor: number): Float32Array {
-  checkNumber('factor', factor, -Number.MAX_VALUE, Number.MAX_VALUE);
-  const out = new Float32Array(update.length);
-  for (let i = 0; i < out.length; i++) out[i] = factor * update[i]!;
-  return out;
-}
-
-/** The update a silo sends after an update-side misbehaviour (a new array; `honest` is not modified). */
-export function applyUpdateMisbehavior(honest: Float32Array, m: UpdateMisbehavior): Float32Array {
-  switch (m.kind) {
-    case 'random-update':
-      return randomUpdate(honest, m.seed, m.std);
-    case 'free-rider':
-      return freeRiderUpdate(honest);
-    case 'scale':
-      return scaleUpdate(honest, m.factor);
-    default:
-      throw new RangeError(`m: unknown update misbehaviour ${(m as { kind: string }).kind}`);
   }
 }

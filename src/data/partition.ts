@@ -8,8 +8,8 @@
  * dataset indices. Unless a partition says otherwise, the silos are disjoint and together
  * cover the pool exactly once (`checkPartition`). All randomness comes from `seed`.
  */
-import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './_check.js';
-import { createRandom, type Random } from './_random.js';
+import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
+import { createRandom, type Random } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
 import { deriveSeed, SEED_STREAMS } from './seed.js';
 

@@ -8,8 +8,8 @@
  * unclipped mixture up to the clipped mass). Labels are balanced: class counts differ by at
  * most one (or follow `classWeights` exactly up to rounding), in a seeded random order.
  */
-import { checkInt, checkNumber, checkSeed } from './_check.js';
-import { createRandom, mixSeed } from './_random.js';
+import { checkInt, checkNumber, checkSeed } from './check.js';
+import { createRandom, mixSeed } from './random.js';
 import type { Dataset } from './dataset.js';
 
 /** Options for {@link gaussianMixture}. */

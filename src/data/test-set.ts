@@ -3,8 +3,8 @@
  * all silos and taken out of the training pool (papers/003 §5: "a common test set for CE that
  * contains the same number of samples per class and is available to all clients").
  */
-import { checkIndices, checkInt, checkLabels, checkSeed } from './_check.js';
-import { createRandom } from './_random.js';
+import { checkIndices, checkInt, checkLabels, checkSeed } from './check.js';
+import { createRandom } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
 
 /** Options for {@link balancedTestSplit}. */
