@@ -8,20 +8,14 @@
 import { type Dataset, subset } from '../data/dataset.js';
 import { applyLabelNoise, linearNoiseRates } from '../data/label-noise.js';
 import { longTailed } from '../data/long-tail.js';
-import { partitionMavericks } from '../data/mavericks.js';
 import {
   applyDataMisbehavior,
   isDataMisbehavior,
   type Misbehavior,
   type UpdateMisbehavior,
 } from '../data/misbehavior.js';
-import {
-  type Partition,
-  partitionDirichlet,
-  partitionIid,
-  partitionMixed,
-  partitionQuantitySkew,
-} from '../data/partition.js';
+import type { Partition } from '../data/partition.js';
+import { DEFAULT_PARTITION, type PartitionOptions, partitionKind } from '../data/partition-registry.js';
 import {
   type DataShape,
   type DatasetContext,
@@ -122,7 +116,7 @@ function partitionOnce(
   seed: number,
   draw: number,
 ): Partition {
-  const p = cfg.partition ?? { kind: 'iid' };
+  const p: PartitionOptions & { readonly kind: string } = cfg.partition ?? { kind: DEFAULT_PARTITION };
   const base = {
     numSilos: cfg.silos,
     seed:
@@ -131,25 +125,7 @@ function partitionOnce(
         : deriveSeed(seed, SEED_STREAMS.run.partition, draw),
     indices,
   };
-  switch (p.kind) {
-    case 'iid':
-      return partitionIid(labels, base);
-    case 'dirichlet':
-      return partitionDirichlet(labels, { ...base, alpha: p.alpha!, numClasses });
-    case 'mixed':
-      return partitionMixed(labels, { ...base, nonIid: p.nonIid!, alpha: p.alpha!, numClasses });
-    case 'mavericks':
-      return partitionMavericks(labels, {
-        ...base,
-        numClasses,
-        numMavericks: p.mavericks ?? 1,
-        mode: p.mode ?? 'exclusive',
-        ...(p.classesPerMaverick !== undefined ? { classesPerMaverick: p.classesPerMaverick } : {}),
-        ...(p.alpha !== undefined ? { alpha: p.alpha } : {}),
-      });
-    case 'quantity-skew':
-      return partitionQuantitySkew(labels, { ...base, ...(p.beta !== undefined ? { beta: p.beta } : {}) });
-  }
+  return partitionKind(p.kind).split(labels, base, p, numClasses);
 }
 
 /**
@@ -223,9 +199,12 @@ export function buildConsortium(
   const roles = Array.from({ length: cfg.silos }, () => 'honest');
   // Data roles first (Mavericks and non-IID silos are the last ones); noise and attacks override them.
   const p = cfg.partition;
-  if (p?.kind === 'mavericks')
-    for (let i = cfg.silos - (p.mavericks ?? 1); i < cfg.silos; i++) roles[i] = 'maverick';
-  if (p?.kind === 'mixed') for (let i = cfg.silos - p.nonIid!; i < cfg.silos; i++) roles[i] = 'non-iid';
+  if (p)
+    partitionKind(p.kind)
+      .roles?.(p, cfg.silos)
+      .forEach((role, i) => {
+        if (role !== undefined) roles[i] = role;
+      });
   if (cfg.labelNoise) {
     const rates = labelNoiseRates(cfg.silos, cfg.labelNoise);
     labels = applyLabelNoise(pool.y, part.silos, {

@@ -10,6 +10,7 @@ import {
   weakThresholdMessage,
 } from '../../protocol/config.js';
 import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
+import { partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { estimatorsSchema } from '../estimators/registry.js';
 import { findModel, modelNames } from '../ml/model-registry.js';
@@ -173,35 +174,8 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
         message: `must be ≤ rounds (${cfg.rounds})`,
       });
   }
-  const p = cfg.partition;
-  const allowed: Record<string, string[]> = {
-    alpha: ['dirichlet', 'mavericks', 'mixed'],
-    beta: ['quantity-skew'],
-    mavericks: ['mavericks'],
-    mode: ['mavericks'],
-    classesPerMaverick: ['mavericks'],
-    nonIid: ['mixed'],
-  };
-  if (p) {
-    if ((p.kind === 'dirichlet' || p.kind === 'mixed') && p.alpha === undefined)
-      extra.push({ path: 'partition.alpha', message: `required for kind '${p.kind}'` });
-    if (p.kind === 'quantity-skew' && p.beta === undefined)
-      extra.push({ path: 'partition.beta', message: "required for kind 'quantity-skew'" });
-    if (p.kind === 'mixed') {
-      if (p.nonIid === undefined)
-        extra.push({ path: 'partition.nonIid', message: "required for kind 'mixed'" });
-      else if (p.nonIid >= cfg.silos)
-        extra.push({ path: 'partition.nonIid', message: `must be < silos (${cfg.silos})` });
-    }
-    for (const [key, kinds] of Object.entries(allowed))
-      if ((p as Record<string, unknown>)[key] !== undefined && !kinds.includes(p.kind))
-        extra.push({
-          path: `partition.${key}`,
-          message: `applies only to kind ${kinds.map((k) => `'${k}'`).join(' or ')}`,
-        });
-    if (p.kind === 'mavericks' && (p.mavericks ?? 1) >= cfg.silos)
-      extra.push({ path: 'partition.mavericks', message: `must be < silos (${cfg.silos})` });
-  }
+  // Each partition kind declares the options it reads and needs (src/data/partition-registry.ts).
+  if (cfg.partition) extra.push(...partitionProblems(cfg.partition, cfg.silos));
   const sa = cfg.secureAggregation;
   const t = sa?.threshold;
   if (t !== undefined && t > cfg.silos)
