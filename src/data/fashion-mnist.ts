@@ -17,9 +17,9 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkInt, checkNumber, checkSeed } from './check.js';
-import { createRandom } from './random.js';
 import { type Dataset, indicesByClass, subset, take } from './dataset.js';
 import { readIdxDataset } from './idx.js';
+import { createRandom } from './random.js';
 
 /** Where a Fashion-MNIST load found its files. */
 export type FashionMnistSource = 'env' | 'debian' | 'bundled';

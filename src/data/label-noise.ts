@@ -13,8 +13,8 @@
  * r·(K − 1)/K; mode 'other' draws from the K − 1 other classes, so it changes with probability r.
  */
 import { checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
-import { createRandom, mixSeed } from './random.js';
 import type { Labels } from './dataset.js';
+import { createRandom, mixSeed } from './random.js';
 
 /**
  * Rates r_i = min + (max − min)·i/(n − 1) for i = 0..n−1 (n = 1: [min]).

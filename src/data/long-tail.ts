@@ -5,8 +5,8 @@
  * training pool before a Dirichlet split.
  */
 import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
-import { createRandom } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
+import { createRandom } from './random.js';
 
 /** Options for {@link longTailed}. */
 export interface LongTailedOptions {

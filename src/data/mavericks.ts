@@ -18,9 +18,9 @@
  * Mavericks are the last `numMavericks` silos.
  */
 import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
-import { createRandom } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
 import type { Partition, PoolOptions } from './partition.js';
+import { createRandom } from './random.js';
 
 /** Options for {@link partitionMavericks}. */
 export interface MavericksOptions extends PoolOptions {

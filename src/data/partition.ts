@@ -9,8 +9,8 @@
  * cover the pool exactly once (`checkPartition`). All randomness comes from `seed`.
  */
 import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
-import { createRandom, type Random } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
+import { createRandom, type Random } from './random.js';
 import { deriveSeed, SEED_STREAMS } from './seed.js';
 
 /** Per-silo index arrays and what produced them. */

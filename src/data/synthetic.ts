@@ -9,8 +9,8 @@
  * most one (or follow `classWeights` exactly up to rounding), in a seeded random order.
  */
 import { checkInt, checkNumber, checkSeed } from './check.js';
-import { createRandom, mixSeed } from './random.js';
 import type { Dataset } from './dataset.js';
+import { createRandom, mixSeed } from './random.js';
 
 /** Options for {@link gaussianMixture}. */
 export interface GaussianMixtureOptions {

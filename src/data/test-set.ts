@@ -4,8 +4,8 @@
  * contains the same number of samples per class and is available to all clients").
  */
 import { checkIndices, checkInt, checkLabels, checkSeed } from './check.js';
-import { createRandom } from './random.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
+import { createRandom } from './random.js';
 
 /** Options for {@link balancedTestSplit}. */
 export interface BalancedTestOptions {
