@@ -17,7 +17,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, } from 'vitest';
 import { readCsvDataset } from '../../src/data/csv.js';
 import { MAX_FEATURE_MAGNITUDE } from '../../src/data/limits.js';
 import { loadLocalData } from '../../src/data/local-data.js';
@@ -92,30 +92,16 @@ describe('A7: utilities near the float limit, or in percent', () => {
     expect(score.err).toContain('rounds[0].withOnly[0]: 1e+308 is beyond ±1e+6');
   });
 
-  it('fedscore audit refuses utilities in percent naming the path; fedscore score warns', async () => {
+  it('fedscore audit and fedscore score refuse utilities in percent naming the path, with the percent hint', async () => {
     const path = utilities('percent.json', '62');
-    // dc1119c: exit 0, the audit of 62 as if it were an accuracy in [0, 1].
+    // dc1119c: exit 0, the audit of 62 as if it were an accuracy in [0, 1]; score scored it too.
+    const expected = `fedscore: ${path}: invalid utilities file (docs/utilities.md)\n  rounds[0].withOnly[0]: 62 is outside the declared range [0, 1] (the default; a file of other utilities declares \`range\`) — 62 looks like a percentage (100·correct/total): write 0.62, the fraction\n`;
     const r = await cli(['audit', '--utilities', path]);
-    expect(r.code).toBe(2);
-    expect(r.err).toBe(
-      `fedscore: ${path}: invalid utilities file (docs/utilities.md)\n  rounds[0].withOnly[0]: 62 is outside [0, 1], the range this command takes (percentages? divide by 100)\n`,
-    );
-    const warned: string[] = [];
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      warned.push(String(chunk));
-      return true;
-    });
-    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const score = await cli(['score', '--utilities', path, '--out', join(dir, 'percent-scores')]).finally(
-      () => {
-        stdout.mockRestore();
-        stderr.mockRestore();
-      },
-    );
-    expect(score.code).toBe(0);
-    expect(warned.join('')).toContain(
-      `warning: ${path}: rounds[0].withOnly[0] = 62 is outside [0, 1]: the scores take any scale, but accuracies are fractions (percentages? divide by 100)`,
-    );
+    expect({ code: r.code, err: r.err }).toEqual({ code: 2, err: expected });
+    // Issue 22: \`score\` no longer scores a percent file with a warning; it refuses it the same way.
+    const score = await cli(['score', '--utilities', path, '--out', join(dir, 'percent-scores')]);
+    expect(score.code).toBe(2);
+    expect(score.err).toContain('62 looks like a percentage (100·correct/total): write 0.62, the fraction');
   }, 20_000);
 });
 
