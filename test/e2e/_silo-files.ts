@@ -3,7 +3,7 @@
  * y.npy, CSV, image folder), and a small TF.js Layers MLP saved in the Layers format — the files
  * the consortium e2e test and the client's bad-file tests give the silos.
  */
-import { mkdirSync, } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import type { LocalFormat } from '../../src/data/local-data.js';

@@ -17,7 +17,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readCsvDataset } from '../../src/data/csv.js';
 import { MAX_FEATURE_MAGNITUDE } from '../../src/data/limits.js';
 import { loadLocalData } from '../../src/data/local-data.js';
