@@ -3,7 +3,8 @@
  * never trains, reads data sets or runs Shapley estimators, so src/server/app.ts must not load them.
  * Before the contract had its own folder, one import (the networked plan → setup.ts's re-export of
  * deriveSeed) made the service load the configuration schema, every estimator, the model registry
- * and the data readers: 155 project modules from app.ts, against 114 now.
+ * and the data readers: at a97a877, 153 project modules from app.ts, 18 of them estimators, the
+ * model registry, data readers or the configuration schema; after the split, 117 and none.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
