@@ -18,7 +18,7 @@ import {
 } from '../estimators/registry.js';
 import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
-import { DEFAULT_STRATEGY, STRATEGY_NAMES } from '../strategies/registry.js';
+import { DEFAULT_STRATEGY, networkedSupport, STRATEGY_NAMES } from '../strategies/registry.js';
 import { ROUND_SV, TRUE_SV } from './compare.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
@@ -470,7 +470,7 @@ export const ExperimentConfigSchema = Obj({
     Type.Object(
       {
         name: Type.String({
-          description: `Strategy, a name from the strategy registry (src/strategies/registry.ts), checked when the run builds it. Built-in: ${quoted(STRATEGY_NAMES)} (each with its parameters below); networked runs take '${DEFAULT_STRATEGY.name}' only.`,
+          description: `Strategy, a name from the strategy registry (src/strategies/registry.ts), checked when the run builds it. Built-in: ${quoted(STRATEGY_NAMES)} (each with its parameters below); networked runs (secure aggregation alone) take ${quoted(STRATEGY_NAMES.filter((n) => typeof networkedSupport(n) === 'string'))}; the others need individual updates.`,
         }),
       },
       {
