@@ -42,6 +42,25 @@ export function perClassAccuracy(confusion: Int32Array, numClasses: number): Flo
   return diagonalOverRows(confusion, numClasses);
 }
 
+/** The logits of each batch of `data`, in order, with the batch's first row; the caller disposes them. */
+function* batchLogits(
+  spec: ModelSpec,
+  ws: ReturnType<typeof paramTensors>,
+  data: Examples,
+  batchSize: number,
+): Generator<{ logits: tf.Tensor2D; start: number }> {
+  const f = data.n === 0 ? 0 : data.x.length / data.n;
+  for (let start = 0; start < data.n; start += batchSize) {
+    const b = Math.min(batchSize, data.n - start);
+    yield {
+      logits: tf.tidy(() =>
+        forward(spec, ws, tf.tensor2d(data.x.subarray(start * f, (start + b) * f), [b, f])),
+      ),
+      start,
+    };
+  }
+}
+
 /**
  * Evaluates the model with flat parameters `params` on `data`, in batches, on the active
  * backend. Synchronous: not on webgpu, where reads must be asynchronous (`evaluateAsync`).
@@ -54,19 +73,17 @@ export function evaluate(
   options: EvaluateOptions = {},
 ): Evaluation {
   const batchSize = checkEvaluate(spec, params, data, options);
-  const f = data.n === 0 ? 0 : data.x.length / data.n;
   const C = spec.numClasses;
   const confusion = new Int32Array(C * C);
   const ws = paramTensors(spec, params);
   let lossSum = 0;
   try {
-    for (let start = 0; start < data.n; start += batchSize) {
-      const b = Math.min(batchSize, data.n - start);
-      const logits = tf.tidy(() =>
-        forward(spec, ws, tf.tensor2d(data.x.subarray(start * f, (start + b) * f), [b, f])),
-      );
-      lossSum += accumulate(logits, data.y, start, confusion, C);
-      logits.dispose();
+    for (const { logits, start } of batchLogits(spec, ws, data, batchSize)) {
+      try {
+        lossSum += accumulate(logits, data.y, start, confusion, C);
+      } finally {
+        logits.dispose();
+      }
     }
   } finally {
     tf.dispose(ws);
@@ -86,17 +103,12 @@ export async function evaluateAsync(
   options: EvaluateOptions = {},
 ): Promise<Evaluation> {
   const batchSize = checkEvaluate(spec, params, data, options);
-  const f = data.n === 0 ? 0 : data.x.length / data.n;
   const C = spec.numClasses;
   const confusion = new Int32Array(C * C);
   const ws = paramTensors(spec, params);
   let lossSum = 0;
   try {
-    for (let start = 0; start < data.n; start += batchSize) {
-      const b = Math.min(batchSize, data.n - start);
-      const logits = tf.tidy(() =>
-        forward(spec, ws, tf.tensor2d(data.x.subarray(start * f, (start + b) * f), [b, f])),
-      );
+    for (const { logits, start } of batchLogits(spec, ws, data, batchSize)) {
       try {
         lossSum += await accumulateAsync(logits, data.y, start, confusion, C);
       } finally {
