@@ -22,6 +22,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { CoalitionCounts } from './_coalition_fast.js';
+import { FUSED_MAX_CLASSES, type FusedShape, fusedCoalitionLogits } from './_coalition_wgsl.js';
 import type { Examples, ModelSpec } from './models.js';
 import { paramLayout } from './models.js';
 
@@ -60,7 +61,7 @@ export function gpuShape(spec: ModelSpec, first: number): boolean {
   return spec.layers.slice(first + 1).every((l) => l.kind === 'dense' || l.kind === 'flatten');
 }
 
-const DEFAULT_CHUNK_BYTES = 128 * 2 ** 20;
+export const DEFAULT_CHUNK_BYTES = 128 * 2 ** 20;
 
 /** Builds the device-resident stacks (see the module comment). Call only when `gpuShape`. */
 export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
@@ -97,41 +98,93 @@ export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
       db: stack(b),
     };
   });
+  // A first dense layer and one dense output layer (the MLP): one fused shader per chunk
+  // (_coalition_wgsl.ts), with Pᵢ stacked as [n, H, N]. Otherwise the chain of tfjs ops below.
+  const fused: FusedShape | undefined =
+    rest.length === 1 && !rest[0]!.relu && C <= FUSED_MAX_CLASSES
+      ? { n, rows: N, hidden: H, classes: C, relu: firstRelu }
+      : undefined;
   const { p0, q, onehot, labels } = tf.tidy(() => {
     const x = tf.tensor2d(data.x, [N, F]);
-    const layer = (p: Float32Array) =>
+    const layer = (p: Float32Array): tf.Tensor2D =>
       tf.add(tf.matMul(x, tf.tensor2d(slice(p, wE), [F, H])), tf.tensor1d(slice(p, bE)));
+    // The fused shader reads Pᵢ as [H, N] (neighbouring rows at neighbouring addresses).
+    const flat = (z: tf.Tensor2D) => (fused ? z.transpose() : z).reshape([N * H]);
     const labels = tf.tensor1d(Int32Array.from(data.y), 'int32');
     return {
-      p0: layer(m0) as tf.Tensor2D,
-      q: tf.stack(updates.map((u) => layer(u).reshape([N * H]))) as tf.Tensor2D,
+      p0: (fused ? flat(layer(m0)) : layer(m0)) as tf.Tensor,
+      q: tf.stack(updates.map((u) => flat(layer(u)))) as tf.Tensor2D,
       onehot: tf.oneHot(labels, C).toFloat() as tf.Tensor2D,
       labels,
     };
   });
+  // Bytes a coalition holds at once: the fused shader's parameters and two numbers per row;
+  // else the widest [N, width] activation.
   const widest = Math.max(H, ...rest.map((r) => Math.max(r.outW, r.inW)));
+  const perCoalition = fused
+    ? 4 * (2 * Math.max(1, N) + rest[0]!.inW * rest[0]!.outW + rest[0]!.outW)
+    : 4 * Math.max(1, N) * widest;
   const budget = setup.maxChunkBytes ?? DEFAULT_CHUNK_BYTES;
-  const chunk = Math.max(1, Math.min(4096, Math.floor(budget / (4 * Math.max(1, N) * widest))));
+  const chunk = Math.max(1, Math.min(4096, Math.floor(budget / perCoalition)));
 
   /** Queues one chunk (coefficient rows `coef`, K×n) and returns its result tensors. */
   function dispatch(coef: Float32Array, K: number): [tf.Tensor, tf.Tensor] {
     return tf.tidy(() => {
       const cm = tf.tensor2d(coef, [K, n]);
-      let z: tf.Tensor = tf.add(tf.matMul(cm, q).reshape([K, N, H]), p0);
-      if (firstRelu) z = tf.relu(z);
-      for (const r of rest) {
-        const w = tf.add(tf.matMul(cm, r.dw).reshape([K, r.inW, r.outW]), r.w0);
-        const b = tf.add(tf.matMul(cm, r.db), r.b0).reshape([K, 1, r.outW]);
-        z = tf.add(tf.matMul(z as tf.Tensor3D, w as tf.Tensor3D), b);
-        if (r.relu) z = tf.relu(z);
+      const params = rest.map((r) => ({
+        w: tf.add(tf.matMul(cm, r.dw), r.w0.reshape([1, r.inW * r.outW])),
+        b: tf.add(tf.matMul(cm, r.db), r.b0),
+      }));
+      let correct: tf.Tensor2D;
+      let rowLoss: tf.Tensor2D;
+      if (fused) {
+        [correct, rowLoss] = fusedCoalitionLogits(fused, K, cm, q, p0, params[0]!.w, params[0]!.b, labels);
+      } else {
+        let z: tf.Tensor = tf.add(tf.matMul(cm, q).reshape([K, N, H]), p0);
+        if (firstRelu) z = tf.relu(z);
+        for (const [j, r] of rest.entries()) {
+          const w = params[j]!.w.reshape([K, r.inW, r.outW]);
+          const b = params[j]!.b.reshape([K, 1, r.outW]);
+          z = tf.add(tf.matMul(z as tf.Tensor3D, w as tf.Tensor3D), b);
+          if (r.relu) z = tf.relu(z);
+        }
+        correct = tf.equal(tf.argMax(z, 2), labels).toFloat() as tf.Tensor2D;
+        rowLoss = tf.sub(tf.logSumExp(z, 2), tf.sum(tf.mul(z, onehot), 2)) as tf.Tensor2D;
       }
-      const correct = tf.equal(tf.argMax(z, 2), labels).toFloat();
-      const counts = tf.matMul(correct as tf.Tensor2D, onehot);
-      const loss = tf.sum(tf.sub(tf.logSumExp(z, 2), tf.sum(tf.mul(z, onehot), 2)), 1);
-      return [counts, loss];
+      return [tf.matMul(correct, onehot), tf.sum(rowLoss, 1)];
     });
   }
 
+  return chunkedCoalitions({ n, classes: C, chunk, a, scale, dispatch }, () => {
+    tf.dispose([p0, q, onehot, labels]);
+    for (const r of rest) tf.dispose([r.w0, r.b0, r.dw, r.db]);
+  });
+}
+
+/** What `chunkedCoalitions` runs: one chunk's dispatch, given its coefficient rows. */
+export interface ChunkDispatcher {
+  readonly n: number;
+  readonly classes: number;
+  /** Coalitions per dispatch. */
+  readonly chunk: number;
+  /** aᵢ per silo. */
+  readonly a: Float64Array;
+  /** s(S) from the sorted members. */
+  readonly scale: (members: readonly number[]) => number;
+  /**
+   * Queues the chunk whose coefficient rows C[k,i] = s(S_k)·aᵢ·[i ∈ S_k] are `coef` (K×n) and
+   * returns [correct counts per class (K×C), summed loss (K)] without reading them.
+   */
+  dispatch(coef: Float32Array, K: number): [tf.Tensor, tf.Tensor];
+}
+
+/**
+ * The coalition lists and the table of all 2ⁿ coalitions, `chunk` coalitions per dispatch, two
+ * chunks in flight, K·(C + 1) numbers read back per chunk (asynchronously). Shared by the
+ * dense-first evaluator above and the conv one (_coalition_gpu_conv.ts).
+ */
+export function chunkedCoalitions(d: ChunkDispatcher, dispose: () => void): GpuCoalitions {
+  const { n, classes: C, chunk, a, scale } = d;
   /** Runs `total` coalitions whose coefficient rows `fill` writes, `chunk` at a time. */
   async function run(total: number, fill: (row: number, out: Float32Array, at: number) => void) {
     const counts = new Int32Array(total * C);
@@ -152,7 +205,7 @@ export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
         const K = Math.min(chunk, total - start);
         const coef = new Float32Array(K * n);
         for (let k = 0; k < K; k++) fill(start + k, coef, k * n);
-        inFlight.push({ start, K, t: dispatch(coef, K) });
+        inFlight.push({ start, K, t: d.dispatch(coef, K) });
         if (inFlight.length >= 2) await drain();
       }
       while (inFlight.length > 0) await drain();
@@ -179,9 +232,6 @@ export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
         row(ms, out, at);
       });
     },
-    dispose() {
-      tf.dispose([p0, q, onehot, labels]);
-      for (const r of rest) tf.dispose([r.w0, r.b0, r.dw, r.db]);
-    },
+    dispose,
   };
 }

@@ -51,7 +51,8 @@ import {
 } from '../../scoring/game.js';
 import { nativeAffineRelu } from './_blas_kernels.js';
 import { type CoalitionCounts, coalitionKernel, nativeCoalitions, nativeShape } from './_coalition_fast.js';
-import { gpuCoalitions, gpuShape } from './_coalition_gpu.js';
+import { type GpuCoalitions, gpuCoalitions, gpuShape } from './_coalition_gpu.js';
+import { gpuConvCoalitions } from './_coalition_gpu_conv.js';
 import { accumulateAsync, summarize } from './_reduce.js';
 import { onWebGpu } from './_webgpu.js';
 import { type CoalitionSetup, type Coefficients, checkSetup, combine } from './coalition-model.js';
@@ -76,6 +77,12 @@ export interface EvaluatorOptions {
   native?: boolean;
   /** webgpu: bound on a chunk's largest intermediate, bytes (default 128 MiB; _coalition_gpu.ts). */
   gpuChunkBytes?: number;
+  /**
+   * webgpu, models that do not start with a dense layer: evaluate many coalition models per
+   * dispatch (default true; _coalition_gpu_conv.ts). false evaluates them one at a time, as
+   * `mode: 'naive'` does, for comparisons.
+   */
+  gpuBatch?: boolean;
 }
 
 /** The utility a coalition table holds (`CoalitionEvaluator.table`). */
@@ -98,6 +105,8 @@ export interface CoalitionEvaluator {
   readonly mode: 'combined' | 'naive';
   /** Whether combined evaluation runs in the native coalition kernel (see the module comment). */
   readonly native: boolean;
+  /** Whether coalition models are evaluated in batched GPU dispatches (webgpu; see the module comment). */
+  readonly gpu: boolean;
   /** Distinct coalition models evaluated so far (the evaluator remembers every result). */
   readonly evaluations: number;
   /** Utilities of M_S for each coalition S of the batch. */
@@ -164,7 +173,21 @@ export function createCoalitionEvaluator(
   const inner =
     resolved === 'combined'
       ? combinedEvaluator(setup, coef, firstParam, options.native ?? true, options.gpuChunkBytes)
-      : undefined;
+      : mode === 'auto' && onWebGpu() && (options.gpuBatch ?? true)
+        ? countsEvaluator(
+            setup.data,
+            C,
+            gpuConvCoalitions({
+              spec,
+              m0: setup.m0,
+              updates: setup.updates,
+              data,
+              a: coef.a,
+              scale: coef.scale,
+              ...(chunkBytes !== undefined ? { maxChunkBytes: chunkBytes } : {}),
+            }),
+          )
+        : undefined;
   const tables: Partial<Record<TableUtility, Float64Array>> = {};
   const complete = () => tables.accuracy && tables.negLoss && tables.perClassAccuracy;
 
@@ -220,7 +243,9 @@ export function createCoalitionEvaluator(
     const accuracy = new Float64Array(total);
     const perClass = new Float64Array(total * C);
     if (inner?.all) {
-      const negLoss = withLoss ? new Float64Array(total) : undefined;
+      // The GPU computes the losses with the counts: keep them, so that later tables and
+      // batches are read from the tables.
+      const negLoss = withLoss || inner.gpu ? new Float64Array(total) : undefined;
       inner.utilities(await inner.all(withLoss), { accuracy, negLoss, perClass });
       tables.accuracy = accuracy;
       tables.perClassAccuracy = perClass;
@@ -246,6 +271,7 @@ export function createCoalitionEvaluator(
     numClasses: C,
     mode: resolved,
     native: inner?.native === true,
+    gpu: inner?.gpu === true,
     get evaluations() {
       return tables.accuracy ? 2 ** n : memo.size;
     },
@@ -294,11 +320,44 @@ function fromCounts(r: CoalitionCounts, rows: number, classTotals: Int32Array, o
 interface CombinedEvaluator {
   /** Whether it is the native kernel. */
   readonly native: boolean;
+  /** Whether it runs batched on the GPU (its `all` computes the losses too). */
+  readonly gpu: boolean;
   evaluate(lists: number[][]): Utilities[] | Promise<Utilities[]>;
   /** Native and GPU: all 2ⁿ coalitions, indexed by mask (`utilities` turns them into utilities). */
   all?(withLoss: boolean): CoalitionCounts | Promise<CoalitionCounts>;
   utilities(r: CoalitionCounts, out: UtilityArrays): void;
   dispose(): void;
+}
+
+/**
+ * A batched GPU evaluator (_coalition_gpu.ts, _coalition_gpu_conv.ts) as a `CombinedEvaluator`:
+ * its correct counts and summed losses turned into utilities on the test set `data`.
+ */
+function countsEvaluator(data: CoalitionSetup['data'], C: number, gpu: GpuCoalitions): CombinedEvaluator {
+  const N = data.n;
+  const classTotals = new Int32Array(C);
+  for (let r = 0; r < N; r++) classTotals[data.y[r]!]!++;
+  const utilities = (r: CoalitionCounts, out: UtilityArrays) => fromCounts(r, N, classTotals, out);
+  return {
+    native: false,
+    gpu: true,
+    async evaluate(lists) {
+      const u = {
+        accuracy: new Float64Array(lists.length),
+        negLoss: new Float64Array(lists.length),
+        perClass: new Float64Array(lists.length * C),
+      };
+      utilities(await gpu.evaluate(lists), u);
+      return lists.map((_, j) => ({
+        accuracy: u.accuracy[j]!,
+        negLoss: u.negLoss[j]!,
+        perClassAccuracy: u.perClass.slice(j * C, (j + 1) * C),
+      }));
+    },
+    all: () => gpu.all(),
+    utilities,
+    dispose: () => gpu.dispose(),
+  };
 }
 
 /** The combined evaluator of a model whose first parametrized layer (index `first`) is dense. */
@@ -349,31 +408,21 @@ function combinedEvaluator(
     });
     return out;
   };
-  if (onWebGpu() && gpuShape(spec, first)) {
-    const gpu = gpuCoalitions({
-      spec,
-      m0,
-      updates,
+  if (onWebGpu() && gpuShape(spec, first))
+    return countsEvaluator(
       data,
-      a: coef.a,
-      scale: coef.scale,
-      first,
-      ...(gpuChunkBytes !== undefined ? { maxChunkBytes: gpuChunkBytes } : {}),
-    });
-    return {
-      native: false,
-      async evaluate(lists) {
-        return unpack(
-          lists,
-          lists.map((_, b) => b),
-          await gpu.evaluate(lists),
-        );
-      },
-      all: () => gpu.all(),
-      utilities,
-      dispose: () => gpu.dispose(),
-    };
-  }
+      C,
+      gpuCoalitions({
+        spec,
+        m0,
+        updates,
+        data,
+        a: coef.a,
+        scale: coef.scale,
+        first,
+        ...(gpuChunkBytes !== undefined ? { maxChunkBytes: gpuChunkBytes } : {}),
+      }),
+    );
   const kernel =
     allowNative && !(coef.zeroWeight && !coef.fixedScale) && nativeShape(spec, first, updates.length)
       ? coalitionKernel()
@@ -389,6 +438,7 @@ function combinedEvaluator(
       },
       all: (withLoss) => native.all(withLoss),
       utilities,
+      gpu: false,
       dispose() {},
     };
   }
@@ -452,6 +502,7 @@ function combinedEvaluator(
 
   return {
     native: false,
+    gpu: false,
     evaluate: evaluateBatch,
     utilities,
     dispose() {
