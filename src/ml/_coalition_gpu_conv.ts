@@ -69,7 +69,7 @@ export function widestPerRow(spec: ModelSpec): number {
 }
 
 /** The batched evaluator of one setup (see the module comment). */
-export function gpuConvCoalitions(setup: GpuConvSetup): GpuCoalitions {
+export function gpuConvCoalitions(setup: GpuConvSetup): GpuCoalitions & { readonly rowsPerBlock: number } {
   const { spec, m0, updates, data, a, scale } = setup;
   const n = updates.length;
   const N = data.n;
@@ -202,5 +202,5 @@ export function gpuConvCoalitions(setup: GpuConvSetup): GpuCoalitions {
       }
     },
   };
-  return chunkedCoalitions(dispatcher, () => tf.dispose([dstack, base, x, labels]));
+  return { ...chunkedCoalitions(dispatcher, () => tf.dispose([dstack, base, x, labels])), rowsPerBlock };
 }
