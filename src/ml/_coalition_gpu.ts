@@ -4,16 +4,20 @@
  *
  * Many coalition models per dispatch: a chunk of K coalitions is one K×n coefficient matrix
  * C[k,i] = s(S_k)·aᵢ·[i ∈ S_k], and every per-coalition quantity is a product with it:
- *  - first (dense) layer: Z = relu?(P₀ + C·P), P the n × (N·H) stack of Pᵢ = X·ΔWᵢ + Δbᵢ
- *    (computed once), one [K,n]×[n,N·H] product for the whole chunk;
+ *  - first (dense) layer: Z = relu?(P₀ + C·P), P the stack of Pᵢ = X·ΔWᵢ + Δbᵢ (computed once);
  *  - each later dense layer ℓ: W_S = W₀ + C·ΔW (the n × (in·out) stack of the silos' ΔWᵢ) and
- *    b_S likewise, then one batched [K,N,in]×[K,in,out] product;
- *  - the reduction on the device: arg-max per test row (ties as tfjs's argMax resolves them),
- *    correct counts per class as one [K,N]×[N,C] product with the one-hot labels, and the
- *    summed cross-entropy Σ_r (logsumexp(z_r) − z_r[y_r]).
- * Only K·(C + 1) numbers come back per chunk, read asynchronously (`.data()`), with the next
- * chunk already queued (two in flight). K is chosen so that the largest intermediate
- * ([K, N, widest layer] float32) fits `maxChunkBytes`.
+ *    b_S likewise;
+ *  - the reduction on the device: arg-max per test row (ties to the lower class), correct counts
+ *    per class as one [K,N]×[N,C] product with the one-hot labels, and the summed cross-entropy
+ *    Σ_r (logsumexp(z_r) − z_r[y_r]).
+ * For the two-layer MLP (a dense first layer and one dense output layer: the quickstart's and the
+ * device check's model) the first layer, the logits, the arg-max and the loss are one fused
+ * shader per chunk (_coalition_wgsl.ts) that never stores the [K, N, H] hidden activations;
+ * deeper MLPs run the chain of tfjs ops (one [K,n]×[n,N·H] product, then one batched
+ * [K,N,in]×[K,in,out] product per layer). Only K·(C + 1) numbers come back per chunk, read
+ * asynchronously (`.data()`), with the next chunk already queued (two in flight). K is chosen so
+ * that what a chunk holds at once (the fused shader's per-coalition parameters and outputs, else
+ * the [K, N, widest layer] activations, float32) fits `maxChunkBytes`.
  *
  * The sums run in float32 on the device in the GPU's order (coalition.ts's tfjs and native paths
  * sum U_S in float32 along the prefix tree and combine the later layers in float64), so logits

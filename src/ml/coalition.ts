@@ -28,10 +28,16 @@
  *    OpenBLAS, whose kernel depends on the processor), so both give the same logits on every
  *    x86-64 processor (checked bit for bit by the tests).
  *  - GPU (_coalition_gpu.ts), on webgpu: a chunk of coalitions per dispatch, as products with a
- *    coalitions × silos coefficient matrix, reduced to counts and losses on the device.
+ *    coalitions × silos coefficient matrix (for the two-layer MLP one fused shader,
+ *    _coalition_wgsl.ts), reduced to counts and losses on the device.
  *  - tfjs, for every other model (deeper MLPs) and backend: per coalition, relu?(P₀ + s·U) by
  *    `nativeAffineRelu` or tfjs kernels, then `forward` over the remaining layers. Only 2-D
  *    products are used: a 3-D batched matMul is ~70× slower than the same work on wasm.
+ *
+ * Models that do not start with a dense layer (the CNNs) have no combined evaluation. On webgpu
+ * they are still batched (`mode: 'auto'`, `gpu` true; _coalition_gpu_conv.ts): a chunk's M_S are
+ * formed on the device and run side by side along the batch axis, reduced to counts and losses
+ * there.
  *
  * Naive evaluation forms M_S and runs `evaluate` (the oracle the tests compare against). Its
  * first-layer product X·W_S rounds differently from P₀ + s·U_S, so its logits differ in the last
