@@ -114,7 +114,7 @@ async function shapleyTable(
   );
   try {
     const table = await ev.table('accuracy');
-    const how = ev.native ? 'native kernel' : ev.mode;
+    const how = ev.native ? 'native kernel' : ev.gpu ? `${ev.mode}, batched dispatches` : ev.mode;
     return { table, seconds: (performance.now() - t) / 1000, chunk: how };
   } finally {
     ev.dispose();
