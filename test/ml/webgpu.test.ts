@@ -188,7 +188,7 @@ describe.runIf(run)('webgpu agrees with the CPU path', () => {
     expect(new Set(g.accuracy).size).toBeGreaterThan(1);
   });
 
-  it('evaluates sampled coalitions (several per dispatch) and a conv model (naive) as the CPU path does', async () => {
+  it('evaluates sampled coalitions (several per dispatch) of an MLP and a conv model as the CPU path does', async () => {
     const spec = createModel('mlp', { hidden: [10, 8], inputShape: shape, numClasses: 4 });
     const cnnPath = await saveModel(tinyCnn(2));
     const cnn = createModel('tfjs-layers', { path: cnnPath, inputShape: [8, 8, 2], numClasses: 3 });
