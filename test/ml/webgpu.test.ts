@@ -188,6 +188,36 @@ describe.runIf(run)('webgpu agrees with the CPU path', () => {
     expect(new Set(g.accuracy).size).toBeGreaterThan(1);
   });
 
+  it('runs a chunk of more invocations than one dispatch dimension holds (the fused shader, as at n = 20 on a GPU)', async () => {
+    // 4,096 coalitions × 1,100 rows = 4.5M invocations of 64 per workgroup: over WebGPU's 65,535
+    // workgroups per dimension, so tfjs spreads the dispatch over two dimensions.
+    const spec = createModel('mlp', { hidden: [3], inputShape: [2, 2, 1], numClasses: 3 });
+    const rows = gaussianMixture(1100, [2, 2, 1], 3, 5);
+    const n = 12;
+    const setup = {
+      spec,
+      m0: initParams(spec, 1),
+      updates: Array.from({ length: n }, (_, i) => randomVector(spec.paramCount, 50 + i, 0.3)),
+      data: rows,
+    };
+    expect((2 ** n * rows.n) / 64).toBeGreaterThan(65_535);
+    const tables = async () => {
+      const ev = createCoalitionEvaluator(setup);
+      try {
+        return { accuracy: await ev.table('accuracy'), negLoss: await ev.table('negLoss'), gpu: ev.gpu };
+      } finally {
+        ev.dispose();
+      }
+    };
+    const g = await tables();
+    const c = await on('wasm', tables);
+    expect(g.gpu).toBe(true);
+    expect(Array.from(g.accuracy)).toEqual(Array.from(c.accuracy));
+    for (const [m, v] of c.negLoss.entries())
+      expect(Math.abs(g.negLoss[m]! - v) / Math.abs(v)).toBeLessThan(1e-5);
+    expect(new Set(c.accuracy).size).toBeGreaterThan(50);
+  });
+
   it('evaluates sampled coalitions (several per dispatch) of an MLP and a conv model as the CPU path does', async () => {
     const spec = createModel('mlp', { hidden: [10, 8], inputShape: shape, numClasses: 4 });
     const cnnPath = await saveModel(tinyCnn(2));
