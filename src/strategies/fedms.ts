@@ -123,6 +123,8 @@ export interface FedMsState {
   readonly accumulated: Float64Array;
   /** Ŝ of every silo (Eq. 9); zeros before the first round (uniform P). */
   readonly scores: Float64Array;
+  /** β of the last round (Eq. 10, from its coreset's accuracies); uniform before the first. */
+  readonly beta: Float64Array;
   /** Σ_c v̂^c of the last coreset kept, or null before the first. */
   readonly lastCoresetTotal: number | null;
   /** The coreset of the last round, global silo ids ([] when discarded). */
@@ -155,6 +157,7 @@ const FEDMS = fedAvgVariant<typeof FEDMS_PARAMETERS, FedMsState>({
   init: (setup) => ({
     accumulated: new Float64Array(setup.numSilos * setup.numClasses),
     scores: new Float64Array(setup.numSilos),
+    beta: new Float64Array(setup.numClasses).fill(1 / setup.numClasses),
     lastCoresetTotal: null,
     coreset: [],
   }),
@@ -194,6 +197,7 @@ const FEDMS = fedAvgVariant<typeof FEDMS_PARAMETERS, FedMsState>({
       state: {
         accumulated,
         scores,
+        beta: mr.beta,
         lastCoresetTotal: discard ? state.lastCoresetTotal : coreTotal,
         coreset: discard ? [] : mr.coreset.map((k) => ctx.selected[k]!),
       },

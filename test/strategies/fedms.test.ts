@@ -106,6 +106,7 @@ describe('FedMS (papers/000 Alg. 2)', () => {
     const state: FedMsState = {
       accumulated: new Float64Array(8),
       scores: Float64Array.from([2, 0, 1, -1]),
+      beta: Float64Array.from([0.5, 0.5]),
       lastCoresetTotal: null,
       coreset: [],
     };
