@@ -7,12 +7,17 @@
  *     "name": "fedms-trace"> --out runs/x
  *
  * Each line: the round, the selected silos, the coreset (global ids), the aggregation weights, the
- * class β weighs most and its β, and Ŝ and the selection probability P = softmax(κ·Ŝ) (Eq. 12) of
- * every silo for the next round.
+ * class β weighs most and its β, and Ŝ and the selection probability P (Eq. 12) of
+ * every silo for the next round (Eq. 12 with the run's `scoreUnit`).
  */
 import { appendFileSync } from 'node:fs';
-import { softmax } from '../src/strategies/_sampling.js';
-import { type FedMsState, fedMsEntry } from '../src/strategies/fedms.js';
+import {
+  type FedMsState,
+  fedMsEntry,
+  SCORE_UNITS,
+  type ScoreUnit,
+  selectionProbabilities,
+} from '../src/strategies/fedms.js';
 import { registerStrategy } from '../src/strategies/registry.js';
 import type { Strategy } from '../src/strategies/strategy.js';
 
@@ -24,6 +29,7 @@ registerStrategy({
   name: 'fedms-trace',
   description: 'FedMS with a per-round trace of its selection (scripts/fedms-trace.ts)',
   create(params) {
+    const unit: ScoreUnit = params.oneOf('scoreUnit', SCORE_UNITS[0], SCORE_UNITS);
     const inner = fedMsEntry.create(params) as Strategy<FedMsState>;
     return {
       ...inner,
@@ -31,7 +37,7 @@ registerStrategy({
       async aggregationWeights(state: unknown, ctx) {
         const out = await inner.aggregationWeights(state as FedMsState, ctx);
         const next = out.state;
-        const p = softmax(next.scores);
+        const p = selectionProbabilities(next.scores, unit);
         let top = 0;
         const beta = next.beta;
         for (let c = 1; c < beta.length; c++) if (beta[c]! > beta[top]!) top = c;
