@@ -76,9 +76,9 @@ export const SCORE_UNIT_SCALE: Readonly<Record<ScoreUnit, number>> = Object.free
  * @throws RangeError when unit is not one of SCORE_UNITS or a score is not finite.
  */
 export function selectionProbabilities(scores: ArrayLike<number>, unit: ScoreUnit): Float64Array {
-  const kappa = (SCORE_UNIT_SCALE as Record<string, number | undefined>)[unit];
-  if (kappa === undefined || !Object.hasOwn(SCORE_UNIT_SCALE, unit))
+  if (typeof unit !== 'string' || !Object.hasOwn(SCORE_UNIT_SCALE, unit))
     throw new RangeError(`scoreUnit: expected one of ${SCORE_UNITS.join(', ')}, got ${String(unit)}`);
+  const kappa = SCORE_UNIT_SCALE[unit];
   const scaled = new Float64Array(scores.length);
   for (let i = 0; i < scores.length; i++) {
     if (!Number.isFinite(scores[i])) throw new RangeError(`scores: entry ${i} is not finite (${scores[i]})`);

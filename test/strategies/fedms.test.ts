@@ -8,6 +8,7 @@ import {
   SCORE_UNIT_SCALE,
   selectionProbabilities,
 } from '../../src/strategies/fedms.js';
+import { createStrategy } from '../../src/strategies/registry.js';
 import {
   additiveClassGame,
   additiveOver,
@@ -169,6 +170,7 @@ describe('FedMS (papers/000 Alg. 2)', () => {
     for (const [i, p] of percent.entries()) expect(pp[i]).toBeCloseTo(p, 6);
     expect(SCORE_UNIT_SCALE).toEqual({ percent: 100, fraction: 1 });
     expect(() => selectionProbabilities(scores, 'permille' as never)).toThrow(/^scoreUnit: expected one of/);
+    expect(() => createStrategy({ name: 'fedms', scoreUnit: 'permille' })).toThrow(/^strategy\.scoreUnit: /);
     expect(() => selectionProbabilities([0, Number.NaN], 'percent')).toThrow(
       /^scores: entry 1 is not finite/,
     );
