@@ -2,7 +2,7 @@
  * FedMS (papers/000 Alg. 2, Maverick-Shapley client selection with coreset aggregation). Overrides
  * both methods of FedAvg:
  *
- *   select:       P_i = exp(Ŝ_i)/Σ_j exp(Ŝ_j) over all silos, K^t ~ P          (Alg. 2 lines 6–7, Eq. 12)
+ *   select:       P_i = exp(κ·Ŝ_i)/Σ_j exp(κ·Ŝ_j) over all silos, K^t ~ P      (Alg. 2 lines 6–7, Eq. 12)
  *   aggregation:  φ, β, K̂^t ← Maverick-Shapley on the round's per-class game     (line 11; Alg. 1 / 3)
  *                 S_i^c ← α·S_i^c + (1 − α)·φ_i^c for participants                (line 13, Eq. 8)
  *                 Ŝ_i = Σ_c β^c·S_i^c for every silo                              (line 15, Eq. 9)
@@ -18,6 +18,15 @@
  * decays exponentially from 3.0 to 0.1 over the run.
  *
  * Choices where the paper is open (also at their lines):
+ * - The unit of Ŝ in Eq. 12 (`scoreUnit`, κ above). Eq. 12 is the one softmax of FedMS without a
+ *   temperature, so it depends on the unit in which the class-wise accuracies of Eq. 7 are written
+ *   (Eq. 10 has T, the thresholds ε_b, ε_i, ε_d are tuned numbers). With Eq. 7's fractions, β sums
+ *   to 1 (Eq. 10) and every φ_i^c and S_i^c lies in [−1, 1] (Eq. 8 is a convex combination), so
+ *   |Ŝ_i| ≤ 1 and P_i/P_j ≤ e² for any two silos: selection stays close to uniform whatever the
+ *   scores say, and papers/000 Table 2's rates (Mavericks 54 %, adversaries 0–1 % out of 58 silos,
+ *   6 per round) are out of reach. With accuracies in percent (κ = 100, the default) a silo 0.05
+ *   ahead in Ŝ is e⁵ ≈ 148 times as likely as another; docs/reproductions.md ("FedMS's selection")
+ *   has the runs. `scoreUnit: 'fraction'` is fedscore's reading before issue 25.
  * - "sample clients ∼ P" (line 7): k = roundSize silos without replacement (`weightedSample`).
  * - Footnote 1 ("In the first round, the server queries model updates from all clients and
  *   initializes contribution scores"): round 1 selects every silo (`firstRoundAll`, default true) and
@@ -49,6 +58,35 @@ import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
 import { fedAvgVariant } from './fedavg.js';
 import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
+/** The units `scoreUnit` names, the default first. */
+export const SCORE_UNITS = ['percent', 'fraction'] as const;
+
+/** The unit of the class-wise accuracies in Eq. 12 (see the module comment). */
+export type ScoreUnit = (typeof SCORE_UNITS)[number];
+
+/** κ of P = softmax(κ·Ŝ) per unit: Ŝ is computed from accuracies in [0, 1], so percent is ×100. */
+export const SCORE_UNIT_SCALE: Readonly<Record<ScoreUnit, number>> = Object.freeze({
+  percent: 100,
+  fraction: 1,
+});
+
+/**
+ * FedMS's selection probabilities P_i = exp(κ·Ŝ_i) / Σ_j exp(κ·Ŝ_j) (papers/000 Eq. 12, Alg. 2 line
+ * 6) with κ = SCORE_UNIT_SCALE[unit].
+ * @throws RangeError when unit is not one of SCORE_UNITS or a score is not finite.
+ */
+export function selectionProbabilities(scores: ArrayLike<number>, unit: ScoreUnit): Float64Array {
+  if (typeof unit !== 'string' || !Object.hasOwn(SCORE_UNIT_SCALE, unit))
+    throw new RangeError(`scoreUnit: expected one of ${SCORE_UNITS.join(', ')}, got ${String(unit)}`);
+  const kappa = SCORE_UNIT_SCALE[unit];
+  const scaled = new Float64Array(scores.length);
+  for (let i = 0; i < scores.length; i++) {
+    if (!Number.isFinite(scores[i])) throw new RangeError(`scores: entry ${i} is not finite (${scores[i]})`);
+    scaled[i] = kappa * scores[i]!;
+  }
+  return softmax(scaled); // Eq. 12
+}
+
 /**
  * The parameters; defaults: papers/000 §5.1 (10 % of the silos, T = 0.01, α = 0.6, ε_b = ε_i = 0.001,
  * ε_d 3.0 → 0.1) and the choices above.
@@ -76,6 +114,11 @@ export const FEDMS_PARAMETERS = parameters({
     minimum: 0,
     default: 0.001,
     description: 'ε_i, within-round truncation of GTG (papers/000 Alg. 1; §5.1: 0.001).',
+  }),
+  scoreUnit: Type.Enum(SCORE_UNITS, {
+    default: 'percent',
+    description:
+      "Unit of the class-wise accuracies as the selection softmax reads Ŝ (papers/000 Eq. 12): 'percent' gives P = softmax(100·Ŝ), the scale at which papers/000 Table 2's selection rates are reachable; 'fraction' gives P = softmax(Ŝ) with Eq. 7's accuracies in [0, 1], under which no silo is more than e² times as likely as another (fedscore before issue 25).",
   }),
   estimator: Type.Enum(['gtg', 'exact'] as const, {
     default: 'gtg',
@@ -123,6 +166,8 @@ export interface FedMsState {
   readonly accumulated: Float64Array;
   /** Ŝ of every silo (Eq. 9); zeros before the first round (uniform P). */
   readonly scores: Float64Array;
+  /** β of the last round (Eq. 10, from its coreset's accuracies); uniform before the first. */
+  readonly beta: Float64Array;
   /** Σ_c v̂^c of the last coreset kept, or null before the first. */
   readonly lastCoresetTotal: number | null;
   /** The coreset of the last round, global silo ids ([] when discarded). */
@@ -155,13 +200,14 @@ const FEDMS = fedAvgVariant<typeof FEDMS_PARAMETERS, FedMsState>({
   init: (setup) => ({
     accumulated: new Float64Array(setup.numSilos * setup.numClasses),
     scores: new Float64Array(setup.numSilos),
+    beta: new Float64Array(setup.numClasses).fill(1 / setup.numClasses),
     lastCoresetTotal: null,
     coreset: [],
   }),
   select(state, ctx, o) {
     const n = ctx.setup.numSilos;
     if (o.firstRoundAll && ctx.round === 1) return Array.from({ length: n }, (_, i) => i); // footnote 1
-    return weightedSample(ctx.rng, softmax(state.scores), roundSize(n, o)); // lines 6–7, Eq. 12
+    return weightedSample(ctx.rng, selectionProbabilities(state.scores, o.scoreUnit), roundSize(n, o)); // lines 6–7, Eq. 12
   },
   async aggregate(state, ctx, o) {
     const C = ctx.setup.numClasses;
@@ -194,6 +240,7 @@ const FEDMS = fedAvgVariant<typeof FEDMS_PARAMETERS, FedMsState>({
       state: {
         accumulated,
         scores,
+        beta: mr.beta,
         lastCoresetTotal: discard ? state.lastCoresetTotal : coreTotal,
         coreset: discard ? [] : mr.coreset.map((k) => ctx.selected[k]!),
       },

@@ -1,5 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { divergenceThreshold, type FedMsState, fedMs } from '../../src/strategies/fedms.js';
+import { accumulateClassShapley, classDifficulty, maverickScores } from '../../scoring/maverick.js';
+import {
+  divergenceThreshold,
+  type FedMsState,
+  fedMs,
+  SCORE_UNIT_SCALE,
+  selectionProbabilities,
+} from '../../src/strategies/fedms.js';
+import { createStrategy } from '../../src/strategies/registry.js';
 import {
   additiveClassGame,
   additiveOver,
@@ -102,10 +111,11 @@ describe('FedMS (papers/000 Alg. 2)', () => {
   });
 
   it('after round 1 samples k silos without replacement by P = softmax(Ŝ) (Eq. 12; Hoeffding, δ = 1e-9)', () => {
-    const s = fedMs({ clientsPerRound: 1 });
+    const s = fedMs({ clientsPerRound: 1, scoreUnit: 'fraction' });
     const state: FedMsState = {
       accumulated: new Float64Array(8),
       scores: Float64Array.from([2, 0, 1, -1]),
+      beta: Float64Array.from([0.5, 0.5]),
       lastCoresetTotal: null,
       coreset: [],
     };
@@ -118,7 +128,7 @@ describe('FedMS (papers/000 Alg. 2)', () => {
     counts.forEach((c, i) => {
       expect(Math.abs(c / trials - p[i]!)).toBeLessThan(bound);
     });
-    const two = fedMs({ clientsPerRound: 2 });
+    const two = fedMs({ clientsPerRound: 2, scoreUnit: 'fraction' });
     const draw = (seed: number) =>
       Array.from({ length: 20 }, (_, t) => two.select(state, selectContext(setup, 2, seed + t)));
     expect(draw(1)).toEqual(draw(1));
@@ -146,5 +156,150 @@ describe('FedMS (papers/000 Alg. 2)', () => {
     await expect(
       s.aggregationWeights(s.init(setup), aggregateContext(setup, 1, [0, 1], 1, { full: wrongDims })),
     ).rejects.toThrow(/^ctx\.full\.perClass: expected 2 classes/);
+  });
+
+  it('Eq. 12 by hand in both units: Ŝ = [0.02, 0, −0.01, 0] is near uniform as fractions, not in percent', () => {
+    const scores = [0.02, 0, -0.01, 0];
+    // fraction: exp(Ŝ)/Σ exp(Ŝ), Σ = e^0.02 + 1 + e^−0.01 + 1 = 4.010251
+    const fraction = [0.2543984, 0.2493609, 0.2468798, 0.2493609];
+    // percent: exp(100·Ŝ)/Σ, Σ = e² + 1 + e^−1 + 1 = 9.756935
+    const percent = [0.7573132, 0.1024912, 0.0377044, 0.1024912];
+    const pf = selectionProbabilities(scores, 'fraction');
+    const pp = selectionProbabilities(scores, 'percent');
+    for (const [i, p] of fraction.entries()) expect(pf[i]).toBeCloseTo(p, 6);
+    for (const [i, p] of percent.entries()) expect(pp[i]).toBeCloseTo(p, 6);
+    expect(SCORE_UNIT_SCALE).toEqual({ percent: 100, fraction: 1 });
+    expect(() => selectionProbabilities(scores, 'permille' as never)).toThrow(/^scoreUnit: expected one of/);
+    expect(() => createStrategy({ name: 'fedms', scoreUnit: 'permille' })).toThrow(/^strategy\.scoreUnit: /);
+    expect(() => selectionProbabilities([0, Number.NaN], 'percent')).toThrow(
+      /^scores: entry 1 is not finite/,
+    );
+    // select() draws from these probabilities (Hoeffding, δ = 1e-9).
+    const state: FedMsState = { ...fedMs().init(setup), scores: Float64Array.from(scores) };
+    const trials = 20000;
+    for (const [unit, p] of [
+      ['fraction', fraction],
+      ['percent', percent],
+    ] as const) {
+      const s = fedMs({ clientsPerRound: 1, scoreUnit: unit });
+      const counts = [0, 0, 0, 0];
+      for (let t = 0; t < trials; t++)
+        for (const i of s.select(state, selectContext(setup, 2, t))) counts[i]!++;
+      for (const [i, c] of counts.entries())
+        expect(Math.abs(c / trials - p[i]!)).toBeLessThan(hoeffding(trials, 1e-9));
+    }
+    // The default is percent.
+    expect(fedMs().select(state, selectContext(setup, 2, 5))).toEqual(
+      fedMs({ scoreUnit: 'percent' }).select(state, selectContext(setup, 2, 5)),
+    );
+  });
+
+  it('as fractions, Eq. 8–10 keep |Ŝ| ≤ 1, so Eq. 12 never favours a silo more than e² over another (property)', () => {
+    // φ_i^c ∈ [−1, 1] (marginals of accuracies in [0, 1]); S is a convex combination of φ's and 0
+    // (Eq. 8); β sums to 1 (Eq. 10); so |Ŝ_i| = |Σ_c β^c S_i^c| ≤ 1 (Eq. 9) and P_i/P_j ≤ e².
+    const phiArb = fc.double({ min: -1, max: 1, noNaN: true });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 6 }),
+        fc.integer({ min: 2, max: 4 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.array(
+          fc.tuple(
+            fc.array(phiArb, { minLength: 24, maxLength: 24 }),
+            fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 4, maxLength: 4 }),
+          ),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (n, C, alpha, T, rounds) => {
+          let S: Float64Array = new Float64Array(n * C);
+          let scores: Float64Array = new Float64Array(n);
+          rounds.forEach(([phi, acc], r) => {
+            const participants = Array.from({ length: n }, (_, i) => i).filter(
+              (i) => (i + r) % 2 === 0 || n < 3,
+            );
+            S = accumulateClassShapley(S, C, participants, phi.slice(0, participants.length * C), alpha);
+            scores = maverickScores(S, classDifficulty(acc.slice(0, C), T));
+          });
+          for (const x of scores) expect(Math.abs(x)).toBeLessThanOrEqual(1 + 1e-12);
+          const p = selectionProbabilities(scores, 'fraction');
+          expect(Math.max(...p) / Math.min(...p)).toBeLessThanOrEqual(Math.exp(2) * (1 + 1e-9));
+        },
+      ),
+    );
+  });
+
+  it('as fractions the Table 2 setting cannot select Mavericks 54 % of the time; in percent it does', () => {
+    // 58 silos, 6 per round (papers/000 Table 2); the 2 Mavericks at the largest Ŝ possible as
+    // fractions (1), the 56 others at 0. Drawing one silo at a time ∝ the remaining weights, a
+    // Maverick's chance per draw is at most e/(56 + 2e − 5e) (the other 5 draws took the largest
+    // weights), so its participation is at most 6·e/(56 − 3e) = 0.3409, far from 54 %.
+    const big = makeSetup(58, { classes: 2 });
+    const scores = new Float64Array(58);
+    scores[56] = 1;
+    scores[57] = 1;
+    const state: FedMsState = { ...fedMs().init(big), scores };
+    const bound = (6 * Math.E) / (56 - 3 * Math.E);
+    expect(bound).toBeCloseTo(0.3409, 4);
+    const trials = 4000;
+    const rate = (unit: 'fraction' | 'percent') => {
+      const s = fedMs({ fraction: 6 / 58, scoreUnit: unit, firstRoundAll: false });
+      let hits = 0;
+      for (let t = 0; t < trials; t++) {
+        const sel = s.select(state, selectContext(big, 2, t));
+        expect(sel).toHaveLength(6);
+        if (sel.includes(56)) hits++;
+      }
+      return hits / trials;
+    };
+    const h = hoeffding(trials, 1e-9);
+    expect(rate('fraction')).toBeLessThan(bound + h);
+    expect(rate('fraction')).toBeLessThan(0.54);
+    expect(rate('percent')).toBeGreaterThan(1 - 1e-6 - h); // e^100 against 56: always selected
+  });
+
+  it('Ŝ of a silo that did not take part follows the round’s β (Eq. 9 for every i ∈ K, S_i kept by Eq. 8)', async () => {
+    const s = fedMs({ estimator: 'exact', temperature: T, alpha, discardDivergent: false });
+    const r1 = await s.aggregationWeights(
+      s.init(setup),
+      aggregateContext(setup, 1, [0, 1, 2, 3], 1, { full: fullWith([0, 1, 2, 3], [0.5, 0.2]) }),
+    );
+    // Round 1: S_0 = 0.4·[0.1, 0]; β = softmax([0.25, 0.45]/0.5) = [0.401312, 0.598688]; Ŝ_0 = 0.016052.
+    expect(r1.state.scores[0]).toBeCloseTo(0.0160525, 6);
+    // Round 2 without silo 0: coreset {1, 2} over base [0.3, 0.1] has v̂ = [0.45, 0.45], so β = [½, ½]
+    // and Ŝ_0 = ½·0.04 = 0.02 although S_0 did not change.
+    const r2 = await s.aggregationWeights(
+      r1.state,
+      aggregateContext(setup, 2, [1, 2, 3], 2, { full: fullWith([1, 2, 3], [0.3, 0.1]) }),
+    );
+    expect(Array.from(r2.state.beta)).toEqual([0.5, 0.5]);
+    expect(r2.state.accumulated.slice(0, 2)).toEqual(r1.state.accumulated.slice(0, 2));
+    expect(r2.state.scores[0]).toBeCloseTo(0.02, 12);
+  });
+
+  it('a coreset of zero updates alone (free riders) is the unchanged model with all the weight', async () => {
+    // Silo 0 is a free rider (Δ = 0: v^c({0} ∪ Q) = v^c(Q)); every coalition with an update lowers
+    // Σ_c v^c. The coreset excludes ∅ (scoring/maverick.ts) but {0} has the value of ∅, so it wins:
+    // the round aggregates the free rider's zero update with weight n_0 and nothing else — the
+    // global model stays, and the free rider's weight is the whole round's (outcomes' share = k).
+    const free = [
+      [0, 0],
+      [-0.1, 0.05],
+      [0.05, -0.2],
+      [-0.2, -0.1],
+    ];
+    const s = fedMs({ estimator: 'exact', temperature: T, alpha });
+    const agg = await s.aggregationWeights(
+      s.init(setup),
+      aggregateContext(setup, 1, [0, 1, 2, 3], 1, {
+        full: fullFor(
+          [0, 1, 2, 3],
+          additiveOver([0, 1, 2, 3], [0, 0, 0, 0]),
+          additiveClassGame([0, 1, 2, 3], [0.5, 0.2], free),
+        ),
+      }),
+    );
+    expect(agg.state.coreset).toEqual([0]);
+    expect(Array.from(agg.weights)).toEqual([10, 0, 0, 0]);
   });
 });
