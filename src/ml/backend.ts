@@ -19,6 +19,7 @@ import { registerBlasKernels } from './_blas_kernels.js';
 import { loadNativeAt } from './_native.js';
 import { registerWasmKernels } from './_wasm_kernels.js';
 import { type AdapterInfo, describeAdapter, loadWebGpu } from './_webgpu.js';
+import { gpuDeviceNodes } from './adapter.js';
 import { BACKEND_NAMES, type BackendName, parseBackendName } from './backend-names.js';
 
 export type { AdapterInfo } from './_webgpu.js';
@@ -135,6 +136,11 @@ type Attempt =
 
 async function tryBackend(name: BackendName, auto: boolean): Promise<Attempt> {
   if (name === 'webgpu') {
+    if (auto && process.platform === 'linux' && gpuDeviceNodes().length === 0)
+      return {
+        ok: false,
+        why: 'no GPU device node (/dev/nvidia*, /dev/dri/renderD*, /dev/dxg): no hardware adapter here (--backend webgpu uses a software one)',
+      };
     const gpu = await loadWebGpu();
     if (!gpu.ok) return { ok: false, why: gpu.why };
     if (auto && gpu.adapter.software)

@@ -14,7 +14,9 @@ describe('initBackend', () => {
       // This machine has no hardware GPU (at most lavapipe, software) and cannot install
       // @tensorflow/tfjs-node: the skips must say why.
       expect(info.skipped.map((s) => s.name)).toEqual(['webgpu', 'tensorflow']);
-      expect(info.skipped[0]!.why).toMatch(/^(software adapter |no WebGPU adapter|the webgpu package)/);
+      expect(info.skipped[0]!.why).toMatch(
+        /^(no GPU device node|software adapter |no WebGPU adapter|the webgpu package)/,
+      );
       expect(info.skipped[1]!.why).toMatch(/tfjs-node-gpu .*tfjs-node /);
     } else if (info.name === 'tensorflow') expect(info.skipped.map((s) => s.name)).toEqual(['webgpu']);
     else expect(info).toMatchObject({ name: 'webgpu', adapter: { software: false } });
