@@ -14,7 +14,7 @@ import { partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { estimatorsSchema } from '../estimators/registry.js';
 import { findModel, modelNames } from '../ml/model-registry.js';
-import { referenceProblem } from './comparison-config.js';
+import { configuredReferences, referenceProblem } from './comparison-config.js';
 import {
   builtinDatasetBlocks,
   comparisonSchema,
@@ -206,6 +206,16 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   for (const [path, reference] of named) {
     const problem = referenceProblem(cfg, reference);
     if (problem !== undefined) extra.push({ path, message: problem });
+  }
+  // With none named, the default reference (trueSv up to 6 silos, else MR-SV) must run too.
+  if (named.length === 0) {
+    const [fallback] = configuredReferences(cfg);
+    const problem = fallback === undefined ? undefined : referenceProblem(cfg, fallback);
+    if (problem !== undefined)
+      extra.push({
+        path: 'comparison.estimators',
+        message: `the default reference '${fallback}' would not be computed: ${problem}`,
+      });
   }
   if (extra.length > 0) throw new ConfigError(extra, source);
   return cfg;

@@ -150,6 +150,14 @@ describe('experiment configuration', () => {
     expect(issues({ ...base, comparison: { references: ['mrsv', 'mrsv'] } })).toEqual([
       'comparison.references: must not have duplicate items',
     ]);
+    // None named: the default (MR-SV above 6 silos) must run too, or the run trained every round
+    // and then failed without writing results.json.
+    expect(issues({ ...base, comparison: { estimators: { cos: {} } } })).toEqual([
+      "comparison.estimators: the default reference 'mrsv' would not be computed: 'mrsv' does not run: add comparison.estimators.mrsv",
+    ]);
+    expect(issues({ ...base, comparison: { estimators: { cos: {} }, trueShapley: true } })).toEqual([]);
+    expect(issues({ silos: 4, rounds: 3, comparison: { estimators: { cos: {} } } })).toEqual([]); // trueSv
+    expect(issues({ ...base, comparison: est })).toEqual([]);
   });
 
   it('puts the paths in the error message', () => {
