@@ -68,12 +68,14 @@ export function dashboardCharts(
   emptyCoalition: EmptyCoalition = 'initialModel',
 ): DashboardCharts {
   const rounds = scores.rounds.map((r) => r.round);
+  const names = Array.from({ length: silos }, (_, i) => siloLabel(i));
   const charts = schemes.flatMap((scheme): DashboardChart[] => {
     const history: ScoreHistory = {
       rounds,
       scores: Array.from({ length: silos }, (_, i) =>
         scores.rounds.map((r) => r.schemes[scheme]?.[i] ?? null),
       ),
+      names,
     };
     return [
       { scheme, kind: 'round', spec: scoreHistorySpec(history, 'round') },
@@ -95,7 +97,6 @@ export function dashboardCharts(
       released: q.released,
     })),
   );
-  const names = Array.from({ length: silos }, (_, i) => siloLabel(i));
   const leaderboard: DashboardLeaderboard = {
     headline: HEADLINE,
     round: rounds.at(-1) ?? null,

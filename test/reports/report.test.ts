@@ -155,7 +155,10 @@ describe('reports of a scores.json (fedscore score)', () => {
     expect(fpSignWarnings(s)).toEqual(['rounds 2']);
     expect(outcomeRows(s)).toEqual([]);
     const charts = await buildCharts(s);
-    expect(charts.map((c) => c.id)).toEqual(['scores', 'history', 'trajectories']);
+    // the leaderboard's bar chart first: each silo's final headline score, flags marked
+    expect(charts.map((c) => c.id)).toEqual(['leaderboard', 'scores', 'history', 'trajectories']);
+    expect(charts[0]!.svg).toContain('>c</text>'); // c, without a report in round 4, is flagged …
+    expect(charts[0]!.svg).toContain('>missing-reports</text>'); // … and its flag written beside its bar
     const md = renderMarkdown(s, charts);
     expect(md).toContain('# fedscore report: scores of u <1>.json');
     expect(md).toContain('- silos: 3; rounds: 3 (not scored, fewer than 2 reports: 4)');
@@ -187,6 +190,7 @@ describe('reports of a scores.json (fedscore score)', () => {
     expect(comparisonRows(withTable)).toContainEqual(['fp', '1.000', '1.000', '1.000', '0.000']);
     expect(renderMarkdown(withTable, [])).toContain('## Agreement with mrsv (multi-round');
     expect((await buildCharts(withTable)).map((c) => c.id)).toEqual([
+      'leaderboard',
       'scores',
       'history',
       'agreement-mrsv',

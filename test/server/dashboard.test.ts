@@ -630,6 +630,14 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.textContent('#scores-note')).toBe('2 scored rounds; one line per silo');
 
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    // FEDSCORE_SHOTS=<dir> (scripts/screenshots.sh): the first screen at 1280×800 and the whole page.
+    const shots = process.env.FEDSCORE_SHOTS;
+    if (shots) {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.screenshot({ path: join(shots, 'dashboard-fold.png') });
+      await page.screenshot({ path: join(shots, 'dashboard-full.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     expect(problems).toEqual([]);
     // The page ran under its CSP without a violation — and the CSP is in force: eval is refused,
     // and reported. (The probe runs from a timer: code that page.evaluate runs directly is exempt.)
