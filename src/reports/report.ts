@@ -49,6 +49,7 @@ import {
   atOf,
   emptyCoalitionOf,
   fmt,
+  hiddenOf,
   isUtilityScores,
   meanCell,
   type Reportable,
@@ -218,7 +219,10 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
   const record = seedRecords(r)[0];
   if (!record) return [];
   const names = r.silos.names;
-  const methods = [...new Set(record.rounds.flatMap((rd) => Object.keys(rd.scores)))];
+  const hidden = hiddenOf(r);
+  const methods = [...new Set(record.rounds.flatMap((rd) => Object.keys(rd.scores)))].filter(
+    (m) => !hidden.has(m),
+  );
   const reversed = new Map<string, number[]>();
   for (const p of normalizerProblems(r).filter((q) => q.seed === record.seed))
     for (const { method, key } of RATIO_NOTES)
@@ -292,9 +296,12 @@ function headlineChart(r: Reportable): [string, string, TopLevelSpec][] {
 /** A scores.json's charts: cumulative scores per method, each silo's EE summed round by round, the agreement and trajectories. */
 function scoresCharts(r: UtilityScores): Promise<Chart[]> {
   const names = r.silos.names;
-  const scoreRows: SiloScoreRow[] = Object.entries(r.cumulative).flatMap(([method, values]) =>
-    values.map((score, i) => ({ method, silo: names[i] ?? `silo-${i}`, score })),
-  );
+  const hidden = hiddenOf(r);
+  const scoreRows: SiloScoreRow[] = Object.entries(r.cumulative)
+    .filter(([method]) => !hidden.has(method))
+    .flatMap(([method, values]) =>
+      values.map((score, i) => ({ method, silo: names[i] ?? `silo-${i}`, score })),
+    );
   const history = {
     rounds: r.rounds.map((rd) => rd.round),
     scores: names.map((_, i) => r.rounds.map((rd) => rd.scores.ee?.[i] ?? null)),
@@ -385,9 +392,9 @@ export function fpSignWarnings(r: Reportable): string[] {
   );
 }
 
-/** The FP-inversion warning as a summary line, when there is one. */
+/** The FP-inversion warning as a summary line, when there is one and FP is shown (asked for). */
 function fpWarningLines(r: Reportable): string[] {
-  const fpWarnings = fpSignWarnings(r);
+  const fpWarnings = hiddenOf(r).has('fp') ? [] : fpSignWarnings(r);
   return fpWarnings.length > 0
     ? [
         `- warning: the Fair-Private normalizer Σα was ≤ 0 (${fpWarnings.join('; ')}); there FP reverses the ranking of α — under ${conventionWords(r)} (see the note under the agreement table; v(∅) = 0 or EE avoid it)`,
@@ -474,7 +481,7 @@ export function renderMarkdown(r: Reportable, charts: Chart[], chartDir = 'chart
   return [
     `# fedscore report: ${titleOf(r)}`,
     '',
-    ...leaderboardMarkdown(r.leaderboard, seedWords(r)),
+    ...leaderboardMarkdown(r.leaderboard, seedWords(r), hiddenOf(r)),
     ...summaryLines(r),
     '',
     ...agreementTables(r).flatMap((t) => [
@@ -546,7 +553,7 @@ th:first-child,td:first-child{text-align:left}thead{background:#f3f3f3}figure{ma
 svg{max-width:100%;height:auto}.leaderboard td.flags{text-align:left;font-size:.9rem}.leaderboard th:nth-child(2),.leaderboard td:nth-child(2),.leaderboard th:last-child{text-align:left}.leaderboard td:nth-child(2){white-space:nowrap}.leaderboard th{vertical-align:bottom}.leaderboard tr.flagged td:nth-child(2){color:#b00020;font-weight:600}.note{font-size:.9rem;background:#fff7e6;border-left:3px solid #e0a030;padding:.4rem .6rem}
 </style></head><body>
 <h1>fedscore report: ${title}</h1>
-${leaderboardHtml(r.leaderboard, seedWords(r))}
+${leaderboardHtml(r.leaderboard, seedWords(r), hiddenOf(r))}
 <ul>${summaryLines(r)
     .map((l) => `<li>${escapeHtml(l.replace(/^- /, '').replaceAll('`', ''))}</li>`)
     .join('')}</ul>
