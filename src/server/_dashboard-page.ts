@@ -78,6 +78,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .chart svg { max-width: 100%; height: auto; }
 .muted { color: var(--muted); }
 #leaderboard td.flags { font-size: 13px; }
+#leaderboard th, #leaderboard td.name { white-space: nowrap; }
 #leaderboard tr.flagged td.name { color: var(--bad); font-weight: 600; }
 #leaderboard .flag { display: block; }
 #leaderboard .flag .kind { color: var(--bad); font-weight: 600; }
