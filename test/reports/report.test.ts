@@ -314,6 +314,21 @@ describe('agreement tables', () => {
     );
   });
 
+  it('a ratio score left with one unreversed round gets no trajectory panel; the caption says why', async () => {
+    const trajectories = async (fpBad: number[]) => {
+      const r = twoSeeds(fpBad);
+      for (const rd of r.runs[0]!.rounds) rd.scores.ee = [0.2, 0.1, 0.05];
+      return (await buildCharts(r)).find((c) => c.id === 'trajectories')!;
+    };
+    const reversed = await trajectories([1]); // seed 1 (the one drawn): Σα ≤ 0 in round 2
+    expect(reversed.title).toContain('; fp left out: Σα ≤ 0 reverses its ranking in rounds 2');
+    expect(reversed.svg).not.toContain('>fp</text>');
+    expect(reversed.svg).toContain('>ee</text>');
+    const fine = await trajectories([2]);
+    expect(fine.title).not.toContain('left out');
+    expect(fine.svg).toContain('>fp</text>');
+  });
+
   it('the report carries both tables, the scoring line and the notes; charts per reference', async () => {
     const r = twoSeeds([2]);
     const charts = await buildCharts(r);
