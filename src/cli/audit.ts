@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { type AuditResult, auditExperiment, auditUtilities } from '../audit/audit.js';
 import { type LeaderboardEntry, withAuditFlags } from '../records/leaderboard.js';
 import { type ExperimentResults, RESULTS_SCHEMA_VERSIONS } from '../records/results.js';
+import { hiddenSchemes } from '../records/shown-schemes.js';
 import { scoreUtilities } from '../records/utility-scores.js';
 import { auditHtml, auditMarkdown, auditSummaryRows } from '../reports/audit-report.js';
 import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
+import { hiddenOf } from '../reports/report-common.js';
 import { UsageError } from './_flags.js';
 import { packageVersion } from './_package.js';
 import { loadUtilities } from './_utilities.js';
@@ -80,7 +82,15 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
       `--from: ${join(dir, 'results.json')} is not a fedscore results.json (schemaVersion ${RESULTS_SCHEMA_VERSIONS.join(' or ')})`,
     );
   const audit = auditExperiment(results);
-  return writeAudit(dir, audit, t0, dir, true, withAuditFlags(results.leaderboard ?? [], audit));
+  return writeAudit(
+    dir,
+    audit,
+    t0,
+    dir,
+    true,
+    withAuditFlags(results.leaderboard ?? [], audit),
+    hiddenOf(results),
+  );
 }
 
 /**
@@ -95,6 +105,7 @@ async function writeAudit(
   what: string,
   createReports: boolean,
   board: readonly LeaderboardEntry[],
+  hidden?: ReadonlySet<string>,
 ): Promise<number> {
   await writeFile(join(dir, 'audit.json'), `${JSON.stringify(audit)}\n`);
   const patched: string[] = [];
@@ -115,7 +126,7 @@ async function writeAudit(
     await writeFile(path, text);
   }
   process.stdout.write(
-    `${boardText(board)}${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
+    `${boardText(board, hidden)}${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
   );
   return 0;
 }
@@ -124,9 +135,12 @@ async function writeAudit(
  * The leaderboard with the audit's `self-gain` flags, printed before the audit's summary (nothing
  * for a results.json written before the leaderboard existed).
  */
-function boardText(board: readonly LeaderboardEntry[]): string {
+function boardText(
+  board: readonly LeaderboardEntry[],
+  hidden: ReadonlySet<string> = hiddenSchemes(undefined),
+): string {
   if (board.length === 0) return '';
-  return `\n${leaderboardHeading()}; flags include the audit's:\n\n${textColumns(leaderboardRows(board))}\n`;
+  return `\n${leaderboardHeading()}; flags include the audit's:\n\n${textColumns(leaderboardRows(board, hidden))}\n`;
 }
 
 /** The heading and the per-scheme summary table, as printed. */

@@ -14,8 +14,10 @@ import type { ExperimentResults } from '../records/results.js';
 import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
 import { writeOutputs } from '../reports/outputs.js';
 import { agreementTables, dataLine, seedLine } from '../reports/report.js';
+import { hiddenOf } from '../reports/report-common.js';
 import { loadConfig } from './_config.js';
 import { packageVersion } from './_package.js';
+import { schemesFlag } from './_schemes.js';
 
 /** What `fedscore experiment` takes: its flags, checked. */
 export interface ExperimentFlags {
@@ -29,6 +31,8 @@ export interface ExperimentFlags {
   workers?: number;
   /** The `--plugin` modules (each child process of a local sweep imports them too). */
   plugin?: string[];
+  /** The private schemes the outputs show, comma-separated (overrides `scoring.schemes`). */
+  schemes?: string;
 }
 
 /** Rows as aligned text columns: the first left-aligned, the others right-aligned, two spaces apart. */
@@ -103,7 +107,7 @@ async function runSeeds(
  */
 export function experimentSummary(results: ExperimentResults, files: readonly string[]): string {
   const board = results.leaderboard
-    ? `\n${leaderboardHeading(results.seeds.length > 1 ? `mean over ${results.seeds.length} seeds` : `seed ${results.seeds[0]}`)}:\n\n${textColumns(leaderboardRows(results.leaderboard))}\n`
+    ? `\n${leaderboardHeading(results.seeds.length > 1 ? `mean over ${results.seeds.length} seeds` : `seed ${results.seeds[0]}`)}:\n\n${textColumns(leaderboardRows(results.leaderboard, hiddenOf(results)))}\n`
     : '';
   const tables = agreementTables(results).map(
     (t) =>
@@ -130,7 +134,12 @@ function shortNote(note: string): string {
 
 /** Runs `fedscore experiment`. @returns the exit code. */
 export async function experimentCommand(values: ExperimentFlags): Promise<number> {
-  const cfg = await loadConfig(values.config);
+  const loaded = await loadConfig(values.config);
+  // --schemes is recorded as the configuration's scoring.schemes, so results.json's reports show the same.
+  const cfg =
+    values.schemes === undefined
+      ? loaded
+      : { ...loaded, scoring: { ...loaded.scoring, schemes: schemesFlag(values.schemes) } };
   const seedCount = values.seeds ?? cfg.seeds ?? 1;
   const seeds = Array.from({ length: seedCount }, (_, i) => (cfg.seed ?? 1) + i);
   const log = (line: string) => {

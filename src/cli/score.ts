@@ -8,7 +8,9 @@ import { REFERENCE, scoreUtilities } from '../records/utility-scores.js';
 import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
 import { writeOutputs } from '../reports/outputs.js';
 import { comparisonRows, fpSignWarnings } from '../reports/report.js';
+import { hiddenOf } from '../reports/report-common.js';
 import { packageVersion } from './_package.js';
+import { schemesFlag } from './_schemes.js';
 import { loadUtilities } from './_utilities.js';
 
 /** What `fedscore score` takes: its flags. */
@@ -17,6 +19,8 @@ export interface ScoreFlags {
   utilities: string;
   /** The output directory. */
   out: string;
+  /** The private schemes shown, comma-separated (default: all but fp). */
+  schemes?: string;
 }
 
 /** Rows of cells as an aligned text table (first column left, the others right). */
@@ -33,17 +37,23 @@ function textTable(rows: string[][]): string {
 export async function scoreCommand(flags: ScoreFlags): Promise<number> {
   // Utilities outside the file's declared range (default [0, 1]) are refused with their JSON paths
   // and, for values in (1, 100], the percent hint (UtilitiesFileError, exit 2).
+  const schemes = flags.schemes === undefined ? undefined : schemesFlag(flags.schemes);
   const file = await loadUtilities(flags.utilities);
-  const scores = await scoreUtilities(file, { source: flags.utilities, fedscoreVersion: packageVersion() });
+  const scores = await scoreUtilities(file, {
+    source: flags.utilities,
+    fedscoreVersion: packageVersion(),
+    ...(schemes ? { schemes } : {}),
+  });
   const written = await writeOutputs(flags.out, scores);
   const skipped = scores.rounds.filter((r) => r.skipped !== undefined).map((r) => r.round);
-  const fp = fpSignWarnings(scores);
+  // FP's reversal note only where FP was asked for (--schemes): it is not shown otherwise.
+  const fp = hiddenOf(scores).has('fp') ? [] : fpSignWarnings(scores);
   process.stdout.write(
     [
       '',
       `${leaderboardHeading()}:`,
       '',
-      textColumns(leaderboardRows(scores.leaderboard ?? [])),
+      textColumns(leaderboardRows(scores.leaderboard ?? [], hiddenOf(scores))),
       '',
       `Scores of ${flags.utilities}: ${scores.silos.count} silos, ${scores.rounds.length} rounds${skipped.length > 0 ? ` (not scored, fewer than 2 reports: ${skipped.join(', ')})` : ''}; the leaderboard's columns are cumulative over rounds.`,
       '',

@@ -365,6 +365,7 @@ async function logOwnLines(
     const board = leaderboardOfPublished(
       names,
       rounds.filter((x) => x.round <= r),
+      c.emptyCoalition,
     );
     const own = board.find((e) => e.silo === http.silo);
     if (own) log(`silo ${http.silo} ${leaderboardLine(own, board.length, r)}`);

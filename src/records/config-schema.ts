@@ -6,6 +6,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { DEFAULT_EMPTY_COALITION, EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
+import { SCHEMES } from '../../scoring/private.js';
 import { withDoc } from '../contract/schema-doc.js';
 import { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from '../contract/weight-floor.js';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
@@ -20,6 +21,7 @@ import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
 import { DEFAULT_STRATEGY, networkedSupport, STRATEGY_NAMES } from '../strategies/registry.js';
 import { ROUND_SV, TRUE_SV } from './compare.js';
+import { DEFAULT_SHOWN_SCHEMES } from './shown-schemes.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -502,6 +504,15 @@ export const ExperimentConfigSchema = Obj({
             default: true,
             description:
               "Quarantine the score reports the manipulation audit's detector flags (robust |z| > 3.5 of a silo's reported IOI or LOO among the round's reports; docs/audit.md): the private schemes score the round without them and results.json lists them per round (`quarantined`). An honest silo whose data differs from the others' (a Maverick) is flagged too (docs/audit.md, \"False flags\"): set false to score every report, as papers/003 does.",
+          }),
+        ),
+        schemes: Type.Optional(
+          Type.Array(OneOf(SCHEMES), {
+            minItems: 1,
+            uniqueItems: true,
+            default: [...DEFAULT_SHOWN_SCHEMES],
+            description:
+              "The private schemes the outputs show: the console, report.md/report.html (agreement tables, charts) and the leaderboard's columns; results.json records every scheme either way. FP is shown only when listed here (or with `--schemes`), and then with its † analysis: under FedAvg coalitions and v(∅) = v(M0) its normalizer Σα is often ≤ 0, where FP ranks the silos backwards (docs/findings.md).",
           }),
         ),
         raw: Type.Optional(

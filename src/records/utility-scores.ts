@@ -57,6 +57,11 @@ export interface UtilityScores {
   cumulative: Record<string, number[]>;
   /** With coalition tables: every private score's cumulative vector against MR-SV's. */
   comparison?: { reference: string; at: 'cumulative'; methods: Record<string, MethodComparison> };
+  /**
+   * The private schemes the outputs show, as `fedscore score --schemes` asked (absent: the default,
+   * every scheme but FP; src/records/shown-schemes.ts). Every scheme is recorded either way.
+   */
+  schemes?: string[];
   /** The headline score's scheme (`eeMedian`: its unnormalised weight; src/records/leaderboard.ts). */
   headline?: string;
   /** Every silo in rank order, cumulative over the scored rounds, with flags (docs/utilities.md#leaderboard). */
@@ -94,11 +99,12 @@ function scoreRound(r: UtilitiesRound, n: number): ScoredRound {
  * silos (scoring/private.ts), their sums over rounds, and with coalition tables the exact Shapley
  * value per round, MR-SV (`multiRoundShapley`) and the agreement table (papers/003 §5).
  * @param file a file returned by `parseUtilitiesFile`.
- * @param o the file name to record, and fedscore's version.
+ * @param o the file name to record, fedscore's version, and the schemes the outputs show when
+ *   asked for (`--schemes`; recorded as `schemes`).
  */
 export async function scoreUtilities(
   file: UtilitiesFile,
-  o: { source: string; fedscoreVersion: string },
+  o: { source: string; fedscoreVersion: string; schemes?: readonly string[] },
 ): Promise<UtilityScores> {
   const n = file.silos.length;
   const rounds = file.rounds.map((r) => scoreRound(r, n));
@@ -149,6 +155,7 @@ export async function scoreUtilities(
           },
         }
       : {}),
+    ...(o.schemes ? { schemes: [...o.schemes] } : {}),
     headline: HEADLINE,
     leaderboard,
   };

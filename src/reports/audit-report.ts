@@ -40,11 +40,18 @@ export function lastAuditedRound(a: AuditResult): RoundAudit | undefined {
   return undefined;
 }
 
-function matrixRows(rd: RoundAudit, scheme: 'ee' | 'eeMedian'): string[][] {
-  const head = ['scored \\ reporting', ...rd.silos.map((s) => `silo-${s}`)];
+/** Silo s's name as the audited file or results.json gives it (`silo-<s>` when it gives none). */
+const siloName = (a: AuditResult, s: number) => a.source.silos?.[s] ?? `silo-${s}`;
+
+/** The influence matrix of one round, rows and columns named after the silos. */
+function matrixRows(a: AuditResult, rd: RoundAudit, scheme: 'ee' | 'eeMedian'): string[][] {
+  const head = ['scored \\ reporting', ...rd.silos.map((s) => siloName(a, s))];
   return [
     head,
-    ...rd.schemes[scheme].influence.map((row, i) => [`silo-${rd.silos[i]}`, ...row.map((x) => x.toFixed(3))]),
+    ...rd.schemes[scheme].influence.map((row, i) => [
+      siloName(a, rd.silos[i]!),
+      ...row.map((x) => x.toFixed(3)),
+    ]),
   ];
 }
 
@@ -90,7 +97,7 @@ export function auditMarkdown(a: AuditResult): string {
           '',
           `### Influence matrix, EE, round ${rd.round} (seed ${a.runs[0]?.seed}; papers/003 Table 9)`,
           '',
-          md(matrixRows(rd, 'ee')),
+          md(matrixRows(a, rd, 'ee')),
         ]
       : []),
     '',
@@ -104,6 +111,6 @@ export function auditHtml(a: AuditResult): string {
 <p>Reports range over [${a.options.range.lo}, ${a.options.range.hi}]. Self-gain is the largest increase of a silo's own score it can reach by misreporting its two utilities; shares are of v(M).</p>
 ${html(auditSummaryRows(a))}
 <p>${esc(detectionLine(a))}</p>
-${rd ? `<h3>Influence matrix, EE, round ${rd.round} (papers/003 Table 9)</h3>${html(matrixRows(rd, 'ee'))}` : ''}
+${rd ? `<h3>Influence matrix, EE, round ${rd.round} (papers/003 Table 9)</h3>${html(matrixRows(a, rd, 'ee'))}` : ''}
 </section>`;
 }

@@ -36,6 +36,8 @@ export interface ScoreHistory {
   readonly rounds: readonly number[];
   /** `scores[i][k]`: silo i's score in `rounds[k]`, null where it has none (no report). */
   readonly scores: readonly (readonly (number | null)[])[];
+  /** The silos' names, shown in the legend (default `silo-<index>`). */
+  readonly names?: readonly string[];
 }
 
 /** Per-round scores, or their running sum over the scored rounds. */
@@ -81,28 +83,84 @@ function checkRows(name: string, rows: unknown): void {
 }
 
 /**
- * Per-silo scores by method: one small bar chart per method (four a row, independent y scales),
- * negative scores in red. The report's "scores" chart.
+ * Per-silo scores by method: one small bar chart per method (four a row, each with its own axes and
+ * y scale), negative scores in red; methods in the order of their first row. Panels are
+ * concatenated rather than faceted, so a last row that is not full has no empty frames. The
+ * report's "scores" chart of a scores.json.
  * @throws TypeError when `rows` is not an array.
  */
 export function siloScoresSpec(rows: readonly SiloScoreRow[]): TopLevelSpec {
   checkRows('rows', rows);
+  const methods = [...new Set(rows.map((r) => r.method))];
   return {
     data: { values: rows as SiloScoreRow[] },
-    facet: { field: 'method', type: 'nominal', title: null },
-    columns: 4,
-    spec: {
+    concat: methods.map((method) => ({
+      title: { text: method, fontSize: 11, fontWeight: 'normal' },
+      transform: [{ filter: { field: 'method', equal: method } }],
       width: 180,
       height: 120,
       mark: 'bar',
       encoding: {
-        x: { field: 'silo', type: 'nominal', sort: null, axis: { labelAngle: -45 } },
+        x: { field: 'silo', type: 'nominal', sort: null, title: null, axis: { labelAngle: -45 } },
         y: { field: 'score', type: 'quantitative' },
         color: { condition: { test: 'datum.score < 0', value: '#c0392b' }, value: '#2c7fb8' },
       },
-    },
-    resolve: { scale: { y: 'independent' } },
-  };
+    })),
+    columns: Math.min(4, Math.max(1, methods.length)),
+    resolve: { scale: { x: 'independent', y: 'independent' } },
+  } as TopLevelSpec;
+}
+
+/** One bar of {@link headlineBarsSpec}: a silo's final headline score and its flags. */
+export interface HeadlineBarRow {
+  silo: string;
+  rank: number;
+  headline: number;
+  /** The kinds of its flags, comma-separated; empty when it has none. */
+  flags: string;
+}
+
+/**
+ * The final headline score of every silo as horizontal bars in rank order (rank 1 on top); a
+ * flagged silo's bar is red and its flags are written beside it. The report's "leaderboard" chart.
+ * @throws TypeError when `rows` is not an array.
+ */
+export function headlineBarsSpec(rows: readonly HeadlineBarRow[], title: string): TopLevelSpec {
+  checkRows('rows', rows);
+  const values = rows.map((r) => ({ ...r, flagged: r.flags === '' ? 'no flag' : 'flagged' }));
+  const y = {
+    field: 'silo',
+    type: 'nominal',
+    sort: [...rows].sort((a, b) => a.rank - b.rank).map((r) => r.silo),
+    title: null,
+  } as const;
+  return {
+    data: { values },
+    width: 420,
+    height: { step: 18 },
+    encoding: { y },
+    layer: [
+      {
+        mark: { type: 'bar', tooltip: true },
+        encoding: {
+          x: { field: 'headline', type: 'quantitative', title },
+          color: {
+            field: 'flagged',
+            type: 'nominal',
+            title: null,
+            scale: { domain: ['no flag', 'flagged'], range: ['#2c7fb8', '#c0392b'] },
+          },
+        },
+      },
+      {
+        mark: { type: 'text', align: 'left', dx: 4, fontSize: 10, color: '#c0392b' },
+        encoding: {
+          x: { field: 'headline', type: 'quantitative' },
+          text: { field: 'flags', type: 'nominal' },
+        },
+      },
+    ],
+  } as TopLevelSpec;
 }
 
 /**
@@ -146,10 +204,11 @@ export function participationSpec(rows: readonly ParticipationRow[]): TopLevelSp
  * Every silo's score over the scored rounds, one line (with a point per score) per silo: the
  * per-round scores (`kind` 'round'; a missing score leaves a gap), or their running sums
  * (`kind` 'cumulative'; a missing score adds 0, as the service's cumulative scores do). The
- * dashboard's charts. Its data is the dataset `scores` of rows `{ round, silo, score }` (silo is
- * the index), so a view can be read back with `view.data('scores')`.
+ * dashboard's charts. Its data is the dataset `scores` of rows `{ round, silo, name, score }` (silo
+ * is the index, name what the legend shows), so a view can be read back with `view.data('scores')`.
  * @throws TypeError when `history.rounds` or `history.scores` is not an array, or `kind` is unknown.
- * @throws RangeError when a silo's scores do not have one entry per round.
+ * @throws RangeError when a silo's scores do not have one entry per round, or `history.names` is
+ *   not one name per silo.
  */
 export function scoreHistorySpec(history: ScoreHistory, kind: HistoryKind): TopLevelSpec {
   const { rounds, scores } = history;
@@ -161,11 +220,17 @@ export function scoreHistorySpec(history: ScoreHistory, kind: HistoryKind): TopL
     if (!Array.isArray(values) || values.length !== rounds.length)
       throw new RangeError(`history.scores[${i}]: expected ${rounds.length} scores, one per round`);
   });
+  if (
+    history.names !== undefined &&
+    (!Array.isArray(history.names) || history.names.length !== scores.length)
+  )
+    throw new RangeError(`history.names: expected ${scores.length} names, one per silo`);
+  const names = scores.map((_, i) => history.names?.[i] ?? `silo-${i}`);
   const values = scores.flatMap((own: readonly (number | null)[], silo: number) => {
     let sum = 0;
     return own.map((score, k) => {
       sum += score ?? 0;
-      return { round: rounds[k]!, silo, score: kind === 'round' ? score : sum };
+      return { round: rounds[k]!, silo, name: names[silo]!, score: kind === 'round' ? score : sum };
     });
   });
   return {
@@ -177,9 +242,11 @@ export function scoreHistorySpec(history: ScoreHistory, kind: HistoryKind): TopL
       x: { field: 'round', type: 'ordinal', axis: { labelAngle: 0 } },
       y: { field: 'score', type: 'quantitative' },
       color: {
-        field: 'silo',
+        field: 'name',
         type: 'nominal',
-        scale: { scheme: scores.length > 10 ? 'tableau20' : 'tableau10' },
+        title: 'silo',
+        sort: names,
+        scale: { domain: names, scheme: scores.length > 10 ? 'tableau20' : 'tableau10' },
       },
     },
   };
@@ -188,8 +255,22 @@ export function scoreHistorySpec(history: ScoreHistory, kind: HistoryKind): TopL
 const finite = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
 
 /**
+ * A panel whose values span less than this fraction of the widest span in its group gets its own y
+ * scale: on the group's common scale it would be a flat line (e.g. eeRaw beside IOI).
+ */
+export const SHARED_SPAN_RATIO = 0.25;
+
+/** The span max − min of a panel's finite values (0 for one value or none). */
+function spanOf<R>(rows: readonly R[], value: (row: R) => number | null): number {
+  const xs = rows.map(value).filter(finite);
+  return xs.length === 0 ? 0 : Math.max(...xs) - Math.min(...xs);
+}
+
+/**
  * The groups that have drawable panels, each keeping only its panels with a finite `value` in
- * some row; the rows of the panels kept.
+ * some row; the rows of the panels kept. A group that shares y keeps one common scale only for its
+ * panels whose span is at least {@link SHARED_SPAN_RATIO} of the widest: the others follow as a
+ * group of the same units with one y scale per panel.
  */
 function drawable<R extends { panel: string }>(
   rows: readonly R[],
@@ -197,11 +278,30 @@ function drawable<R extends { panel: string }>(
   value: (row: R) => number | null,
 ): { group: PanelGroup; rows: R[] }[] {
   const has = new Set(rows.filter((r) => finite(value(r))).map((r) => r.panel));
+  const part = (g: PanelGroup, panels: string[]) => {
+    const kept = new Set(panels);
+    return { group: { ...g, panels }, rows: rows.filter((r) => kept.has(r.panel)) };
+  };
   return groups.flatMap((g) => {
     const panels = g.panels.filter((p) => has.has(p));
     if (panels.length === 0) return [];
-    const kept = new Set(panels);
-    return [{ group: { ...g, panels }, rows: rows.filter((r) => kept.has(r.panel)) }];
+    if (!g.sharedY || panels.length === 1) return [part(g, panels)];
+    const span = new Map(
+      panels.map((p) => [
+        p,
+        spanOf(
+          rows.filter((r) => r.panel === p),
+          value,
+        ),
+      ]),
+    );
+    const widest = Math.max(...span.values());
+    const common = panels.filter((p) => span.get(p)! >= SHARED_SPAN_RATIO * widest);
+    const own = panels.filter((p) => !common.includes(p));
+    return [
+      part(g, common),
+      ...(own.length > 0 ? [part({ ...g, title: `${g.title} (own scale)`, sharedY: false }, own)] : []),
+    ];
   });
 }
 
@@ -259,20 +359,39 @@ export function scatterSpec(
     groups,
     (r) => r.score,
   ).map((p) => ({ ...p, rows: p.rows.filter((r) => finite(r.score)) }));
-  return stackedPanels(parts, (_group, yTitle) => ({
-    width: 170,
-    height: 140,
-    mark: { type: 'point', filled: true, size: 40, tooltip: true },
-    encoding: {
-      x: { field: 'reference', type: 'quantitative', title: referenceTitle, scale: { zero: false } },
-      y: { field: 'score', type: 'quantitative', title: yTitle, scale: { zero: false } },
-      ...(seeds > 1
-        ? { color: { field: 'seed', type: 'nominal', title: 'seed' } }
-        : { color: { value: '#2c7fb8' } }),
-      detail: { field: 'silo', type: 'nominal' },
-    },
-  }));
+  const perPanel = Math.max(
+    0,
+    ...parts.flatMap((p) => p.group.panels.map((q) => p.rows.filter((r) => r.panel === q).length)),
+  );
+  const x = { field: 'reference', type: 'quantitative', title: referenceTitle, scale: { zero: false } };
+  return stackedPanels(parts, (_group, yTitle) => {
+    const y = { field: 'score', type: 'quantitative', title: yTitle, scale: { zero: false } };
+    const points = {
+      mark: { type: 'point', filled: true, size: 40, tooltip: true },
+      encoding: {
+        x,
+        y,
+        ...(seeds > 1
+          ? { color: { field: 'seed', type: 'nominal', title: 'seed' } }
+          : { color: { value: '#2c7fb8' } }),
+        detail: { field: 'silo', type: 'nominal' },
+      },
+    };
+    // Each point labelled with its silo's name, unless the panel is too crowded to read them.
+    const labels = {
+      mark: { type: 'text', align: 'left', baseline: 'middle', dx: 5, fontSize: 8, color: '#444' },
+      encoding: { x, y, text: { field: 'silo', type: 'nominal' } },
+    };
+    return {
+      width: 170,
+      height: 140,
+      ...(perPanel <= MAX_LABELLED_POINTS ? { layer: [points, labels] } : points),
+    };
+  });
 }
+
+/** A scatter panel with more points than this has no labels (the tooltip still names the silo). */
+export const MAX_LABELLED_POINTS = 30;
 
 /**
  * Every silo's score round by round, one panel per method in the order of the groups (the

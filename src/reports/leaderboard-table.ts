@@ -11,9 +11,15 @@ const fmt = (x: number | null | undefined, d = 4) =>
 export const flagWords = (flags: readonly LeaderboardFlag[]) =>
   flags.length === 0 ? '–' : flags.map((f) => `${f.kind}: ${f.reason}`).join('; ');
 
-/** The columns after the headline: the private schemes and the reference, as the entries carry them. */
-export function scoreColumns(entries: readonly LeaderboardEntry[]): string[] {
-  return [...new Set(entries.flatMap((e) => Object.keys(e.scores)))];
+/**
+ * The columns after the headline: the private schemes and the reference, as the entries carry
+ * them, less the `hidden` private schemes (src/records/shown-schemes.ts: FP unless asked for).
+ */
+export function scoreColumns(
+  entries: readonly LeaderboardEntry[],
+  hidden: ReadonlySet<string> = new Set(),
+): string[] {
+  return [...new Set(entries.flatMap((e) => Object.keys(e.scores)))].filter((m) => !hidden.has(m));
 }
 
 /** The heading line of the leaderboard. */
@@ -21,9 +27,12 @@ export function leaderboardHeading(seedWords?: string): string {
   return `Leaderboard — headline: ${HEADLINE} weight, summed over the scored rounds${seedWords ? ` (${seedWords})` : ''}; rank 1 contributed most`;
 }
 
-/** The leaderboard as rows of cells, header first. */
-export function leaderboardRows(entries: readonly LeaderboardEntry[]): string[][] {
-  const columns = scoreColumns(entries);
+/** The leaderboard as rows of cells, header first, without the `hidden` schemes' columns. */
+export function leaderboardRows(
+  entries: readonly LeaderboardEntry[],
+  hidden: ReadonlySet<string> = new Set(),
+): string[][] {
+  const columns = scoreColumns(entries, hidden);
   return [
     ['rank', 'silo', `headline (${HEADLINE})`, 'last round', ...columns, 'flags'],
     ...entries.map((e) => [
@@ -75,9 +84,10 @@ function mdTable(rows: readonly (readonly string[])[]): string {
 export function leaderboardMarkdown(
   entries: readonly LeaderboardEntry[] | undefined,
   seedWords?: string,
+  hidden?: ReadonlySet<string>,
 ): string[] {
   if (!entries || entries.length === 0) return [];
-  return [`## ${leaderboardHeading(seedWords)}`, '', mdTable(leaderboardRows(entries)), ''];
+  return [`## ${leaderboardHeading(seedWords)}`, '', mdTable(leaderboardRows(entries, hidden)), ''];
 }
 
 const escapeHtml = (s: string) =>
@@ -90,9 +100,10 @@ const escapeHtml = (s: string) =>
 export function leaderboardHtml(
   entries: readonly LeaderboardEntry[] | undefined,
   seedWords?: string,
+  hidden?: ReadonlySet<string>,
 ): string {
   if (!entries || entries.length === 0) return '';
-  const [head, ...body] = leaderboardRows(entries);
+  const [head, ...body] = leaderboardRows(entries, hidden);
   return `<section id="leaderboard"><h2>${escapeHtml(leaderboardHeading(seedWords))}</h2>
 <table class="leaderboard"><thead><tr>${head!.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body
     .map(

@@ -14,6 +14,7 @@ import { reportedUtilities } from '../records/silo-reports.js';
 import {
   atOf,
   emptyCoalitionOf,
+  hiddenOf,
   isUtilityScores,
   meanCell,
   type Reportable,
@@ -213,10 +214,23 @@ export interface AgreementTable {
   notes: string[];
 }
 
-/** Every reference's table of agreements (a version-1 results.json or a scores.json has at most one). */
+/**
+ * Every reference's table of agreements (a version-1 results.json or a scores.json has at most
+ * one), without the private schemes the report does not show (`hiddenOf`: FP unless asked for).
+ */
 export function tablesByReference(r: Reportable): Record<string, Record<string, MethodComparison>> {
-  if (isUtilityScores(r)) return r.comparison ? { [r.comparison.reference]: r.comparison.methods } : {};
-  return r.comparison.byReference ?? { [r.comparison.reference]: r.comparison.methods };
+  const all = isUtilityScores(r)
+    ? r.comparison
+      ? { [r.comparison.reference]: r.comparison.methods }
+      : {}
+    : (r.comparison.byReference ?? { [r.comparison.reference]: r.comparison.methods });
+  const hidden = hiddenOf(r);
+  return Object.fromEntries(
+    Object.entries(all).map(([ref, methods]) => [
+      ref,
+      Object.fromEntries(Object.entries(methods).filter(([m]) => !hidden.has(m))),
+    ]),
+  );
 }
 
 /**

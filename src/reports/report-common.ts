@@ -4,6 +4,7 @@
  */
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
 import type { ExperimentResults, MeanStd } from '../records/results.js';
+import { hiddenSchemes } from '../records/shown-schemes.js';
 import type { UtilityScores } from '../records/utility-scores.js';
 
 /** What a report is rendered from: an experiment's results.json, or a scores.json. */
@@ -38,3 +39,14 @@ export const emptyCoalitionOf = (r: Reportable): EmptyCoalition =>
 /** The compared round, or 'cumulative'. */
 export const atOf = (r: Reportable): 'cumulative' | number =>
   isUtilityScores(r) ? 'cumulative' : r.comparison.at;
+
+/**
+ * The private schemes a report leaves out (src/records/shown-schemes.ts): those not asked for in
+ * `scoring.schemes` (an experiment) or `schemes` (a scores.json); by default FP.
+ */
+export const hiddenOf = (r: Reportable): Set<string> =>
+  hiddenSchemes(
+    isUtilityScores(r)
+      ? r.schemes
+      : ((r.config as { scoring?: { schemes?: string[] } } | undefined)?.scoring?.schemes ?? undefined),
+  );

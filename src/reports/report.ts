@@ -12,11 +12,13 @@ import { RAW_METHODS } from '../contract/private-scoring.js';
 import { mrsv } from '../estimators/mrsv.js';
 import { estimatorOf } from '../estimators/registry.js';
 import { ROUND_SV, TRUE_SV } from '../records/compare.js';
+import { HEADLINE } from '../records/leaderboard.js';
 import type { ExperimentResults } from '../records/results.js';
 import type { UtilityScores } from '../records/utility-scores.js';
 import {
   type AccuracyRow,
   accuracySpec,
+  headlineBarsSpec,
   type PanelGroup,
   type ParticipationRow,
   participationSpec,
@@ -47,6 +49,7 @@ import {
   atOf,
   emptyCoalitionOf,
   fmt,
+  hiddenOf,
   isUtilityScores,
   meanCell,
   type Reportable,
@@ -216,7 +219,10 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
   const record = seedRecords(r)[0];
   if (!record) return [];
   const names = r.silos.names;
-  const methods = [...new Set(record.rounds.flatMap((rd) => Object.keys(rd.scores)))];
+  const hidden = hiddenOf(r);
+  const methods = [...new Set(record.rounds.flatMap((rd) => Object.keys(rd.scores)))].filter(
+    (m) => !hidden.has(m),
+  );
   const reversed = new Map<string, number[]>();
   for (const p of normalizerProblems(r).filter((q) => q.seed === record.seed))
     for (const { method, key } of RATIO_NOTES)
@@ -232,7 +238,16 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
   // grow without bound as the normalizer nears 0; the panel's label says which rounds.
   const shown = (m: string, round: number, score: number | null | undefined) =>
     reversed.get(m)?.includes(round) ? null : (score ?? null);
-  const rows: TrajectoryRow[] = methods.flatMap((m) =>
+  // A trajectory needs two rounds: a method left with one round or none (its other rounds reversed)
+  // gets no panel, and the caption says why.
+  const scoredRounds = (m: string) =>
+    record.rounds.filter((rd) =>
+      (rd.scores[m] ?? []).some((x) => Number.isFinite(shown(m, rd.round, x) ?? Number.NaN)),
+    ).length;
+  const tooFew =
+    record.rounds.length >= 2 ? methods.filter((m) => reversed.has(m) && scoredRounds(m) < 2) : [];
+  const drawnMethods = methods.filter((m) => !tooFew.includes(m));
+  const rows: TrajectoryRow[] = drawnMethods.flatMap((m) =>
     names.flatMap((silo, i) =>
       record.rounds.map((rd) => ({
         panel: label(m),
@@ -242,15 +257,38 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
       })),
     ),
   );
-  const groups = groupsOf(r, methods, label, ['shapley', 'share', 'marginal', 'cosine', 'other'], {
+  const groups = groupsOf(r, drawnMethods, label, ['shapley', 'share', 'marginal', 'cosine', 'other'], {
     first: mrsv.name,
   });
   if (!rows.some((x) => x.score !== null && Number.isFinite(x.score))) return [];
+  const leftOut = tooFew.map(
+    (m) =>
+      `${m} left out: ${m === 'fp' ? 'Σα' : 'its normalizer'} ≤ 0 reverses its ranking in rounds ${reversed.get(m)!.join(', ')}`,
+  );
   return [
     [
       'trajectories',
-      `Per-round scores of each silo${record.seed !== null ? ` (seed ${record.seed})` : ''}, the round’s exact Shapley value first; panels in the same units share their y axis (color: silo)`,
+      `Per-round scores of each silo${record.seed !== null ? ` (seed ${record.seed})` : ''}, the round’s exact Shapley value first; panels in the same units share their y axis unless their ranges differ fourfold (color: silo)${leftOut.length > 0 ? `; ${leftOut.join('; ')}` : ''}`,
       trajectoriesSpec(rows, groups),
+    ],
+  ];
+}
+
+/** The leaderboard as a bar chart: each silo's final headline score in rank order, flags marked. */
+function headlineChart(r: Reportable): [string, string, TopLevelSpec][] {
+  const entries = r.leaderboard ?? [];
+  if (entries.length === 0) return [];
+  const rows = entries.map((e) => ({
+    silo: e.name,
+    rank: e.rank,
+    headline: e.headline,
+    flags: [...new Set(e.flags.map((f) => f.kind))].join(', '),
+  }));
+  return [
+    [
+      'leaderboard',
+      `Final headline scores (${HEADLINE} weight summed over the scored rounds${seedCount(r) > 1 ? ', mean over seeds' : ''}), rank 1 on top; flagged silos in red with their flags (reasons in the leaderboard)`,
+      headlineBarsSpec(rows, `headline (${HEADLINE}), Σ over rounds`),
     ],
   ];
 }
@@ -258,18 +296,23 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
 /** A scores.json's charts: cumulative scores per method, each silo's EE summed round by round, the agreement and trajectories. */
 function scoresCharts(r: UtilityScores): Promise<Chart[]> {
   const names = r.silos.names;
-  const scoreRows: SiloScoreRow[] = Object.entries(r.cumulative).flatMap(([method, values]) =>
-    values.map((score, i) => ({ method, silo: names[i] ?? `silo-${i}`, score })),
-  );
+  const hidden = hiddenOf(r);
+  const scoreRows: SiloScoreRow[] = Object.entries(r.cumulative)
+    .filter(([method]) => !hidden.has(method))
+    .flatMap(([method, values]) =>
+      values.map((score, i) => ({ method, silo: names[i] ?? `silo-${i}`, score })),
+    );
   const history = {
     rounds: r.rounds.map((rd) => rd.round),
     scores: names.map((_, i) => r.rounds.map((rd) => rd.scores.ee?.[i] ?? null)),
+    names,
   };
   return render([
+    ...headlineChart(r),
     ['scores', 'Per-silo scores by scheme (cumulative over rounds)', siloScoresSpec(scoreRows)],
     [
       'history',
-      'Everybody-Else score per silo, summed over the rounds so far (color: silo index)',
+      'Everybody-Else score per silo, summed over the rounds so far (color: silo)',
       scoreHistorySpec(history, 'cumulative'),
     ],
     ...scatterCharts(r),
@@ -297,7 +340,11 @@ export async function buildCharts(r: Reportable): Promise<Chart[]> {
       r.runs.reduce((s, run) => s + (run.participation[i] ?? 0) / Math.max(1, run.rounds.length), 0) /
       Math.max(1, r.runs.length),
   }));
-  const specs: [string, string, TopLevelSpec][] = [...scatterCharts(r), ...trajectoryChart(r)];
+  const specs: [string, string, TopLevelSpec][] = [
+    ...headlineChart(r),
+    ...scatterCharts(r),
+    ...trajectoryChart(r),
+  ];
   if (accuracyRows.length > 0)
     specs.push([
       'accuracy',
@@ -345,9 +392,9 @@ export function fpSignWarnings(r: Reportable): string[] {
   );
 }
 
-/** The FP-inversion warning as a summary line, when there is one. */
+/** The FP-inversion warning as a summary line, when there is one and FP is shown (asked for). */
 function fpWarningLines(r: Reportable): string[] {
-  const fpWarnings = fpSignWarnings(r);
+  const fpWarnings = hiddenOf(r).has('fp') ? [] : fpSignWarnings(r);
   return fpWarnings.length > 0
     ? [
         `- warning: the Fair-Private normalizer Σα was ≤ 0 (${fpWarnings.join('; ')}); there FP reverses the ranking of α — under ${conventionWords(r)} (see the note under the agreement table; v(∅) = 0 or EE avoid it)`,
@@ -434,7 +481,7 @@ export function renderMarkdown(r: Reportable, charts: Chart[], chartDir = 'chart
   return [
     `# fedscore report: ${titleOf(r)}`,
     '',
-    ...leaderboardMarkdown(r.leaderboard, seedWords(r)),
+    ...leaderboardMarkdown(r.leaderboard, seedWords(r), hiddenOf(r)),
     ...summaryLines(r),
     '',
     ...agreementTables(r).flatMap((t) => [
@@ -503,10 +550,10 @@ ${htmlTable(outcomeRows(r))}`
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
 th:first-child,td:first-child{text-align:left}thead{background:#f3f3f3}figure{margin:1.5rem 0}figcaption{font-weight:600;margin-bottom:.5rem}
-svg{max-width:100%;height:auto}.leaderboard td.flags{text-align:left;font-size:.9rem}.leaderboard tr.flagged td:nth-child(2){color:#b00020;font-weight:600}.note{font-size:.9rem;background:#fff7e6;border-left:3px solid #e0a030;padding:.4rem .6rem}
+svg{max-width:100%;height:auto}.leaderboard td.flags{text-align:left;font-size:.9rem}.leaderboard th:nth-child(2),.leaderboard td:nth-child(2),.leaderboard th:last-child{text-align:left}.leaderboard td:nth-child(2){white-space:nowrap}.leaderboard th{vertical-align:bottom}.leaderboard tr.flagged td:nth-child(2){color:#b00020;font-weight:600}.note{font-size:.9rem;background:#fff7e6;border-left:3px solid #e0a030;padding:.4rem .6rem}
 </style></head><body>
 <h1>fedscore report: ${title}</h1>
-${leaderboardHtml(r.leaderboard, seedWords(r))}
+${leaderboardHtml(r.leaderboard, seedWords(r), hiddenOf(r))}
 <ul>${summaryLines(r)
     .map((l) => `<li>${escapeHtml(l.replace(/^- /, '').replaceAll('`', ''))}</li>`)
     .join('')}</ul>

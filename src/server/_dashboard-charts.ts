@@ -1,11 +1,15 @@
 /**
- * The dashboard's charts (internal to routes/dashboard.ts): for every scheme of a consortium, the
+ * The dashboard's data (internal to routes/dashboard.ts): the leaderboard of the published rounds
+ * (src/records/leaderboard.ts `leaderboardOfPublished`, the same entries as an experiment's
+ * results.json and `fedscore client`'s own line) and, for every scheme of a consortium, the
  * per-round and the cumulative score of each silo over the scored rounds, as the Vega-Lite
  * specifications of src/reports/charts.ts — the module the experiment report draws its charts with —
  * which the page draws with vega-embed.
  */
 import type { TopLevelSpec } from 'vega-lite';
+import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
 import type { CumulativeScores } from '../contract/schemas.js';
+import { HEADLINE, type LeaderboardEntry, leaderboardOfPublished } from '../records/leaderboard.js';
 import { type HistoryKind, type ScoreHistory, scoreHistorySpec } from '../reports/charts.js';
 
 /** One chart of the dashboard. */
@@ -28,32 +32,50 @@ export interface DashboardQuarantine {
   released: boolean;
 }
 
+/** The leaderboard the page shows first: every silo in rank order, after the last scored round. */
+export interface DashboardLeaderboard {
+  /** The headline scheme (its unnormalised weight is the headline score). */
+  headline: string;
+  /** The last scored round (null before the first). */
+  round: number | null;
+  /** In rank order; empty before the first scored round. */
+  entries: LeaderboardEntry[];
+}
+
 /**
- * What the page draws: the scored rounds, per scheme a per-round and a cumulative chart, and the
- * reports the detector quarantined (issue 27, A4).
+ * What the page draws: the leaderboard, the scored rounds, per scheme a per-round and a
+ * cumulative chart, and the reports the detector quarantined (issue 27, A4).
  */
 export interface DashboardCharts {
+  leaderboard: DashboardLeaderboard;
   rounds: number[];
   charts: DashboardChart[];
   quarantined: DashboardQuarantine[];
 }
 
+/** The name the dashboard gives silo i (a networked consortium's roster has keys, not names). */
+export const siloLabel = (i: number) => `silo-${i}`;
+
 /**
- * The charts of a consortium with `silos` participants and `schemes`, from its published
- * `scores` (GET /v1/consortia/:cid/scores); silo i's score in a round is null where it has none.
+ * The leaderboard and charts of a consortium with `silos` participants and `schemes`, from its
+ * published `scores` (GET /v1/consortia/:cid/scores) scored under v(∅) = `emptyCoalition`; silo
+ * i's score in a round is null where it has none.
  */
 export function dashboardCharts(
   schemes: readonly string[],
   silos: number,
   scores: CumulativeScores,
+  emptyCoalition: EmptyCoalition = 'initialModel',
 ): DashboardCharts {
   const rounds = scores.rounds.map((r) => r.round);
+  const names = Array.from({ length: silos }, (_, i) => siloLabel(i));
   const charts = schemes.flatMap((scheme): DashboardChart[] => {
     const history: ScoreHistory = {
       rounds,
       scores: Array.from({ length: silos }, (_, i) =>
         scores.rounds.map((r) => r.schemes[scheme]?.[i] ?? null),
       ),
+      names,
     };
     return [
       { scheme, kind: 'round', spec: scoreHistorySpec(history, 'round') },
@@ -75,5 +97,10 @@ export function dashboardCharts(
       released: q.released,
     })),
   );
-  return { rounds, charts, quarantined };
+  const leaderboard: DashboardLeaderboard = {
+    headline: HEADLINE,
+    round: rounds.at(-1) ?? null,
+    entries: rounds.length === 0 ? [] : leaderboardOfPublished(names, scores.rounds, emptyCoalition),
+  };
+  return { leaderboard, rounds, charts, quarantined };
 }

@@ -5,8 +5,10 @@
  * served by the dashboard itself from node_modules (`/dashboard/_assets/`), no CDN, so it works
  * on a machine without internet.
  *
- * The page reads the JSON endpoints `GET /v1/consortia/:cid` and `…/rounds` and its charts
- * `GET /dashboard/:cid/charts` with `authorization: Bearer <token>` — the viewer token (or the
+ * The page opens with the leaderboard (every silo's rank, headline score cumulative and in the last
+ * scored round, the other schemes, flags with reasons), then the consortium, the rounds and the
+ * charts. It reads the JSON endpoints `GET /v1/consortia/:cid` and `…/rounds` and its leaderboard
+ * and charts `GET /dashboard/:cid/charts` with `authorization: Bearer <token>` — the viewer token (or the
  * admin token) — and redraws itself every 2 s while a round is running (every 15 s when idle, to
  * notice the next round). The page itself holds no data and is public. The operator opens
  * `/dashboard/<id>#token=<viewer token>`: a URL fragment never reaches a server or a Referer; the
@@ -75,6 +77,11 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .chart { min-height: 240px; }
 .chart svg { max-width: 100%; height: auto; }
 .muted { color: var(--muted); }
+#leaderboard td.flags { font-size: 13px; }
+#leaderboard th, #leaderboard td.name { white-space: nowrap; }
+#leaderboard tr.flagged td.name { color: var(--bad); font-weight: 600; }
+#leaderboard .flag { display: block; }
+#leaderboard .flag .kind { color: var(--bad); font-weight: 600; }
 `;
 
 /*
@@ -258,6 +265,58 @@ const SCRIPT = `
     });
   }
 
+  /**
+   * The leaderboard (src/records/leaderboard.ts, as the service computes it from the published
+   * rounds): one row per silo in rank order — rank, name, headline score summed over the scored
+   * rounds and in the last one, every published scheme's cumulative score, flags with reasons.
+   */
+  function renderLeaderboard(board) {
+    var entries = board.entries;
+    var columns = [];
+    entries.forEach(function (e) {
+      Object.keys(e.scores).forEach(function (m) { if (columns.indexOf(m) < 0) columns.push(m); });
+    });
+    $('leaderboard-note').textContent = board.round === null
+      ? 'no scored round yet'
+      : 'headline: ' + board.headline + ' weight, summed over the scored rounds (to round ' + board.round +
+        '); rank 1 contributed most';
+    var head = $('leaderboard-head');
+    head.replaceChildren();
+    var tr = el('tr');
+    tr.append(el('th', { class: 'num' }, 'rank'), el('th', null, 'silo'),
+      el('th', { class: 'num' }, 'headline Σ'),
+      el('th', { class: 'num' }, board.round === null ? 'last round' : 'round ' + board.round));
+    columns.forEach(function (m) { tr.append(el('th', { class: 'num' }, m + ' Σ')); });
+    tr.append(el('th', null, 'flags'));
+    head.append(tr);
+    var body = $('leaderboard-body');
+    body.replaceChildren();
+    if (entries.length === 0) {
+      var empty = el('tr');
+      empty.append(el('td', { colspan: 5 + columns.length, class: 'muted' }, 'no scored round yet'));
+      body.append(empty);
+      return;
+    }
+    entries.forEach(function (e) {
+      var row = el('tr', { 'data-silo': e.silo, class: e.flags.length ? 'flagged' : '' });
+      row.append(el('td', { class: 'num rank' }, e.rank), el('td', { class: 'name' }, e.name),
+        el('td', { class: 'num headline' }, fmt(e.headline)),
+        el('td', { class: 'num last' }, fmt(e.lastRound)));
+      columns.forEach(function (m) {
+        row.append(el('td', { class: 'num', 'data-scheme': m }, fmt(e.scores[m])));
+      });
+      var flags = el('td', { class: 'flags' });
+      if (e.flags.length === 0) flags.textContent = '–';
+      e.flags.forEach(function (f) {
+        var line = el('span', { class: 'flag', 'data-kind': f.kind });
+        line.append(el('span', { class: 'kind' }, f.kind), document.createTextNode(': ' + f.reason));
+        flags.append(line);
+      });
+      row.append(flags);
+      body.append(row);
+    });
+  }
+
   function forget() {
     for (var key in drawn) drawn[key].result.finalize();
     drawn = {};
@@ -320,6 +379,7 @@ const SCRIPT = `
       var c = got[0], rounds = got[1].rounds;
       renderConsortium(c, rounds);
       renderRounds(rounds, c.participants.length, c.secureAggregation === 'external');
+      renderLeaderboard(got[2].leaderboard);
       await renderScores(got[2]);
       var last = rounds[rounds.length - 1];
       live = !!last && TERMINAL.indexOf(last.stage) < 0;
@@ -387,6 +447,8 @@ export function dashboardPage(cid: string): string {
 <input id="token" type="password" autocomplete="off" required></label><button type="submit">open</button></form>
 <p class="muted">Ask the operator for the consortium's viewer token, or open this page as /dashboard/&lt;id&gt;#token=&lt;token&gt;.</p></section>
 <section id="weak-threshold" role="alert" hidden></section>
+<section id="leaderboard"><h2>Leaderboard</h2><p id="leaderboard-note" class="muted"></p>
+<table><thead id="leaderboard-head"></thead><tbody id="leaderboard-body"></tbody></table></section>
 <section id="consortium"><h2>Consortium</h2><dl id="consortium-facts"></dl></section>
 <section id="rounds"><h2>Rounds</h2>
 <table><thead><tr><th class="num">round</th><th>stage</th><th>progress (|U_k| / n per closed stage)</th>

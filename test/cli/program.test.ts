@@ -33,6 +33,7 @@ const FLAGS: Record<string, string[]> = {
     '--seeds <k>',
     '--backend <name>',
     '--workers <n>',
+    '--schemes <list>',
     '--quiet',
     '--plugin <module>',
   ],
@@ -47,7 +48,7 @@ const FLAGS: Record<string, string[]> = {
     '--quiet',
     '--plugin <module>',
   ],
-  score: ['--utilities <file>', '--out <dir>'],
+  score: ['--utilities <file>', '--out <dir>', '--schemes <list>'],
   audit: [
     '--from <dir>',
     '--utilities <file>',

@@ -43,9 +43,17 @@ async function run(argv: string[]) {
 }
 
 describe('fedscore score --utilities', () => {
-  it('scores examples/utilities/four-silos.json: scores.json, report with agreement table and FP warning, charts', async () => {
+  it('scores examples/utilities/four-silos.json: scores.json, report with agreement table and FP warning (--schemes asks for fp), charts', async () => {
     const out = join(tmp, 'example');
-    const r = await run(['score', '--utilities', EXAMPLE, '--out', out]);
+    const r = await run([
+      'score',
+      '--utilities',
+      EXAMPLE,
+      '--out',
+      out,
+      '--schemes',
+      'loo,ioi,fp,ee,eeMedian',
+    ]);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const file = readJson<UtilitiesJson>(EXAMPLE);
@@ -93,6 +101,38 @@ describe('fedscore score --utilities', () => {
       / {2}4 {5}free-rider-d +0\.0804 +– +0\.0026 .* missing-reports: no report in 1 of the 3/,
     );
     expect(r.stdout).toContain('note: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
+  });
+
+  it('by default FP is not shown: no fp row, column or reversal note; scores.json still records it', async () => {
+    const out = join(tmp, 'default-schemes');
+    const r = await run(['score', '--utilities', EXAMPLE, '--out', out]);
+    expect([r.code, r.err]).toEqual([0, '']);
+    const scores = readJson<UtilityScores>(join(out, 'scores.json'));
+    expect(Object.keys(scores.cumulative)).toEqual(['loo', 'ioi', 'fp', 'ee', 'eeMedian', 'mrsv']);
+    expect(scores.schemes).toBeUndefined();
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    for (const text of [r.stdout, md, readFileSync(join(out, 'report.html'), 'utf8')]) {
+      expect(text).not.toMatch(/†|Σα|Fair-Private/);
+      expect(text).not.toMatch(/\bfp\b/);
+    }
+    expect(md).toContain(
+      '| rank | silo | headline (eeMedian) | last round | loo | ioi | ee | eeMedian | mrsv | flags |',
+    );
+    expect(md).toMatch(/\| ee \| 1\.000 \| 1\.000 \| \d\.\d{3} \| \d\.\d{3} \|/);
+    // a wrong --schemes names the flag and the name
+    const bad = await run([
+      'score',
+      '--utilities',
+      EXAMPLE,
+      '--out',
+      join(tmp, 'bad-schemes'),
+      '--schemes',
+      'ee,fpp',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain(
+      "--schemes: 'fpp' is not a private scheme (expected loo, ioi, fp, ee, eeMedian)",
+    );
   });
 
   it('writes what scoring/private.ts gives on random files it has not seen (hidden inputs)', async () => {

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spearman } from '../../scoring/metrics.js';
+import { experimentSummary } from '../../src/cli/experiment.js';
 import { headlineOfRound, ranked } from '../../src/records/leaderboard.js';
 import type { ExperimentResults } from '../../src/records/results.js';
+import { renderMarkdown } from '../../src/reports/report.js';
 import { cli } from '../cli/_cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fedscore-leaderboard-'));
@@ -108,7 +110,39 @@ describe('the leaderboard first', () => {
     );
     expect(perRound).toHaveLength(5);
     for (const s of perRound) expect(s).toBeGreaterThan(0);
-    // the default outputs no longer carry FP's nine-line footnote
+    // the default outputs no longer carry FP's nine-line footnote: FP is not asked for, so no fp
+    // row, column or † analysis on the console or in the report …
     expect(r.stdout).not.toContain('Why Σα ≤ 0');
+    for (const text of [r.stdout, md]) {
+      expect(text).not.toMatch(/†|Σα|Fair-Private/);
+      expect(text).not.toMatch(/\bfp\b/);
+    }
+    // … though the quickstart's FP is reversed in the compared round 5 (recorded in results.json):
+    // asked for (scoring.schemes, as --schemes writes it), the console and the report show it with
+    // its † analysis.
+    const asked = {
+      ...results,
+      config: { ...(results.config as object), scoring: { raw: true, schemes: ['fp', 'ee', 'eeMedian'] } },
+    } as ExperimentResults;
+    expect(experimentSummary(asked, [])).toMatch(/fp † reversed: Σα ≤ 0 +-0\.\d{3}/);
+    expect(experimentSummary(asked, [])).toContain('† fp: Σα ≤ 0 in the compared round 5 of seed 1');
+    expect(renderMarkdown(asked, [])).toContain('† fp: Σα ≤ 0 in the compared round 5 of seed 1');
+    expect(renderMarkdown(asked, [])).toMatch(
+      /\| rank \| silo \| headline \(eeMedian\) \| last round \| fp \| ee \| eeMedian \|/,
+    );
   }, 600_000);
+
+  it('experiment --schemes: a name that is not a private scheme is refused before anything runs', async () => {
+    const r = await cli([
+      'experiment',
+      '--config',
+      example('quickstart.json'),
+      '--out',
+      join(tmp, 'bad-schemes'),
+      '--schemes',
+      'fp,sv',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--schemes: 'sv' is not a private scheme (expected loo, ioi, fp, ee, eeMedian)");
+  });
 });

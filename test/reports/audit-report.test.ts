@@ -69,8 +69,12 @@ describe('audit report section', () => {
     });
     const md = auditMarkdown(audit);
     expect(md).toContain('## Manipulation audit');
-    expect(md).toContain('| scored \\ reporting | silo-0 | silo-1 | silo-2 | silo-3 |');
+    // rows and columns named as results.json names the silos
+    expect(md).toContain('| scored \\ reporting | a | b | c | d |');
+    expect(md).toMatch(/\n\| c \| [-0-9.]+ \| [-0-9.]+ \| 0\.000 \| [-0-9.]+ \|\n/);
+    expect(md).not.toMatch(/silo-\d/);
     const html = auditHtml(audit);
     expect(html).toMatch(/^<section id="audit">[\s\S]*<\/section>$/);
+    expect(html).toContain('<th>scored \\ reporting</th><th>a</th><th>b</th><th>c</th><th>d</th>');
   });
 });

@@ -7,6 +7,7 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import { describe, expect, it } from 'vitest';
 import {
   accuracySpec,
+  headlineBarsSpec,
   type PanelGroup,
   participationSpec,
   type ScatterRow,
@@ -129,6 +130,74 @@ describe('scoreHistorySpec', () => {
   });
 });
 
+describe('scoreHistorySpec legends', () => {
+  it('name the silos (default silo-<index>), in silo order', async () => {
+    const legend = async (h: ScoreHistory) => {
+      const view = new vega.View(vega.parse(compile(scoreHistorySpec(h, 'round')).spec), {
+        renderer: 'none',
+      });
+      const svg = await view.toSVG();
+      view.finalize();
+      return [...svg.matchAll(/<g class="mark-text role-legend-label"[^>]*><text[^>]*>([^<]*)<\/text>/g)].map(
+        (m) => m[1],
+      );
+    };
+    expect(await legend({ ...HISTORY, names: ['hospital-a', 'lab <b>', 'z'] })).toEqual([
+      'hospital-a',
+      'lab &lt;b&gt;',
+      'z',
+    ]);
+    expect(await legend(HISTORY)).toEqual(['silo-0', 'silo-1', 'silo-2']);
+    expect(() => scoreHistorySpec({ ...HISTORY, names: ['a'] }, 'round')).toThrow(
+      new RangeError('history.names: expected 3 names, one per silo'),
+    );
+  });
+});
+
+describe('headlineBarsSpec', () => {
+  it('one bar per silo in rank order, flagged bars red with their flags beside them', async () => {
+    const rows = [
+      { silo: 'late', rank: 3, headline: -0.1, flags: 'free-rider, missing-reports' },
+      { silo: 'top', rank: 1, headline: 0.5, flags: '' },
+      { silo: 'mid', rank: 2, headline: 0.2, flags: '' },
+    ];
+    const view = new vega.View(vega.parse(compile(headlineBarsSpec(rows, 'headline')).spec), {
+      renderer: 'none',
+    });
+    await view.runAsync();
+    type Node = { marktype?: string; role?: string; items?: Item[] };
+    type Item = Node & { datum?: { silo: string }; y: number; fill?: string; text?: string };
+    const bars: { silo: string; y: number; fill?: string }[] = [];
+    const texts: string[] = [];
+    const walk = (node: Node) => {
+      for (const item of node.items ?? []) {
+        if (node.role === 'mark' && node.marktype === 'rect' && item.datum)
+          bars.push({ silo: item.datum.silo, y: item.y, fill: item.fill });
+        if (node.role === 'mark' && node.marktype === 'text' && item.text) texts.push(item.text);
+        walk(item);
+      }
+    };
+    walk((view.scenegraph() as unknown as { root: Node }).root);
+    view.finalize();
+    expect([...bars].sort((a, b) => a.y - b.y).map((b) => b.silo)).toEqual(['top', 'mid', 'late']);
+    expect(bars.find((b) => b.silo === 'late')!.fill).toBe('#c0392b');
+    expect(bars.filter((b) => b.silo !== 'late').every((b) => b.fill === '#2c7fb8')).toBe(true);
+    expect(texts).toContain('free-rider, missing-reports');
+  });
+});
+
+describe('siloScoresSpec', () => {
+  it('one panel per method with its own axes; no empty frames in a last row that is not full', async () => {
+    const rows = ['loo', 'ioi', 'fp', 'ee', 'eeMedian', 'mrsv'].flatMap((method, k) =>
+      ['a', 'b'].map((silo, i) => ({ method, silo, score: k - i })),
+    );
+    const drawn = await panels(siloScoresSpec(rows));
+    expect(drawn.map((p) => p.title)).toEqual(['loo', 'ioi', 'fp', 'ee', 'eeMedian', 'mrsv']);
+    // six panels, each an x axis and a y axis (with its grid): no axes without bars
+    expect(drawn.axes).toBe(6 * 3);
+  });
+});
+
 describe('the report’s specifications', () => {
   it('inline the rows they are given', () => {
     const scores = [{ method: 'fp', silo: 'a', score: -1 }];
@@ -186,7 +255,7 @@ describe('scatterSpec', () => {
     { panel: 'a — Spearman 1', seed: '1', silo: 's0', reference: 0, score: 0 },
     { panel: 'a — Spearman 1', seed: '1', silo: 's1', reference: 1, score: 1 },
     { panel: 'b — Spearman 1', seed: '1', silo: 's0', reference: 0, score: 0 },
-    { panel: 'b — Spearman 1', seed: '1', silo: 's1', reference: 1, score: 10 },
+    { panel: 'b — Spearman 1', seed: '1', silo: 's1', reference: 1, score: 2 },
     { panel: 'c', seed: '1', silo: 's0', reference: 0, score: Number.NaN },
     { panel: 'd', seed: '1', silo: 's0', reference: 0, score: 0 },
     { panel: 'd', seed: '1', silo: 's1', reference: 1, score: 5 },
@@ -214,9 +283,32 @@ describe('scatterSpec', () => {
     };
     const shared = await y(true);
     expect(shared.a0).toBe(shared.b0);
-    expect(shared.a1).toBeGreaterThan(shared.b1); // 1 is drawn lower than 10 on a common scale
+    expect(shared.a1).toBeGreaterThan(shared.b1); // 1 is drawn lower than 2 on a common scale
     const own = await y(false);
     expect(own.a1).toBe(own.b1); // each panel's top
+  });
+
+  it('a panel spanning under a quarter of its group’s widest span gets its own y scale, after the shared ones', async () => {
+    const wide = rows.map((r) => (r.panel.startsWith('b') && r.silo === 's1' ? { ...r, score: 10 } : r));
+    const drawn = await panels(scatterSpec(wide, groups(true), 'ref'));
+    expect(drawn.map((p) => p.title)).toEqual(['b | Spearman 1', 'a | Spearman 1', 'd']);
+    const at = (k: number, silo: string) => drawn[k]!.points.find((q) => q.datum.silo === silo)!.y;
+    expect(at(0, 's1')).toBe(at(1, 's1')); // a's 1 and b's 10 both at their panel's top: two scales
+    expect(at(0, 's0')).toBe(at(1, 's0'));
+    // the same units: the split-off panel's axis says so
+    const spec = JSON.stringify(scatterSpec(wide, groups(true), 'ref'));
+    expect(spec).toContain('"title":"units (own scale)"');
+  });
+
+  it('labels each point with its silo’s name', async () => {
+    const view = new vega.View(vega.parse(compile(scatterSpec(rows, groups(true), 'ref')).spec), {
+      renderer: 'none',
+    });
+    const svg = await view.toSVG();
+    view.finalize();
+    // panels a, b, d: two labelled points each
+    expect((svg.match(/>s0<\/text>/g) ?? []).length).toBe(3);
+    expect((svg.match(/>s1<\/text>/g) ?? []).length).toBe(3);
   });
 
   it('colors by seed only with several seeds', () => {

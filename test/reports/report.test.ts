@@ -29,7 +29,8 @@ function fakeResults(): ExperimentResults {
   });
   return {
     schemaVersion: 1,
-    config: { name: 'unit <test>' },
+    // FP asked for (scoring.schemes): its rows and its † analysis are shown; by default they are not
+    config: { name: 'unit <test>', scoring: { schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'] } },
     backend: 'cpu',
     versions: { fedscore: '0.1.0', node: process.version, tfjs: '4.22.0' },
     createdAt: new Date(0).toISOString(),
@@ -149,13 +150,17 @@ describe('reports of a scores.json (fedscore score)', () => {
           { round: 4, full: 0.7, empty: 0.5, withOnly: [0.6, null, null], without: [0.6, null, null] },
         ],
       }),
-      { source: 'dir/u <1>.json', fedscoreVersion: '0.1.0' },
+      { source: 'dir/u <1>.json', fedscoreVersion: '0.1.0', schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'] },
     );
     expect(isUtilityScores(s)).toBe(true);
+    expect(s.schemes).toEqual(['loo', 'ioi', 'fp', 'ee', 'eeMedian']);
     expect(fpSignWarnings(s)).toEqual(['rounds 2']);
     expect(outcomeRows(s)).toEqual([]);
     const charts = await buildCharts(s);
-    expect(charts.map((c) => c.id)).toEqual(['scores', 'history', 'trajectories']);
+    // the leaderboard's bar chart first: each silo's final headline score, flags marked
+    expect(charts.map((c) => c.id)).toEqual(['leaderboard', 'scores', 'history', 'trajectories']);
+    expect(charts[0]!.svg).toContain('>c</text>'); // c, without a report in round 4, is flagged …
+    expect(charts[0]!.svg).toContain('>missing-reports</text>'); // … and its flag written beside its bar
     const md = renderMarkdown(s, charts);
     expect(md).toContain('# fedscore report: scores of u <1>.json');
     expect(md).toContain('- silos: 3; rounds: 3 (not scored, fewer than 2 reports: 4)');
@@ -184,9 +189,12 @@ describe('reports of a scores.json (fedscore score)', () => {
       }),
       { source: 'e2.json', fedscoreVersion: '0.1.0' },
     );
-    expect(comparisonRows(withTable)).toContainEqual(['fp', '1.000', '1.000', '1.000', '0.000']);
+    // fp not asked for: no row (scores.json still records it)
+    expect(comparisonRows(withTable).map((x) => x[0])).toEqual(['method', 'loo', 'ioi', 'ee', 'eeMedian']);
+    expect(withTable.comparison!.methods.fp!.spearman.mean).toBeCloseTo(1, 12);
     expect(renderMarkdown(withTable, [])).toContain('## Agreement with mrsv (multi-round');
     expect((await buildCharts(withTable)).map((c) => c.id)).toEqual([
+      'leaderboard',
       'scores',
       'history',
       'agreement-mrsv',
@@ -278,6 +286,47 @@ describe('agreement tables', () => {
     // the same utilities give Σα > 0 once IOI is measured against 0 instead of v(M0)
     expect(normalizerProblems(twoSeeds([1, 2], 'zero'))).toEqual([]);
     expect(normalizerProblems(twoSeeds([1, 2])).map((p) => p.seed)).toEqual([1, 2]);
+  });
+
+  it('FP not asked for (the default): no fp row, no † note, no FP warning, no fp column or panel', async () => {
+    const r = twoSeeds([2]);
+    r.config = { name: 'default' };
+    r.leaderboard = [
+      { silo: 0, name: 'a', rank: 1, headline: 0.2, lastRound: 0.1, scores: { fp: -3, ee: 0.4 }, flags: [] },
+    ];
+    const tables = agreementTables(r);
+    expect(tables.map((t) => t.rows.map((x) => x[0]))).toEqual([
+      ['method', 'ee', 'mrsv'],
+      ['method', 'ee', 'roundSv'],
+    ]);
+    expect(tables.flatMap((t) => t.notes)).toEqual([]);
+    const charts = await buildCharts(r);
+    const md = renderMarkdown(r, charts);
+    expect(md).not.toMatch(/†|Σα|Fair-Private|\| fp/);
+    expect(md).toContain('| rank | silo | headline (eeMedian) | last round | ee | flags |');
+    for (const c of charts) expect(c.svg).not.toMatch(/>fp(\b|<)/);
+    expect(renderHtml(r, charts)).not.toMatch(/†|Σα/);
+    // asked for again: the analysis is back
+    r.config = { name: 'asked', scoring: { schemes: ['fp', 'ee'] } };
+    expect(renderMarkdown(r, charts)).toContain('† fp: Σα ≤ 0');
+    expect(renderMarkdown(r, charts)).toContain(
+      '| rank | silo | headline (eeMedian) | last round | fp | ee | flags |',
+    );
+  });
+
+  it('a ratio score left with one unreversed round gets no trajectory panel; the caption says why', async () => {
+    const trajectories = async (fpBad: number[]) => {
+      const r = twoSeeds(fpBad);
+      for (const rd of r.runs[0]!.rounds) rd.scores.ee = [0.2, 0.1, 0.05];
+      return (await buildCharts(r)).find((c) => c.id === 'trajectories')!;
+    };
+    const reversed = await trajectories([1]); // seed 1 (the one drawn): Σα ≤ 0 in round 2
+    expect(reversed.title).toContain('; fp left out: Σα ≤ 0 reverses its ranking in rounds 2');
+    expect(reversed.svg).not.toContain('>fp</text>');
+    expect(reversed.svg).toContain('>ee</text>');
+    const fine = await trajectories([2]);
+    expect(fine.title).not.toContain('left out');
+    expect(fine.svg).toContain('>fp</text>');
   });
 
   it('the report carries both tables, the scoring line and the notes; charts per reference', async () => {

@@ -185,6 +185,20 @@ describe('A4 through the service: the published scores leave the flagged report 
         released: false,
       },
     ]);
+    // …and its leaderboard flags it, last, with the reason; the other silos carry no flag.
+    const silo0 = charts.leaderboard.entries.find((e: { silo: number }) => e.silo === 0);
+    expect(silo0.flags).toEqual([
+      {
+        kind: 'misbehaving',
+        reason: 'reports quarantined by the detector (robust |z| above its threshold) in round 1',
+      },
+    ]);
+    expect(silo0.lastRound).toBeNull();
+    expect(
+      charts.leaderboard.entries
+        .filter((e: { flags: unknown[] }) => e.flags.length > 0)
+        .map((e: { silo: number }) => e.silo),
+    ).toEqual([0]);
 
     // Releasing is the operator's: no token → 401, a silo's signature → 401, an unflagged report → 409.
     const release = `${base}/reports/0/release`;

@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signedReport, siloCoalitionModels } from '../../src/contract/private-scoring.js';
+import { headlineOfRound, leaderboardOfPublished } from '../../src/records/leaderboard.js';
 import { ASSET_NAMES, assetPath } from '../../src/server/_dashboard-assets.js';
 import { DASHBOARD_CSP, escapeHtml } from '../../src/server/_dashboard-page.js';
 import {
@@ -103,6 +104,7 @@ describe('dashboard routes', () => {
     expect(r.statusCode).toBe(200);
     const body = r.json();
     expect(body.rounds).toEqual([]); // no scored round yet
+    expect(body.leaderboard).toEqual({ headline: 'eeMedian', round: null, entries: [] });
     expect(body.charts.map((c: { scheme: string; kind: string }) => `${c.scheme}/${c.kind}`)).toEqual(
       SCHEMES.flatMap((m) => [`${m}/round`, `${m}/cumulative`]),
     );
@@ -267,6 +269,18 @@ function pageState(page: Page) {
           : text('#weak-threshold'),
       message: text('#message'),
       live: document.body.dataset.live,
+      // The first section of <main> that shows data, and the leaderboard's rows.
+      firstSection: [...document.querySelectorAll('main > section')]
+        .filter((e) => e.getAttribute('hidden') === null && (e.textContent ?? '').trim() !== '')
+        .map((e) => e.getAttribute('id'))[0],
+      leaderboardHead: texts(document.querySelector('#leaderboard-head'), 'th'),
+      leaderboardNote: text('#leaderboard-note'),
+      leaderboard: [...document.querySelectorAll('#leaderboard-body tr[data-silo]')].map((tr) => ({
+        silo: Number(tr.getAttribute('data-silo')),
+        flagged: tr.className === 'flagged',
+        cells: texts(tr, 'td'),
+        flags: [...tr.querySelectorAll('.flag')].map((f) => f.getAttribute('data-kind')),
+      })),
       rounds: [...document.querySelectorAll('#rounds-body tr[data-round]')].map((tr) => ({
         round: Number(tr.getAttribute('data-round')),
         stage: tr.getAttribute('data-stage'),
@@ -393,6 +407,10 @@ describe('dashboard in headless Chromium', () => {
       weak: null,
     });
     expect(s.rounds).toEqual([]);
+    // The leaderboard is the page's first section, empty until a round is scored.
+    expect(s.firstSection).toBe('leaderboard');
+    expect(s.leaderboardNote).toBe('no scored round yet');
+    expect(s.leaderboard).toEqual([]);
     expect(await page.textContent('#rounds-body')).toBe('no round yet');
     expect(await page.textContent('#scores-note')).toBe('no scored round yet');
     expect(s.slots).toEqual([]);
@@ -428,6 +446,12 @@ describe('dashboard in headless Chromium', () => {
     expect(s.rounds[1]).toMatchObject({ survivors: '4/4', dropped: 'none' });
     expect(s.charts).toHaveLength(2 * SCHEMES.length);
     expect(s.charts.every((c) => c.rows.length === 4 && c.svgLines === 4)).toBe(true); // round 1
+    expect(s.leaderboardNote).toBe(
+      'headline: eeMedian weight, summed over the scored rounds (to round 1); rank 1 contributed most',
+    );
+    expect(s.leaderboard.map((e) => e.silo).sort()).toEqual([0, 1, 2, 3]);
+    // After one round the cumulative headline is that round's.
+    expect(s.leaderboard.every((e) => e.cells[2] === e.cells[3])).toBe(true);
 
     // Round 2 finishes without silo 3 (it vanished after ShareKeys): the page follows without a reload.
     await step(h, 2, round2, 1, STEPS.length, [3]);
@@ -500,6 +524,68 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.textContent('#scores-note')).toBe('2 scored rounds; one line per silo');
     expect(s.injected).toBe(false);
 
+    // The leaderboard, first on the page and above the fold: rank, name, headline Σ and round 2,
+    // every published scheme's sum, flags — the entries of leaderboardOfPublished, as `fedscore
+    // client` prints them; the headline Σ is the sum of each round's EE-median weights.
+    const board = leaderboardOfPublished(
+      [0, 1, 2, 3].map((i) => `silo-${i}`),
+      published.rounds,
+    );
+    const fmt = (x: number | null) =>
+      x === null
+        ? '–'
+        : x === 0
+          ? '0'
+          : Math.abs(x) >= 1e4 || Math.abs(x) < 1e-3
+            ? x.toExponential(2)
+            : String(Number(x.toPrecision(4)));
+    expect(s.firstSection).toBe('leaderboard');
+    expect(s.leaderboardHead).toEqual([
+      'rank',
+      'silo',
+      'headline Σ',
+      'round 2',
+      ...SCHEMES.map((m) => `${m} Σ`),
+      'flags',
+    ]);
+    expect(s.leaderboard.map((e) => e.silo)).toEqual(board.map((e) => e.silo));
+    for (const [k, e] of board.entries()) {
+      const row = s.leaderboard[k]!;
+      const perRound = published.rounds.map(
+        (r: Parameters<typeof leaderboardOfPublished>[1][number]) =>
+          headlineOfRound(
+            {
+              round: r.round,
+              utilities: { ...r.utilities, withOnly: r.withOnly, without: r.without },
+              scores: r.schemes,
+              scored: r.silos,
+            },
+            4,
+            'initialModel',
+          )[e.silo] ?? 0,
+      );
+      expect(e.headline).toBeCloseTo(perRound[0]! + perRound[1]!, 12);
+      expect(row.cells.slice(0, 4)).toEqual([String(e.rank), e.name, fmt(e.headline), fmt(e.lastRound)]);
+      expect(row.cells.slice(4, 4 + SCHEMES.length)).toEqual(
+        SCHEMES.map((m) => fmt(published.cumulative[m][e.silo])),
+      );
+      expect(row.flags).toEqual(e.flags.map((f) => f.kind));
+      expect(row.flagged).toBe(e.flags.length > 0);
+    }
+    // Ranks follow the headline, highest first.
+    for (let k = 1; k < board.length; k++)
+      expect(board[k]!.headline).toBeLessThanOrEqual(board[k - 1]!.headline);
+    // Silo 3 vanished in round 2: no score in the last round, flagged for its missing report.
+    const dropout = s.leaderboard.find((e) => e.silo === 3)!;
+    expect(dropout.cells[3]).toBe('–');
+    expect(dropout.flags).toEqual(['missing-reports']);
+    expect(dropout.cells.at(-1)).toBe(
+      'missing-reports: no report in 1 of the 2 round(s) it was selected for (round 2)',
+    );
+    expect(s.leaderboard.filter((e) => e.silo !== 3).every((e) => e.flags.length === 0)).toBe(true);
+    const box = await page.locator('#leaderboard').boundingBox();
+    expect(box!.y + box!.height).toBeLessThanOrEqual(900); // above the fold of the 1280×900 viewport
+
     // Faults the server recorded with a round (rounds.faults: bad shares, dealing, corrections —
     // recorded by the protocol server, test/security/) are shown with the silo that sent them.
     const faults = [
@@ -544,6 +630,14 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.textContent('#scores-note')).toBe('2 scored rounds; one line per silo');
 
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    // FEDSCORE_SHOTS=<dir> (scripts/screenshots.sh): the first screen at 1280×800 and the whole page.
+    const shots = process.env.FEDSCORE_SHOTS;
+    if (shots) {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.screenshot({ path: join(shots, 'dashboard-fold.png') });
+      await page.screenshot({ path: join(shots, 'dashboard-full.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     expect(problems).toEqual([]);
     // The page ran under its CSP without a violation — and the CSP is in force: eval is refused,
     // and reported. (The probe runs from a timer: code that page.evaluate runs directly is exempt.)

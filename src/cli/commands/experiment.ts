@@ -27,6 +27,10 @@ export const experiment: CommandDefinition<ExperimentFlags, ExperimentFlags> = {
       1,
       256,
     ),
+    new Option(
+      '--schemes <list>',
+      "the private schemes the outputs show, comma-separated (loo,ioi,fp,ee,eeMedian; default: the configuration's scoring.schemes, else all but fp); fp is shown, with its reversal analysis, only when listed",
+    ),
     new Option('--quiet', 'no progress lines on stderr'),
   ],
   plugins: true,

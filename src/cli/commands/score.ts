@@ -12,6 +12,10 @@ export const score: CommandDefinition<ScoreFlags, ScoreFlags> = {
   options: [
     required(new Option('--utilities <file>', 'the utilities file, JSON (docs/utilities.schema.json)')),
     required(new Option('--out <dir>', 'the output directory')),
+    new Option(
+      '--schemes <list>',
+      'the private schemes the console and the report show, comma-separated (loo,ioi,fp,ee,eeMedian; default: all but fp); fp is shown, with its reversal analysis, only when listed. scores.json records every scheme',
+    ),
   ],
   args: (flags) => flags,
   run: async (flags) => (await import('../score.js')).scoreCommand(flags),

@@ -24,8 +24,39 @@ const AssetParams = Type.Object(
   { file: Type.Union(ASSET_NAMES.map((name) => Type.Literal(name))) },
   { additionalProperties: false },
 );
+const Leaderboard = Type.Object(
+  {
+    headline: Type.String({
+      description: 'the headline scheme (its unnormalised weight is the headline score)',
+    }),
+    round: Type.Union([Type.Integer(), Type.Null()], { description: 'the last scored round' }),
+    entries: Type.Array(
+      Type.Object(
+        {
+          silo: Type.Integer({ description: 'the silo’s 0-based index' }),
+          name: Type.String(),
+          rank: Type.Integer({ description: '1 = highest headline score; equal scores share a rank' }),
+          headline: Type.Number({ description: 'the headline score summed over the scored rounds' }),
+          lastRound: Type.Union([Type.Number(), Type.Null()], {
+            description: 'the headline score of the last scored round (null: not scored in it)',
+          }),
+          scores: Type.Record(Type.String(), Type.Number(), {
+            description: 'every published scheme’s cumulative score',
+          }),
+          flags: Type.Array(
+            Type.Object({ kind: Type.String(), reason: Type.String() }, { additionalProperties: false }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'in rank order (src/records/leaderboard.ts); empty before the first scored round' },
+    ),
+  },
+  { additionalProperties: false },
+);
 const Charts = Type.Object(
   {
+    leaderboard: Leaderboard,
     rounds: Type.Array(Type.Integer(), { description: 'the scored rounds' }),
     charts: Type.Array(
       Type.Object(
@@ -101,7 +132,8 @@ const dashboard: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: app.requireReader({ viewer: true }),
       schema: {
-        summary: 'the dashboard’s charts: per scheme, per-round and cumulative scores as Vega-Lite',
+        summary:
+          'the dashboard’s data: the leaderboard (headline score cumulative and last round, every scheme, flags) and, per scheme, per-round and cumulative scores as Vega-Lite',
         tags: ['dashboard'],
         security: READERS,
         params: ConsortiumParams,
@@ -111,7 +143,12 @@ const dashboard: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const consortium = await app.service.consortium(request.params.cid);
       const scores = await app.service.cumulativeScores(consortium.id);
-      return dashboardCharts(consortium.schemes, consortium.participants.length, scores);
+      return dashboardCharts(
+        consortium.schemes,
+        consortium.participants.length,
+        scores,
+        consortium.emptyCoalition,
+      );
     },
   );
   app.get(
