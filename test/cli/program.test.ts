@@ -64,6 +64,7 @@ const FLAGS: Record<string, string[]> = {
     '--config <file>',
     '--seed <s>',
     '--backend <name>',
+    '--log-format <format>',
     '--headers-timeout <s>',
     '--request-timeout <s>',
     '--plugin <module>',
