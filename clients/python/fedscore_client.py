@@ -28,7 +28,6 @@ deeper than 64 levels or malformed is one :class:`AnswerRefusedError` (a ``Fedsc
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -42,7 +41,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -75,6 +74,11 @@ TIMESTAMP_HEADER = "x-fedscore-timestamp"
 NONCE_HEADER = "x-fedscore-nonce"
 SIGNATURE_HEADER = "x-fedscore-signature"
 CONTENT_DIGEST_HEADER = "x-fedscore-content-sha256"
+
+#: Answers retried with backoff: too many requests, and a proxy or service not answering for now.
+RETRIED_STATUSES = (429, 502, 503, 504)
+MAX_BACKOFF_S = 30.0
+MAX_RETRY_AFTER_S = 120.0
 
 
 # ── keys ────────────────────────────────────────────────────────────────────────────────────────
@@ -383,6 +387,9 @@ class SiloClient:
         timeout: float = 30.0,
         max_bytes: int = DEFAULT_MAX_BYTES,
         deadline: float = 120.0,
+        retries: int = 5,
+        backoff: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
     ):
         if not re.match(r"^https?://", server):
             raise ValueError(f"server: expected an http(s) URL, got {server!r}")
@@ -392,6 +399,10 @@ class SiloClient:
             raise ValueError("silo: expected an integer in [0, 254]")
         if not isinstance(max_bytes, int) or max_bytes < 1:
             raise ValueError("max_bytes: expected a positive integer")
+        if not isinstance(retries, int) or retries < 0:
+            raise ValueError("retries: expected a non-negative integer")
+        if not isinstance(backoff, (int, float)) or not 0 <= backoff <= 60:
+            raise ValueError("backoff: expected seconds in [0, 60]")
         self.server = server.rstrip("/")
         self.consortium = consortium
         self.silo = silo
@@ -399,6 +410,9 @@ class SiloClient:
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.deadline = deadline
+        self.retries = retries
+        self.backoff = float(backoff)
+        self.sleep = sleep
 
     def path(self, rest: str = "") -> str:
         return f"/v1/consortia/{self.consortium}{rest}"
@@ -434,11 +448,45 @@ class SiloClient:
             chunks.append(chunk)
 
     def request(self, method: str, path: str, body: bytes = b"", max_bytes: Optional[int] = None) -> Tuple[int, bytes]:
-        """One signed request (a fresh timestamp and nonce); returns the status and the body.
+        """One signed request; returns the status and the body.
+
+        Transient failures are retried up to ``retries`` times, each attempt signed afresh (a new
+        timestamp and nonce): a connection that fails or drops before an answer, and the answers
+        429, 502, 503 and 504. The waits double from ``backoff`` s (0.5, 1, 2, … at most 30 s,
+        with up to 25 % jitter); a ``retry-after`` of a 429 or 503 is waited out instead (at most
+        120 s). Re-sending is safe: a report the service already stored answers ``duplicate``.
+        The last attempt's answer is returned, or its connection error raised.
 
         Raises AnswerRefusedError for a body above ``max_bytes`` (default the client's), a redirect,
-        or an answer slower than the deadline; socket operations time out after ``timeout`` s.
+        or an answer slower than the deadline (not retried); socket operations time out after
+        ``timeout`` s.
         """
+        attempt = 0
+        while True:
+            try:
+                status, data, retry_after = self._attempt(method, path, body, max_bytes)
+            except (ConnectionError, urllib.error.URLError):
+                # refused, reset, dropped before an answer (http.client.RemoteDisconnected is a
+                # ConnectionError), or a connection urllib could not open (URLError)
+                if attempt >= self.retries:
+                    raise
+                status, data, retry_after = 0, b"", None
+            if status != 0 and (status not in RETRIED_STATUSES or attempt >= self.retries):
+                return status, data
+            self.sleep(self._wait(attempt, retry_after))
+            attempt += 1
+
+    def _wait(self, attempt: int, retry_after: Optional[str]) -> float:
+        """Seconds before retry ``attempt + 1``: the answer's retry-after, else a doubling backoff."""
+        if retry_after is not None and retry_after.strip().isdigit():
+            return min(float(retry_after.strip()), MAX_RETRY_AFTER_S)
+        base = min(self.backoff * (2**attempt), MAX_BACKOFF_S)
+        return base * (1 + 0.25 * secrets.randbelow(1001) / 1000)
+
+    def _attempt(
+        self, method: str, path: str, body: bytes, max_bytes: Optional[int]
+    ) -> Tuple[int, bytes, Optional[str]]:
+        """One signed attempt: the status, the body and the answer's retry-after header."""
         headers = sign_request(self.key, method, path, self.silo, body)
         if body:
             headers["content-type"] = "application/octet-stream"
@@ -447,9 +495,10 @@ class SiloClient:
         started = time.monotonic()
         try:
             with _OPENER.open(req, timeout=self.timeout) as res:
-                return res.status, self._read(res, max_bytes or self.max_bytes, label, res.status, started)
+                return res.status, self._read(res, max_bytes or self.max_bytes, label, res.status, started), None
         except urllib.error.HTTPError as e:
-            return e.code, self._read(e, MAX_ERROR_BYTES, label, e.code, started)
+            after = e.headers.get("retry-after") if e.headers is not None else None
+            return e.code, self._read(e, MAX_ERROR_BYTES, label, e.code, started), after
         except (TimeoutError, socket.timeout) as e:
             raise AnswerRefusedError(
                 0, "FEDSCORE_CLIENT_ANSWER_TIMEOUT", f"{label}: no data for {self.timeout} s ({e})"
@@ -500,42 +549,10 @@ class SiloClient:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="fedscore_client.py", description="fedscore silo client (docs/signing.md)")
-    sub = p.add_subparsers(dest="command", required=True)
-    k = sub.add_parser("keygen", help="write a silo key (as `fedscore keygen`) and print its public key")
-    k.add_argument("--out", required=True, help="the secret key file to write (never overwritten)")
-    for name, help_ in (("report", "sign and submit a score report"), ("scores", "print the scores (JSON)")):
-        s = sub.add_parser(name, help=help_)
-        s.add_argument("--server", required=True, help="the service's URL, e.g. http://127.0.0.1:8080")
-        s.add_argument("--consortium", required=True)
-        s.add_argument("--silo", required=True, type=int)
-        s.add_argument("--key", required=True, help="the silo's key file")
-        if name == "report":
-            s.add_argument("--round", required=True, type=int)
-            s.add_argument("--singleton", required=True, type=float, help="v(M0 + U_i)")
-            s.add_argument("--complement", required=True, type=float, help="v(M − U_i)")
-        else:
-            s.add_argument("--round", type=int, help="one round (default: every scored round)")
-    a = p.parse_args(argv)
-    try:
-        if a.command == "keygen":
-            key = SiloKey.generate()
-            key.save(a.out)
-            print(key.public_key_hex)
-            return 0
-        client = SiloClient(a.server, a.consortium, a.silo, SiloKey.load(a.key))
-        if a.command == "report":
-            out = client.submit_report(a.round, a.singleton, a.complement)
-        else:
-            out = client.round_scores(a.round) if a.round is not None else client.scores()
-        print(json.dumps(out))
-        return 0
-    except FedscoreError as e:
-        print(f"fedscore_client: {e}", file=sys.stderr)
-        return 1
-    except (OSError, ValueError) as e:
-        print(f"fedscore_client: {e}", file=sys.stderr)
-        return 2
+    """The ``fedscore-client`` command (fedscore_client_cli.py)."""
+    from fedscore_client_cli import main as cli_main
+
+    return cli_main(argv)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
  * Storage: PostgreSQL when DATABASE_URL is set, else the SQLite file `--db` (default
  * ./fedscore.db). The operator's token comes from FEDSCORE_ADMIN_TOKEN (≥ 16 characters), the
  * dashboard's read-only token from FEDSCORE_VIEWER_TOKEN (optional).
- * Logs are pino JSON lines on stdout with request ids. SIGINT/SIGTERM close the listener, let
+ * Logs go to stdout: pino JSON lines, or plain lines on a terminal or with `--log-format pretty`
+ * (./_log-format.ts); rounds at info level, requests at debug. SIGINT/SIGTERM close the listener, let
  * in-flight requests finish, close the store and resolve with exit code 0.
  *
  * With `--config` (an experiment configuration, src/records/config.ts) the service evaluates v(M) and
@@ -26,6 +27,7 @@ import type { Evaluator } from '../server/service.js';
 import { openStore, type StoreLocation } from '../server/store/database.js';
 import { loadConfig } from './_config.js';
 import { UsageError } from './_flags.js';
+import { chooseLogFormat, type LogFormat, prettyLogStream } from './_log-format.js';
 
 /** What `fedscore serve` takes: its flags and environment, checked (src/cli/commands/serve.ts). */
 export interface ServeArgs {
@@ -36,6 +38,8 @@ export interface ServeArgs {
   viewerToken?: string;
   timeouts?: { headersMs: number; requestMs: number };
   logLevel: string;
+  /** Absent: pretty when stdout is a terminal, else json. */
+  logFormat?: LogFormat;
   config?: string;
   seed?: number;
   backend?: string;
@@ -67,7 +71,12 @@ export async function serveCommand(o: ServeArgs): Promise<number> {
       adminToken: o.adminToken,
       ...(o.viewerToken !== undefined ? { viewerToken: o.viewerToken } : {}),
       ...(o.timeouts !== undefined ? { timeouts: o.timeouts } : {}),
-      logger: { level: o.logLevel },
+      logger: {
+        level: o.logLevel,
+        ...(chooseLogFormat(o.logFormat, process.stdout.isTTY === true) === 'pretty'
+          ? { stream: prettyLogStream(process.stdout) }
+          : {}),
+      },
       closeStore: true,
       ...(evaluate ? { evaluate } : {}),
     });

@@ -11,6 +11,8 @@
  *   `$FEDSCORE_DATA_DIR/cifar-10-batches-bin/` (data_batch_1.bin … data_batch_5.bin and
  *   test_batch.bin; the files may also sit in $FEDSCORE_DATA_DIR itself). It is not installable
  *   from a package; download "CIFAR-10 binary version" from https://www.cs.toronto.edu/~kriz/cifar.html.
+ * - `files`: a user's own x.npy + y.npy, IDX pair or CSV file (files-dataset.ts; `fedscore init
+ *   --data <file>` writes its options).
  * `registerDataset` adds more.
  */
 import { existsSync } from 'node:fs';
@@ -19,6 +21,7 @@ import Type, { type TObject } from 'typebox';
 import { loadCifar10 } from './cifar10.js';
 import type { Dataset } from './dataset.js';
 import { DATA_DIR_ENV, loadFashionMnist } from './fashion-mnist.js';
+import { FILES_ENTRY, type FilesOptions } from './files-dataset.js';
 import { deriveSeed, SEED_STREAMS } from './seed.js';
 import { gaussianMixture } from './synthetic.js';
 
@@ -184,11 +187,15 @@ const CIFAR10: DatasetDefinition<Record<string, never>> = {
   },
 };
 
+/** A user's own x.npy + y.npy, IDX pair or CSV file (files-dataset.ts). */
+export const FILES_DATASET: DatasetDefinition<FilesOptions> = { name: 'files', ...FILES_ENTRY };
+
 /** The built-in data sets, registered in this order when the module loads. */
 export const BUILTIN_DATASETS: readonly DatasetDefinition[] = [
   FASHION_MNIST,
   SYNTHETIC,
   CIFAR10,
+  FILES_DATASET,
 ] as DatasetDefinition[];
 
 /** The data set of a configuration without `data.dataset`. */

@@ -18,8 +18,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { minimumThreshold } from '../../protocol/config.js';
 import { consortiumFileDigest } from '../contract/consortium-file.js';
-import type { LocalFormat } from '../data/local-data.js';
-import { datasetNames } from '../data/registry.js';
+import { inferFilesOptions } from '../data/files-dataset.js';
+import { detectLocalFormat, type LocalFormat } from '../data/local-data.js';
+import { datasetNames, FILES_DATASET } from '../data/registry.js';
 import { writeLocalData, writeNpyDataset } from '../data/write-local-data.js';
 import { consortiumFileOf } from '../engine/consortium-of-run.js';
 import { networkedLearner, networkedRun } from '../engine/networked.js';
@@ -36,7 +37,10 @@ export interface InitArgs {
   /** The project folder (absolute, or relative to the user's directory). */
   dir: string;
   silos: number;
-  /** A built-in data set (`fedscore init --help` lists them). */
+  /**
+   * A built-in data set (`fedscore init --help` lists them), or the path of the user's own data:
+   * x.npy (y.npy beside it) or their folder, an IDX images file (labels beside it), a .csv file.
+   */
   data: string;
   /** The silos' formats, assigned in turn (silo i gets formats[i mod length]). */
   formats: LocalFormat[];
@@ -55,6 +59,30 @@ export interface InitArgs {
   id?: string;
   seed: number;
   backend?: string;
+}
+
+/**
+ * The `data` block of a project on the user's own data at `path` (the `files` data set,
+ * src/data/files-dataset.ts): every example available for training, a test set of at most a
+ * quarter of them, and the files to copy into `source-data/` (the path the block names,
+ * relative to the project, as the processes `fedscore up` starts run there).
+ */
+function describeOwnData(path: string, o: InitArgs) {
+  const { options, examples } = inferFilesOptions(path);
+  const src = detectLocalFormat(path, options.format);
+  const copies: [string, string][] = [src.path, ...(src.labels ? [src.labels] : [])].map((f) => [
+    f,
+    join('source-data', basename(f)),
+  ]);
+  const testSize = Math.max(options.classes, Math.min(o.testSize, Math.floor(examples / 4)));
+  const relative = join('source-data', basename(src.path));
+  // The options block is named after the data set (`data.<name>`).
+  const block = (path: string) => ({
+    dataset: FILES_DATASET.name,
+    testSize,
+    [FILES_DATASET.name]: { ...options, path },
+  });
+  return { copies, data: block(relative), absolute: (dir: string) => block(join(dir, relative)) };
 }
 
 /** The built-in models `--model` takes besides a model.json. */
@@ -104,9 +132,11 @@ export async function initProject(
   const dir = resolve(o.dir);
   if (existsSync(dir) && readdirSync(dir).length > 0)
     throw new RangeError(`<dir>: ${dir} exists and is not empty; fedscore init writes a new project`);
-  if (!datasetNames().includes(o.data))
+  const builtIns = datasetNames().filter((n) => n !== FILES_DATASET.name);
+  const userData = builtIns.includes(o.data) ? undefined : resolve(o.data);
+  if (userData !== undefined && !existsSync(userData))
     throw new RangeError(
-      `--data: expected a built-in data set (${datasetNames().join(', ')}), got '${o.data}'`,
+      `--data: expected a built-in data set (${builtIns.join(', ')}) or a data file (x.npy with y.npy beside it, an IDX images file, a .csv file with a label column), got '${o.data}'`,
     );
   const isBuiltinModel = (BUILTIN_MODELS as readonly string[]).includes(o.model);
   if (!isBuiltinModel && !o.model.endsWith('.json'))
@@ -114,13 +144,18 @@ export async function initProject(
       `--model: expected ${BUILTIN_MODELS.join(', ')} or the path of a Layers model.json, got '${o.model}'`,
     );
   const id = o.id ?? idOfFolder(dir);
+  // A user's own data: its shape and classes read off it, copied into the project (source-data/).
+  const ownData = userData === undefined ? undefined : describeOwnData(userData, o);
   const config: ExperimentConfig = parseConfig(
     {
       name: id,
       seed: o.seed,
       silos: o.silos,
       rounds: o.rounds,
-      data: { dataset: o.data, trainSize: o.silos * o.examplesPerSilo, testSize: o.testSize },
+      data:
+        userData === undefined
+          ? { dataset: o.data, trainSize: o.silos * o.examplesPerSilo, testSize: o.testSize }
+          : ownData!.data,
       model: { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
       // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
@@ -132,12 +167,17 @@ export async function initProject(
     'the configuration fedscore init writes',
   );
   mkdirSync(dir, { recursive: true });
+  if (ownData) {
+    mkdirSync(join(dir, 'source-data'));
+    for (const [from, to] of ownData.copies) copyFileSync(from, join(dir, to));
+  }
   // The model first: the run's data shape decides the MLP's input.
   const absolute: ExperimentConfig = {
     ...config,
     model: { kind: LAYERS_MODEL.kind, path: join(dir, 'model/model.json') },
+    ...(ownData ? { data: ownData.absolute(dir) } : {}),
   };
-  const data = buildConsortium(config, o.seed);
+  const data = buildConsortium(absolute, o.seed);
   if (isBuiltinModel) await writeStarterMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
   else copyLayersModel(resolve(o.model), join(dir, 'model'));
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);

@@ -81,6 +81,13 @@ function registryIssues(config: Record<string, unknown>): ConfigIssue[] {
       if (!Object.hasOwn(builtinDatasetBlocks, key))
         for (const i of issuesOf(options, data[key])) out.push({ ...i, path: under(`data.${key}`, i.path) });
     }
+    // A data set whose options have required keys needs its block (`data.files` for 'files').
+    const required = typeof chosen === 'string' ? (findDataset(chosen)?.options?.required ?? []) : [];
+    if (required.length > 0 && !Object.hasOwn(data, chosen as string))
+      out.push({
+        path: `data.${chosen as string}`,
+        message: `required for data.dataset '${chosen as string}' (with ${required.join(', ')})`,
+      });
   }
   if (isObject(model) && typeof model.kind === 'string') {
     const definition = findModel(model.kind);

@@ -26,6 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ASSET_NAMES } from './_dashboard-assets.js';
+import { PARTICIPATION_SCRIPT } from './_dashboard-participation.js';
 
 /** Escapes text for an HTML text node or a double-quoted attribute. */
 export function escapeHtml(text: string): string {
@@ -105,6 +106,7 @@ const SCRIPT = `
   // The drawn charts' Vega views, in page order, for tests and the browser console.
   window.fedscoreDashboard = { charts: [] };
   var timer = null;
+${PARTICIPATION_SCRIPT}
   // The viewer token: from #token=… (then removed from the URL), else this tab's sessionStorage.
   var TOKEN_KEY = 'fedscore-dashboard-token:' + cid;
   var token = null;
@@ -206,6 +208,7 @@ const SCRIPT = `
     var at = STAGES.indexOf(r.stage);
     var failed = r.stage === 'aborted' || r.stage === 'closed';
     var reached = failed ? (external ? 5 : r.sets.length) : at;
+    var who = participation(r, n);
     STAGES.forEach(function (s, k) {
       if (external && k < 5) {
         if (k === 0) box.append(el('span', { class: 'stage', 'data-stage': 'external' }, 'aggregated elsewhere'));
@@ -214,7 +217,7 @@ const SCRIPT = `
       var cls = 'stage', label = s;
       if (k < 5 && k < r.sets.length) {
         cls += ' done';
-        label += ' ' + r.sets[k].length + '/' + n;
+        label += ' ' + who.stages[k];
       } else if (k < reached || (s === 'scored' && r.stage === 'scored')) cls += ' done';
       else if (!failed && k === at) {
         cls += ' current';
@@ -255,10 +258,10 @@ const SCRIPT = `
         el('td', { class: 'num' }, r.round),
         el('td', null, r.stage),
         st,
-        el('td', { class: 'survivors' }, r.survivors ? r.survivors.length + '/' + n : '–'),
+        el('td', { class: 'survivors' }, participation(r, n).survivors),
         el('td', { class: 'dropped' }, r.dropped ? (r.dropped.length ? r.dropped.join(', ') : 'none') : '–'),
         el('td', { class: 'num' }, r.utilities ? fmt(r.utilities.full) + ' / ' + fmt(r.utilities.empty) : '–'),
-        el('td', { class: 'selected' }, r.selected ? r.selected.join(', ') : 'all'),
+        el('td', { class: 'selected' }, participation(r, n).selected),
         faultCell(r.faults || []),
       );
       body.append(tr);
@@ -451,7 +454,7 @@ export function dashboardPage(cid: string): string {
 <table><thead id="leaderboard-head"></thead><tbody id="leaderboard-body"></tbody></table></section>
 <section id="consortium"><h2>Consortium</h2><dl id="consortium-facts"></dl></section>
 <section id="rounds"><h2>Rounds</h2>
-<table><thead><tr><th class="num">round</th><th>stage</th><th>progress (|U_k| / n per closed stage)</th>
+<table><thead><tr><th class="num">round</th><th>stage</th><th>progress (|U_k| / the round's silos, per closed stage)</th>
 <th>survivors</th><th>dropped</th><th class="num">v(M) / v(M0)</th><th>selected</th><th>faults (sender: code)</th></tr></thead>
 <tbody id="rounds-body"></tbody></table></section>
 <section id="scores"><h2>Scores</h2><p id="scores-note" class="muted"></p><div id="charts"></div></section>

@@ -22,6 +22,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
+  LogController,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
@@ -40,6 +41,7 @@ import {
 import { checkAdminToken, declaresBody } from './auth.js';
 import { ServiceError } from './errors.js';
 import { RateLimited, type RateLimits, SiloLimiter } from './rate-limits.js';
+import { roundLogLine } from './round-log.js';
 import consortiaRoutes from './routes/consortia.js';
 import dashboardRoutes from './routes/dashboard.js';
 import externalRoutes from './routes/external.js';
@@ -197,6 +199,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   };
   const app = Fastify({
     logger: o.logger ?? false,
+    // Requests are logged at debug level (the onResponse hook below): at info the log is the rounds'.
+    logController: new LogController({ disableRequestLogging: true }),
     // Routes that take vectors set their own limit; anything else (the 404 route too) this one.
     bodyLimit: settings.maxBodyBytes,
     requestIdHeader: 'x-request-id',
@@ -299,6 +303,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     if (request.is404)
       throw new ServiceError('FEDSCORE_ERR_ROUTE_NOT_FOUND', `${request.method} ${request.url}`);
   });
+  app.addHook('onResponse', async (request, reply) => {
+    const ms = Math.round(reply.elapsedTime);
+    request.log.debug(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, ms },
+      `${request.method} ${request.url} ${reply.statusCode} ${ms} ms`,
+    );
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Answered before its body was read (refused): close rather than read the rest to keep alive.
@@ -308,7 +319,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const { status, body } = toErrorResponse(error);
     if (error instanceof RateLimited) reply.header('retry-after', String(error.retryAfterS));
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: body.code }, body.message);
+    else request.log.debug({ code: body.code }, body.message);
     return reply.status(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
@@ -379,21 +390,12 @@ function runScheduleEvery(app: App, ms: number): void {
   });
 }
 
-/**
- * The operator's log of a round: one info line per round opened, scored, closed or aborted
- * ("round r of R" when the consortium has a schedule); stage changes at debug level.
- */
+/** The operator's log of a round (./round-log.ts): info lines, warn for a round ended early. */
 function logRoundEvent(app: App, e: RoundEvent): void {
-  const ends = e.event === 'opened' || e.event === 'scored' || e.event === 'closed' || e.event === 'aborted';
   app.service.consortium(e.consortium).then(
     (c) => {
-      const of = c.rounds !== undefined ? ` of ${c.rounds}` : '';
-      const what = ends ? e.event : `moved to ${e.event}`;
-      const line = `consortium ${e.consortium}: round ${e.round}${of} ${what}${e.detail ? ` (${e.detail})` : ''}`;
-      const fields = { consortium: e.consortium, round: e.round, event: e.event };
-      if (!ends) app.log.debug(fields, line);
-      else if (e.event === 'scored' || e.event === 'opened') app.log.info(fields, line);
-      else app.log.warn(fields, line);
+      const { level, message, fields } = roundLogLine(e, c);
+      app.log[level](fields, message);
     },
     () => {},
   );
@@ -421,7 +423,7 @@ function clientErrorHandler(this: FastifyInstance, error: Error & { code?: strin
   const body = JSON.stringify(
     errorBody(code, code === 'FEDSCORE_ERR_MALFORMED_REQUEST' ? error.code : undefined),
   );
-  this.log.info({ code, reason: error.code }, 'client error');
+  this.log.debug({ code, reason: error.code }, 'client error');
   // Never into a response already under way on this connection (its bytes would be corrupted).
   const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && current?.headersSent !== true)

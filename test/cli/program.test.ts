@@ -15,7 +15,7 @@ import { cli, dryRun, spawnCli } from './_cli.js';
 const FLAGS: Record<string, string[]> = {
   init: [
     '--silos <n>',
-    '--data <name>',
+    '--data <name-or-file>',
     '--format <formats>',
     '--model <model>',
     '--examples <n>',
@@ -65,6 +65,7 @@ const FLAGS: Record<string, string[]> = {
     '--config <file>',
     '--seed <s>',
     '--backend <name>',
+    '--log-format <format>',
     '--headers-timeout <s>',
     '--request-timeout <s>',
     '--plugin <module>',

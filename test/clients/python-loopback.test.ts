@@ -1,22 +1,27 @@
 /**
- * A reports-only consortium on loopback with three Python silos: the service listens on a real
- * socket (as `fedscore serve` does), each silo is a python3 process of clients/python/ — its key
- * from `fedscore_client.py keygen`, its reports from example_silo.py — and the scores the service
- * publishes, read back through the Python client, equal those `fedscore score --utilities`
- * computes from the same utilities. Skipped, saying why, only without python3 or `cryptography`.
+ * A reports-only consortium on loopback with three Python silos, as docs/networked.md's worked
+ * example runs it: the client is installed as a package (`pip install ./clients/python` into a
+ * fresh virtual environment, clients/python/pyproject.toml); the service listens on a real socket
+ * (as `fedscore serve` does); the operator creates the consortium with `fedscore consortium create
+ * --external`; each silo makes its key with `fedscore-client keygen` and is a process of
+ * example_silo.py run outside the checkout (it imports the installed package); and the scores the
+ * service publishes, read back with `fedscore-client scores` (a table, and `--json`), equal those
+ * `fedscore score --utilities` computes from the same utilities. Skipped, saying why, only without
+ * python3 or `cryptography`; without python3-venv, -setuptools or -pip it fails, naming them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { CumulativeScores } from '../../src/contract/schemas.js';
+import type { ExperimentConfig } from '../../src/records/config.js';
 import type { UtilityScores } from '../../src/records/utility-scores.js';
 import { type App, buildApp } from '../../src/server/app.js';
 import { openStore, type StoreHandle } from '../../src/server/store/database.js';
 import { cli } from '../cli/_cli.js';
-import { PYTHON_CLIENT_DIR, pythonProblem } from './_python.js';
+import { installClient, PYTHON_CLIENT_DIR, pythonProblem, run, venvProblem } from './_python.js';
 
 const ADMIN = 'loopback-admin-token-0123456789';
 const CID = 'py-loopback';
@@ -30,6 +35,20 @@ const UTILITIES = {
     { round: 2, full: 0.79, empty: 0.71, withOnly: [0.74, 0.73, 0.69], without: [0.77, 0.78, 0.79] },
     { round: 3, full: 0.83, empty: 0.79, withOnly: [0.8, 0.815, null], without: [0.82, 0.8, null] },
   ],
+};
+
+/** The operator's configuration (docs/networked.md's worked example): 3 silos, t = 2. */
+const CONFIG: ExperimentConfig = {
+  silos: 3,
+  rounds: 3,
+  data: {
+    dataset: 'synthetic',
+    trainSize: 60,
+    testSize: 30,
+    synthetic: { features: 4, classes: 3, examples: 200 },
+  },
+  model: { kind: 'mlp', hidden: [5] },
+  secureAggregation: { threshold: 2 },
 };
 
 const problem = pythonProblem();
@@ -47,33 +66,13 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /**
-   * A python3 run of a file of clients/python/ to completion: its stdout. Asynchronous, so that
-   * the service in this process answers it meanwhile.
-   */
-  const python = (file: string, args: string[]) =>
-    new Promise<string>((resolve, reject) => {
-      const child = spawn('python3', [join(PYTHON_CLIENT_DIR, file), ...args], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      children.push(child);
-      let out = '';
-      let err = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-      });
-      child.stderr!.on('data', (d) => {
-        err += d;
-      });
-      child.on('error', reject);
-      child.on('exit', (code) =>
-        code === 0
-          ? resolve(out)
-          : reject(new Error(`python3 ${file} ${args.join(' ')}: exit ${code}\n${err}`)),
-      );
-    });
-
   it('scores the rounds exactly as `fedscore score --utilities` does', async () => {
+    const missing = venvProblem();
+    if (missing) throw new Error(missing);
+    const { python, fedscoreClient } = await installClient(dir);
+    // The silo script from outside the checkout: it imports the installed fedscore_client.
+    const exampleSilo = join(dir, 'example_silo.py');
+    copyFileSync(join(PYTHON_CLIENT_DIR, 'example_silo.py'), exampleSilo);
     store = await openStore({ sqlite: join(dir, 'store.db') });
     app = await buildApp({ store, adminToken: ADMIN });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -90,23 +89,44 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
       return { status: r.status, json: (await r.json()) as Record<string, unknown> };
     };
 
-    // Each silo makes its key with the Python client; the operator registers the public keys.
+    // Each silo makes its key with `fedscore-client keygen`; the operator collects the public keys
+    // and creates the reports-only consortium with `fedscore consortium create --external`.
     const keys = [0, 1, 2].map((i) => join(dir, `silo-${i}.key`));
     const publicKeys = await Promise.all(
-      keys.map(async (k) => (await python('fedscore_client.py', ['keygen', '--out', k])).trim()),
+      keys.map(async (k) => (await run(fedscoreClient, ['keygen', '--out', k])).trim()),
     );
     for (const pk of publicKeys) expect(pk).toMatch(/^[0-9a-f]{64}$/);
-    const created = await admin('POST', '/v1/consortia', {
-      id: CID,
-      participants: publicKeys.map((publicKey) => ({ publicKey })),
-      threshold: 2,
-      model: { name: 'trained elsewhere', parameters: 1 },
-      testSetDigest: 'cd'.repeat(32),
-      schemes: [...SCHEMES],
-      encoding: { clip: 1, weightRange: 1 },
-      secureAggregation: 'external',
+    writeFileSync(join(dir, 'keys.txt'), `${publicKeys.join('\n')}\n`);
+    writeFileSync(join(dir, 'cfg.json'), JSON.stringify(CONFIG));
+    const printed: string[] = [];
+    const quiet = vi.spyOn(process.stdout, 'write').mockImplementation((t: string | Uint8Array) => {
+      printed.push(String(t));
+      return true;
     });
-    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    let created: Awaited<ReturnType<typeof cli>>;
+    try {
+      created = await cli(
+        [
+          ...['consortium', 'create', '--server', server, '--id', CID, '--external'],
+          ...[
+            '--config',
+            join(dir, 'cfg.json'),
+            '--keys',
+            join(dir, 'keys.txt'),
+            '--out',
+            join(dir, 'consortium.json'),
+          ],
+          ...['--backend', 'cpu'],
+        ],
+        { env: { FEDSCORE_ADMIN_TOKEN: ADMIN } },
+      );
+    } finally {
+      quiet.mockRestore();
+    }
+    expect(created.code, created.err).toBe(0);
+    expect(printed.join('')).toContain(`reports-only consortium ${CID} registered at ${server}`);
+    const consortium = await admin('GET', `/v1/consortia/${CID}`);
+    expect(consortium.json).toMatchObject({ secureAggregation: 'external', threshold: 2 });
 
     // Three silo processes, each with its own reports; they wait for the operator's rounds.
     const exits = [0, 1, 2].map((i) => {
@@ -116,13 +136,13 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
       const file = join(dir, `reports-${i}.json`);
       writeFileSync(file, JSON.stringify(reports));
       const child = spawn(
-        'python3',
+        python,
         [
-          join(PYTHON_CLIENT_DIR, 'example_silo.py'),
+          exampleSilo,
           ...['--server', server, '--consortium', CID, '--silo', String(i), '--key', keys[i]!],
           ...['--reports', file],
         ],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
+        { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir },
       );
       children.push(child);
       let out = '';
@@ -168,21 +188,43 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
     expect(closed.json.stage).toBe('scored');
 
     // A refused report reaches the Python silo as the service's error code (exit 1).
+    const silo = (i: number) => [
+      '--server',
+      server,
+      '--consortium',
+      CID,
+      '--silo',
+      String(i),
+      '--key',
+      keys[i]!,
+    ];
     await expect(
-      python('fedscore_client.py', [
+      run(fedscoreClient, [
         'report',
-        ...['--server', server, '--consortium', CID, '--silo', '2', '--key', keys[2]!],
-        ...['--round', '3', '--singleton', '1.5', '--complement', '0.5'],
+        ...silo(2),
+        '--round',
+        '3',
+        '--singleton',
+        '1.5',
+        '--complement',
+        '0.5',
       ]),
-    ).rejects.toThrow(/exit 1\nfedscore_client: HTTP 400 FEDSCORE_ERR_UTILITY_OUT_OF_RANGE/);
+    ).rejects.toThrow(/exit 1\nfedscore-client: HTTP 400 FEDSCORE_ERR_UTILITY_OUT_OF_RANGE/);
 
-    // The scores as a Python silo reads them …
+    // The scores as a Python silo reads them: a table, and the service's JSON with --json …
     const service = JSON.parse(
-      await python('fedscore_client.py', [
-        'scores',
-        ...['--server', server, '--consortium', CID, '--silo', '1', '--key', keys[1]!],
-      ]),
+      await run(fedscoreClient, ['scores', ...silo(1), '--json']),
     ) as CumulativeScores;
+    const cumulative = (await run(fedscoreClient, ['scores', ...silo(1)])).trimEnd().split('\n');
+    expect(cumulative[0]).toBe(`consortium ${CID}: cumulative scores over 3 scored rounds (1, 2, 3)`);
+    expect(cumulative[1]!.split(/\s+/)).toEqual(['silo', ...SCHEMES]);
+    expect(cumulative.slice(2).map((l) => l.split(/\s+/))).toEqual(
+      [0, 1, 2].map((i) => [String(i), ...SCHEMES.map((m) => service.cumulative[m]![i]!.toFixed(4))]),
+    );
+    const round3 = (await run(fedscoreClient, ['scores', ...silo(0), '--round', '3'])).trimEnd().split('\n');
+    expect(round3[0]).toBe('round 3: v(M) = 0.8300, v(M0) = 0.7900; scored silos 0, 1');
+    expect(round3[1]!.split(/\s+/)).toEqual(['silo', 'v(M0+U_i)', 'v(M-U_i)', ...SCHEMES]);
+    expect(round3[4]!.split(/\s+/)).toEqual(['2', '–', '–', ...SCHEMES.map(() => '–')]);
     // … and as `fedscore score --utilities` computes them from the same utilities.
     const file = join(dir, 'utilities.json');
     writeFileSync(file, JSON.stringify(UTILITIES));

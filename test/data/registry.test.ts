@@ -17,8 +17,8 @@ const context = (env: Record<string, string | undefined> = {}) => ({ seed: 1, en
 
 describe('dataset registry', () => {
   it('lists the built-ins first, fashion-mnist the default', () => {
-    expect(datasetNames().slice(0, 3)).toEqual(['fashion-mnist', 'synthetic', 'cifar10']);
-    expect(BUILTIN_DATASETS.map((d) => d.name)).toEqual(datasetNames().slice(0, 3));
+    expect(datasetNames().slice(0, 4)).toEqual(['fashion-mnist', 'synthetic', 'cifar10', 'files']);
+    expect(BUILTIN_DATASETS.map((d) => d.name)).toEqual(datasetNames().slice(0, 4));
     expect(DEFAULT_DATASET).toBe('fashion-mnist');
     expect(findDataset('synthetic')?.shape({ features: 8, classes: 3 })).toEqual({
       inputShape: [1, 8, 1],

@@ -7,7 +7,8 @@
  *   a `_` file (read with the TypeScript checker, so re-exports of re-exports count);
  * - an ESM TypeScript file importing every subpath type-checks (strict, module nodenext, the
  *   package's declarations checked too) and runs: papers/003 Example 2 gives EE(A) = 3/4;
- * - every example of docs/api.md type-checks, runs and prints what the page says it prints.
+ * - every example of docs/api.md type-checks, runs and prints what the page says it prints, and so
+ *   does its plain JavaScript copy, examples/api/<subpath>.mjs (run with node).
  * The install uses the npm cache first (`--prefer-offline`) and skips install scripts for speed;
  * the install script itself is run once in the installed package and must not fail without a
  * compiler. About 40 s (most of it the build and the install).
@@ -34,6 +35,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
   exports: Record<string, string | { types: string; import: string }>;
 };
+/** examples/api/<name>.mjs: the plain JavaScript copies of docs/api.md's examples, in its order. */
+const MJS_EXAMPLES = ['scoring', 'protocol', 'crypto', 'client'];
 const SUBPATHS = ['fedscore', 'fedscore/scoring', 'fedscore/protocol', 'fedscore/crypto', 'fedscore/client'];
 const work = mkdtempSync(join(tmpdir(), 'fedscore-pack-'));
 const project = join(work, 'consumer');
@@ -123,6 +126,8 @@ beforeAll(() => {
   apiExamples().forEach((e, k) => {
     writeFileSync(join(project, 'examples', `api-${k + 1}.ts`), `${e.code}\n`);
   });
+  for (const name of MJS_EXAMPLES)
+    writeFileSync(join(project, `${name}.mjs`), readFileSync(join(root, 'examples', 'api', `${name}.mjs`)));
 }, 300_000);
 
 describe('npm pack → npm install → import', () => {
@@ -144,6 +149,9 @@ describe('npm pack → npm install → import', () => {
     }
     expect(existsSync(join(installed, 'dist/src/cli/main.js'))).toBe(true); // the bin
     expect(existsSync(join(installed, 'docs/utilities.schema.json'))).toBe(true);
+    // the README's links resolve inside the package (test/package/readme-links.test.ts checks each)
+    for (const f of ['LICENSE', 'docs/api.md', 'docs/networked.md', 'examples/api/scoring.mjs'])
+      expect(existsSync(join(installed, f)), f).toBe(true);
     expect(existsSync(join(installed, 'dist/.tsbuildinfo'))).toBe(false);
     const deep = spawnSync(process.execPath, ['-e', "import('fedscore/dist/scoring/private.js')"], {
       cwd: project,
@@ -211,6 +219,16 @@ describe('npm pack → npm install → import', () => {
         cwd: project,
       });
       expect(out, `docs/api.md example ${k + 1}`).toBe(`${e.prints}\n`);
+    }
+    // … and its plain JavaScript copy, run as a user would: `node <name>.mjs` in the project
+    expect(readdirSync(join(root, 'examples', 'api')).sort()).toEqual(
+      MJS_EXAMPLES.map((n) => `${n}.mjs`).sort(),
+    );
+    for (const [k, name] of MJS_EXAMPLES.entries()) {
+      const code = readFileSync(join(project, `${name}.mjs`), 'utf8');
+      expect(code, name).toContain(`from 'fedscore/${name}'`);
+      const out = run(process.execPath, [`${name}.mjs`], { cwd: project });
+      expect(out, `examples/api/${name}.mjs`).toBe(`${examples[k]!.prints}\n`);
     }
     // each subpath has its example
     for (const s of ['scoring', 'protocol', 'crypto', 'client'])

@@ -171,7 +171,7 @@ describe('data sets and models come from their registries', () => {
   it('names the registered data sets and model kinds', () => {
     expect(issues({ silos: 4, rounds: 3, data: { dataset: 'cifar10' } })).toEqual([]);
     expect(issues({ silos: 4, rounds: 3, data: { dataset: 'mnist' } })).toEqual([
-      "data.dataset: expected one of 'fashion-mnist', 'synthetic', 'cifar10'",
+      "data.dataset: expected one of 'fashion-mnist', 'synthetic', 'cifar10', 'files'",
     ]);
     expect(issues({ silos: 4, rounds: 3, model: { kind: 'resnet18' } })).toEqual([
       "model.kind: expected one of 'mlp', 'cnn003', 'lenet5', 'tfjs-layers'",

@@ -32,8 +32,8 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
   options: [
     integerOption('silos', 'n', 'number of silos (default 3)', 2, 64),
     new Option(
-      '--data <name>',
-      'the built-in data set the silos split (fashion-mnist, synthetic, …)',
+      '--data <name-or-file>',
+      "the data the silos split: a built-in data set (fashion-mnist, synthetic, …) or your own file — x.npy with y.npy beside it (or their folder), an IDX images file with its labels file, a .csv file with a 'label' column (copied into source-data/)",
     ).default('fashion-mnist'),
     new Option(
       '--format <formats>',

@@ -30,6 +30,19 @@ export interface RoundEvent {
     | 'closed'
     | 'aborted';
   readonly detail: string;
+  /**
+   * For a stage closed (the round moved to another protocol stage, or was scored): the stage that
+   * closed, the silos it waited for (null: every silo of the consortium) and those that went on
+   * (sent their message, or their report); the others were late.
+   */
+  readonly progress?: StageClosed;
+}
+
+/** A closed stage's participation, for the operator's log ({@link RoundEvent.progress}). */
+export interface StageClosed {
+  readonly closed: string;
+  readonly waited: readonly number[] | null;
+  readonly went: readonly number[];
 }
 
 /** The store, clock and evaluator the service's parts share. */

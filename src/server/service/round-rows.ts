@@ -12,7 +12,7 @@ import type { Round, RoundScores, RoundStage } from '../../contract/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Database, RoundsTable } from '../store/schema.js';
 import { BlobCache } from './blob-cache.js';
-import type { Executor, RoundEvent, ServiceContext } from './context.js';
+import type { Executor, RoundEvent, ServiceContext, StageClosed } from './context.js';
 
 /**
  * A round row without its aggregate: Σ w_iΔ_i (8·d bytes) is read only where it is published
@@ -142,12 +142,14 @@ export class RoundRows {
     if (sum !== undefined && sum !== null)
       this.afterCommit(trx, () => this.sums.set(row, 'weighted_sum', sum, sum.byteLength));
     if (patch.stage !== undefined && patch.stage !== row.stage) {
-      const event: RoundEvent = {
+      let event: RoundEvent = {
         consortium: row.consortium,
         round: row.round,
         event: patch.stage as RoundEvent['event'],
         detail: eventDetail({ ...row, ...rest }),
       };
+      const progress = stageClosed(row, { ...row, ...rest });
+      if (progress) event = { ...event, progress };
       this.afterCommit(trx, () => this.ctx.event(event));
     }
     return { ...row, ...rest };
@@ -235,6 +237,27 @@ function eventDetail(row: RoundRow): string {
   const sets = JSON.parse(row.sets) as number[][];
   const last = sets[sets.length - 1];
   return last ? `${last.length} silos went on` : '';
+}
+
+/**
+ * Who the stage that `before` was in waited for and who went on, once `after` left it for the
+ * next protocol stage or scores: a collecting stage waits for the previous stage's set (the
+ * first for the selected silos, null: every silo); reporting waits for the survivors, and a
+ * silo went on when its report was scored or quarantined. Undefined for other changes.
+ */
+function stageClosed(before: RoundRow, after: RoundRow): StageClosed | undefined {
+  if (after.stage === 'scored' && after.scores !== null) {
+    const s = JSON.parse(after.scores) as Pick<RoundScores, 'silos'> &
+      Partial<Pick<RoundScores, 'quarantined'>>;
+    const went = [...s.silos, ...(s.quarantined ?? []).map((q) => q.silo)].sort((a, b) => a - b);
+    return { closed: before.stage, waited: JSON.parse(after.survivors ?? '[]') as number[], went };
+  }
+  const setsBefore = JSON.parse(before.sets) as number[][];
+  const setsAfter = JSON.parse(after.sets) as number[][];
+  if (after.stage === 'aborted' || after.stage === 'closed' || setsAfter.length <= setsBefore.length)
+    return undefined;
+  const waited = setsBefore.length === 0 ? selectedOf(before) : setsBefore[setsBefore.length - 1]!;
+  return { closed: before.stage, waited, went: setsAfter[setsAfter.length - 1]! };
 }
 
 /** The error a round was aborted or closed with, if any. */

@@ -1,0 +1,142 @@
+"""The ``fedscore-client`` command: keys, signed reports and scores of a silo (docs/python-client.md).
+
+    fedscore-client keygen --out silo.key
+    fedscore-client report --server URL --consortium ID --silo I --key FILE --round R --singleton X --complement Y
+    fedscore-client scores --server URL --consortium ID --silo I --key FILE [--round R] [--json]
+
+``pip install ./clients/python`` installs it (pyproject.toml); ``python3 fedscore_client.py …`` runs
+the same command from a copy of the folder. Answers are printed as tables for a person to read, or
+as the service's JSON with ``--json``. Requests are retried on transient failures (SiloClient).
+
+Exit codes: 0 success; 1 an error answer of the service (its code, docs/errors.md) or an answer
+the client refused (FEDSCORE_CLIENT_*); 2 bad arguments, an unreadable or existing key file, or a
+service that cannot be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, List, Optional, Sequence
+
+from fedscore_client import FedscoreError, SiloClient, SiloKey
+
+PROG = "fedscore-client"
+
+
+def _number(x: Any) -> str:
+    return "–" if x is None else f"{x:.4f}"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain-text table: left-aligned first column, the others right-aligned, two spaces apart."""
+    widths = [max(len(str(r[k])) for r in [header, *rows]) for k in range(len(header))]
+
+    def line(r: Sequence[str]) -> str:
+        cells = [str(c).ljust(widths[0]) if k == 0 else str(c).rjust(widths[k]) for k, c in enumerate(r)]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+def _silos(scores: dict) -> List[int]:
+    """Silo ids 0 … n−1, n from the longest per-silo list of the answer."""
+    lists = [v for v in scores.values() if isinstance(v, list)]
+    return list(range(max((len(v) for v in lists), default=0)))
+
+
+def round_table(r: dict) -> str:
+    """One scored round: its utilities, then per silo its two reported utilities and its scores."""
+    schemes = list(r["schemes"])
+    ids = _silos({"withOnly": r["withOnly"], "without": r["without"], **r["schemes"]})
+    quarantined = {q["silo"] for q in r.get("quarantined", [])}
+    rows = [
+        [
+            f"{i}{' (quarantined)' if i in quarantined else ''}",
+            _number(r["withOnly"][i]),
+            _number(r["without"][i]),
+            *(_number(r["schemes"][s][i]) for s in schemes),
+        ]
+        for i in ids
+    ]
+    u = r["utilities"]
+    head = f"round {r['round']}: v(M) = {_number(u['full'])}, v(M0) = {_number(u['empty'])}; scored silos {', '.join(map(str, r['silos'])) or 'none'}"
+    return head + "\n" + table(["silo", "v(M0+U_i)", "v(M-U_i)", *schemes], rows)
+
+
+def cumulative_table(c: dict) -> str:
+    """Every scored round: the per-silo cumulative score of each scheme, then the rounds scored."""
+    schemes = list(c["cumulative"])
+    ids = _silos(c["cumulative"])
+    rows = [[str(i), *(_number(c["cumulative"][s][i]) for s in schemes)] for i in ids]
+    rounds = [str(r["round"]) for r in c["rounds"]]
+    head = f"consortium {c['consortium']}: cumulative scores over {len(rounds)} scored round{'s' if len(rounds) != 1 else ''} ({', '.join(rounds) or 'none yet'})"
+    return head + "\n" + table(["silo", *schemes], rows)
+
+
+def report_line(silo: int, round: int, answer: dict) -> str:
+    """What the service said of a submitted report."""
+    what = "already stored (the same report was sent before)" if answer.get("duplicate") else "accepted"
+    return f"silo {silo}: report for round {round} {what}; the round is in {answer.get('stage')}"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="fedscore silo client: keys, signed score reports and scores (docs/python-client.md)",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    k = sub.add_parser("keygen", help="write a silo key (as `fedscore keygen`) and print its public key")
+    k.add_argument("--out", required=True, help="the secret key file to write (never overwritten)")
+    for name, help_ in (
+        ("report", "sign and submit a score report"),
+        ("scores", "print the published scores (a table; --json: the service's JSON)"),
+    ):
+        s = sub.add_parser(name, help=help_, description=help_)
+        s.add_argument("--server", required=True, help="the service's URL, e.g. http://127.0.0.1:8080")
+        s.add_argument("--consortium", required=True, help="the consortium id")
+        s.add_argument("--silo", required=True, type=int, help="this silo's id")
+        s.add_argument("--key", required=True, help="the silo's key file")
+        if name == "report":
+            s.add_argument("--round", required=True, type=int, help="the round reported")
+            s.add_argument("--singleton", required=True, type=float, help="v(M0 + U_i)")
+            s.add_argument("--complement", required=True, type=float, help="v(M − U_i)")
+        else:
+            s.add_argument("--round", type=int, help="one round (default: every scored round and the cumulative scores)")
+        s.add_argument("--json", action="store_true", help="print the service's answer as one JSON line")
+        s.add_argument(
+            "--retries", type=int, default=5, help="retries of a transient failure (connection, 429, 502-504; default 5)"
+        )
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    a = parser().parse_args(argv)
+    try:
+        if a.command == "keygen":
+            key = SiloKey.generate()
+            key.save(a.out)
+            print(key.public_key_hex)
+            return 0
+        client = SiloClient(a.server, a.consortium, a.silo, SiloKey.load(a.key), retries=a.retries)
+        if a.command == "report":
+            out = client.submit_report(a.round, a.singleton, a.complement)
+            print(json.dumps(out) if a.json else report_line(a.silo, a.round, out))
+        elif a.round is not None:
+            out = client.round_scores(a.round)
+            print(json.dumps(out) if a.json else round_table(out))
+        else:
+            out = client.scores()
+            print(json.dumps(out) if a.json else cumulative_table(out))
+        return 0
+    except FedscoreError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
