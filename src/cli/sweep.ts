@@ -10,6 +10,7 @@ export type SweepArgs =
       queue: string;
       configs: string[];
       seeds?: number;
+      chunks?: number;
       retries?: number;
       expireIn?: number;
     }
@@ -39,7 +40,14 @@ export async function sweepCommand(a: SweepArgs): Promise<number> {
     const { submitSweep, sweepOf } = await import('../sweep/submit.js');
     const configs = [];
     for (const path of a.configs) configs.push({ path, config: await loadConfig(path) });
-    const spec = sweepOf(configs, a.seeds);
+    const spec = sweepOf(configs, a.seeds, a.chunks);
+    if (a.chunks !== undefined)
+      for (const [i, c] of spec.configs.entries())
+        process.stderr.write(
+          (spec.chunks?.[i] ?? 0) > 0
+            ? `${c.label}: its true Shapley value in ${spec.chunks![i]} chunk job(s) per seed\n`
+            : `${c.label}: computes no true Shapley value (comparison.trueShapley), --chunks does not apply\n`,
+        );
     const s = await submitSweep(a.queue, spec, {
       retries: a.retries ?? DEFAULT_POLICY.retries,
       expireInSeconds: a.expireIn ?? DEFAULT_POLICY.expireInSeconds,

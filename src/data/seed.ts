@@ -45,6 +45,8 @@ export const SEED_STREAMS = {
     attack: 6,
     /** The long-tailed transform of the training pool. */
     longTail: 7,
+    /** `data.split: 'paper003-code'`: the authors' three 80/20 splits (data/paper003-split.ts, its `sub` streams). */
+    paper003Split: 8,
     /** The simulated silos' signing identities. */
     identities: 0x1d,
     /** The initial model M0. */
@@ -61,6 +63,16 @@ export const SEED_STREAMS = {
   sub: {
     /** The non-IID silos' Dirichlet draw of a mixed partition, from the partition's seed. */
     mixedNonIid: 0x4d1,
+    /** paper003-code split: the data set D drawn from the pool. */
+    paper003Data: 0x3d0,
+    /** paper003-code split: the first random_split (the silos' examples). */
+    paper003First: 0x3d1,
+    /** paper003-code split: the second random_split (the partition's labels). */
+    paper003Second: 0x3d2,
+    /** paper003-code split: the third random_split (the common test set). */
+    paper003Test: 0x3d3,
+    /** paper003-code split: silo i's local 80/20 split, `deriveSeed(parent, 0x3d4, i)`. */
+    paper003Local: 0x3d4,
   },
 } as const;
 

@@ -85,7 +85,7 @@ function sumRounds(run: SeedRun, method: string, upTo: number, n: number): numbe
 }
 
 /** Folds a seed's rounds into cumulative and compared vectors (see docs/results.md, `comparison.at`). */
-async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Array): Promise<RunRecord> {
+async function summarize(cfg: ExperimentConfig, run: SeedRun): Promise<RunRecord> {
   const n = cfg.silos;
   const at = cfg.comparison?.at ?? 'cumulative';
   const upTo = at === 'cumulative' ? run.rounds.length : at;
@@ -112,10 +112,6 @@ async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Ar
       // the tables of rounds 1..upTo (a round with fewer than two survivors has none)
       compared[definition.name] = Array.from(await fold(run.harnessTables.filter((t) => t.round <= upTo)));
     }
-  if (trueSv) {
-    cumulative[TRUE_SV] = Array.from(trueSv);
-    compared[TRUE_SV] = Array.from(trueSv);
-  }
   // roundSv is compared only (a single round's value; it has no cumulative meaning).
   if (at !== 'cumulative' && configuredReferences(cfg).includes(ROUND_SV))
     compared[ROUND_SV] = roundShapley(run.harnessTables, at, n);
@@ -137,6 +133,19 @@ async function summarize(cfg: ExperimentConfig, run: SeedRun, trueSv?: Float64Ar
     evaluations,
     timingsMs,
     participation,
+  };
+}
+
+/**
+ * A seed's record with the true Shapley value of the retraining game (a reference of its own, the
+ * same cumulatively and compared): computed in the seed's run, or from a sweep's chunks
+ * (src/engine/reference-chunks.ts) when it is collected.
+ */
+export function withTrueShapley(run: RunRecord, trueSv: ArrayLike<number>): RunRecord {
+  return {
+    ...run,
+    cumulative: { ...run.cumulative, [TRUE_SV]: Array.from(trueSv) },
+    compared: { ...run.compared, [TRUE_SV]: Array.from(trueSv) },
   };
 }
 
@@ -202,13 +211,16 @@ export interface SeedRecord {
   learner: { backend: string; kernels?: string; adapter?: AdapterInfo; tfjsVersion: string };
 }
 
-/** Runs one seed (and its true Shapley value when configured) and summarizes it. */
+/** Runs one seed (and its true Shapley value when configured, unless `trueShapley: 'chunked'`) and summarizes it. */
 export async function runSeedRecord(
   cfg: ExperimentConfig,
   seed: number,
-  o: Omit<ExperimentOptions, 'seeds' | 'fedscoreVersion'>,
+  o: Omit<ExperimentOptions, 'seeds' | 'fedscoreVersion'> & {
+    /** 'chunked': leave the true Shapley value out; a sweep computes it in chunks and adds it at collection. */
+    trueShapley?: 'chunked';
+  },
 ): Promise<SeedRecord> {
-  const wantTrueSv = wantsTrueShapley(cfg);
+  const wantTrueSv = wantsTrueShapley(cfg) && o.trueShapley !== 'chunked';
   if (wantTrueSv && o.data)
     throw new RangeError('comparison.trueShapley: retrains on the configuration’s data; not with given data');
   const run = await runSeed(cfg, seed, {
@@ -221,8 +233,9 @@ export async function runSeedRecord(
         o.onProgress?.({ seed, phase: 'true-sv', done, total }),
       )
     : undefined;
+  const summary = await summarize(cfg, run);
   return {
-    run: await summarize(cfg, run, trueSv),
+    run: trueSv ? withTrueShapley(summary, trueSv) : summary,
     consortium: {
       source: run.consortium.source,
       examples: run.consortium.examples,

@@ -21,14 +21,25 @@ import { consortiumTrainer } from './trainer.js';
 /** Largest consortium whose retraining game is computed (2^16 coalition runs). */
 export const MAX_RETRAINING_SILOS = 16;
 
+/** A contiguous range of coalitions, [from, to), by index (bit i = silo i). */
+export interface CoalitionRange {
+  readonly from: number;
+  readonly to: number;
+}
+
 /**
- * v(S) for every coalition S (bit i of the index = silo i), v(∅) being the initial model's utility.
- * @throws RangeError naming `comparison.trueShapley` for more than 16 silos.
+ * v(S) for the coalitions of `range` (default all 2^n; bit i of the index = silo i), v(∅) being
+ * the initial model's utility. Each value depends on the configuration, the seed and S alone (every
+ * coalition retrains from M0 with the silos' per-round seeds), so any split of the range into
+ * pieces computed anywhere gives the same values as one call (src/engine/reference-chunks.ts).
+ * @throws RangeError naming `comparison.trueShapley` for more than 16 silos, `range` for a range
+ * outside [0, 2^n).
  */
-export async function retrainingGame(
+export async function retrainingValues(
   cfg: ExperimentConfig,
   seed: number,
   learner: Learner,
+  range?: CoalitionRange,
   onProgress?: (done: number, total: number) => void,
 ): Promise<Float64Array> {
   const n = cfg.silos;
@@ -36,6 +47,10 @@ export async function retrainingGame(
     throw new RangeError(
       `comparison.trueShapley: 2^${n} retraining runs are out of reach; use at most ${MAX_RETRAINING_SILOS} silos`,
     );
+  const total = 2 ** n;
+  const { from, to } = range ?? { from: 0, to: total };
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > total || from > to)
+    throw new RangeError(`range: expected 0 ≤ from ≤ to ≤ 2^${n} = ${total}, got [${from}, ${to})`);
   const consortium = buildConsortium(cfg, seed);
   const utility = cfg.scoring?.utility ?? 'accuracy';
   const train = consortiumTrainer(learner, consortium, seed);
@@ -44,10 +59,12 @@ export async function retrainingGame(
     (cfg.strategy as { weights?: unknown } | undefined)?.weights === 'equal' ? 'equal' : 'examples';
   const weightOf = (s: number) => fedAvgWeight(consortium.silos[s]!.n, mode);
   const init = learner.initialParameters(deriveSeed(seed, SEED_STREAMS.run.initialModel));
-  const total = 2 ** n;
-  const table = new Float64Array(total);
-  table[0] = utilityValue(await learner.evaluate(init, consortium.test), utility);
-  for (let mask = 1; mask < total; mask++) {
+  const values = new Float64Array(to - from);
+  for (let mask = from; mask < to; mask++) {
+    if (mask === 0) {
+      values[0] = utilityValue(await learner.evaluate(init, consortium.test), utility);
+      continue;
+    }
     const members = [...Array(n).keys()].filter((i) => (mask >>> i) & 1);
     const weights = members.map(weightOf);
     let params = init;
@@ -62,10 +79,28 @@ export async function retrainingGame(
       });
       params = applyAverage(params, sum.average);
     }
-    table[mask] = utilityValue(await learner.evaluate(params, consortium.test), utility);
-    onProgress?.(mask, total - 1);
+    values[mask - from] = utilityValue(await learner.evaluate(params, consortium.test), utility);
+    onProgress?.(mask - from + (from === 0 ? 0 : 1), to - from - (from === 0 ? 1 : 0));
   }
-  return table;
+  return values;
+}
+
+/**
+ * v(S) for every coalition S (bit i of the index = silo i), v(∅) being the initial model's utility.
+ * @throws RangeError naming `comparison.trueShapley` for more than 16 silos.
+ */
+export function retrainingGame(
+  cfg: ExperimentConfig,
+  seed: number,
+  learner: Learner,
+  onProgress?: (done: number, total: number) => void,
+): Promise<Float64Array> {
+  return retrainingValues(cfg, seed, learner, undefined, onProgress);
+}
+
+/** The true Shapley value from the retraining game's table, v(∅) as `scoring.emptyCoalition` says. */
+export function retrainingShapleyOf(cfg: ExperimentConfig, table: Float64Array): Float64Array {
+  return exactShapley(cfg.silos, tableUnder(table, cfg.scoring?.emptyCoalition));
 }
 
 /**
@@ -80,6 +115,5 @@ export async function retrainingShapley(
   learner: Learner,
   onProgress?: (done: number, total: number) => void,
 ): Promise<Float64Array> {
-  const table = await retrainingGame(cfg, seed, learner, onProgress);
-  return exactShapley(cfg.silos, tableUnder(table, cfg.scoring?.emptyCoalition));
+  return retrainingShapleyOf(cfg, await retrainingGame(cfg, seed, learner, onProgress));
 }

@@ -1,13 +1,13 @@
 /**
  * From an experiment configuration and a seed to the consortium's data: the common test set, a
  * server-held validation set (FedTSV's reference update, papers/002 §4), and each silo's
- * training set after the optional long-tailed transform (papers/004 §4.1), partitioning, label
+ * training set after the optional long-tailed transform (papers/004 §4.1; these three are
+ * `data.split`'s, src/data/split-registry.ts), partitioning, label
  * noise and data-side misbehaviour. The data set comes from the dataset registry
  * (src/data/registry.ts) by `data.dataset`.
  */
 import { type Dataset, subset } from '../data/dataset.js';
 import { applyLabelNoise, linearNoiseRates } from '../data/label-noise.js';
-import { longTailed } from '../data/long-tail.js';
 import {
   applyDataMisbehavior,
   isDataMisbehavior,
@@ -25,7 +25,7 @@ import {
   type LoadedDataset,
 } from '../data/registry.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
-import { balancedTestSplit } from '../data/test-set.js';
+import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
 import { DEFAULT_TEST_SIZE, type ExperimentConfig } from '../records/config.js';
 
 /** The consortium's data for one seed. */
@@ -88,7 +88,7 @@ const MAX_PARTITION_DRAWS = 1000;
 
 /**
  * The configured partition, redrawn (draw k > 1 with seed deriveSeed(seed, 3, k)) while a silo gets
- * no examples: an empty silo cannot train, and Dirichlet(0.1) over 48 silos (papers/000) leaves one
+ * fewer than `minShare` examples (the split's, 1 unless it drops some of a silo's share): an empty silo cannot train, and Dirichlet(0.1) over 48 silos (papers/000) leaves one
  * empty in most draws. A split without an empty silo is the first draw, as before redraws existed.
  * Throws RangeError naming `partition` when no draw works.
  */
@@ -98,10 +98,11 @@ function partition(
   indices: Int32Array,
   numClasses: number,
   seed: number,
+  minShare: number,
 ): Partition {
   for (let draw = 1; draw <= MAX_PARTITION_DRAWS; draw++) {
     const p = partitionOnce(cfg, labels, indices, numClasses, seed, draw);
-    if (p.silos.every((s) => s.length > 0)) return p;
+    if (p.silos.every((s) => s.length >= minShare)) return p;
   }
   throw new RangeError(
     `partition: every one of ${MAX_PARTITION_DRAWS} draws left a silo with no training examples; use more data, fewer silos or a larger alpha`,
@@ -159,41 +160,23 @@ export function buildConsortium(
 ): Consortium {
   const { pool, test: given, source, fullDataHint } = loadPool(cfg, seed, options.env ?? process.env);
   const numClasses = pool.numClasses;
-  const testSize = cfg.data?.testSize ?? DEFAULT_TEST_SIZE;
-  const validationSize = Math.min(500, Math.floor(pool.n / 10));
-  // The common test set is class-balanced (papers/003 §5); drawn from the dedicated test split when there is one.
-  const testPool = given ?? pool;
-  const perClass = Math.floor(testSize / numClasses);
-  if (perClass < 1)
-    throw new RangeError(`data.testSize: must be at least the number of classes (${numClasses})`);
-  const testSplit = balancedTestSplit(testPool.y, {
+  // The test set, the validation set and the pool the partition shares out: data.split's entry
+  // (src/data/split-registry.ts).
+  const plan = dataSplit(cfg.data?.split ?? DEFAULT_SPLIT).plan({
+    pool,
+    given,
     numClasses,
-    perClass,
-    seed: deriveSeed(seed, SEED_STREAMS.run.testSplit),
+    seed,
+    testSize: cfg.data?.testSize ?? DEFAULT_TEST_SIZE,
+    trainSize: cfg.data?.trainSize,
+    longTail: cfg.data?.longTail,
+    source,
+    fullDataHint,
   });
-  const test = subset(testPool, testSplit.test, 'test');
-  let rest = given ? Int32Array.from({ length: pool.n }, (_, i) => i) : testSplit.rest;
-  const validation = subset(pool, rest.subarray(0, validationSize), 'validation');
-  rest = rest.subarray(validationSize);
-  const trainSize = cfg.data?.trainSize ?? rest.length;
-  if (trainSize > rest.length)
-    throw new RangeError(
-      `data.trainSize: ${trainSize} exceeds the ${rest.length} training examples available (data: ${source})` +
-        (fullDataHint ? `; ${fullDataHint}` : ''),
-    );
-  rest = rest.subarray(0, trainSize);
-  // papers/004 §4.1: the long-tailed transform is applied to the training pool, then the pool is
-  // split among the silos (the common test set and the validation set stay balanced).
-  const longTail = cfg.data?.longTail;
-  if (longTail)
-    rest = longTailed(pool.y, {
-      numClasses,
-      imbalance: longTail.imbalance,
-      seed: deriveSeed(seed, SEED_STREAMS.run.longTail),
-      indices: rest,
-      ...(longTail.order !== undefined ? { order: longTail.order } : {}),
-    }).indices;
-  const part = partition(cfg, pool.y, rest, numClasses, seed);
+  const { test, validation } = plan;
+  const part = plan.toSilos(
+    partition(cfg, plan.partitionLabels, plan.partitionPool, numClasses, seed, plan.minShare),
+  );
 
   let labels = pool.y;
   const roles = Array.from({ length: cfg.silos }, () => 'honest');

@@ -10,6 +10,7 @@ import { SCHEMES } from '../../scoring/private.js';
 import { withDoc } from '../contract/schema-doc.js';
 import { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from '../contract/weight-floor.js';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
+import { DATA_SPLITS, DEFAULT_SPLIT, SPLIT_NAMES } from '../data/split-registry.js';
 import {
   BUILT_IN_ESTIMATORS,
   BUILT_IN_ESTIMATORS_SCHEMA,
@@ -58,14 +59,21 @@ export const DataKeys = {
     Int({
       minimum: 10,
       description:
-        'Training examples shared out among the silos, before the long-tailed transform. Default: all available.',
+        "Training examples shared out among the silos, before the long-tailed transform (under data.split 'paper003-code' each silo trains on a random 80 % of its share). Default: all available.",
     }),
   ),
   testSize: Type.Optional(
     Int({
       minimum: 10,
       default: DEFAULT_TEST_SIZE,
-      description: 'Size of the common, class-balanced test set.',
+      description:
+        "Size of the common test set (class-balanced under data.split 'balanced'; at most ⌈trainSize/4⌉ under 'paper003-code').",
+    }),
+  ),
+  split: Type.Optional(
+    OneOf(SPLIT_NAMES, {
+      default: DEFAULT_SPLIT,
+      description: `How the data set becomes the common test set, the validation set and the pool the partition shares out (the split registry, src/data/split-registry.ts): ${DATA_SPLITS.map((d) => `'${d.name}': ${d.description}`).join('; ')}.`,
     }),
   ),
   longTail: Type.Optional(

@@ -10,8 +10,9 @@ import {
   weakThresholdMessage,
 } from '../../protocol/config.js';
 import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
-import { partitionProblems } from '../data/partition-registry.js';
+import { DEFAULT_PARTITION, partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
+import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
 import { estimatorsSchema } from '../estimators/registry.js';
 import { findModel, modelNames } from '../ml/model-registry.js';
 import { configuredReferences, referenceProblem } from './comparison-config.js';
@@ -19,6 +20,7 @@ import {
   builtinDatasetBlocks,
   comparisonSchema,
   DataKeys,
+  DEFAULT_TEST_SIZE,
   EstimatorsSchema,
   type ExperimentConfig,
   ExperimentConfigSchema,
@@ -183,6 +185,15 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   }
   // Each partition kind declares the options it reads and needs (src/data/partition-registry.ts).
   if (cfg.partition) extra.push(...partitionProblems(cfg.partition, cfg.silos));
+  // Each data split declares what it refuses (src/data/split-registry.ts).
+  extra.push(
+    ...(dataSplit(cfg.data?.split ?? DEFAULT_SPLIT).problems?.({
+      partitionKind: cfg.partition?.kind ?? DEFAULT_PARTITION,
+      testSize: cfg.data?.testSize ?? DEFAULT_TEST_SIZE,
+      trainSize: cfg.data?.trainSize,
+      longTail: cfg.data?.longTail,
+    }) ?? []),
+  );
   const sa = cfg.secureAggregation;
   const t = sa?.threshold;
   if (t !== undefined && t > cfg.silos)

@@ -1,15 +1,18 @@
 /**
  * `sweep collect`: each configuration whose jobs are all done becomes the same results.json and
  * reports that `experiment --seeds k` writes (src/engine/experiment.ts `assembleResults`), under
- * `<out>/<label>/`.
+ * `<out>/<label>/`. A seed whose true Shapley value was computed in chunks gets it here, from the
+ * chunks' table put back together (src/engine/reference-chunks.ts).
  */
 import { join } from 'node:path';
-import { assembleResults } from '../engine/experiment.js';
+import { assembleResults, type SeedRecord, withTrueShapley } from '../engine/experiment.js';
+import { combineChunks, type ReferenceChunk } from '../engine/reference-chunks.js';
+import { retrainingShapleyOf } from '../engine/retraining.js';
 import { parseConfig } from '../records/config.js';
 import type { ExperimentResults } from '../records/results.js';
 import { writeOutputs } from '../reports/outputs.js';
-import { jobsOf } from './spec.js';
-import { SweepStore } from './store.js';
+import { jobsOf, type SweepJob } from './spec.js';
+import { type JobResult, SweepStore } from './store.js';
 
 export interface Collected {
   /** Written configurations: their label, directory and results. */
@@ -34,16 +37,16 @@ export async function collectSweep(
     const jobs = jobsOf(spec);
     for (const [i, c] of spec.configs.entries()) {
       const mine = jobs.filter((j) => j.configIndex === i);
-      const records = mine.map((j) => results.get(j.key)?.record);
-      const missing = records.filter((r) => r === undefined).length;
+      const missing = mine.filter((j) => !results.has(j.key)).length;
       if (missing > 0) {
         collected.incomplete.push({ label: c.label, missing });
         continue;
       }
       const cfg = parseConfig(c.config, c.path);
+      const records = mine.filter((j) => j.chunk === undefined).map((j) => withChunks(cfg, j, mine, results));
       // the wall time of a sweep is the sum of its jobs' run times (they ran on several machines)
       const seconds = rows.filter((r) => r.configIndex === i).reduce((s, r) => s + (r.seconds ?? 0), 0);
-      const r = assembleResults(cfg, records as NonNullable<(typeof records)[number]>[], {
+      const r = assembleResults(cfg, records, {
         fedscoreVersion: o.fedscoreVersion,
         wallTimeMs: seconds * 1000,
       });
@@ -55,4 +58,33 @@ export async function collectSweep(
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The record of seed job `job` (done), with its true Shapley value from the seed's chunk jobs (done)
+ * when there are any: the chunks' table, as one run computes it, then papers/003 Eq. 1 on it.
+ * @throws Error when a chunk ran on other data than the seed's job (data digests differ).
+ */
+function withChunks(
+  cfg: ReturnType<typeof parseConfig>,
+  job: SweepJob,
+  jobs: readonly SweepJob[],
+  results: ReadonlyMap<string, JobResult>,
+): SeedRecord {
+  const own = results.get(job.key);
+  if (!own?.record) throw new Error(`job ${job.key}: its result holds no seed record`);
+  const chunks: ReferenceChunk[] = [];
+  for (const j of jobs)
+    if (j.chunk !== undefined && j.seed === job.seed) {
+      const r = results.get(j.key);
+      if (!r?.chunk) throw new Error(`job ${j.key}: its result holds no reference chunk`);
+      if (r.dataDigest !== own.dataDigest)
+        throw new Error(
+          `job ${j.key}: ran on data ${r.dataDigest.slice(0, 12)}…, the seed's run on ${own.dataDigest.slice(0, 12)}…; not combined`,
+        );
+      chunks.push(r.chunk);
+    }
+  if (chunks.length === 0) return own.record;
+  const sv = retrainingShapleyOf(cfg, combineChunks(cfg.silos, chunks));
+  return { ...own.record, run: withTrueShapley(own.record.run, sv) };
 }

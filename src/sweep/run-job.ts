@@ -1,17 +1,19 @@
 /**
- * One sweep job, start to end: the seed's record (src/engine/experiment.ts `runSeedRecord`) with the
- * digests of what it ran — the configuration, the data the seed's consortium was built from, and
- * the code version.
+ * One sweep job, start to end: the seed's record (src/engine/experiment.ts `runSeedRecord`), or one
+ * chunk of its true Shapley value's table (src/engine/reference-chunks.ts), with the digests of what
+ * it ran — the configuration, the data the seed's consortium was built from, and the code version.
  */
 import { createHash } from 'node:crypto';
 import { datasetDigest } from '../data/digest.js';
 import { runSeedRecord } from '../engine/experiment.js';
+import { CHUNKED_REFERENCE, chunkRanges, type ReferenceChunk } from '../engine/reference-chunks.js';
+import { retrainingValues } from '../engine/retraining.js';
 import { buildConsortium, dataShapeOf } from '../engine/setup.js';
 import type { Learner } from '../learner/learner.js';
 import { createTfLearner } from '../learner/tf-learner.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { parseConfig } from '../records/config.js';
-import { configDigest, type SweepSpec } from './spec.js';
+import { configDigest, type SweepJob, type SweepSpec } from './spec.js';
 import type { JobResult } from './store.js';
 
 /** How a job runs on this machine. */
@@ -38,13 +40,17 @@ export function consortiumDataDigest(cfg: ReturnType<typeof parseConfig>, seed: 
   return h.digest('hex');
 }
 
-/** Runs configuration `configIndex` of `spec` at `seed`. @throws what the experiment throws. */
+/**
+ * Runs job `job` of `spec`: configuration `configIndex` at `seed` (without its true Shapley value
+ * when the sweep computes that in chunks), or one chunk of that value's table.
+ * @throws what the experiment throws.
+ */
 export async function runJob(
   spec: SweepSpec,
-  configIndex: number,
-  seed: number,
+  job: Pick<SweepJob, 'configIndex' | 'seed' | 'chunk'>,
   o: RunJobOptions,
 ): Promise<JobResult> {
+  const { configIndex, seed, chunk } = job;
   const entry = spec.configs[configIndex];
   if (!entry) throw new RangeError(`job: the sweep has no configuration ${configIndex}`);
   const cfg = parseConfig(entry.config, entry.path);
@@ -64,9 +70,14 @@ export async function runJob(
   const learner = kept ?? (await createTfLearner(options));
   if (!kept) o.learners?.set(key, learner);
   try {
-    const record = await runSeedRecord(cfg, seed, { learner });
+    const chunked = (spec.chunks?.[configIndex] ?? 0) > 0;
+    const output = chunk
+      ? { chunk: await referenceChunk(cfg, seed, learner, chunk) }
+      : {
+          record: await runSeedRecord(cfg, seed, { learner, ...(chunked ? { trueShapley: 'chunked' } : {}) }),
+        };
     return {
-      record,
+      ...output,
       configDigest: digest,
       dataDigest: consortiumDataDigest(cfg, seed),
       codeVersion: o.codeVersion,
@@ -74,4 +85,18 @@ export async function runJob(
   } finally {
     if (!o.learners) await learner.close();
   }
+}
+
+/** Chunk `index` of `of` of the seed's retraining-game table: v(S) for its coalition range. */
+async function referenceChunk(
+  cfg: ReturnType<typeof parseConfig>,
+  seed: number,
+  learner: Learner,
+  chunk: { index: number; of: number },
+): Promise<ReferenceChunk> {
+  const range = chunkRanges(cfg.silos, chunk.of)[chunk.index];
+  if (!range)
+    throw new RangeError(`job: chunk ${chunk.index} of ${chunk.of} does not exist for ${cfg.silos} silos`);
+  const values = await retrainingValues(cfg, seed, learner, range);
+  return { reference: CHUNKED_REFERENCE, from: range.from, to: range.to, values: Array.from(values) };
 }

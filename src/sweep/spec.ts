@@ -1,6 +1,7 @@
 /**
  * A sweep: configurations × seeds, each (configuration, seed) one job — a pure function of the
- * configuration, the seed, the data and the code version (src/engine/experiment.ts `runSeedRecord`).
+ * configuration, the seed, the data and the code version (src/engine/experiment.ts `runSeedRecord`)
+ * — and, with `--chunks k`, k more jobs per seed for the chunks of its true Shapley value's table.
  * The sweep's id is a digest of what it runs, so submitting the same configurations and seeds
  * again names the same sweep and the same jobs (docs/sweeps.md).
  */
@@ -24,13 +25,21 @@ export interface SweepSpec {
   configs: SweepConfig[];
   /** The seeds of configuration i: `seeds[i]`. */
   seeds: number[][];
+  /**
+   * `sweep submit --chunks`: configuration i's true Shapley value is computed by `chunks[i]` jobs
+   * per seed, each a range of the retraining game's coalitions (src/engine/reference-chunks.ts);
+   * 0 or absent: in the seed's own job.
+   */
+  chunks?: number[];
 }
 
-/** One job: configuration `configIndex` at `seed`. Its key is unique within the sweep. */
+/** One job: configuration `configIndex` at `seed`, or chunk `chunk.index` of its reference table. Its key is unique within the sweep. */
 export interface SweepJob {
   key: string;
   configIndex: number;
   seed: number;
+  /** A chunk of the seed's reference table (of `chunk.of`); absent: the seed's run. */
+  chunk?: { index: number; of: number };
 }
 
 /** Hex SHA-256 of a configuration's canonical JSON (sorted keys). */
@@ -59,22 +68,40 @@ export function seedsOf(cfg: ExperimentConfig, count?: number): number[] {
   return Array.from({ length: k }, (_, i) => (cfg.seed ?? 1) + i);
 }
 
-/** The sweep's id: `sw-` and 16 hex digits of SHA-256 over the configurations' digests and seeds. */
+/**
+ * The sweep's id: `sw-` and 16 hex digits of SHA-256 over the configurations' digests, seeds and
+ * chunks (a sweep without chunks hashes as before they existed).
+ */
 export function sweepId(spec: SweepSpec): string {
+  const chunked = (spec.chunks ?? []).some((k) => k > 0);
   const h = createHash('sha256')
-    .update(canonicalJson({ configs: spec.configs.map((c) => c.digest), seeds: spec.seeds }))
+    .update(
+      canonicalJson({
+        configs: spec.configs.map((c) => c.digest),
+        seeds: spec.seeds,
+        ...(chunked ? { chunks: spec.chunks } : {}),
+      }),
+    )
     .digest('hex');
   return `sw-${h.slice(0, 16)}`;
 }
 
-/** The sweep's jobs, configuration by configuration, seeds in order. */
+/** The sweep's jobs, configuration by configuration, seeds in order, each seed's run before its chunks. */
 export function jobsOf(spec: SweepSpec): SweepJob[] {
   return spec.configs.flatMap((c, i) =>
-    (spec.seeds[i] ?? []).map((seed) => ({
-      key: `${i}:${c.digest.slice(0, 12)}:${seed}`,
-      configIndex: i,
-      seed,
-    })),
+    (spec.seeds[i] ?? []).flatMap((seed) => {
+      const key = `${i}:${c.digest.slice(0, 12)}:${seed}`;
+      const of = spec.chunks?.[i] ?? 0;
+      return [
+        { key, configIndex: i, seed },
+        ...Array.from({ length: of }, (_, index) => ({
+          key: `${key}:sv${index + 1}/${of}`,
+          configIndex: i,
+          seed,
+          chunk: { index, of },
+        })),
+      ];
+    }),
   );
 }
 

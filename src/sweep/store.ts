@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import type { SeedRecord } from '../engine/experiment.js';
+import type { ReferenceChunk } from '../engine/reference-chunks.js';
 import type { SweepJob, SweepSpec } from './spec.js';
 
 /** A job's state in the store: `running` until its attempt ends; `error` is a failed attempt that will be retried. */
@@ -25,9 +26,12 @@ export interface JobRow {
   seconds: number | null;
 }
 
-/** What a finished job recorded: the seed's record and the digests of what it ran. */
+/** What a finished job recorded: the seed's record or a chunk of its reference table, and the digests of what it ran. */
 export interface JobResult {
-  record: SeedRecord;
+  /** A seed's job. */
+  record?: SeedRecord;
+  /** A chunk job (src/engine/reference-chunks.ts). */
+  chunk?: ReferenceChunk;
   configDigest: string;
   dataDigest: string;
   codeVersion: string;
@@ -164,7 +168,15 @@ export class SweepStore {
       `UPDATE fedscore_sweep_job SET state = 'done', error = NULL, finished_at = now(), result = $3,
               config_digest = $4, data_digest = $5, code_version = $6
        WHERE sweep_id = $1 AND job_key = $2 AND state <> 'done'`,
-      [id, key, JSON.stringify(r.record), r.configDigest, r.dataDigest, r.codeVersion],
+      // a seed's record as it is (a SeedRecord has no key `chunk`), a chunk under `chunk`
+      [
+        id,
+        key,
+        JSON.stringify(r.chunk ? { chunk: r.chunk } : r.record),
+        r.configDigest,
+        r.dataDigest,
+        r.codeVersion,
+      ],
     );
   }
 
@@ -193,7 +205,8 @@ export class SweepStore {
       rows.map((r) => [
         r.job_key as string,
         {
-          record: JSON.parse(r.result as string) as SeedRecord,
+          ...((parsed: SeedRecord | { chunk: ReferenceChunk }) =>
+            'chunk' in parsed ? { chunk: parsed.chunk } : { record: parsed })(JSON.parse(r.result as string)),
           configDigest: r.config_digest,
           dataDigest: r.data_digest,
           codeVersion: r.code_version,

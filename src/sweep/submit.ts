@@ -1,4 +1,5 @@
 /** `sweep submit`: records a sweep and enqueues the jobs that have not run yet. */
+import { chunksFor } from '../engine/reference-chunks.js';
 import type { ExperimentConfig } from '../records/config.js';
 import { DEFAULT_POLICY, enqueue, type JobPolicy, openQueue } from './queue.js';
 import { configDigest, jobsOf, labelsOf, queueJobId, type SweepSpec, seedsOf, sweepId } from './spec.js';
@@ -14,14 +15,19 @@ export interface Submitted {
 
 /**
  * The sweep of `configs` (each read from its path), `seeds` seeds each (default: each
- * configuration's own count, as `experiment` counts them).
+ * configuration's own count, as `experiment` counts them). With `chunks`, each configuration that
+ * computes the true Shapley value computes it in that many jobs per seed (at most 2^silos).
+ * @throws RangeError naming `--chunks`.
  */
 export function sweepOf(
   configs: readonly { path: string; config: ExperimentConfig }[],
   seeds?: number,
+  chunks?: number,
 ): SweepSpec {
   const labels = labelsOf(configs.map((c) => c.path));
+  const perConfig = chunks === undefined ? undefined : configs.map((c) => chunksFor(c.config, chunks));
   return {
+    ...(perConfig?.some((k) => k > 0) ? { chunks: perConfig } : {}),
     configs: configs.map((c, i) => ({
       label: labels[i]!,
       path: c.path,

@@ -9,7 +9,7 @@ import type PgBoss from 'pg-boss';
 import type { Learner } from '../learner/learner.js';
 import { openQueue, type QueuedJob, SWEEP_QUEUE } from './queue.js';
 import { type RunJobOptions, runJob } from './run-job.js';
-import type { SweepSpec } from './spec.js';
+import { jobsOf, type SweepSpec } from './spec.js';
 import { SweepStore } from './store.js';
 
 export interface WorkerOptions extends RunJobOptions {
@@ -55,7 +55,9 @@ export async function runWorker(o: WorkerOptions): Promise<number> {
     log(`${sweep} ${label} seed ${row.seed}: started (attempt ${job.retryCount + 1})`);
     const t0 = performance.now();
     try {
-      const result = await runJob(spec, row.configIndex, row.seed, { ...o, learners });
+      const job = jobsOf(spec).find((j) => j.key === key);
+      if (!job) throw new Error(`job ${sweep}/${key}: not a job of the sweep's spec`);
+      const result = await runJob(spec, job, { ...o, learners });
       await store.finish(sweep, key, result);
       finished++;
       log(`${sweep} ${label} seed ${row.seed}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

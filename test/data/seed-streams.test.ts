@@ -45,11 +45,19 @@ describe('SEED_STREAMS', () => {
         labelNoise: 5,
         attack: 6,
         longTail: 7,
+        paper003Split: 8,
         identities: 0x1d,
         initialModel: 0x1417,
       },
       round: { selection: 0x5e1, weights: 0xa66, references: 0x7e5 },
-      sub: { mixedNonIid: 0x4d1 },
+      sub: {
+        mixedNonIid: 0x4d1,
+        paper003Data: 0x3d0,
+        paper003First: 0x3d1,
+        paper003Second: 0x3d2,
+        paper003Test: 0x3d3,
+        paper003Local: 0x3d4,
+      },
     });
   });
 });

@@ -65,6 +65,50 @@ describe('sweep specs', () => {
     ).not.toBe(sweepId(spec));
   });
 
+  it('--chunks: k chunk jobs per seed of a configuration with the true Shapley value, none for the others; another sweep id', () => {
+    const withSv = parseConfig({ ...cfg(3), silos: 3, comparison: { trueShapley: true } });
+    // 4 silos: the true Shapley value is on by default (n ≤ 6), so switch it off
+    const off = parseConfig({ ...cfg(3, 0.5), comparison: { trueShapley: false } });
+    const plain = sweepOf(
+      [
+        { path: 'sv.json', config: withSv },
+        { path: 'off.json', config: off },
+      ],
+      2,
+    );
+    const spec = sweepOf(
+      [
+        { path: 'sv.json', config: withSv },
+        { path: 'off.json', config: off },
+      ],
+      2,
+      3,
+    );
+    expect(plain.chunks).toBeUndefined();
+    expect(spec.chunks).toEqual([3, 0]);
+    const jobs = jobsOf(spec);
+    expect(
+      jobs.map((j) => [j.configIndex, j.seed, j.chunk ? `${j.chunk.index + 1}/${j.chunk.of}` : 'run']),
+    ).toEqual([
+      [0, 3, 'run'],
+      [0, 3, '1/3'],
+      [0, 3, '2/3'],
+      [0, 3, '3/3'],
+      [0, 4, 'run'],
+      [0, 4, '1/3'],
+      [0, 4, '2/3'],
+      [0, 4, '3/3'],
+      [1, 3, 'run'],
+      [1, 4, 'run'],
+    ]);
+    // the seeds' own jobs keep the keys they have without chunks
+    expect(jobs.filter((j) => !j.chunk).map((j) => j.key)).toEqual(jobsOf(plain).map((j) => j.key));
+    expect(new Set(jobs.map((j) => j.key)).size).toBe(jobs.length);
+    expect(sweepId(spec)).not.toBe(sweepId(plain));
+    // at most 2^silos chunks: 3 silos, 8 coalitions
+    expect(sweepOf([{ path: 'sv.json', config: withSv }], 1, 100).chunks).toEqual([8]);
+  });
+
   it('queue ids are UUIDs, one per (sweep, job), stable', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), fc.string(), (sweep, k1, k2) => {
@@ -94,6 +138,10 @@ describe('sweep and worker usage', () => {
       /^fedscore: --concurrency: expected an integer in \[1, 256\], got '0'/,
     );
     expect((await run(['sweep'])).code).toBe(2);
+    expect(
+      (await run(['sweep', 'submit', '--queue', 'postgres://h/db', '--config', 'a.json', '--chunks', '0']))
+        .err,
+    ).toMatch(/^fedscore: --chunks: expected an integer in \[1, 65536\], got '0'/);
     expect(calls).toEqual([]);
   });
 });

@@ -37,6 +37,7 @@ interface SubmitFlags {
   queue: string;
   config: string[];
   seeds?: number;
+  chunks?: number;
   retries?: number;
   expireIn?: number;
 }
@@ -67,6 +68,13 @@ const submit: CommandDefinition<SubmitFlags, SweepArgs> = {
       1,
       100,
     ),
+    integerOption(
+      'chunks',
+      'n',
+      "split each seed's reference table into n jobs, 1..65536: a configuration that computes the true Shapley value (comparison.trueShapley) gets n more jobs per seed, each retraining a range of the 2^silos coalitions (at most 2^silos jobs); collect puts the table back together (default: computed in the seed's job)",
+      1,
+      65_536,
+    ),
     integerOption('retries', 'n', 'further attempts of a failed or expired job, 0..10 (default 2)', 0, 10),
     integerOption(
       'expire-in',
@@ -82,6 +90,7 @@ const submit: CommandDefinition<SubmitFlags, SweepArgs> = {
     queue: f.queue,
     configs: f.config,
     ...(f.seeds !== undefined ? { seeds: f.seeds } : {}),
+    ...(f.chunks !== undefined ? { chunks: f.chunks } : {}),
     ...(f.retries !== undefined ? { retries: f.retries } : {}),
     ...(f.expireIn !== undefined ? { expireIn: f.expireIn } : {}),
   }),
