@@ -188,6 +188,7 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
       [
         'charts/accuracy.svg',
         'charts/agreement-trueSv.svg',
+        'charts/leaderboard.svg',
         'charts/trajectories.svg',
         'report.html',
         'report.md',
@@ -210,7 +211,10 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<svg');
     const md = await readFile(join(dir, 'report.md'), 'utf8');
-    expect(md).toMatch(/\| fp( † (reversed: Σα ≤ 0|Σα ≤ 0 in some rounds))? \| /);
+    // fp is shown only where scoring.schemes asks for it (issue 22); the other private schemes are rows
+    expect(md).toMatch(/\| loo \| /);
+    expect(md).toMatch(/\| eeMedian \| /);
+    expect(md).not.toMatch(/\| fp[ |]/);
     expect(md).toContain('- participation: every silo in every round'); // hence no participation chart
   });
 });

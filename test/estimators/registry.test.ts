@@ -84,7 +84,8 @@ describe('built-in estimators', () => {
 
   it('budgeted estimators (Maverick-Shapley included) accept `budget`; the others reject it', () => {
     for (const e of BUILT_IN_ESTIMATORS) {
-      const cfg = { ...base, comparison: { estimators: { [e.name]: { budget: 64 } } } };
+      // trueShapley: a reference that runs besides the estimator under test (9 silos: not by default)
+      const cfg = { ...base, comparison: { estimators: { [e.name]: { budget: 64 } }, trueShapley: true } };
       if (['gtg', 'mc', 'owen', 'banzhaf', 'maverick', 'tsv'].includes(e.name))
         expect(() => parseConfig(cfg)).not.toThrow();
       else expect(() => parseConfig(cfg)).toThrow(`comparison.estimators.${e.name}.budget: unknown key`);
@@ -179,7 +180,10 @@ describe('registerEstimator', () => {
     expect(() => registerEstimator(constant)).toThrow(/already registered/);
     expect(estimatorOf('userConstant')).toBe(constant);
     expect(estimatorDefinitions().at(-1)).toBe(constant);
-    const cfg = parseConfig({ ...base, comparison: { estimators: { userConstant: { value: 2 }, gtg: {} } } });
+    const cfg = parseConfig({
+      ...base,
+      comparison: { estimators: { userConstant: { value: 2 }, gtg: {} }, trueShapley: true },
+    });
     expect(cfg.comparison?.estimators).toEqual({ userConstant: { value: 2 }, gtg: {} });
     expect(names(estimatorsToRun(cfg.comparison!.estimators!))).toEqual(['gtg', 'userConstant']);
     expect(comparedPerRound('userConstant')).toBe(true);
