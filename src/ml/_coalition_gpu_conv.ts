@@ -26,21 +26,14 @@ import {
   type ChunkDispatcher,
   chunkedCoalitions,
   DEFAULT_CHUNK_BYTES,
+  type GpuCoalitionSetup,
   type GpuCoalitions,
 } from './_coalition_gpu.js';
-import type { Examples, ModelSpec } from './models.js';
-import { paramLayout } from './models.js';
+import type { ModelSpec } from './models.js';
+import { paramLayout, poolLayer } from './models.js';
 
-/** What coalition.ts hands over (its checked setup and coefficients). */
-export interface GpuConvSetup {
-  readonly spec: ModelSpec;
-  readonly m0: Float32Array;
-  readonly updates: readonly Float32Array[];
-  readonly data: Examples;
-  /** aᵢ per silo. */
-  readonly a: Float64Array;
-  /** s(S) from the sorted members. */
-  readonly scale: (members: readonly number[]) => number;
+/** What coalition.ts hands over (the two-layer setup without its first dense layer's index). */
+export interface GpuConvSetup extends Omit<GpuCoalitionSetup, 'first' | 'maxChunkBytes'> {
   /** Bound on a chunk's models plus its largest activation, bytes (default 128 MiB). */
   readonly maxChunkBytes?: number;
 }
@@ -155,10 +148,7 @@ export function gpuConvCoalitions(setup: GpuConvSetup): GpuCoalitions & { readon
         h = l.relu ? tf.relu(z) : z;
         shared = false;
       } else if (l.kind === 'pool') {
-        h =
-          l.op === 'max'
-            ? tf.maxPool(h as tf.Tensor4D, l.size, l.size, 'valid')
-            : tf.avgPool(h as tf.Tensor4D, l.size, l.size, 'valid');
+        h = poolLayer(h as tf.Tensor4D, l);
       } else {
         h = h.reshape([h.shape[0]!, -1]);
       }

@@ -21,7 +21,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../../scoring/random.js';
 import { addBiasAct } from './_blas_kernels.js';
-import type { ModelSpec } from './model-registry.js';
+import type { LayerSpec, ModelSpec } from './model-registry.js';
 
 export {
   type ArchitectureOptions,
@@ -107,6 +107,11 @@ export function paramTensors(spec: ModelSpec, params: Float32Array): tf.Tensor[]
   return paramLayout(spec).map((e) => tf.tensor(params.subarray(e.offset, e.offset + e.size), [...e.shape]));
 }
 
+/** A square pooling layer, strides = its size, valid padding (the forward pass and the GPU coalition path). */
+export function poolLayer(h: tf.Tensor4D, l: Extract<LayerSpec, { kind: 'pool' }>): tf.Tensor4D {
+  return l.op === 'max' ? tf.maxPool(h, l.size, l.size, 'valid') : tf.avgPool(h, l.size, l.size, 'valid');
+}
+
 /**
  * Logits [batch, classes] of the model with parameter tensors `weights` (in layout order) on
  * `x` given flat as [batch, h·w·c]. Pure tfjs ops, differentiable; call inside tf.tidy.
@@ -139,10 +144,7 @@ export function forward(
       );
       w += 2;
     } else if (l.kind === 'pool') {
-      h =
-        l.op === 'max'
-          ? tf.maxPool(h as tf.Tensor4D, l.size, l.size, 'valid')
-          : tf.avgPool(h as tf.Tensor4D, l.size, l.size, 'valid');
+      h = poolLayer(h as tf.Tensor4D, l);
     } else {
       h = h.reshape([batch, -1]);
     }
