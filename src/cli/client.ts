@@ -6,6 +6,7 @@
  * take part (wrong key or test set, service unreachable, a refused request).
  */
 import { SiloHttp } from '../client/http.js';
+import { journalPathOf, SiloJournal } from '../client/journal.js';
 import { runSilo } from '../client/silo.js';
 import { type ConsortiumFile, readConsortiumFile } from '../contract/consortium-file.js';
 import type { LocalFormat } from '../data/local-data.js';
@@ -36,6 +37,8 @@ export interface ClientArgs {
   consortiumFile?: string;
   consortiumDigest?: string;
   insecureUnpinned: boolean;
+  /** `--deterministic-training`: the engine's training seeds instead of fresh randomness. */
+  deterministicTraining: boolean;
   data?: string;
   dataFormat?: string;
   testData?: string;
@@ -50,6 +53,9 @@ const SILO_ERRORS = [
   'ConsortiumFileError',
   'ConsortiumMismatchError',
   'LocalDataError',
+  'JournalError',
+  'ReplayRefusedError',
+  'ModelChainError',
 ];
 
 /** The configuration with `--model`'s Layers model (and the pinned digests, checked on loading). */
@@ -161,6 +167,15 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
     return 1;
   }
+  let journal: SiloJournal;
+  try {
+    // Beside the key, kept across restarts (issue 32, R1): what this silo masked and unmasked.
+    journal = SiloJournal.open(journalPathOf(o.key));
+  } catch (e) {
+    if ((e as Error).name !== 'JournalError') throw e;
+    process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+    return 1;
+  }
   const learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
   try {
     if (pinned) checkLocalAgainstFile(pinned, run, learner, o.silo);
@@ -184,6 +199,8 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
       lastRound,
       log,
       waitTimeoutMs: o.timeoutMs,
+      journal,
+      deterministicTraining: o.deterministicTraining,
       ...(pinned ? { pinned } : { insecureUnpinned: true }),
     });
     const reported = outcomes.filter((x) => x.status === 'reported').length;
@@ -196,6 +213,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     }
     throw e;
   } finally {
+    journal.close();
     await learner.close();
   }
 }

@@ -22,6 +22,12 @@
  * model across rounds; a silo that starts late (`--first-round k`) or restarts rebuilds it from
  * M_0 through the published aggregates of the rounds before k.
  *
+ * History only grows (issue 32, R1 b): a round result the silo accepted (it reported on it; the
+ * silo's journal keeps the round and the digest of M_r across restarts, ./journal.ts) that is
+ * no longer listed with a result, or is listed with another aggregate, and a base version below
+ * one the chain already reached, are refused (HISTORY_REGRESSION) — never a silent reset to M_0,
+ * which would let the server replay a base model.
+ *
  * What is left — two silos pinned to the same M_0 cannot be served different M_r without one of
  * them refusing; an unpinned silo can be given another M_0 — is caught inside the round: the
  * digest of the model each silo trained on is part of its signed round context
@@ -33,7 +39,11 @@ import type { SiloHttp } from './http.js';
 import { SiloSetupError } from './silo-errors.js';
 
 /** How the chain refuses: a renumbered base model, or served bytes that are not the chain's. */
-export type ModelChainCode = 'BASE_MODEL_RENUMBERED' | 'MODEL_NOT_IN_CHAIN' | 'MODEL_CHAIN_BROKEN';
+export type ModelChainCode =
+  | 'BASE_MODEL_RENUMBERED'
+  | 'MODEL_NOT_IN_CHAIN'
+  | 'MODEL_CHAIN_BROKEN'
+  | 'HISTORY_REGRESSION';
 
 /** The served model or numbering differs from the silo's model chain (the silo stops). */
 export class ModelChainError extends Error {
@@ -64,13 +74,35 @@ export class ModelChain {
   private model: Float32Array | undefined;
   private version = -1;
 
+  /** The round results this silo accepted: round → digest of M_r (from its journal, and each report). */
+  private readonly accepted: Map<number, string>;
+
   constructor(
     private readonly http: SiloHttp,
     /** d. */
     private readonly parameters: number,
     /** The pinned `model.initialWeightsDigest`, or undefined for an unpinned silo. */
     private readonly initialDigest: string | undefined,
-  ) {}
+    /** The round results accepted before this process started: round → digest of M_r. */
+    accepted: ReadonlyMap<number, string> = new Map(),
+  ) {
+    this.accepted = new Map(accepted);
+  }
+
+  /**
+   * Accepts round `r`'s result M_r = `base` + Σ w_iΔ_i / Σ w_i (protocol/weighted.ts `stepModel`, as
+   * {@link ModelChain.baseOf} derives it): the chain moves to version r and will refuse a history
+   * without it.
+   * @returns the digest of M_r.
+   */
+  accept(r: number, base: Float32Array, weightedSum: Float64Array, totalWeight: number): string {
+    const m = stepModel(base, weightedSum, totalWeight);
+    const digest = hexDigest(m);
+    this.model = m;
+    this.version = r;
+    this.accepted.set(r, digest);
+    return digest;
+  }
 
   /**
    * The base model of round `r` (whose view says `baseModel`): derived from M_0 through the
@@ -90,11 +122,22 @@ export class ModelChain {
         r,
         `the service says the base model is version ${baseModel}; the published rounds make it version ${expected} (the latest round before ${r} with a sum, or 0)`,
       );
-    if (this.version > expected) {
-      // Only a service that rewrote its history gets here (a result this silo applied is gone).
-      this.model = undefined;
-      this.version = -1;
-    }
+    // History only grows: a result this silo applied or accepted is still listed, and the base is
+    // not older than the chain (issue 32, R1 b).
+    const listed = new Set(earlier.map((v) => v.round));
+    for (const v of [...this.accepted.keys()].sort((a, b) => a - b))
+      if (v < r && !listed.has(v))
+        throw new ModelChainError(
+          'HISTORY_REGRESSION',
+          r,
+          `round ${v}'s result, which this silo accepted, is no longer listed with a result; refusing a rewritten history (it would let the server replay an earlier base model)`,
+        );
+    if (this.version > expected)
+      throw new ModelChainError(
+        'HISTORY_REGRESSION',
+        r,
+        `the base model would go back to version ${expected}; this silo's chain is at version ${this.version}; refusing a rewritten history (it would let the server replay an earlier base model)`,
+      );
     if (this.model === undefined) {
       this.model = await this.initial(r);
       this.version = 0;
@@ -103,6 +146,13 @@ export class ModelChain {
       if (v.round <= this.version) continue;
       this.model = await this.step(r, v.round, this.model);
       this.version = v.round;
+      const was = this.accepted.get(v.round);
+      if (was !== undefined && was !== hexDigest(this.model))
+        throw new ModelChainError(
+          'HISTORY_REGRESSION',
+          r,
+          `round ${v.round}'s published aggregate gives M_${v.round} digest ${hexDigest(this.model)}; this silo accepted ${was}; refusing a rewritten history`,
+        );
     }
     const served = await this.served(r, expected);
     if (!sameFloats(served, this.model))

@@ -39,7 +39,7 @@ import type { ClientMessage, RoundContext } from '../../protocol/messages.js';
 import { modelContextDigest, weightsContextDigest } from '../../protocol/round-context.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
-import { type ConsortiumFile, compareWithServed } from '../contract/consortium-file.js';
+import { type ConsortiumFile, compareWithServed, consortiumFileDigest } from '../contract/consortium-file.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../contract/defaults.js';
 import type { PublishedRound, RoundPlan } from '../contract/networked-plan.js';
 import { clipUtility } from '../contract/private-scoring.js';
@@ -60,12 +60,16 @@ import {
   weightOf,
 } from '../engine/networked.js';
 import type { Learner } from '../learner/learner.js';
+import { paramsDigest } from '../ml/layers-model.js';
 import { leaderboardOfPublished, type PublishedScores } from '../records/leaderboard.js';
 import { leaderboardLine } from '../reports/leaderboard-table.js';
 import { parseAnswerJson } from './answers.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
+import type { SiloJournal } from './journal.js';
 import { ModelChain } from './model-chain.js';
+import { ReplayGuard, type RoundGuard } from './replay-guard.js';
 import { SiloSetupError } from './silo-errors.js';
+import { trainingSeed } from './training-seed.js';
 
 /** The consortium, a round and a round's aggregate as the service returns them (src/contract/schemas.ts). */
 export type ConsortiumView = Consortium;
@@ -112,6 +116,11 @@ export type RoundOutcome =
       readonly round: number;
       readonly status: 'missed' | 'dropped' | 'aborted' | 'not-selected';
       readonly detail: string;
+      /**
+       * `'server'`: the server ended the round after this silo's Unmasking response (it may hold
+       * the sum; recorded in the journal, code FEDSCORE_ERR_ABORT_AFTER_UNMASKING).
+       */
+      readonly fault?: 'server';
     };
 
 /** Options of {@link runSilo}. */
@@ -131,6 +140,17 @@ export interface SiloOptions {
   readonly insecureUnpinned?: boolean;
   /** The silo's Ed25519 secret key (32 bytes; owned by the caller). */
   readonly secretKey: Uint8Array;
+  /**
+   * The silo's masking journal (./journal.ts, beside its key): what it trained, masked and unmasked
+   * on which base model. The silo refuses a round on a base it already sent an Unmasking response
+   * for (./replay-guard.ts, issue 32 R1).
+   */
+  readonly journal: SiloJournal;
+  /**
+   * Train with the engine's seed `deriveSeed(seed, round, silo)` instead of fresh randomness
+   * (./training-seed.ts): replayable, for tests and reproductions only.
+   */
+  readonly deterministicTraining?: boolean;
   /** First and last round to take part in. */
   readonly firstRound: number;
   readonly lastRound: number;
@@ -307,11 +327,21 @@ export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
   );
   // Issue 27: the silo trains only on models it derives from M_0 and the published aggregates
   // (./model-chain.ts); kept across rounds, rebuilt from M_0 by a silo that starts late.
-  const chain = new ModelChain(http, consortium.model.parameters, o.pinned?.model.initialWeightsDigest);
+  // Issue 32, R1: the journal's record of what this silo masked and unmasked, across restarts.
+  const guard = new ReplayGuard(
+    o.journal,
+    o.pinned ? consortiumFileDigest(o.pinned) : `unpinned:${consortium.id}`,
+  );
+  const chain = new ModelChain(
+    http,
+    consortium.model.parameters,
+    o.pinned?.model.initialWeightsDigest,
+    guard.accepted(),
+  );
   const out: RoundOutcome[] = [];
   const pending: number[] = [];
   for (let r = o.firstRound; r <= o.lastRound; r++) {
-    const outcome = await oneRound(o, consortium, r, chain);
+    const outcome = await oneRound(o, consortium, r, chain, guard);
     log(
       outcome.status === 'reported'
         ? `silo ${silo} round ${r}: report accepted (v(M0+U_i) = ${outcome.singleton}, v(M−U_i) = ${outcome.complement})`
@@ -377,6 +407,7 @@ async function oneRound(
   c: ConsortiumView,
   r: number,
   chain: ModelChain,
+  guard: ReplayGuard,
 ): Promise<RoundOutcome> {
   const { http, run, learner } = o;
   const silo = http.silo;
@@ -414,8 +445,18 @@ async function oneRound(
   // 2. Local training from the round's base model — the model chain's, or the silo refuses
   // (ModelChainError naming the round).
   const base = await chain.baseOf(r, round.baseModel);
+  // Issue 32, R1: no round on a base this silo already unmasked on (ReplayRefusedError); the
+  // training randomness is fresh unless asked otherwise, and journaled.
+  const rg = guard.begin(r, paramsDigest(base));
+  const seed = trainingSeed({
+    deterministic: o.deterministicTraining === true,
+    seed: run.seed,
+    round: r,
+    silo,
+  });
+  rg.trained(seed);
   const t0 = performance.now();
-  const update = await localUpdate(run, learner, silo, r, base);
+  const update = await localUpdate(run, learner, silo, r, base, seed);
   log(
     `silo ${silo} round ${r}: trained on ${run.data.silos[silo]!.n} examples in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
@@ -426,6 +467,7 @@ async function oneRound(
   const deps = siloDeps();
   let state: ClientState = createClient(config, silo, o.secretKey, input, roundContextOf(run, base, plan));
   const post = async (m: ClientMessage) => {
+    rg.beforeSend(m.type);
     await http.expect('POST', `${roundPath}/${m.type}`, [202], { body: encodeClientMessage(m) });
     log(`silo ${silo} round ${r}: ${m.type} accepted`);
   };
@@ -465,7 +507,7 @@ async function oneRound(
   } catch (e) {
     // The service refused a message because the stage had moved on without this silo.
     if (e instanceof ServiceResponseError && e.status === 409)
-      return { round: r, status: 'dropped', detail: e.message };
+      return { round: r, status: 'dropped', ...afterUnmasking(rg, `closed to it (${e.message})`, e.message) };
     throw e;
   }
 
@@ -474,8 +516,11 @@ async function oneRound(
     const now = await http.getJson<RoundView>(roundPath);
     return isCollectingStage(now.stage) ? undefined : now;
   });
-  if (done.stage === 'aborted' || done.stage === 'closed')
-    return { round: r, status: 'aborted', detail: `round ${done.stage}: ${done.error?.code ?? ''}` };
+  if (done.stage === 'aborted' || done.stage === 'closed') {
+    const detail = `round ${done.stage}: ${done.error?.code ?? ''}`;
+    const how = `${done.stage} (${done.error?.code ?? 'no code'})`;
+    return { round: r, status: 'aborted', ...afterUnmasking(rg, how, detail) };
+  }
   const aggregate = await http.getJson<AggregateView>(`${roundPath}/aggregate`);
   if (!aggregate.survivors.includes(silo))
     return { round: r, status: 'dropped', detail: 'not in the aggregate' };
@@ -498,6 +543,8 @@ async function oneRound(
     singleton: clipUtility(declared, evaluated.singleton),
     complement: clipUtility(declared, evaluated.complement),
   };
+  // The silo accepts the round's result: its chain and journal will refuse a history without it.
+  rg.accepted(chain.accept(r, base, weightedSum, aggregate.totalWeight));
   const report = signScoreReport({ session: c.id, round: r, silo, ...u }, o.secretKey);
   try {
     await http.expect('POST', `${roundPath}/reports`, [200, 201], { body: report });
@@ -527,6 +574,14 @@ export function roundContextOf(run: NetworkedRun, base: Float32Array, plan?: Rou
         everyone.map(() => run.weightScale),
       );
   return { model: modelContextDigest(base), weights };
+}
+
+/**
+ * The detail of a round that ended without a sum for this silo: after its Unmasking response the
+ * server may hold the sum, so that is recorded as a fault of the server (journal and outcome).
+ */
+function afterUnmasking(rg: RoundGuard, how: string, detail: string): { detail: string; fault?: 'server' } {
+  return rg.unmasked ? { detail: rg.serverFault(how), fault: 'server' } : { detail };
 }
 
 /** Whether two selections name the same silos (null: every silo). */

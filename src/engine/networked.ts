@@ -181,18 +181,31 @@ export function initialModel(run: NetworkedRun, learner: Learner): Float32Array 
   return learner.initialParameters(deriveSeed(run.seed, SEED_STREAMS.run.initialModel));
 }
 
-/** Silo `silo`'s update Δ_i in round `round` from `base` (with its configured update attack, if any). */
+/**
+ * Silo `silo`'s update Δ_i in round `round` from `base` (with its configured update attack, if any).
+ * `trainingSeed`: the minibatch order's (and any training noise's) seed; by default the engine's
+ * `deriveSeed(seed, round, silo)`, which anyone who knows the public seed can replay — a networked
+ * silo passes fresh randomness instead (src/client/silo.ts, issue 32 R1).
+ */
 export async function localUpdate(
   run: NetworkedRun,
   learner: Learner,
   silo: number,
   round: number,
   base: Float32Array,
+  trainingSeed?: number,
 ): Promise<Float32Array> {
   if (run.data.silos[silo] === undefined)
     throw new RangeError(`silo: expected 0..${run.data.silos.length - 1}, got ${silo}`);
-  // The engine's training (trainer.ts): the same seed deriveSeed(seed, round, silo), the same attacks.
-  const [update] = await consortiumTrainer(learner, run.data, run.seed)(base, round, [silo]);
+  if (
+    trainingSeed !== undefined &&
+    !(Number.isInteger(trainingSeed) && trainingSeed >= 0 && trainingSeed < 2 ** 31)
+  )
+    throw new RangeError(`trainingSeed: expected an integer in [0, 2^31), got ${trainingSeed}`);
+  // The engine's training (trainer.ts): the same seed deriveSeed(seed, round, silo) unless given,
+  // the same attacks.
+  const seedOf = trainingSeed === undefined ? undefined : () => trainingSeed;
+  const [update] = await consortiumTrainer(learner, run.data, run.seed, seedOf)(base, round, [silo]);
   return update!;
 }
 

@@ -27,13 +27,26 @@ export type TrainFn = (
  * @throws RangeError when a silo id has no data.
  */
 export function localTrainer(learner: Learner, data: readonly Dataset[], seed: number): TrainFn {
+  return seededTrainer(learner, data, (round, s) => deriveSeed(seed, round, s));
+}
+
+/**
+ * Honest local training with the seed `seedOf(round, s)` for silo s (a networked silo's fresh
+ * training randomness, src/client/silo.ts; the engine's {@link localTrainer} derives it).
+ * @throws RangeError when a silo id has no data.
+ */
+export function seededTrainer(
+  learner: Learner,
+  data: readonly Dataset[],
+  seedOf: (round: number, silo: number) => number,
+): TrainFn {
   return async (base, round, silos) =>
     learner.trainMany(
       base,
       silos.map((s) => {
         const d = data[s];
         if (d === undefined) throw new RangeError(`silos: ${s} is not a silo in [0, ${data.length})`);
-        return { data: d, seed: deriveSeed(seed, round, s) };
+        return { data: d, seed: seedOf(round, s) };
       }),
     );
 }
@@ -43,8 +56,13 @@ export function consortiumTrainer(
   learner: Learner,
   consortium: Pick<Consortium, 'silos' | 'updateAttacks'>,
   seed: number,
+  /** The training seed of (round, silo), instead of `deriveSeed(seed, round, silo)`. */
+  seedOf?: (round: number, silo: number) => number,
 ): TrainFn {
-  return withUpdateAttacks(localTrainer(learner, consortium.silos, seed), consortium.updateAttacks);
+  const train = seedOf
+    ? seededTrainer(learner, consortium.silos, seedOf)
+    : localTrainer(learner, consortium.silos, seed);
+  return withUpdateAttacks(train, consortium.updateAttacks);
 }
 
 /** Optimizer steps of one silo's local training on `examples` examples: epochs·⌈n/batchSize⌉ (src/ml/train.ts). */

@@ -12,6 +12,7 @@ import { SiloHttp } from '../../src/client/http.js';
 import { runSilo } from '../../src/client/silo.js';
 import { buildApp } from '../../src/server/app.js';
 import { openStore } from '../../src/server/store/database.js';
+import { tempJournal } from './_journal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-heartbeat-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,6 +33,7 @@ describe('a silo waiting for its consortium', () => {
       const t0 = Date.now();
       // It gives up after 7 s (waitTimeoutMs): long enough for a heartbeat (every 5 s), not more.
       const silo = runSilo({
+        journal: tempJournal(),
         http: new SiloHttp({ server: url, consortium: 'hospitals', silo: 1, secretKey: key.secretKey }),
         // Not reached: the silo waits for the consortium before it uses its run or model.
         run: undefined as never,

@@ -11,6 +11,7 @@ import type { Learner } from '../../src/learner/learner.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { adminInject, consortiumBody, D, type Harness, harness } from '../server/_harness.js';
 import { injectFetch } from './_inject.js';
+import { tempJournal } from './_journal.js';
 
 const cfg: ExperimentConfig = {
   silos: 4,
@@ -61,6 +62,7 @@ async function attempt(
   const learner = { parameterCount: o.parameters ?? D } as Learner;
   // These checks hold with or without a pinned consortium file: unpinned here.
   const result = runSilo({
+    journal: tempJournal(),
     http,
     run,
     learner,
@@ -87,7 +89,15 @@ describe('runSilo checks the consortium first', () => {
       now: h.clock.now,
     });
     const learner = { parameterCount: D } as Learner;
-    const result = runSilo({ http, run, learner, secretKey, firstRound: 1, lastRound: 1 });
+    const result = runSilo({
+      http,
+      run,
+      learner,
+      secretKey,
+      firstRound: 1,
+      lastRound: 1,
+      journal: tempJournal(),
+    });
     await expect(result).rejects.toMatchObject({ name: 'SiloSetupError', field: 'consortium-file' });
     expect(adapter.log).toEqual([]);
   });
@@ -117,6 +127,7 @@ describe('runSilo checks the consortium first', () => {
     });
     const learner = { parameterCount: D } as Learner;
     const result = runSilo({
+      journal: tempJournal(),
       http,
       run,
       learner,
@@ -149,6 +160,7 @@ describe('runSilo checks the consortium first', () => {
     });
     const learner = { parameterCount: D } as Learner;
     const result = runSilo({
+      journal: tempJournal(),
       http,
       run,
       learner,

@@ -28,6 +28,7 @@ import type { Learner } from '../../src/learner/learner.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { adminInject, type Harness, harness } from '../server/_harness.js';
 import { injectFetch } from './_inject.js';
+import { tempJournal } from './_journal.js';
 
 const base: ExperimentConfig = {
   name: 'networked-strategies',
@@ -100,6 +101,9 @@ async function both(cfg: ExperimentConfig) {
         now: x.clock.now,
       });
       return runSilo({
+        journal: tempJournal(),
+        // Compared with the engine's scores: the engine's training seeds.
+        deterministicTraining: true,
         http,
         run,
         learner: await learner(cfg),

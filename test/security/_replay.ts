@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SiloHttp } from '../../src/client/http.js';
+import { journalPathOf, SiloJournal } from '../../src/client/journal.js';
 import { type RoundOutcome, runSilo, type SiloOptions } from '../../src/client/silo.js';
 import type { ConsortiumFile } from '../../src/contract/consortium-file.js';
 import { consortiumBodyOf, consortiumFileOf } from '../../src/engine/consortium-of-run.js';
@@ -92,10 +93,30 @@ export async function openService(run: NetworkedRun, learner: Learner): Promise<
   return { h, file, m0, log: [], close: () => h.close() };
 }
 
-/** A folder for the silos' key-side files (their journals), removed by the caller. */
-export function siloFolder(): { dir: string; remove(): void } {
+/**
+ * The silos' key folder: each silo's journal beside its key (`silo-<i>.key.journal`); `open(i)`
+ * opens it as a (re)started silo process does. `remove` deletes the folder.
+ */
+export function siloFolder(): { dir: string; open(i: number): SiloJournal; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'fedscore-replay-'));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    open: (i) => SiloJournal.open(journalPathOf(join(dir, `silo-${i}.key`))),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The training seed silo journal `j` recorded for round `r`. */
+export function journaledSeed(j: SiloJournal, r: number): number {
+  const e = j.all().find((x) => x.kind === 'trained' && x.round === r);
+  if (e?.seed === undefined) throw new Error(`no training seed journaled for round ${r}`);
+  return e.seed;
+}
+
+/** The journal's entries, short: `round:kind`. */
+export function kinds(j: SiloJournal): string[] {
+  j.reload();
+  return j.all().map((e) => `${e.round}:${e.kind}`);
 }
 
 /** Runs silo `silo` against `svc` through `layer` (a rejection is kept, not thrown). */
@@ -105,7 +126,7 @@ export function startSilo(
   learner: Learner,
   silo: number,
   layer: Layer,
-  o: Partial<SiloOptions> = {},
+  o: Partial<SiloOptions> & { journal: SiloJournal },
 ): Promise<RoundOutcome[] | Error> {
   const adapter = injectFetch(svc.h.app);
   const fetchThrough: typeof fetch = async (input, init) => {

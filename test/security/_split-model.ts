@@ -12,6 +12,7 @@ import { initialModel, type NetworkedRun } from '../../src/engine/networked.js';
 import type { Learner } from '../../src/learner/learner.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { injectFetch } from '../client/_inject.js';
+import { tempJournal } from '../client/_journal.js';
 import { adminInject, type Harness, harness } from '../server/_harness.js';
 
 /** 4 features, one hidden layer of 12, 3 classes: d = 4·12 + 12 + 12·3 + 3 = 99. */
@@ -122,6 +123,7 @@ export async function splitServer(
     });
     const unpinned = o.unpinned?.includes(silo) ?? false;
     return runSilo({
+      journal: tempJournal(),
       http,
       run,
       learner,

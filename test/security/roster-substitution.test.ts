@@ -39,6 +39,7 @@ import {
 import type { Learner } from '../../src/learner/learner.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { injectFetch } from '../client/_inject.js';
+import { tempJournal } from '../client/_journal.js';
 import { adminInject, type Harness, harness, siloInject } from '../server/_harness.js';
 
 const config: ExperimentConfig = {
@@ -177,10 +178,13 @@ async function maliciousServer(pinned: boolean, o: { genuineRoster?: boolean; m0
     now: h0.clock.now,
   });
   const victim = runSilo({
+    journal: tempJournal(),
     http,
     run,
     learner,
     secretKey: genuine[VICTIM]!.secretKey,
+    // The test recomputes the victim's update offline, with the engine's seed.
+    deterministicTraining: true,
     firstRound: 1,
     lastRound: 1,
     poll: { initialMs: 5, maxMs: 20 },

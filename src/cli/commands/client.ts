@@ -23,6 +23,7 @@ interface ClientFlags {
   consortiumFile?: string;
   consortiumDigest?: string;
   insecureUnpinned?: boolean;
+  deterministicTraining?: boolean;
   data?: string;
   dataFormat?: string;
   testData?: string;
@@ -88,6 +89,10 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
       '--insecure-unpinned',
       "take part without a consortium file, trusting the server's roster and threshold (a malicious server can then unmask this silo's input)",
     ),
+    new Option(
+      '--deterministic-training',
+      "train with the run's seed stream (seed, round, silo), as the in-process engine does, instead of fresh randomness: a server that replays a round can then reproduce this silo's update; for tests and reproductions only",
+    ),
     new Option('--data <path>', "this silo's own training data (IDX pair, x.npy + y.npy, CSV, image folder)"),
     new Option(
       '--data-format <format>',
@@ -143,6 +148,7 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
       ...(f.consortiumFile !== undefined ? { consortiumFile: f.consortiumFile } : {}),
       ...(f.consortiumDigest !== undefined ? { consortiumDigest: f.consortiumDigest.toLowerCase() } : {}),
       insecureUnpinned: f.insecureUnpinned === true,
+      deterministicTraining: f.deterministicTraining === true,
       ...(f.data !== undefined ? { data: f.data } : {}),
       ...(f.dataFormat !== undefined ? { dataFormat: f.dataFormat } : {}),
       ...(f.testData !== undefined ? { testData: f.testData } : {}),
