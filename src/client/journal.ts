@@ -13,6 +13,7 @@
  */
 import { closeSync, fchmodSync, fstatSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { SiloCode } from '../contract/error-codes.js';
 
 /** What an entry records. */
 export type JournalKind =
@@ -49,7 +50,7 @@ export interface JournalEntry {
 
 /** The journal cannot be read or written: the silo stops (it cannot keep its promise without it). */
 export class JournalError extends Error {
-  readonly code = 'FEDSCORE_ERR_JOURNAL';
+  readonly code = 'FEDSCORE_ERR_JOURNAL' satisfies SiloCode;
   constructor(
     readonly path: string,
     detail: string,

@@ -15,12 +15,13 @@
  * sent. An abort the server reports after the silo's Unmasking response is recorded as a fault of
  * the server (`server-fault`, code FEDSCORE_ERR_ABORT_AFTER_UNMASKING): the server may hold the sum.
  */
+import type { SiloCode } from '../contract/error-codes.js';
 import type { JournalEntry, SiloJournal } from './journal.js';
 
 /** The code of a round the silo refuses because it already unmasked on the round's base model. */
-export const BASE_ALREADY_UNMASKED = 'FEDSCORE_ERR_BASE_ALREADY_UNMASKED';
+export const BASE_ALREADY_UNMASKED = 'FEDSCORE_ERR_BASE_ALREADY_UNMASKED' satisfies SiloCode;
 /** The code of the server fault recorded when a round is reported aborted after the silo unmasked. */
-export const ABORT_AFTER_UNMASKING = 'FEDSCORE_ERR_ABORT_AFTER_UNMASKING';
+export const ABORT_AFTER_UNMASKING = 'FEDSCORE_ERR_ABORT_AFTER_UNMASKING' satisfies SiloCode;
 
 /**
  * The silo refuses round `round`: it already sent an Unmasking response for a round on the same

@@ -181,6 +181,23 @@ export function errorBody(code: ErrorCode, detail?: string): ErrorBody {
   return { code, message: detail === undefined ? base : `${base}: ${detail}` };
 }
 
+/**
+ * The silo's own codes (src/client): refusals and faults a silo reports in its errors, outcomes
+ * and log, never answers of the service. docs/errors.md, "Silo-side refusals", documents each (a
+ * test checks it).
+ */
+export const SILO_CODES = {
+  FEDSCORE_ERR_WEIGHT_BOUNDS: "the round's weights break the consortium's weight floor or largest share",
+  FEDSCORE_ERR_BASE_ALREADY_UNMASKED:
+    'this silo already sent an Unmasking response for a round on this base model',
+  FEDSCORE_ERR_ABORT_AFTER_UNMASKING:
+    "the server ended the round after this silo's Unmasking response (a fault of the server)",
+  FEDSCORE_ERR_JOURNAL: "the silo's masking journal cannot be read or written",
+} as const satisfies Record<string, string>;
+
+/** A silo-side code. */
+export type SiloCode = keyof typeof SILO_CODES;
+
 /** Whether `code` (as read off a response body) is one of the catalogue's codes. */
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERRORS, code);

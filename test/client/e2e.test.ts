@@ -138,6 +138,9 @@ describe('networked consortium (server + 5 silo processes on loopback)', () => {
       consortiumFileDigest(pinned),
       '--backend',
       'cpu',
+      // Compared with the engine's scores: the engine's training seeds (a real silo trains with
+      // fresh randomness, src/client/training-seed.ts).
+      '--deterministic-training',
       ...extra,
     ];
     const silos = [0, 1, 2, 3, 4].map((i) => procs.start(clientArgs(i), `silo-${i}`));

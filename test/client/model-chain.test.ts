@@ -3,7 +3,8 @@
  * restarts (`--first-round k`) is the service's model numbering — round 1's result is version 1,
  * an aborted round leaves the model unchanged — and its bytes are the service's bit for bit
  * (protocol/weighted.ts `stepModel`, shared); a renumbered base or other bytes are refused
- * naming the round.
+ * naming the round. History only grows (issue 32, R1 b): a result the silo accepted that
+ * disappears, or a base version going back, is HISTORY_REGRESSION — never a silent reset.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiloHttp } from '../../src/client/http.js';
@@ -92,5 +93,85 @@ describe('the model chain', () => {
       name: 'SiloSetupError',
       field: 'model.initialWeightsDigest',
     });
+  });
+
+  /** The service's `GET …/rounds` with round 1 shown without a result (as aborted). */
+  async function withoutRound1(x: Harness): Promise<(path: string) => Response | undefined> {
+    const listed = (await adminInject(x, 'GET', '/v1/consortia/c1/rounds')).json() as {
+      rounds: Record<string, unknown>[];
+    };
+    const rounds = listed.rounds.map((r) =>
+      r.round === 1 ? { ...r, stage: 'aborted', resultModel: null } : r,
+    );
+    return (path) =>
+      path === '/v1/consortia/c1/rounds'
+        ? new Response(JSON.stringify({ ...listed, rounds }), {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+          })
+        : undefined;
+  }
+
+  it('refuses a base version going back (HISTORY_REGRESSION), never a silent reset to M_0', async () => {
+    h = await threeRounds();
+    let lie: ((path: string) => Response | undefined) | undefined;
+    const chain = new ModelChain(
+      client(h, (p) => lie?.(p)),
+      D,
+      paramsDigest(INITIAL),
+    );
+    await chain.baseOf(3, 1);
+    lie = await withoutRound1(h);
+    const e = await chain.baseOf(3, 0).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ModelChainError);
+    expect(e).toMatchObject({ code: 'HISTORY_REGRESSION', round: 3 });
+    expect((e as Error).message).toBe(
+      'HISTORY_REGRESSION: round 3: the base model would go back to version 0; this silo’s chain is at version 1; refusing a rewritten history (it would let the server replay an earlier base model)'.replace(
+        '’',
+        "'",
+      ),
+    );
+  });
+
+  it('a restarted silo refuses a history without a result it accepted before (its journal), and one whose aggregate changed', async () => {
+    h = await threeRounds();
+    const m1 = paramsDigest(await served(h, 1));
+    const gone = new ModelChain(
+      client(h, await withoutRound1(h)),
+      D,
+      paramsDigest(INITIAL),
+      new Map([[1, m1]]),
+    );
+    await expect(gone.baseOf(3, 0)).rejects.toMatchObject({
+      code: 'HISTORY_REGRESSION',
+      round: 3,
+      message: expect.stringMatching(
+        /^HISTORY_REGRESSION: round 3: round 1's result, which this silo accepted, is no longer listed/,
+      ),
+    });
+    const changed = new ModelChain(client(h), D, paramsDigest(INITIAL), new Map([[1, 'ab'.repeat(32)]]));
+    await expect(changed.baseOf(3, 1)).rejects.toMatchObject({
+      code: 'HISTORY_REGRESSION',
+      message: expect.stringContaining(
+        `round 1's published aggregate gives M_1 digest ${m1}; this silo accepted ${'ab'.repeat(32)}`,
+      ),
+    });
+    // The same accepted result, listed as accepted: the chain goes on.
+    const same = new ModelChain(client(h), D, paramsDigest(INITIAL), new Map([[1, m1]]));
+    expect(paramsDigest(await same.baseOf(3, 1))).toBe(m1);
+  });
+
+  it('accept(r, …) is the step the service stores version r with, bit for bit', async () => {
+    h = await threeRounds();
+    const chain = new ModelChain(client(h), D, paramsDigest(INITIAL));
+    const base = await chain.baseOf(1, 0);
+    const agg = (await adminInject(h, 'GET', '/v1/consortia/c1/rounds/1/aggregate')).json();
+    const sum = new Float64Array(
+      Uint8Array.from((await adminInject(h, 'GET', '/v1/consortia/c1/rounds/1/aggregate/sum')).rawPayload)
+        .buffer,
+    );
+    expect(chain.accept(1, base, sum, agg.totalWeight)).toBe(paramsDigest(await served(h, 1)));
+    // Version 1 is now the chain's: round 3 (base 1) needs no step, and its bytes match.
+    expect(paramsDigest(await chain.baseOf(3, 1))).toBe(paramsDigest(await served(h, 1)));
   });
 });

@@ -226,6 +226,9 @@ describe('a consortium of four silos on their own data files and a user-supplied
       modelJson,
       '--backend',
       'cpu',
+      // Compared with the engine's scores: the engine's training seeds (a real silo trains with
+      // fresh randomness, src/client/training-seed.ts).
+      '--deterministic-training',
       ...extra,
     ];
     const silos = [0, 1, 2, 3].map((i) => procs.start(clientArgs(i), `silo-${i}`));

@@ -1,7 +1,7 @@
 /** The error catalogue: every code documented in docs/errors.md with its status, and nothing else. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { ERRORS, errorBody } from '../../src/contract/error-codes.js';
+import { ERRORS, errorBody, SILO_CODES } from '../../src/contract/error-codes.js';
 import { toErrorResponse } from '../../src/server/app.js';
 import { ServiceError } from '../../src/server/errors.js';
 
@@ -20,6 +20,16 @@ describe('error catalogue', () => {
 
   test('the document lists no code the catalogue lacks', () => {
     expect([...rows.keys()].filter((c) => !(c in ERRORS))).toEqual([]);
+  });
+
+  test('every silo-side code is documented in the silo-side table, and none is a service code', () => {
+    const silo = doc.slice(doc.indexOf('## Silo-side refusals'));
+    const table = silo.slice(0, silo.indexOf('\n## ', 1));
+    const documented = new Set([...table.matchAll(/^\| `(FEDSCORE_ERR_[A-Z_]+)` \|/gm)].map((m) => m[1]!));
+    for (const code of Object.keys(SILO_CODES)) {
+      expect(documented.has(code), code).toBe(true);
+      expect(code in ERRORS, code).toBe(false);
+    }
   });
 
   test('statuses are 4xx or 5xx and codes are namespaced', () => {
