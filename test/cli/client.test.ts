@@ -66,6 +66,7 @@ describe('fedscore client flags', () => {
       quiet: false,
       consortiumFile: 'f.json',
       insecureUnpinned: false,
+      deterministicTraining: false,
     });
     expect(
       await clientArgs([

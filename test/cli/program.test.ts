@@ -85,6 +85,7 @@ const FLAGS: Record<string, string[]> = {
     '--consortium-file <file>',
     '--consortium-digest <sha256>',
     '--insecure-unpinned',
+    '--deterministic-training',
     '--data <path>',
     '--data-format <format>',
     '--test-data <path>',
