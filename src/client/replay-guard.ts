@@ -116,9 +116,10 @@ export class RoundGuard {
     };
   }
 
-  /** Records the training randomness drawn for the round (before training). */
-  trained(seed: number): void {
+  /** Records the training randomness drawn for the round (before training). @returns `seed`. */
+  trained(seed: number): number {
     this.guard.record(this.entry('trained', { seed }));
+    return seed;
   }
 
   /**
@@ -139,6 +140,15 @@ export class RoundGuard {
   /** Records that the silo accepted the round's result M_r (digest `model`) before it reports on it. */
   accepted(model: string): void {
     this.guard.record(this.entry('accepted', { model }));
+  }
+
+  /**
+   * The detail of a round that ended without a sum for this silo (`how` the server ended it,
+   * `detail` the plain outcome): after its Unmasking response the server may hold the sum, so that
+   * is recorded as a fault of the server ({@link RoundGuard.serverFault}).
+   */
+  endedWithoutSum(how: string, detail: string): { detail: string; fault?: 'server' } {
+    return this.unmasked ? { detail: this.serverFault(how), fault: 'server' } : { detail };
   }
 
   /**

@@ -19,6 +19,11 @@
  * take part ({@link SiloSetupError}). Before it masks, it checks its round's plan against them
  * ({@link WeightBoundsError}, issue 27 A1).
  *
+ * Issue 32 (R1): the silo journals what it trains, masks and unmasks beside its key (./journal.ts)
+ * and sends at most one Unmasking response per base model (./replay-guard.ts); its training
+ * randomness is fresh (./training-seed.ts); a history that loses a result it accepted is fatal
+ * (./model-chain.ts).
+ *
  * The protocol's randomness (key seeds, the self-mask seed b_u, Shamir coefficients, nonces)
  * comes from the operating system's CSPRNG ({@link siloDeps}) and cannot be replaced: the
  * engine's seed-derived randomness (protocol/simulation-random.ts) is public-seed randomness and
@@ -67,7 +72,8 @@ import { parseAnswerJson } from './answers.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 import type { SiloJournal } from './journal.js';
 import { ModelChain } from './model-chain.js';
-import { ReplayGuard, type RoundGuard } from './replay-guard.js';
+import { poller, responseError } from './poller.js';
+import { ReplayGuard } from './replay-guard.js';
 import { SiloSetupError } from './silo-errors.js';
 import { trainingSeed } from './training-seed.js';
 
@@ -448,13 +454,9 @@ async function oneRound(
   // Issue 32, R1: no round on a base this silo already unmasked on (ReplayRefusedError); the
   // training randomness is fresh unless asked otherwise, and journaled.
   const rg = guard.begin(r, paramsDigest(base));
-  const seed = trainingSeed({
-    deterministic: o.deterministicTraining === true,
-    seed: run.seed,
-    round: r,
-    silo,
-  });
-  rg.trained(seed);
+  const seed = rg.trained(
+    trainingSeed({ deterministic: o.deterministicTraining === true, seed: run.seed, round: r, silo }),
+  );
   const t0 = performance.now();
   const update = await localUpdate(run, learner, silo, r, base, seed);
   log(
@@ -507,7 +509,7 @@ async function oneRound(
   } catch (e) {
     // The service refused a message because the stage had moved on without this silo.
     if (e instanceof ServiceResponseError && e.status === 409)
-      return { round: r, status: 'dropped', ...afterUnmasking(rg, `closed to it (${e.message})`, e.message) };
+      return { round: r, status: 'dropped', ...rg.endedWithoutSum(`closed to it (${e.message})`, e.message) };
     throw e;
   }
 
@@ -519,7 +521,7 @@ async function oneRound(
   if (done.stage === 'aborted' || done.stage === 'closed') {
     const detail = `round ${done.stage}: ${done.error?.code ?? ''}`;
     const how = `${done.stage} (${done.error?.code ?? 'no code'})`;
-    return { round: r, status: 'aborted', ...afterUnmasking(rg, how, detail) };
+    return { round: r, status: 'aborted', ...rg.endedWithoutSum(how, detail) };
   }
   const aggregate = await http.getJson<AggregateView>(`${roundPath}/aggregate`);
   if (!aggregate.survivors.includes(silo))
@@ -576,14 +578,6 @@ export function roundContextOf(run: NetworkedRun, base: Float32Array, plan?: Rou
   return { model: modelContextDigest(base), weights };
 }
 
-/**
- * The detail of a round that ended without a sum for this silo: after its Unmasking response the
- * server may hold the sum, so that is recorded as a fault of the server (journal and outcome).
- */
-function afterUnmasking(rg: RoundGuard, how: string, detail: string): { detail: string; fault?: 'server' } {
-  return rg.unmasked ? { detail: rg.serverFault(how), fault: 'server' } : { detail };
-}
-
 /** Whether two selections name the same silos (null: every silo). */
 function sameSilos(a: readonly number[], b: readonly number[] | null): boolean {
   return b !== null && a.length === b.length && a.every((s, k) => s === b[k]);
@@ -605,40 +599,4 @@ async function publishedRounds(http: SiloHttp, r: number): Promise<PublishedRoun
       survivors: x.survivors ?? null,
       scores: scores.get(x.round) ?? null,
     }));
-}
-
-function responseError(a: { status: number; bytes: Uint8Array }, request: string): ServiceResponseError {
-  let code = 'UNKNOWN';
-  let message = '';
-  try {
-    const v = parseAnswerJson(a.bytes, request) as { code?: string; message?: string };
-    code = v.code ?? code;
-    message = v.message ?? '';
-  } catch {}
-  return new ServiceResponseError(a.status, code, message, request);
-}
-
-/** Polls `probe` with backoff until it returns something other than undefined. */
-function poller(o: SiloOptions) {
-  const initial = o.poll?.initialMs ?? 20;
-  const max = o.poll?.maxMs ?? 500;
-  const timeout = o.waitTimeoutMs ?? 3_600_000;
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const heartbeat = o.heartbeatMs ?? 5000;
-  return async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-    const start = Date.now();
-    let delay = initial;
-    let beat = start;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() - start > timeout) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-      if (Date.now() - beat >= heartbeat) {
-        beat = Date.now();
-        o.log?.(`silo ${o.http.silo}: waiting for ${what} (${Math.round((beat - start) / 1000)} s)`);
-      }
-      await sleep(delay);
-      delay = Math.min(max, delay * 1.5);
-    }
-  };
 }

@@ -17,6 +17,7 @@
  */
 import { existsSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { journalPathOf } from '../client/journal.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, projectCommands, readProject } from './project.js';
 import { type PublishedScores, siloScoreTable } from './score-table.js';
@@ -68,9 +69,17 @@ export async function upCommand(
   const say = (line: string) => out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
   // A previous run's store holds the consortium already: kept aside, not reused.
   if (existsSync(join(dir, p.db))) {
-    const aside = `${p.db}.${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const aside = `${p.db}.${stamp}`;
     renameSync(join(dir, p.db), join(dir, aside));
     say(`the previous run's store is kept as ${aside}`);
+    // So are the silos' journals (src/client/journal.ts): the new run starts a new consortium from
+    // the same M0, which a silo's journal refuses once it unmasked on M0 (issue 32, R1). Here one
+    // operator runs the server and every silo on this machine, so there is no one to hide an
+    // update from; a real silo keeps its journal (docs/threat-model.md, "Round replay").
+    const journals = p.silos.map((x) => journalPathOf(resolve(dir, x.key))).filter((j) => existsSync(j));
+    for (const j of journals) renameSync(j, `${j}.${stamp}`);
+    if (journals.length > 0) say(`the previous run's silo journals are kept as <key>.journal.${stamp}`);
   }
   const procs = new ProjectProcesses(dir, env);
   let interrupted: NodeJS.Signals | undefined;
