@@ -11,7 +11,16 @@
  * `--first-round`: a silo that restarts reads what it did before. The rule the journal enforces is
  * ./replay-guard.ts's.
  */
-import { closeSync, fchmodSync, fstatSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import type { SiloCode } from '../contract/error-codes.js';
 
@@ -89,7 +98,10 @@ export class SiloJournal {
   static open(path: string, o: { now?: () => Date } = {}): SiloJournal {
     let fd: number;
     try {
+      const created = !existsSync(path);
       fd = openSync(path, 'a+', 0o600);
+      // A new file's directory entry is made durable too (else a crash could lose the whole file).
+      if (created) fsyncDirectory(dirname(path));
       // An existing file keeps its mode on open: tighten it (it says which bases the silo used).
       if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
     } catch (e) {
@@ -139,6 +151,15 @@ export class SiloJournal {
 
   close(): void {
     closeSync(this.fd);
+  }
+}
+
+function fsyncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
