@@ -8,7 +8,12 @@ import { idxFormat } from './idx.js';
 import { imageFolderFormat } from './image-folder.js';
 import { npyFormat } from './npy.js';
 
-export const DATA_FORMATS: readonly DataFormat[] = [npyFormat, idxFormat, csvFormat, imageFolderFormat];
+export const DATA_FORMATS: readonly DataFormat[] = [
+  npyFormat,
+  idxFormat,
+  csvFormat,
+  imageFolderFormat, // last: any folder with sub-folders is one
+];
 
 /** The formats' names, in registry order. */
 export const DATA_FORMAT_NAMES: readonly string[] = DATA_FORMATS.map((f) => f.name);
