@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { type ClientArgs, clientCommand, readKeyFile } from '../../src/cli/client.js';
 import { keygenCommand } from '../../src/cli/keygen.js';
+import { DATA_FORMAT_NAMES } from '../../src/data/formats/registry.js';
 import { cli, dryRun, spawnCli } from './_cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fedscore-client-cli-'));
@@ -112,7 +113,7 @@ describe('fedscore client flags', () => {
     // The format is the format registry's: checked when the command runs, before anything else.
     const parquet = await clientArgs([...ok, '--data', 'd', '--test-data', 't', '--data-format', 'parquet']);
     await expect(clientCommand(parquet as ClientArgs)).rejects.toThrow(
-      "--data-format: expected one of npy, idx, csv, image-folder, got 'parquet'",
+      `--data-format: expected one of ${DATA_FORMAT_NAMES.join(', ')}, got 'parquet'`,
     );
     expect(
       await clientArgs([
