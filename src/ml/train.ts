@@ -8,7 +8,7 @@
  * Each epoch visits the examples in a fresh seeded permutation; the last batch may be short
  * (the schedule both paths share, _batches.ts).
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import { createRng } from '../../scoring/random.js';
 import { runBatches } from './_batches.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
