@@ -57,7 +57,8 @@ const KNOWN_CYCLES = [
   ['src/ml/_reduce.ts', 'src/ml/evaluate.ts'],
   ['src/ml/layers-model.ts', 'src/ml/model-registry.ts'],
   ['src/records/comparison-config.ts', 'src/records/config.ts'],
-  ['src/server/service/external.ts', 'src/server/service/rounds.ts'],
+  // scoring.ts joined with main's 72893de (PUT utilities on a reports-only consortium).
+  ['src/server/service/external.ts', 'src/server/service/rounds.ts', 'src/server/service/scoring.ts'],
 ];
 
 describe('no new import cycles', () => {
