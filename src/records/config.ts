@@ -11,6 +11,7 @@ import {
 } from '../../protocol/config.js';
 import { didYouMean } from '../contract/did-you-mean.js';
 import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
+import { misbehaviorKind } from '../data/misbehaviors/registry.js';
 import { DEFAULT_PARTITION, partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
@@ -169,9 +170,19 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   for (const key of Object.keys(noise?.silos ?? {}))
     if (Number(key) >= cfg.silos)
       extra.push({ path: `labelNoise.silos.${key}`, message: `must be a silo index < silos (${cfg.silos})` });
-  for (const [k, a] of (cfg.attacks ?? []).entries())
+  for (const [k, a] of (cfg.attacks ?? []).entries()) {
     if (a.silo >= cfg.silos)
       extra.push({ path: `attacks[${k}].silo`, message: `must be < silos (${cfg.silos})` });
+    const kind = misbehaviorKind(a.kind);
+    if (a.factor !== undefined && !kind.factor)
+      extra.push({ path: `attacks[${k}].factor`, message: `kind ${a.kind} takes no factor` });
+    else if (a.factor !== undefined)
+      try {
+        kind.checkFactor?.(a.factor);
+      } catch (e) {
+        extra.push({ path: `attacks[${k}].factor`, message: (e as Error).message.replace(/^factor: /, '') });
+      }
+  }
   for (const [k, d] of (cfg.secureAggregation?.dropouts ?? []).entries()) {
     if (d.silo >= cfg.silos)
       extra.push({
