@@ -133,6 +133,12 @@ function mergeIssues(schema: ConfigIssue[], registry: ConfigIssue[]): ConfigIssu
   return [...out, ...registry.slice(r)];
 }
 
+/** Keys that configurations once had and that now live elsewhere: what to write instead. */
+const MOVED_KEYS: Readonly<Record<string, string>> = {
+  'scoring.schemes':
+    'no longer a configuration key: it only chose what the report shows; pass --schemes <list> to fedscore experiment or score',
+};
+
 let extended: { estimators: TSchema; schema: TSchema } | undefined;
 
 /** The configuration schema over every registered estimator (rebuilt after a registration). */
@@ -157,6 +163,8 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   const issues = mergeIssues(
     issuesOf(currentSchema(), value),
     registryIssues(value as Record<string, unknown>),
+  ).map((i) =>
+    i.message.startsWith('unknown key') && MOVED_KEYS[i.path] ? { ...i, message: MOVED_KEYS[i.path]! } : i,
   );
   if (issues.length > 0) throw new ConfigError(issues, source);
   const cfg = value as ExperimentConfig;
