@@ -197,8 +197,3 @@ export const SILO_CODES = {
 
 /** A silo-side code. */
 export type SiloCode = keyof typeof SILO_CODES;
-
-/** Whether `code` (as read off a response body) is one of the catalogue's codes. */
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(ERRORS, code);
-}
