@@ -1,0 +1,171 @@
+/**
+ * Internal: the detector's z of one silo's marginal against the other silos' (issue 37, issue 32
+ * S1). Never re-exported.
+ *
+ * The reference is the others' reports, never the silo's own (a liar cannot hide by moving the
+ * median it is judged by), less up to `drop` of them: z is the smallest over every way of leaving
+ * out `drop` other reports, so two colluders cannot push an honest silo over the threshold by
+ * shrinking the spread or moving the median — one of the reference sets leaves both out. At least
+ * {@link MIN_REFERENCE} reports stay in every reference set (fewer others: fewer are left out).
+ *
+ * The scale is the reference's median absolute deviation (Iglewicz & Hoaglin 1993), floored twice:
+ * at `floor`, because the utilities resolve nothing finer than their resolution (a test set of T
+ * examples resolves 1/T), so a spread below a few resolution steps is noise, not a tight
+ * consensus; and at `kappa` times the reference silos' typical magnitude (the median of their
+ * max(|IOI|, |LOO|)), because how far one silo's update moves the utility sets how far an honest
+ * silo's marginal can lie from the others' — a silo whose data the others lack (a Maverick, the
+ * one silo holding a class) differs from them by about that much, not by a few MADs of a tight
+ * cluster.
+ */
+
+/** Iglewicz–Hoaglin constant: Φ⁻¹(0.75), so 0.6745·(x − med)/MAD ≈ (x − μ)/σ for normal data. */
+export const IGLEWICZ_HOAGLIN = 0.6745;
+
+/** The fewest reports every reference set keeps. */
+export const MIN_REFERENCE = 2;
+
+/** Median of a sorted array. */
+function sortedMedian(s: Float64Array, len: number): number {
+  const m = len >>> 1;
+  return len % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * Median of |s_k − med| over a sorted array s whose median is med, in O(len): the deviations grow
+ * outward from the middle on both sides, so a merge from the middle reads them in order.
+ */
+function sortedMad(s: Float64Array, len: number, med: number): number {
+  let l = (len - 1) >>> 1; // last index of the lower half (s[l] ≤ med)
+  let r = l + 1;
+  const want = len >>> 1; // 0-based rank of the upper middle deviation
+  let prev = 0;
+  for (let k = 0; k <= want; k++) {
+    const dl = l >= 0 ? med - s[l]! : Number.POSITIVE_INFINITY;
+    const dr = r < len ? s[r]! - med : Number.POSITIVE_INFINITY;
+    const d = dl <= dr ? dl : dr;
+    if (dl <= dr) l--;
+    else r++;
+    if (k === want) return len % 2 === 1 ? d : (prev + d) / 2;
+    prev = d;
+  }
+  return prev;
+}
+
+/** One reference set's centre and scale. */
+export interface Reference {
+  median: number;
+  scale: number;
+}
+
+/** How a reference set's scale is floored. */
+export interface ScaleFloor {
+  /** Absolute floor (the utilities' resolution steps). */
+  floor: number;
+  /** Relative floor: this times the median of the reference silos' magnitudes. */
+  kappa: number;
+}
+
+/** The q-th smallest (0-based) of sorted `s` once its positions a < b (−1: none) are left out. */
+function kthWithout(s: Float64Array, a: number, b: number, q: number): number {
+  let i = q;
+  if (a >= 0 && i >= a) i++;
+  if (b >= 0 && i >= b) i++;
+  return s[i]!;
+}
+
+/** Median of sorted `s` with positions a < b (−1: none) left out. */
+function medianWithout(s: Float64Array, a: number, b: number, len: number): number {
+  const m = len >>> 1;
+  return len % 2 === 1 ? kthWithout(s, a, b, m) : (kthWithout(s, a, b, m - 1) + kthWithout(s, a, b, m)) / 2;
+}
+
+/**
+ * Every reference set of the others (`x` and `mag` without position j): each way of leaving out
+ * min(drop, others − MIN_REFERENCE) of them (none when that is ≤ 0), with its median and its scale
+ * max(MAD, floor, kappa · median magnitude). Calls `visit` per set.
+ */
+export function forEachReference(
+  x: ArrayLike<number>,
+  mag: ArrayLike<number>,
+  j: number,
+  drop: number,
+  { floor, kappa }: ScaleFloor,
+  visit: (ref: Reference) => void,
+): void {
+  const k = x.length - 1;
+  // the others sorted by value, and each one's position in the others sorted by magnitude
+  const order = Array.from({ length: x.length }, (_, p) => p)
+    .filter((p) => p !== j)
+    .sort((p, q) => x[p]! - x[q]! || p - q);
+  const byMag = [...order].sort((p, q) => mag[p]! - mag[q]! || p - q);
+  const magSorted = Float64Array.from(byMag, (p) => mag[p]!);
+  const magRank = new Int32Array(x.length);
+  byMag.forEach((p, r) => {
+    magRank[p] = r;
+  });
+  const sorted = Float64Array.from(order, (p) => x[p]!);
+  const m = Math.max(0, Math.min(drop, k - MIN_REFERENCE));
+  const len = k - m;
+  const s = new Float64Array(len);
+  const emit = (skipA: number, skipB: number) => {
+    let q = 0;
+    for (let p = 0; p < k; p++) if (p !== skipA && p !== skipB) s[q++] = sorted[p]!;
+    const med = sortedMedian(s, len);
+    // the magnitudes of the same reference silos: leave out the ranks of the two left out
+    const ra = skipA >= 0 ? magRank[order[skipA]!]! : -1;
+    const rb = skipB >= 0 ? magRank[order[skipB]!]! : -1;
+    const one = ra < 0 || rb < 0;
+    const typical = medianWithout(
+      magSorted,
+      one ? Math.max(ra, rb) : Math.min(ra, rb),
+      one ? -1 : Math.max(ra, rb),
+      len,
+    );
+    visit({ median: med, scale: Math.max(sortedMad(s, len, med), floor, kappa * typical) });
+  };
+  if (m === 0) emit(-1, -1);
+  else if (m === 1) for (let a = 0; a < k; a++) emit(a, -1);
+  else for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) emit(a, b);
+}
+
+/**
+ * z of x[j] against the others: min over reference sets of 0.6745 (x_j − median)/scale (one-sided:
+ * the detector flags z > threshold). 0 when there are no others.
+ */
+export function referenceZ(
+  x: ArrayLike<number>,
+  mag: ArrayLike<number>,
+  j: number,
+  drop: number,
+  floor: ScaleFloor,
+): number {
+  if (x.length < 2) return 0;
+  let best = Number.POSITIVE_INFINITY;
+  const xj = x[j]!;
+  forEachReference(x, mag, j, drop, floor, ({ median, scale }) => {
+    const z = (IGLEWICZ_HOAGLIN * (xj - median)) / scale;
+    if (z < best) best = z;
+  });
+  return best;
+}
+
+/**
+ * The largest value silo j may report without z > threshold, the others fixed: max over reference
+ * sets of median + threshold · scale / 0.6745 (+∞ when there are no others).
+ */
+export function largestUnflagged(
+  x: ArrayLike<number>,
+  mag: ArrayLike<number>,
+  j: number,
+  drop: number,
+  floor: ScaleFloor,
+  threshold: number,
+): number {
+  if (x.length < 2) return Number.POSITIVE_INFINITY;
+  let best = Number.NEGATIVE_INFINITY;
+  forEachReference(x, mag, j, drop, floor, ({ median, scale }) => {
+    const b = median + (threshold * scale) / IGLEWICZ_HOAGLIN;
+    if (b > best) best = b;
+  });
+  return best;
+}
