@@ -65,6 +65,22 @@ export interface ScaleFloor {
   kappa: number;
 }
 
+/** Positions other than j, sorted by (value, position): insertion sort (N is tens at most). */
+function sortedOthers(v: ArrayLike<number>, j: number): Int32Array {
+  const out = new Int32Array(v.length - 1);
+  let len = 0;
+  for (let p = 0; p < v.length; p++) {
+    if (p === j) continue;
+    let q = len++;
+    while (q > 0 && v[out[q - 1]!]! > v[p]!) {
+      out[q] = out[q - 1]!;
+      q--;
+    }
+    out[q] = p;
+  }
+  return out;
+}
+
 /** The q-th smallest (0-based) of sorted `s` once its positions a < b (−1: none) are left out. */
 function kthWithout(s: Float64Array, a: number, b: number, q: number): number {
   let i = q;
@@ -94,16 +110,16 @@ export function forEachReference(
 ): void {
   const k = x.length - 1;
   // the others sorted by value, and each one's position in the others sorted by magnitude
-  const order = Array.from({ length: x.length }, (_, p) => p)
-    .filter((p) => p !== j)
-    .sort((p, q) => x[p]! - x[q]! || p - q);
-  const byMag = [...order].sort((p, q) => mag[p]! - mag[q]! || p - q);
-  const magSorted = Float64Array.from(byMag, (p) => mag[p]!);
+  const order = sortedOthers(x, j);
+  const byMag = sortedOthers(mag, j);
+  const magSorted = new Float64Array(k);
   const magRank = new Int32Array(x.length);
-  byMag.forEach((p, r) => {
-    magRank[p] = r;
-  });
-  const sorted = Float64Array.from(order, (p) => x[p]!);
+  for (let r = 0; r < k; r++) {
+    magSorted[r] = mag[byMag[r]!]!;
+    magRank[byMag[r]!] = r;
+  }
+  const sorted = new Float64Array(k);
+  for (let p = 0; p < k; p++) sorted[p] = x[order[p]!]!;
   const m = Math.max(0, Math.min(drop, k - MIN_REFERENCE));
   const len = k - m;
   const s = new Float64Array(len);

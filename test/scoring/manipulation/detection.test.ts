@@ -26,8 +26,8 @@ const FLOOR = SCALE_FLOOR_STEPS * DEFAULT_RESOLUTION;
  * docs/audit.md — 0.6745 (x_j − med_H) / max(MAD_H, floor, κ · median_H max(|IOI|, |LOO|)).
  */
 function zAgainst(u: PrivateUtilities, marginal: 'ioi' | 'loo', j: number, h: readonly number[]): number {
-  const ioi = u.withOnly.map((a) => a - u.empty);
-  const loo = u.without.map((b) => u.full - b);
+  const ioi = Array.from(u.withOnly, (a) => a - u.empty);
+  const loo = Array.from(u.without, (b) => u.full - b);
   const x = marginal === 'ioi' ? ioi : loo;
   const ref = h.map((k) => x[k]!);
   const m = med(ref);
@@ -37,7 +37,12 @@ function zAgainst(u: PrivateUtilities, marginal: 'ioi' | 'loo', j: number, h: re
 }
 
 /** A round of n silos whose marginals are drawn in [c − δ, c + δ]. */
-function honestRound(rng: ReturnType<typeof createRng>, n: number, c: number, d: number): PrivateUtilities {
+function honestRound(
+  rng: ReturnType<typeof createRng>,
+  n: number,
+  c: number,
+  d: number,
+): { full: number; empty: number; withOnly: number[]; without: number[] } {
   const draw = () => c - d + 2 * d * rng.next();
   return {
     full: 0.85,
