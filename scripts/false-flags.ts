@@ -4,6 +4,7 @@
  *
  *   npx tsx scripts/false-flags.ts record [--rounds R] [--seeds S] [--out F] [config.json …]
  *   npx tsx scripts/false-flags.ts table [--in F]
+ *   npx tsx scripts/false-flags.ts framing
  *
  * `record` runs each configuration (default: every examples/*.json) for seeds seed … seed + S − 1
  * (default 5) with quarantine off and no reference estimators, keeping at most R rounds (default 3;
@@ -19,11 +20,15 @@
  * the detector before issue 37 did (robust z among all reports, MAD scale, 5 reports), and the
  * flags on the simulated attackers and noisy silos (their reports are honest too: the engine
  * computes every utility truthfully).
+ *
+ * `framing` prints the pair table of docs/audit.md (issue 32, S1): whether a colluding pair's
+ * reports get an honest silo quarantined, under the detector before issue 37 and now.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median } from '../scoring/_median.js';
+import { detectReports } from '../scoring/manipulation/detection.js';
 import { quarantineReports } from '../scoring/manipulation/quarantine.js';
 import type { PrivateUtilities } from '../scoring/private.js';
 
@@ -45,6 +50,8 @@ interface RecordedRound {
 
 /** Training examples of the bundled Fashion-MNIST subset (examples/data). */
 const BUNDLED_TRAIN = 7500;
+/** Examples in the bundled pool the authors' split draws from. */
+const BUNDLED_POOL = 8000;
 const DEFAULT_FILE = 'runs/false-flags/utilities.jsonl';
 
 function readRecorded(file: string): RecordedRound[] {
@@ -86,14 +93,16 @@ async function record(argv: string[]): Promise<void> {
         .filter((r) => r.config === name)
         .map((r) => r.seed),
     );
-    const data = loaded.data as { trainSize?: number } | undefined;
+    const data = loaded.data as { trainSize?: number; split?: string } | undefined;
+    // the authors' split (paper003-code) draws T + ⌈T/4⌉ examples from the pool of 8 000
+    const cap = data?.split === 'paper003-code' ? BUNDLED_POOL * 0.8 : BUNDLED_TRAIN;
     const cfg = {
       ...loaded,
       rounds,
       // the bundled Fashion-MNIST has 7 500 training examples after the split: larger configurations
       // are run on all of them (the same partition and selection at a smaller scale)
-      ...(data?.trainSize !== undefined && data.trainSize > BUNDLED_TRAIN
-        ? { data: { ...loaded.data, trainSize: BUNDLED_TRAIN } }
+      ...(data?.trainSize !== undefined && data.trainSize > cap
+        ? { data: { ...loaded.data, trainSize: cap } }
         : {}),
       scoring: { ...loaded.scoring, quarantine: false },
       // the sum is the same without masking (the utilities are computed from it in the clear)
@@ -146,6 +155,13 @@ async function record(argv: string[]): Promise<void> {
 
 /** The detector before issue 37: robust z of IOI and LOO among all reports, MAD scale, ≥ 5 reports. */
 function legacyFlags(u: PrivateUtilities): boolean[] {
+  const { zi, zl } = legacyZ(u);
+  if (u.withOnly.length < 5) return Array.from(u.withOnly, () => false);
+  return zi.map((a, j) => Math.abs(a) > 3.5 || Math.abs(zl[j]!) > 3.5);
+}
+
+/** The z values of the detector before issue 37 (|z| > 3.5 flagged). */
+function legacyZ(u: PrivateUtilities): { zi: number[]; zl: number[] } {
   const z = (x: number[]) => {
     const med = median(Float64Array.from(x));
     const dev = x.map((y) => Math.abs(y - med));
@@ -154,10 +170,10 @@ function legacyFlags(u: PrivateUtilities): boolean[] {
     const meanAd = dev.reduce((s, y) => s + y, 0) / dev.length;
     return meanAd > 0 ? x.map((y) => (y - med) / (1.253314 * meanAd)) : x.map(() => 0);
   };
-  if (u.withOnly.length < 5) return Array.from(u.withOnly, () => false);
-  const zi = z(Array.from(u.withOnly, (a) => a - u.empty));
-  const zl = z(Array.from(u.without, (b) => u.full - b));
-  return zi.map((a, j) => Math.abs(a) > 3.5 || Math.abs(zl[j]!) > 3.5);
+  return {
+    zi: z(Array.from(u.withOnly, (a) => a - u.empty)),
+    zl: z(Array.from(u.without, (b) => u.full - b)),
+  };
 }
 
 const isHonest = (role: string) => role === 'honest' || role === 'maverick' || role.startsWith('non-iid');
@@ -241,10 +257,148 @@ function table(argv: string[]): void {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** The rounds of test/security/s1-framing.test.ts (docs/audit.md's 5-silo rounds, a 9-silo quickstart round). */
+const FRAMING_ROUNDS: {
+  name: string;
+  u: { full: number; empty: number; withOnly: number[]; without: number[] };
+}[] = [
+  {
+    name: 'issue 27 example (5 silos, ties)',
+    u: {
+      full: 0.86,
+      empty: 0.85,
+      withOnly: [0.854, 0.854, 0.855, 0.853, 0.855],
+      without: [0.857, 0.857, 0.858, 0.856, 0.857],
+    },
+  },
+  {
+    name: 'issue 27 example without ties (5 silos)',
+    u: {
+      full: 0.86,
+      empty: 0.85,
+      withOnly: [0.854, 0.856, 0.855, 0.853, 0.852],
+      without: [0.857, 0.855, 0.858, 0.856, 0.854],
+    },
+  },
+  {
+    name: 'quickstart seed 1 round 3 (9 silos)',
+    u: {
+      full: 0.652,
+      empty: 0.6245,
+      withOnly: [0.264, 0.4505, 0.467, 0.572, 0.672, 0.457, 0.5865, 0.484, 0.623],
+      without: [0.653, 0.6635, 0.639, 0.634, 0.653, 0.658, 0.625, 0.624, 0.6365],
+    },
+  },
+];
+
+/**
+ * The pair table (issue 32, S1): per round and detector, over every pair of silos and reports in
+ * [0, 1] (a grid of 0, 1, v(M0), v(M) and the honest reports' median, then a coordinate search
+ * from the best grid points), the largest z of an honest silo and the honest silos quarantined.
+ */
+function framing(): void {
+  type Z = (u: PrivateUtilities) => { zi: ArrayLike<number>; zl: ArrayLike<number>; quarantined: number[] };
+  const detectors: [string, Z][] = [
+    [
+      'before (issue 27)',
+      (u) => {
+        const { zi, zl } = legacyZ(u);
+        const f = legacyFlags(u);
+        return {
+          zi: zi.map(Math.abs),
+          zl: zl.map(Math.abs),
+          quarantined: f.flatMap((x, j) => (x ? [j] : [])),
+        };
+      },
+    ],
+    [
+      'now',
+      (u) => {
+        const d = detectReports(u);
+        return {
+          zi: d.zWithOnly,
+          zl: d.zWithout,
+          quarantined: quarantineReports(u).quarantined.map((q) => q.index),
+        };
+      },
+    ],
+  ];
+  const out = [
+    '| round | detector | pairs searched | pairs that get an honest silo quarantined | honest silos quarantined (most by one pair) | largest honest z found |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (const { name, u } of FRAMING_ROUNDS) {
+    const n = u.withOnly.length;
+    const values = [...u.withOnly, ...u.without].sort((a, b) => a - b);
+    const grid = [0, 1, u.empty, u.full, values[values.length >> 1]!];
+    for (const [label, det] of detectors) {
+      let pairs = 0;
+      let framingPairs = 0;
+      let most = 0;
+      let zMax = Number.NEGATIVE_INFINITY;
+      for (let a = 0; a < n; a++)
+        for (let b = a + 1; b < n; b++) {
+          pairs++;
+          const lie = (x: readonly number[]) => {
+            const withOnly = [...u.withOnly];
+            const without = [...u.without];
+            [withOnly[a], without[a], withOnly[b], without[b]] = x as [number, number, number, number];
+            return { full: u.full, empty: u.empty, withOnly, without };
+          };
+          const evaluate = (x: readonly number[]) => {
+            const r = det(lie(x));
+            let z = Number.NEGATIVE_INFINITY;
+            for (let h = 0; h < n; h++) if (h !== a && h !== b) z = Math.max(z, r.zi[h]!, r.zl[h]!);
+            return { z, framed: r.quarantined.filter((h) => h !== a && h !== b).length };
+          };
+          let worst = 0;
+          const scored: { x: number[]; z: number }[] = [];
+          for (const p of grid)
+            for (const q of grid)
+              for (const r of grid)
+                for (const t of grid) {
+                  const x = [p, q, r, t];
+                  const e = evaluate(x);
+                  worst = Math.max(worst, e.framed);
+                  scored.push({ x, z: e.z });
+                }
+          scored.sort((p, q) => q.z - p.z);
+          for (const start of scored.slice(0, 2)) {
+            let { x, z } = start;
+            for (let step = 0.05; step > 1e-4; step /= 2) {
+              let improved = true;
+              while (improved) {
+                improved = false;
+                for (let k = 0; k < 4; k++)
+                  for (const dir of [-1, 1]) {
+                    const y = [...x];
+                    y[k] = Math.min(1, Math.max(0, y[k]! + dir * step));
+                    const e = evaluate(y);
+                    worst = Math.max(worst, e.framed);
+                    if (e.z > z) {
+                      x = y;
+                      z = e.z;
+                      improved = true;
+                    }
+                  }
+              }
+            }
+            zMax = Math.max(zMax, z);
+          }
+          if (worst > 0) framingPairs++;
+          most = Math.max(most, worst);
+        }
+      out.push(`| ${name} | ${label} | ${pairs} | ${framingPairs} | ${most} | ${zMax.toPrecision(3)} |`);
+    }
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'record') await record(rest);
 else if (command === 'table') table(rest);
+else if (command === 'framing') framing();
 else {
-  process.stderr.write('usage: tsx scripts/false-flags.ts record|table [options]\n');
+  process.stderr.write('usage: tsx scripts/false-flags.ts record|table|framing [options]\n');
   process.exitCode = 2;
 }

@@ -72,7 +72,7 @@ describe('A4: an in-range lie the detector flags', () => {
     // since issue 37 the detector is one-sided: IOI_0 = −0.83 lies below the others (what an
     // honest Maverick reports), LOO_0 = 0.80 above them by far more than their typical magnitude
     expect(d.zWithOnly[0]).toBeLessThan(0);
-    expect(d.zWithout[0]).toBeGreaterThan(100);
+    expect(d.zWithout[0]).toBeGreaterThan(50);
   });
 
   test('the scorer quarantines it: rivals get the scores of the round without silo 0', () => {
