@@ -80,7 +80,7 @@ export const SCALE_FLOOR_STEPS = 2;
  * its silos' magnitudes max(|IOI_k|, |LOO_k|) (see ./_reference-z.ts). Calibrated with
  * {@link SCALE_FLOOR_STEPS} on honest runs (docs/audit.md, "False flags").
  */
-export const SCALE_FLOOR_TYPICAL = 0.75;
+export const SCALE_FLOOR_TYPICAL = 0.6;
 
 /** The resolution assumed when none is given: an accuracy on 1 000 test examples. */
 export const DEFAULT_RESOLUTION = 1e-3;
