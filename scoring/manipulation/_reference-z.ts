@@ -55,6 +55,8 @@ function sortedMad(s: Float64Array, len: number, med: number): number {
 export interface Reference {
   median: number;
   scale: number;
+  /** For an enclosing reference: the smallest scale a set can have (bounds z below the median). */
+  minScale?: number;
 }
 
 /** How a reference set's scale is floored. */
@@ -65,9 +67,97 @@ export interface ScaleFloor {
   kappa: number;
 }
 
-/** Positions other than j, sorted by (value, position): insertion sort (N is tens at most). */
+/**
+ * Above this many other reports the sets are not enumerated (C(k, 2) sets of k values each): one
+ * reference encloses them all (see `enclosingReference`), so z is a lower bound of the smallest z
+ * over the sets and the detector flags no more than it would with them.
+ */
+export const EXACT_UP_TO = 16;
+
+/**
+ * A reference whose z lower-bounds every set's, for k sorted values with m ≤ 2 of them left out:
+ * its median is the largest a set can have (the m lowest left out) and its scale the largest a
+ * set can have — the MAD of a set about its own median c is at most its median deviation about
+ * the median of all, which is at most the (q + m)-th smallest deviation of all (leaving values out
+ * moves an order statistic up by at most m), plus |c − median of all| ≤ the spread of the sets'
+ * medians; the typical magnitude likewise is at most the order statistic m ranks up.
+ */
+function enclosingReference(
+  k: number,
+  at: (q: number) => number,
+  magAt: (q: number) => number,
+  m: number,
+  floor: number,
+  kappa: number,
+): Reference {
+  const len = k - m;
+  const med = (from: number, count: number) =>
+    count % 2 === 1
+      ? at(from + (count >>> 1))
+      : (at(from + (count >>> 1) - 1) + at(from + (count >>> 1))) / 2;
+  const medHi = med(m, len);
+  const medLo = med(0, len);
+  const mid = med(0, k);
+  const q = len >>> 1; // upper middle rank of a set's deviations
+  const r = Math.min(k - 1, q + m);
+  // the r-th smallest |v − mid|: deviations grow outward from the middle on both sides
+  let lo = (k - 1) >>> 1;
+  while (lo >= 0 && at(lo) > mid) lo--;
+  let hi = lo + 1;
+  let d = 0;
+  for (let t = 0; t <= r; t++) {
+    const dl = lo >= 0 ? mid - at(lo) : Number.POSITIVE_INFINITY;
+    const dr = hi < k ? at(hi) - mid : Number.POSITIVE_INFINITY;
+    if (dl <= dr) {
+      d = dl;
+      lo--;
+    } else {
+      d = dr;
+      hi++;
+    }
+  }
+  const madHi = d + Math.max(medHi - mid, mid - medLo);
+  return { median: medHi, scale: Math.max(madHi, floor, kappa * magAt(r)), minScale: floor };
+}
+
+/**
+ * z of every silo's value (see {@link referenceZ}), sorting once: the enclosing reference of
+ * each silo (more than {@link EXACT_UP_TO} others) is read off the sorted values in O(N).
+ */
+export function referenceZAll(x: ArrayLike<number>, mag: ArrayLike<number>, drop: number, floor: ScaleFloor) {
+  const n = x.length;
+  const k = n - 1;
+  const m = Math.max(0, Math.min(drop, k - MIN_REFERENCE));
+  if (k <= EXACT_UP_TO || m === 0) return Float64Array.from(x, (_, j) => referenceZ(x, mag, j, drop, floor));
+  const order = sortedOthers(x, -1);
+  const byMag = sortedOthers(mag, -1);
+  const sorted = Float64Array.from(order, (p) => x[p]!);
+  const magSorted = Float64Array.from(byMag, (p) => mag[p]!);
+  const rank = new Int32Array(n);
+  const magRank = new Int32Array(n);
+  for (let r = 0; r < n; r++) {
+    rank[order[r]!] = r;
+    magRank[byMag[r]!] = r;
+  }
+  return Float64Array.from(x, (xj, j) => {
+    const rj = rank[j]!;
+    const mj = magRank[j]!;
+    const ref = enclosingReference(
+      k,
+      (q) => sorted[q < rj ? q : q + 1]!,
+      (q) => magSorted[q < mj ? q : q + 1]!,
+      m,
+      floor.floor,
+      floor.kappa,
+    );
+    const d = xj - ref.median;
+    return (IGLEWICZ_HOAGLIN * d) / (d < 0 ? ref.minScale! : ref.scale);
+  });
+}
+
+/** Positions other than j (all when j < 0), sorted by (value, position): insertion sort (N is tens at most). */
 function sortedOthers(v: ArrayLike<number>, j: number): Int32Array {
-  const out = new Int32Array(v.length - 1);
+  const out = new Int32Array(j < 0 ? v.length : v.length - 1);
   let len = 0;
   for (let p = 0; p < v.length; p++) {
     if (p === j) continue;
@@ -140,6 +230,17 @@ export function forEachReference(
     visit({ median: med, scale: Math.max(sortedMad(s, len, med), floor, kappa * typical) });
   };
   if (m === 0) emit(-1, -1);
+  else if (k > EXACT_UP_TO)
+    visit(
+      enclosingReference(
+        k,
+        (q) => sorted[q]!,
+        (q) => magSorted[q]!,
+        m,
+        floor,
+        kappa,
+      ),
+    );
   else if (m === 1) for (let a = 0; a < k; a++) emit(a, -1);
   else for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) emit(a, b);
 }
@@ -158,8 +259,9 @@ export function referenceZ(
   if (x.length < 2) return 0;
   let best = Number.POSITIVE_INFINITY;
   const xj = x[j]!;
-  forEachReference(x, mag, j, drop, floor, ({ median, scale }) => {
-    const z = (IGLEWICZ_HOAGLIN * (xj - median)) / scale;
+  forEachReference(x, mag, j, drop, floor, ({ median, scale, minScale }) => {
+    const d = xj - median;
+    const z = (IGLEWICZ_HOAGLIN * d) / (d < 0 && minScale !== undefined ? minScale : scale);
     if (z < best) best = z;
   });
   return best;

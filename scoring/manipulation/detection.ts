@@ -14,7 +14,7 @@ import {
   scoreCheckedScheme,
 } from '../private.js';
 import { checkRange, checkSilo, checkThreshold } from './_checks.js';
-import { IGLEWICZ_HOAGLIN, largestUnflagged, referenceZ } from './_reference-z.js';
+import { IGLEWICZ_HOAGLIN, largestUnflagged, referenceZ, referenceZAll } from './_reference-z.js';
 import type { ReportBox, UtilityRange } from './reports.js';
 
 /** √(π/2): MeanAD of a normal is σ·√(2/π); used when MAD = 0 (the IBM convention). */
@@ -114,8 +114,8 @@ function checkResolution(r: unknown): number | undefined {
 /** The detector on checked reports. */
 function detect(u: CheckedUtilities, threshold: number, resolution: number | undefined): Detection {
   const { ioi, loo, mag, floor } = marginals(u, resolution);
-  const zWithOnly = ioi.map((_, j) => referenceZ(ioi, mag, j, COLLUDERS_TOLERATED, floor));
-  const zWithout = loo.map((_, j) => referenceZ(loo, mag, j, COLLUDERS_TOLERATED, floor));
+  const zWithOnly = referenceZAll(ioi, mag, COLLUDERS_TOLERATED, floor);
+  const zWithout = referenceZAll(loo, mag, COLLUDERS_TOLERATED, floor);
   const flagged = Array.from(zWithOnly, (z, j) => z > threshold || zWithout[j]! > threshold);
   return { zWithOnly, zWithout, flagged };
 }
@@ -173,8 +173,10 @@ export function undetectedBox(
   const { lo, hi } = checkRange(range);
   checkThreshold(threshold);
   const resolution = checkResolution(options.resolution);
-  const det = detect(u, threshold, resolution);
   const { ioi, loo, mag, floor, unit } = marginals(u, resolution);
+  // the silo's own z only (the others' do not decide whether its reports are flagged)
+  const zWithOnly = referenceZ(ioi, mag, silo, COLLUDERS_TOLERATED, floor);
+  const zWithout = referenceZ(loo, mag, silo, COLLUDERS_TOLERATED, floor);
   /** The largest unflagged marginal of `silo`, in utility units (its own magnitude is not in its reference). */
   const bound = (x: Float64Array): number => {
     const b = largestUnflagged(x, mag, silo, COLLUDERS_TOLERATED, floor, threshold);
@@ -182,13 +184,13 @@ export function undetectedBox(
   };
   let withOnlyLo = u.withOnly[silo]!;
   let withOnlyHi = withOnlyLo;
-  if (det.zWithOnly[silo]! <= threshold) {
+  if (zWithOnly <= threshold) {
     withOnlyLo = Math.min(withOnlyLo, lo);
     withOnlyHi = Math.max(withOnlyHi, Math.min(hi, u.empty + bound(ioi)));
   }
   let withoutLo = u.without[silo]!;
   let withoutHi = withoutLo;
-  if (det.zWithout[silo]! <= threshold) {
+  if (zWithout <= threshold) {
     withoutLo = Math.min(withoutLo, Math.max(lo, u.full - bound(loo)));
     withoutHi = Math.max(withoutHi, hi);
   }
