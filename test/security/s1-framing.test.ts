@@ -4,15 +4,17 @@
  * The rounds: docs/audit.md's two 5-silo rounds (v(M) = 0.86, v(M0) = 0.85, the issue-27 example
  * with and without ties) and a 9-silo quickstart round (seed 1, round 3, T = 2000, recorded by
  * `scripts/false-flags.ts record`). Every pair of silos may report anything in [0, 1]; the search
- * is the audit's kind: a grid over each member's two reports (the range ends, v(M0), v(M), the
- * honest values), then a coordinate search from the best grid points that maximizes the largest
+ * is the audit's kind: a grid over each member's two reports (the range ends, v(M0), v(M) and, in
+ * the 5-silo rounds, the honest reports' median), then a coordinate search from the best grid points that maximizes the largest
  * z of an honest silo (both signs: the detector before issue 37 flagged |z|). The attack
  * succeeds when `quarantineReports` — the scorer's quarantine — sets an honest report aside.
  *
  * Against main at f7a4317 (the detector of issue 27: robust z among all reports, MAD scale, a
- * silo's own report in its reference) this file failed: in the 5-silo round without ties the
- * pair (0, 1) reporting (0.855, 0.855) and (0.855, 0.855) got silos 2–4 quarantined, and every
- * pair of every round got at least one honest silo quarantined (run it there to see the reports).
+ * silo's own report in its reference) this file failed in all three rounds; among what it printed:
+ * in the round with ties the pair (0, 1) reporting (0, 0.858) and (0, 0.858) got silos 3 and 4
+ * quarantined, in the round without ties (0.852, 0) and (0.852, 0) got silos 2 and 3, and in the
+ * 9-silo round the pair (1, 2) reporting (v(M0), v(M)) = (0.6245, 0.652) twice got silo 0
+ * quarantined (`npx tsx scripts/false-flags.ts framing`: 6, 8 and 18 pairs of 10, 10 and 36).
  *
  * Now a silo's z is measured against the other silos' reports, the smallest over every reference
  * set that leaves out two of them (scoring/manipulation/_reference-z.ts): one such set leaves out
