@@ -5,8 +5,9 @@
  * with and without ties) and a 9-silo quickstart round (seed 1, round 3, T = 2000, recorded by
  * `scripts/false-flags.ts record`). Every pair of silos may report anything in [0, 1]; the search
  * is the audit's kind: a grid over each member's two reports (the range ends, v(M0), v(M) and, in
- * the 5-silo rounds, the honest reports' median), then a coordinate search from the best grid points that maximizes the largest
- * z of an honest silo (both signs: the detector before issue 37 flagged |z|). The attack
+ * the 5-silo rounds, the honest reports' median), then a coordinate search from the best grid
+ * points that maximizes the largest z of an honest silo (both signs: the detector before issue
+ * 37 flagged |z|). The attack
  * succeeds when `quarantineReports` — the scorer's quarantine — sets an honest report aside.
  *
  * Against main at f7a4317 (the detector of issue 27: robust z among all reports, MAD scale, a
