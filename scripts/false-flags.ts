@@ -102,7 +102,16 @@ async function record(argv: string[]): Promise<void> {
       // the bundled Fashion-MNIST has 7 500 training examples after the split: larger configurations
       // are run on all of them (the same partition and selection at a smaller scale)
       ...(data?.trainSize !== undefined && data.trainSize > cap
-        ? { data: { ...loaded.data, trainSize: cap } }
+        ? {
+            data: {
+              ...loaded.data,
+              trainSize: cap,
+              // the authors' test split is the ⌈T/4⌉ part
+              ...(data.split === 'paper003-code'
+                ? { testSize: Math.min(loaded.data?.testSize ?? cap / 4, cap / 4) }
+                : {}),
+            },
+          }
         : {}),
       scoring: { ...loaded.scoring, quarantine: false },
       // the sum is the same without masking (the utilities are computed from it in the clear)
@@ -183,7 +192,7 @@ function table(argv: string[]): void {
   const recorded = readRecorded(values.in ?? DEFAULT_FILE);
   interface Row {
     seeds: Set<number>;
-    rounds: number;
+    rounds: Set<number>;
     silos: number;
     honest: number;
     flagged: number;
@@ -198,7 +207,7 @@ function table(argv: string[]): void {
   for (const r of recorded) {
     const row = rows.get(r.config) ?? {
       seeds: new Set<number>(),
-      rounds: r.rounds,
+      rounds: new Set<number>(),
       silos: r.roles.length,
       honest: 0,
       flagged: 0,
@@ -211,6 +220,7 @@ function table(argv: string[]): void {
     };
     rows.set(r.config, row);
     row.seeds.add(r.seed);
+    row.rounds.add(r.rounds);
     const u = { full: r.full, empty: r.empty, withOnly: r.withOnly, without: r.without };
     if (r.silos.length < 2) continue;
     const now = new Set(
@@ -248,7 +258,7 @@ function table(argv: string[]): void {
     total.mavF += row.mavericksFlagged;
     total.mavL += row.legacyMavericks;
     out.push(
-      `| ${name} | ${row.silos} | ${row.seeds.size} | ${row.rounds} | ${row.honest} | ${row.flagged} | ${pct(row.flagged, row.honest)} | ${row.legacy} (${pct(row.legacy, row.honest)}) | ${row.mavericks === 0 ? '–' : `${row.mavericksFlagged} of ${row.mavericks} (${row.legacyMavericks})`} | ${row.other === 0 ? '–' : `${row.otherFlagged} of ${row.other}`} |`,
+      `| ${name} | ${row.silos} | ${row.seeds.size} | ${[...row.rounds].sort((a, b) => a - b).join(', ')} | ${row.honest} | ${row.flagged} | ${pct(row.flagged, row.honest)} | ${row.legacy} (${pct(row.legacy, row.honest)}) | ${row.mavericks === 0 ? '–' : `${row.mavericksFlagged} of ${row.mavericks} (${row.legacyMavericks})`} | ${row.other === 0 ? '–' : `${row.otherFlagged} of ${row.other}`} |`,
     );
   }
   out.push(
