@@ -1,7 +1,9 @@
 /**
  * Detecting misreports (papers/003 §5.3: "augmenting the averaging step in EE's definition with
  * anomaly detection techniques"): robust z-scores of the marginals every silo reports, IOI_j and
- * LOO_j (computed by scoring/private.ts), and the reports a silo can send without being flagged.
+ * LOO_j (computed by scoring/private.ts), each against the other silos' reports and robust to two
+ * colluders (issues 32 and 37; ./_reference-z.ts), and the reports a silo can send without being
+ * flagged.
  */
 import { checkFiniteVector } from '../_checks.js';
 import { median } from '../_median.js';
@@ -11,19 +13,19 @@ import {
   type PrivateUtilities,
   scoreCheckedScheme,
 } from '../private.js';
-import { checkRange, checkSilo, checkThreshold, replaceReports } from './_checks.js';
+import { checkRange, checkSilo, checkThreshold } from './_checks.js';
+import { IGLEWICZ_HOAGLIN, largestUnflagged, referenceZ, referenceZAll } from './_reference-z.js';
 import type { ReportBox, UtilityRange } from './reports.js';
 
-/** Iglewicz–Hoaglin constant: Φ⁻¹(0.75), so 0.6745·(x − med)/MAD ≈ (x − μ)/σ for normal data. */
-const IGLEWICZ_HOAGLIN = 0.6745;
 /** √(π/2): MeanAD of a normal is σ·√(2/π); used when MAD = 0 (the IBM convention). */
 const MEAN_AD_TO_SIGMA = 1.253314;
 
-/** Default threshold on |z| (Iglewicz & Hoaglin 1993 recommend 3.5). */
+/** Default threshold on z (Iglewicz & Hoaglin 1993 recommend 3.5 for |z|). */
 export const DEFAULT_THRESHOLD = 3.5;
 
 /**
- * Modified z-scores (Iglewicz & Hoaglin 1993): z_j = 0.6745 (x_j − median) / MAD. When MAD = 0,
+ * Modified z-scores of a sample against itself (Iglewicz & Hoaglin 1993; the detector before
+ * issue 37 used them on the round's marginals): z_j = 0.6745 (x_j − median) / MAD. When MAD = 0,
  * z_j = (x_j − median) / (1.253314 · MeanAD); when that is 0 too (all values equal), z = 0.
  * @param x the values.
  * @throws RangeError/TypeError naming `x` on an empty or non-finite input.
@@ -42,53 +44,121 @@ export function robustZ(x: ArrayLike<number>): Float64Array {
 
 /** Robust z-scores of the reported marginals and the silos flagged. */
 export interface Detection {
-  /** z of IOI_j = withOnly_j − v(M0). */
+  /** z of IOI_j = withOnly_j − v(M0) against the other silos' (see {@link detectReports}). */
   zWithOnly: Float64Array;
-  /** z of LOO_j = v(M) − without_j. */
+  /** z of LOO_j = v(M) − without_j against the other silos'. */
   zWithout: Float64Array;
-  /** Per silo: |z| > threshold on either marginal. */
+  /** Per silo: z > threshold on either marginal. */
   flagged: boolean[];
 }
+
+/** Options of {@link detectReports}. */
+export interface DetectionOptions {
+  /**
+   * The finest difference the utilities resolve: 1/T for an accuracy on a test set of T examples.
+   * Given, the marginals are rounded to it before they are compared (so a flag does not turn on
+   * float noise), and it sets the floor of the scale. Default: {@link DEFAULT_RESOLUTION}, no rounding.
+   */
+  resolution?: number;
+}
+
+/**
+ * How many colluders the detector tolerates: a silo's z is the smallest over every reference set
+ * that leaves out this many of the other reports (issue 32, S1).
+ */
+export const COLLUDERS_TOLERATED = 2;
+
+/**
+ * The floor of the scale, in resolution steps: the median absolute deviation of a reference set
+ * counts as at least this many steps. Calibrated on honest runs of every example configuration
+ * (docs/audit.md, "False flags"; `scripts/false-flags.ts`).
+ */
+export const SCALE_FLOOR_STEPS = 2;
+
+/**
+ * The relative floor of the scale: a reference set's scale is at least this times the median of
+ * its silos' magnitudes max(|IOI_k|, |LOO_k|) (see ./_reference-z.ts). Calibrated with
+ * {@link SCALE_FLOOR_STEPS} on honest runs (docs/audit.md, "False flags").
+ */
+export const SCALE_FLOOR_TYPICAL = 0.6;
+
+/** The resolution assumed when none is given: an accuracy on 1 000 test examples. */
+export const DEFAULT_RESOLUTION = 1e-3;
 
 /** IOI_j = v(M0 + U_j) − v(M0) per silo, from scoring/private.ts (papers/003 Eq. 3). */
 const includeOneIn = (u: CheckedUtilities) => scoreCheckedScheme('ioi', u).weights;
 /** LOO_j = v(M) − v(M − U_j) per silo, from scoring/private.ts (papers/003 Def. 2). */
 const leaveOneOut = (u: CheckedUtilities) => scoreCheckedScheme('loo', u).weights;
 
+/** Both marginals in the detector's units (resolution steps when a resolution is given), each silo's magnitude and the floor. */
+function marginals(u: CheckedUtilities, resolution: number | undefined) {
+  const units = (m: Float64Array) =>
+    resolution === undefined ? m : m.map((v) => Math.round(v / resolution));
+  const ioi = units(includeOneIn(u));
+  const loo = units(leaveOneOut(u));
+  const mag = ioi.map((a, k) => Math.max(Math.abs(a), Math.abs(loo[k]!)));
+  const floor = {
+    floor: resolution === undefined ? SCALE_FLOOR_STEPS * DEFAULT_RESOLUTION : SCALE_FLOOR_STEPS,
+    kappa: SCALE_FLOOR_TYPICAL,
+  };
+  return { ioi, loo, mag, floor, unit: resolution ?? 1 };
+}
+
+function checkResolution(r: unknown): number | undefined {
+  if (r === undefined) return undefined;
+  if (typeof r !== 'number' || !Number.isFinite(r) || r <= 0)
+    throw new RangeError(`options.resolution: expected a finite number > 0, got ${String(r)}`);
+  return r;
+}
+
 /** The detector on checked reports. */
-function detect(u: CheckedUtilities, threshold: number): Detection {
-  const zWithOnly = robustZ(includeOneIn(u));
-  const zWithout = robustZ(leaveOneOut(u));
-  const flagged = Array.from(
-    zWithOnly,
-    (z, j) => Math.abs(z) > threshold || Math.abs(zWithout[j]!) > threshold,
-  );
+function detect(u: CheckedUtilities, threshold: number, resolution: number | undefined): Detection {
+  const { ioi, loo, mag, floor } = marginals(u, resolution);
+  const zWithOnly = referenceZAll(ioi, mag, COLLUDERS_TOLERATED, floor);
+  const zWithout = referenceZAll(loo, mag, COLLUDERS_TOLERATED, floor);
+  const flagged = Array.from(zWithOnly, (z, j) => z > threshold || zWithout[j]! > threshold);
   return { zWithOnly, zWithout, flagged };
 }
 
 /**
- * Flags reports inconsistent with the rest: robust z-scores (`robustZ`) of the reported marginals
- * v(M0 + U_j) − v(M0) and v(M) − v(M − U_j); a silo is flagged when either |z| > threshold.
+ * Flags reports that claim more than the other silos' reports can support (issue 37). For each
+ * silo j and each of its marginals — IOI_j = v(M0 + U_j) − v(M0) and LOO_j = v(M) − v(M − U_j) —
+ * z is 0.6745 (x_j − median)/scale against the *other* silos' marginals (never its own), the
+ * smallest over every way of leaving out up to {@link COLLUDERS_TOLERATED} of them (at least 3
+ * stay), with scale = max(MAD, {@link SCALE_FLOOR_STEPS} resolution steps); a silo is flagged when
+ * either z > threshold. One-sided: every report that raises a silo's own score or a colluder's —
+ * its LOO or IOI (LOO, IOI, FP's α), or the others' lower β, γ terms under EE and EE-median (which
+ * lower D) — raises the reporter's marginals, while a marginal far *below* the others is what an
+ * honest Maverick or a silo with bad data reports (papers/000: an exclusive Maverick's singleton
+ * model is far worse on the common test set), and it is not flagged.
  * @param utilities the round's reported utilities.
- * @param threshold the bound on |z|; default 3.5.
- * @throws RangeError/TypeError naming the parameter on bad utilities or threshold ≤ 0.
+ * @param threshold the bound on z; default 3.5.
+ * @param options the utilities' resolution.
+ * @throws RangeError/TypeError naming the parameter on bad utilities, threshold ≤ 0 or resolution.
  */
-export function detectReports(utilities: PrivateUtilities, threshold = DEFAULT_THRESHOLD): Detection {
+export function detectReports(
+  utilities: PrivateUtilities,
+  threshold = DEFAULT_THRESHOLD,
+  options: DetectionOptions = {},
+): Detection {
   const u = checkUtilities(utilities, 'utilities');
   checkThreshold(threshold);
-  return detect(u, threshold);
+  return detect(u, threshold, checkResolution(options.resolution));
 }
 
 /**
  * The reports of one silo the detector lets through while everyone else reports honestly: for each
- * of withOnly and without, the interval of values in [lo, hi] around the honest value whose robust
- * z stays within the threshold (grid of 2001 points, ends refined by bisection). If the honest value
- * is itself flagged, the interval is that value alone. The interval is the connected piece around
- * the honest value, so an optimum over it is a lower bound if the accepted set had other pieces.
+ * of withOnly and without, the interval of values in [lo, hi] whose z stays within the threshold.
+ * A silo's z is measured against the others' reports only, so the accepted marginals are those up
+ * to the largest over reference sets of median + threshold · scale / 0.6745 (`largestUnflagged`);
+ * the detector is one-sided, so the interval reaches the end of the range on the other side. If
+ * the honest value is itself flagged, the interval is that value alone. With a resolution, the
+ * end is the last resolution step accepted.
  * @param utilities the round's honest utilities.
  * @param silo the silo that misreports.
  * @param range the range of a report.
- * @param threshold the detector's bound on |z|; default 3.5.
+ * @param threshold the detector's bound on z; default 3.5.
+ * @param options the utilities' resolution.
  * @throws RangeError/TypeError naming the parameter on bad input.
  */
 export function undetectedBox(
@@ -96,44 +166,33 @@ export function undetectedBox(
   silo: number,
   range: UtilityRange,
   threshold = DEFAULT_THRESHOLD,
+  options: DetectionOptions = {},
 ): ReportBox {
   const u = checkUtilities(utilities, 'utilities');
   checkSilo('silo', silo, u.n);
   const { lo, hi } = checkRange(range);
   checkThreshold(threshold);
-  const interval = (report: 'withOnly' | 'without'): [number, number] => {
-    const honest = u[report][silo]!;
-    const accepted = (x: number) => {
-      const z =
-        report === 'withOnly'
-          ? robustZ(includeOneIn(replaceReports(u, silo, x, u.without[silo]!)))
-          : robustZ(leaveOneOut(replaceReports(u, silo, u.withOnly[silo]!, x)));
-      return Math.abs(z[silo]!) <= threshold;
-    };
-    if (!accepted(honest)) return [honest, honest];
-    const edge = (from: number, to: number): number => {
-      // walk a grid from the honest value towards `to`; bisection between last accepted and first rejected
-      const steps = 2000;
-      let good = from;
-      for (let k = 1; k <= steps; k++) {
-        const x = from + ((to - from) * k) / steps;
-        if (!accepted(x)) {
-          let bad = x;
-          for (let it = 0; it < 60; it++) {
-            const mid = (good + bad) / 2;
-            if (accepted(mid)) good = mid;
-            else bad = mid;
-          }
-          return good;
-        }
-        good = x;
-      }
-      return to;
-    };
-    const start = Math.min(hi, Math.max(lo, honest));
-    return [Math.min(honest, edge(start, lo)), Math.max(honest, edge(start, hi))];
+  const resolution = checkResolution(options.resolution);
+  const { ioi, loo, mag, floor, unit } = marginals(u, resolution);
+  // the silo's own z only (the others' do not decide whether its reports are flagged)
+  const zWithOnly = referenceZ(ioi, mag, silo, COLLUDERS_TOLERATED, floor);
+  const zWithout = referenceZ(loo, mag, silo, COLLUDERS_TOLERATED, floor);
+  /** The largest unflagged marginal of `silo`, in utility units (its own magnitude is not in its reference). */
+  const bound = (x: Float64Array): number => {
+    const b = largestUnflagged(x, mag, silo, COLLUDERS_TOLERATED, floor, threshold);
+    return resolution === undefined ? b : Math.floor(b) * unit;
   };
-  const [withOnlyLo, withOnlyHi] = interval('withOnly');
-  const [withoutLo, withoutHi] = interval('without');
+  let withOnlyLo = u.withOnly[silo]!;
+  let withOnlyHi = withOnlyLo;
+  if (zWithOnly <= threshold) {
+    withOnlyLo = Math.min(withOnlyLo, lo);
+    withOnlyHi = Math.max(withOnlyHi, Math.min(hi, u.empty + bound(ioi)));
+  }
+  let withoutLo = u.without[silo]!;
+  let withoutHi = withoutLo;
+  if (zWithout <= threshold) {
+    withoutLo = Math.min(withoutLo, Math.max(lo, u.full - bound(loo)));
+    withoutHi = Math.max(withoutHi, hi);
+  }
   return { withOnlyLo, withOnlyHi, withoutLo, withoutHi };
 }

@@ -1,10 +1,11 @@
 /**
- * Quarantine of flagged reports (issue 27, A4): the detector of ./detection.ts flags a silo whose
- * reported marginal IOI_j = v(M0 + U_j) − v(M0) or LOO_j = v(M) − v(M − U_j) has a robust z-score
- * beyond the threshold (Iglewicz & Hoaglin 1993; papers/003 §5.3 suggests anomaly detection in
- * EE's averaging step). A flagged report is set aside: the round is scored as if that silo had not
- * reported, so an in-range lie the audit sees cannot move the published scores. The operator may
- * release a quarantined report; the round is then scored with it.
+ * Quarantine of flagged reports (issue 27, A4; issues 32 and 37): the detector of ./detection.ts
+ * flags a silo whose reported marginal IOI_j = v(M0 + U_j) − v(M0) or LOO_j = v(M) − v(M − U_j)
+ * lies above the other silos' by more than the threshold in robust z (Iglewicz & Hoaglin 1993;
+ * papers/003 §5.3 suggests anomaly detection in EE's averaging step), measured against the others'
+ * reports only and robust to two colluders. A flagged report is set aside: the round is scored as
+ * if that silo had not reported, so an in-range lie the audit sees cannot move the published
+ * scores. The operator may release a quarantined report; the round is then scored with it.
  *
  * One pass: the detector runs once on every report of the round (the reports it flags are not
  * re-tested after the others are set aside), the same pass the audit runs. Rounds of fewer than
@@ -12,18 +13,18 @@
  */
 import { checkUtilities, type PrivateUtilities } from '../private.js';
 import { checkThreshold } from './_checks.js';
-import { DEFAULT_THRESHOLD, detectReports } from './detection.js';
+import { MIN_REFERENCE } from './_reference-z.js';
+import { COLLUDERS_TOLERATED, DEFAULT_THRESHOLD, detectReports } from './detection.js';
 
 /**
- * The fewest reports a round needs before any is quarantined. The detector's scale is the median
- * absolute deviation: among 3 reports it is the smaller of the two distances to the median, so
- * the farther honest silo gets z = 0.6745·d₂/d₁ — above 3.5 whenever one honest marginal is 5.2×
- * farther from the median than the other (seen in the e2e consortium of 3 reporters, where IOI
- * and LOO flagged two different honest silos and the round lost its scores); among 4 it is the mean
- * of the two middle distances, still set by one silo. From 5 reports on, two silos must lie alike
- * to move it. Smaller rounds are scored with every report; the audit still shows their flags.
+ * The fewest reports a round needs before any is quarantined (issue 32, S1: enough to tolerate two
+ * colluders): the silo judged, the {@link COLLUDERS_TOLERATED} reports its z may leave out, and
+ * the 3 that every reference set keeps. With fewer, a pair could be the whole reference of an
+ * honest silo, or a single honest distance would set the scale (in the e2e consortium of 3
+ * reporters the detector before issue 27's minimum flagged two different honest silos). Smaller
+ * rounds are scored with every report; the audit still shows their flags.
  */
-export const MIN_REPORTS_FOR_QUARANTINE = 5;
+export const MIN_REPORTS_FOR_QUARANTINE = 1 + COLLUDERS_TOLERATED + MIN_REFERENCE;
 
 /** Which of a silo's two reports the detector flagged. */
 export type FlaggedReport = 'withOnly' | 'without';
@@ -35,12 +36,12 @@ export interface QuarantinedReport {
   /** The reported v(M0 + U_j) and v(M − U_j). */
   withOnly: number;
   without: number;
-  /** Robust z of IOI_j and of LOO_j among the round's reports. */
+  /** Robust z of IOI_j and of LOO_j against the other silos' reports (see `detectReports`). */
   zWithOnly: number;
   zWithout: number;
-  /** The reports whose |z| exceeds the threshold. */
+  /** The reports whose z exceeds the threshold. */
   flagged: FlaggedReport[];
-  /** The threshold on |z| that was applied. */
+  /** The threshold on z that was applied. */
   threshold: number;
   /** Whether the operator released it (a released report is scored; it stays listed). */
   released: boolean;
@@ -48,8 +49,13 @@ export interface QuarantinedReport {
 
 /** Options of {@link quarantineReports}. */
 export interface QuarantineOptions {
-  /** The detector's bound on |z|; default {@link DEFAULT_THRESHOLD} (3.5). */
+  /** The detector's bound on z; default {@link DEFAULT_THRESHOLD} (3.5). */
   threshold?: number;
+  /**
+   * The utilities' resolution (1/T for an accuracy on T test examples; see `DetectionOptions`).
+   * Default: the detector's (1/1000, no rounding).
+   */
+  resolution?: number;
   /** Positions (as in the utilities) of reports the operator released: scored even if flagged. */
   released?: readonly number[];
 }
@@ -65,9 +71,9 @@ export interface QuarantineDecision {
 /**
  * Runs the detector on a round's reports and sets aside the flagged ones not released.
  * @param utilities the round's reported utilities (at least 2 silos).
- * @param options threshold and released positions.
+ * @param options threshold, resolution and released positions.
  * @throws RangeError/TypeError naming the field (`utilities.without: …`, `threshold: …`,
- *   `options.released: …`) on bad input.
+ *   `options.resolution: …`, `options.released: …`) on bad input.
  */
 export function quarantineReports(
   utilities: PrivateUtilities,
@@ -83,7 +89,11 @@ export function quarantineReports(
   }
   if (u.n < MIN_REPORTS_FOR_QUARANTINE)
     return { kept: Array.from({ length: u.n }, (_, j) => j), quarantined: [] };
-  const d = detectReports(u, threshold);
+  const d = detectReports(
+    u,
+    threshold,
+    options.resolution !== undefined ? { resolution: options.resolution } : {},
+  );
   const kept: number[] = [];
   const quarantined: QuarantinedReport[] = [];
   for (let j = 0; j < u.n; j++) {
@@ -92,8 +102,8 @@ export function quarantineReports(
     const free = released.has(j);
     if (d.flagged[j]) {
       const flagged: FlaggedReport[] = [];
-      if (Math.abs(zWithOnly) > threshold) flagged.push('withOnly');
-      if (Math.abs(zWithout) > threshold) flagged.push('without');
+      if (zWithOnly > threshold) flagged.push('withOnly');
+      if (zWithout > threshold) flagged.push('without');
       quarantined.push({
         index: j,
         withOnly: u.withOnly[j]!,

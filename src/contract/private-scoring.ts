@@ -71,10 +71,12 @@ export interface ScoringOptions {
   raw?: boolean;
   /**
    * The quarantine of flagged reports (scoring/manipulation/quarantine.ts): the detector's
-   * threshold and the silos (global ids) whose reports the operator released. Default: on, at
-   * the detector's default threshold (3.5), nothing released. `false` scores every report.
+   * threshold, the utilities' resolution (1/T for an accuracy on T test examples: the marginals
+   * are compared in its steps; default: the detector's, no rounding) and the silos (global ids)
+   * whose reports the operator released. Default: on, at the detector's default threshold (3.5),
+   * nothing released. `false` scores every report.
    */
-  quarantine?: false | { threshold?: number; released?: readonly number[] };
+  quarantine?: false | { threshold?: number; resolution?: number; released?: readonly number[] };
 }
 
 /** A report the detector flagged (scoring/manipulation/quarantine.ts), by global silo id. */
@@ -184,6 +186,7 @@ export function scoreReports(
       ? { kept: silos.map((_, k) => k), quarantined: [] }
       : quarantineReports(measured, {
           ...(q?.threshold !== undefined ? { threshold: q.threshold } : {}),
+          ...(q?.resolution !== undefined ? { resolution: q.resolution } : {}),
           released: silos.flatMap((s, k) => (q?.released?.includes(s) ? [k] : [])),
         });
   const kept = decision.kept.length >= 2 ? decision.kept : [];

@@ -505,7 +505,7 @@ export const ExperimentConfigSchema = Obj({
           Type.Boolean({
             default: true,
             description:
-              "Quarantine the score reports the manipulation audit's detector flags (robust |z| > 3.5 of a silo's reported IOI or LOO among the round's reports; docs/audit.md): the private schemes score the round without them and results.json lists them per round (`quarantined`). An honest silo whose data differs from the others' (a Maverick) is flagged too (docs/audit.md, \"False flags\"): set false to score every report, as papers/003 does.",
+              "Quarantine the score reports the manipulation audit's detector flags (z > 3.5 of a silo's reported IOI or LOO above the other silos' reports, robust to two colluders; docs/audit.md): the private schemes score the round without them and results.json lists them per round (`quarantined`). About 0.1 % of honest silo-rounds of the example configurations are flagged, no Maverick (docs/audit.md, \"False flags\"): set false to score every report, as papers/003 does.",
           }),
         ),
         raw: Type.Optional(

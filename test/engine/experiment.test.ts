@@ -142,8 +142,9 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
         without: rd.utilities.without as number[],
       };
       // Reports the detector flags are quarantined (scoring.quarantine, on by default): the round
-      // is scored from the others, and the quarantined silos' private scores are null.
-      const { kept, quarantined } = quarantineReports(reported);
+      // is scored from the others, and the quarantined silos' private scores are null. The engine
+      // compares the marginals in steps of 1/T (an accuracy on T test examples).
+      const { kept, quarantined } = quarantineReports(reported, { resolution: 1 / consortium.test.n });
       expect((rd.quarantined ?? []).map((q) => q.silo)).toEqual(quarantined.map((q) => q.index));
       const u = keptUtilities(reported, kept);
       const spread = (v: Float64Array) => all.map((i) => (kept.includes(i) ? v[kept.indexOf(i)]! : null));

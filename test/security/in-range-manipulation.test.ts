@@ -69,8 +69,10 @@ describe('A4: an in-range lie the detector flags', () => {
   test('the detector flags silo 0 alone, far beyond the threshold', () => {
     const d = detectReports(utilitiesOf(REPORTED));
     expect(d.flagged).toEqual([true, false, false, false, false]);
-    expect(d.zWithOnly[0]).toBeLessThan(-500);
-    expect(d.zWithout[0]).toBeGreaterThan(500);
+    // since issue 37 the detector is one-sided: IOI_0 = −0.83 lies below the others (what an
+    // honest Maverick reports), LOO_0 = 0.80 above them by far more than their typical magnitude
+    expect(d.zWithOnly[0]).toBeLessThan(0);
+    expect(d.zWithout[0]).toBeGreaterThan(50);
   });
 
   test('the scorer quarantines it: rivals get the scores of the round without silo 0', () => {
@@ -84,11 +86,12 @@ describe('A4: an in-range lie the detector flags', () => {
     expect(r.scores.fp.reduce((a, b) => a + b, 0)).toBeCloseTo(FULL, 12);
     expect(r.quarantined).toHaveLength(1);
     const q = r.quarantined[0]!;
-    expect(q).toMatchObject({ silo: 0, withOnly: 0.02, without: 0.06, flagged: ['withOnly', 'without'] });
+    expect(q).toMatchObject({ silo: 0, withOnly: 0.02, without: 0.06, flagged: ['without'] });
     expect(q.threshold).toBe(3.5);
     expect(q.released).toBe(false);
-    expect(q.zWithOnly).toBeCloseTo(-562.533, 2);
-    expect(q.zWithout).toBeCloseTo(537.5765, 3);
+    const d = detectReports(utilitiesOf(REPORTED));
+    expect(q.zWithOnly).toBe(d.zWithOnly[0]);
+    expect(q.zWithout).toBe(d.zWithout[0]);
   });
 
   test('what the lie would have paid: released by the operator, FP_0 = 30 × v(M) and rivals negative', () => {
@@ -164,11 +167,11 @@ describe('A4 through the service: the published scores leave the flagged report 
       silo: 0,
       withOnly: 0.02,
       without: 0.06,
-      flagged: ['withOnly', 'without'],
+      flagged: ['without'],
       threshold: 3.5,
       released: false,
     });
-    expect(published.quarantined[0].zWithOnly).toBeCloseTo(-562.533, 2);
+    expect(published.quarantined[0].zWithout).toBe(detectReports(utilitiesOf(REPORTED)).zWithout[0]);
     const cumulative = (await adminInject(h, 'GET', '/v1/consortia/c1/scores')).json();
     expect(cumulative.rounds).toEqual([published]);
     expect(cumulative.cumulative.fp).toEqual([0, ...Array.from(rivals.scores.fp)]);
@@ -179,7 +182,7 @@ describe('A4 through the service: the published scores leave the flagged report 
       {
         round: 1,
         silo: 0,
-        flagged: ['withOnly', 'without'],
+        flagged: ['without'],
         zWithOnly: published.quarantined[0].zWithOnly,
         zWithout: published.quarantined[0].zWithout,
         released: false,

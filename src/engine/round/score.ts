@@ -91,7 +91,12 @@ export async function privateScoringStep(run: Run, input: ScoringInput): Promise
       ? scoreReports(run.session, round, reports, run.roster, full, empty, {
           emptyCoalition: run.emptyCoalition,
           raw: run.rawScores,
-          ...(run.quarantine ? {} : { quarantine: false as const }),
+          // an accuracy on T test examples resolves 1/T: the detector compares in those steps
+          quarantine: run.quarantine
+            ? utility === 'accuracy'
+              ? { resolution: 1 / test.n }
+              : {}
+            : (false as const),
         })
       : undefined;
   const ms = performance.now() - t0;

@@ -1,58 +1,166 @@
-/** scoring/manipulation/detection.ts: robust z-scores, flags, and the reports the detector lets through. */
+/** scoring/manipulation/detection.ts: z against the others, flags, and the reports the detector lets through. */
 import { describe, expect, it } from 'vitest';
-import { detectReports, robustZ, undetectedBox } from '../../../scoring/manipulation/detection.js';
+import { EXACT_UP_TO } from '../../../scoring/manipulation/_reference-z.js';
+import {
+  DEFAULT_RESOLUTION,
+  detectReports,
+  robustZ,
+  SCALE_FLOOR_STEPS,
+  SCALE_FLOOR_TYPICAL,
+  undetectedBox,
+} from '../../../scoring/manipulation/detection.js';
 import { singleSiloBounds } from '../../../scoring/manipulation/single-silo.js';
-import { SCHEMES } from '../../../scoring/private.js';
+import { type PrivateUtilities, SCHEMES } from '../../../scoring/private.js';
 import { createRng } from '../../../scoring/random.js';
 import { unitRange, withReports } from './_rounds.js';
 
+/** Median of a small array (the oracle's own, not the module's). */
+const med = (a: readonly number[]) => {
+  const s = [...a].sort((x, y) => x - y);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+/** The floors of the scale with the default resolution (no rounding). */
+const FLOOR = SCALE_FLOOR_STEPS * DEFAULT_RESOLUTION;
+/**
+ * The oracle: z of silo j's marginal against one reference set H (positions), the formula of
+ * docs/audit.md — 0.6745 (x_j − med_H) / max(MAD_H, floor, κ · median_H max(|IOI|, |LOO|)).
+ */
+function zAgainst(u: PrivateUtilities, marginal: 'ioi' | 'loo', j: number, h: readonly number[]): number {
+  const ioi = Array.from(u.withOnly, (a) => a - u.empty);
+  const loo = Array.from(u.without, (b) => u.full - b);
+  const x = marginal === 'ioi' ? ioi : loo;
+  const ref = h.map((k) => x[k]!);
+  const m = med(ref);
+  const mad = med(ref.map((v) => Math.abs(v - m)));
+  const typical = med(h.map((k) => Math.max(Math.abs(ioi[k]!), Math.abs(loo[k]!))));
+  return (0.6745 * (x[j]! - m)) / Math.max(mad, FLOOR, SCALE_FLOOR_TYPICAL * typical);
+}
+
+/** A round of n silos whose marginals are drawn in [c − δ, c + δ]. */
+function honestRound(
+  rng: ReturnType<typeof createRng>,
+  n: number,
+  c: number,
+  d: number,
+): { full: number; empty: number; withOnly: number[]; without: number[] } {
+  const draw = () => c - d + 2 * d * rng.next();
+  return {
+    full: 0.85,
+    empty: 0.8,
+    withOnly: Array.from({ length: n }, () => 0.8 + draw()),
+    without: Array.from({ length: n }, () => 0.85 - draw()),
+  };
+}
+
 describe('detection', () => {
-  // Stratified honest marginals: x_j uniform in slot j of [c − δ, c + δ] (slot width h = 2δ/N).
-  // Median within h of c, so every |x_j − med| ≤ δ + 2δ/N. An interval of length 2r meets at most
-  // 2r/h + 2 slots, and MAD < r needs ≥ N/2 points within r of the median, so MAD ≥ δ/2 − 2δ/N.
-  // Hence |z| ≤ 0.6745 (1 + 2/N) / (1/2 − 2/N) = 1.349 (N + 2)/(N − 4) ≤ 3.372 < 3.5 for N ≥ 8:
-  // no honest silo is ever flagged.
-  it('never flags honest stratified reports for N ≥ 8 (derived bound 1.349 (N+2)/(N−4))', () => {
-    const rng = createRng(7);
-    for (let trial = 0; trial < 300; trial++) {
-      const n = 8 + (trial % 40);
-      const c = 0.005 + 0.02 * rng.next();
-      const d = 0.001 + 0.01 * rng.next();
-      const m1 = Array.from({ length: n }, (_, j) => c - d + ((j + rng.next()) * 2 * d) / n);
-      const m2 = Array.from({ length: n }, (_, j) => c - d + ((j + rng.next()) * 2 * d) / n);
-      const u = {
-        full: 0.85,
-        empty: 0.8,
-        withOnly: m1.map((x) => 0.8 + x),
-        without: m2.map((x) => 0.85 - x),
-      };
-      const det = detectReports(u);
-      expect(det.flagged.some(Boolean)).toBe(false);
-      const bound = (0.6745 * 2 * (n + 2)) / (n - 4);
-      for (const z of [...det.zWithOnly, ...det.zWithout]) expect(Math.abs(z)).toBeLessThanOrEqual(bound);
+  it('judges a silo against the others only, and two liars cannot raise an honest silo’s z', () => {
+    // For n ≥ 5 one reference set of silo h is "the others but the pair": whatever the pair
+    // reports, h's z is at most its z against the honest silos alone.
+    // (above EXACT_UP_TO others, one enclosing reference stands for the sets: the bound still holds)
+    const rng = createRng(3);
+    for (let trial = 0; trial < 200; trial++) {
+      const n = trial % 10 === 9 ? EXACT_UP_TO + 2 + (trial % 23) : 5 + (trial % 8);
+      const u = honestRound(rng, n, 0.02 * rng.next() - 0.01, 0.001 + 0.01 * rng.next());
+      const a = trial % n;
+      const b = (a + 1 + (trial % (n - 1))) % n;
+      const lie = () => (rng.next() < 0.3 ? [0, 1, 0.8, 0.85][trial % 4]! : rng.next());
+      for (const liar of [a, b]) {
+        u.withOnly[liar] = lie();
+        u.without[liar] = lie();
+      }
+      const d = detectReports(u);
+      for (let h = 0; h < n; h++) {
+        if (h === a || h === b) continue;
+        const honest = [...Array(n).keys()].filter((k) => k !== h && k !== a && k !== b);
+        expect(d.zWithOnly[h]!).toBeLessThanOrEqual(zAgainst(u, 'ioi', h, honest) + 1e-9);
+        expect(d.zWithout[h]!).toBeLessThanOrEqual(zAgainst(u, 'loo', h, honest) + 1e-9);
+      }
     }
   });
 
-  // Outlier at distance D from c, N−1 honest values in [c − δ, c + δ] (N ≥ 3): the median lies in
-  // [c − δ, c + δ] and the MAD ≤ 2δ, so |z_outlier| ≥ 0.6745 (D − δ)/(2δ) > 3.5 once D > 11.38δ.
-  it('flags a planted outlier at 11.5δ from honest reports in [c − δ, c + δ]', () => {
+  it('is one-sided: a marginal at or below the others’ median is never flagged', () => {
+    const rng = createRng(5);
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 3 + (trial % 10);
+      const u = honestRound(rng, n, 0, 0.01);
+      const j = trial % n;
+      // far below the others: a Maverick's singleton model, a silo with bad data
+      u.withOnly[j] = u.empty - 0.01 - rng.next() * 0.8;
+      u.without[j] = u.full + 0.01 + rng.next() * 0.1;
+      const d = detectReports(u);
+      expect(d.zWithOnly[j]!).toBeLessThanOrEqual(0);
+      expect(d.zWithout[j]!).toBeLessThanOrEqual(0);
+      expect(d.flagged[j]).toBe(false);
+    }
+  });
+
+  // Others' marginals in [c − δ, c + δ]: every reference set has its median there, MAD ≤ 2δ and
+  // typical magnitude ≤ |c| + δ, so a marginal at c + D is flagged once
+  // 0.6745 (D − δ) / max(2δ, floor, κ (|c| + δ)) > 3.5.
+  it('flags a marginal above the others by more than the bound', () => {
     const rng = createRng(11);
-    for (let trial = 0; trial < 300; trial++) {
+    for (let trial = 0; trial < 200; trial++) {
       const n = 3 + (trial % 20);
-      const c = 0.01;
+      const c = 0.02 * rng.next() - 0.01;
       const d = 0.001 + 0.005 * rng.next();
-      const ioi = Array.from({ length: n }, () => c - d + 2 * d * rng.next());
+      const u = honestRound(rng, n, c, d);
       const o = trial % n;
-      ioi[o] = c + (trial % 2 === 0 ? 11.5 : -11.5) * d;
-      const u = {
-        full: 0.85,
-        empty: 0.8,
-        withOnly: ioi.map((x) => 0.8 + x),
-        without: new Array(n).fill(0.84),
-      };
+      const scale = Math.max(2 * d, FLOOR, SCALE_FLOOR_TYPICAL * (Math.abs(c) + d));
+      const D = d + (3.5 / 0.6745) * scale * 1.01;
+      if (trial % 2 === 0) u.withOnly[o] = u.empty + c + D;
+      else u.without[o] = u.full - (c + D);
       const det = detectReports(u);
       expect(det.flagged[o]).toBe(true);
-      expect(Math.abs(det.zWithOnly[o]!)).toBeGreaterThan(3.5);
+      expect(Math.max(det.zWithOnly[o]!, det.zWithout[o]!)).toBeGreaterThan(3.5);
+    }
+  });
+
+  it('honest rounds of trained runs: a Maverick and the best contributor are not flagged', () => {
+    // paper000-mavericks-5 seed 3 round 2 (T = 2000): the exclusive Maverick's singleton model
+    // loses 0.51 of accuracy; the detector before issue 37 flagged it (|z| far above 3.5)
+    const maverick = {
+      full: 0.676,
+      empty: 0.61,
+      withOnly: [0.651, 0.648, 0.646, 0.646, 0.1],
+      without: [0.6735, 0.6715, 0.6765, 0.6735, 0.678],
+    };
+    expect(Math.abs(robustZ(maverick.withOnly.map((a) => a - maverick.empty))[4]!)).toBeGreaterThan(3.5);
+    expect(detectReports(maverick, 3.5, { resolution: 1 / 2000 }).flagged).toEqual(Array(5).fill(false));
+    // heldout-free-rider-label-flip seed 4 round 2 (T = 1000): silo 3, the largest contributor,
+    // has LOO 0.186 against ≤ 0.028 for the others
+    const best = {
+      full: 0.7,
+      empty: 0.6,
+      withOnly: [-68, -31, 0, 90, -323, -18].map((k) => 0.6 + k / 1000),
+      without: [28, -5, -5, 186, 5, 11].map((k) => 0.7 - k / 1000),
+    };
+    expect(detectReports(best, 3.5, { resolution: 1 / 1000 }).flagged).toEqual(Array(6).fill(false));
+  });
+
+  it('with a resolution, utilities that differ by less than a quarter step give the same z', () => {
+    // processor independence: two machines' accuracies on T examples differ by float noise
+    const rng = createRng(17);
+    for (let trial = 0; trial < 100; trial++) {
+      const T = [384, 1000, 2000][trial % 3]!;
+      const n = 5 + (trial % 6);
+      const grid = () => Math.round(T * (0.6 + 0.2 * rng.next())) / T;
+      const u = {
+        full: grid(),
+        empty: grid(),
+        withOnly: Array.from({ length: n }, grid),
+        without: Array.from({ length: n }, grid),
+      };
+      const jitter = (x: number) => x + ((rng.next() - 0.5) * 0.49) / T;
+      const v = {
+        full: jitter(u.full),
+        empty: jitter(u.empty),
+        withOnly: u.withOnly.map(jitter),
+        without: u.without.map(jitter),
+      };
+      const a = detectReports(u, 3.5, { resolution: 1 / T });
+      const b = detectReports(v, 3.5, { resolution: 1 / T });
+      expect(b).toEqual(a);
     }
   });
 
@@ -64,7 +172,7 @@ describe('detection', () => {
     expect(Array.from(robustZ([2, 2, 2]))).toEqual([0, 0, 0]);
   });
 
-  it('the undetected box contains the honest reports and its ends sit at |z| = threshold', () => {
+  it('the undetected box: up to the largest unflagged marginal, down to the end of the range', () => {
     const u = {
       full: 0.85,
       empty: 0.8,
@@ -72,12 +180,21 @@ describe('detection', () => {
       without: [0.84, 0.845, 0.842, 0.838, 0.846, 0.841],
     };
     const box = undetectedBox(u, 2, unitRange);
-    expect(box.withOnlyLo).toBeLessThanOrEqual(0.812);
-    expect(box.withOnlyHi).toBeGreaterThanOrEqual(0.812);
-    const z = (a: number) => Math.abs(detectReports(withReports(u, 2, a, 0.842)).zWithOnly[2]!);
-    expect(z(box.withOnlyHi)).toBeCloseTo(3.5, 6);
-    expect(z(box.withOnlyHi + 1e-4)).toBeGreaterThan(3.5);
-    expect(z(box.withOnlyLo)).toBeCloseTo(3.5, 6);
+    expect(box.withOnlyLo).toBe(0);
+    expect(box.withoutHi).toBe(1);
+    expect(box.withOnlyHi).toBeGreaterThan(0.812);
+    expect(box.withoutLo).toBeLessThan(0.842);
+    const det = (a: number, b: number) => detectReports(withReports(u, 2, a, b));
+    expect(det(box.withOnlyHi, 0.842).zWithOnly[2]!).toBeCloseTo(3.5, 9);
+    expect(det(box.withOnlyHi + 1e-6, 0.842).flagged[2]).toBe(true);
+    expect(det(box.withOnlyLo, box.withoutHi).flagged[2]).toBe(false);
+    expect(det(0.812, box.withoutLo).zWithout[2]!).toBeCloseTo(3.5, 9);
+    expect(det(0.812, box.withoutLo - 1e-6).flagged[2]).toBe(true);
+    // with a resolution the ends are the last accepted steps
+    const stepped = undetectedBox(u, 2, unitRange, 3.5, { resolution: 1 / 1000 });
+    const z = (a: number) => detectReports(withReports(u, 2, a, 0.842), 3.5, { resolution: 1 / 1000 });
+    expect(z(stepped.withOnlyHi).flagged[2]).toBe(false);
+    expect(z(stepped.withOnlyHi + 1 / 1000).flagged[2]).toBe(true);
     // the undetected gain cannot exceed the unconstrained one
     for (const s of SCHEMES)
       for (const b of singleSiloBounds(s, u))
@@ -89,5 +206,9 @@ describe('input checks', () => {
   const u = { full: 1, empty: 0, withOnly: [0.5, 0.5], without: [0.5, 0.5] };
   it('name the parameter', () => {
     expect(() => detectReports(u, 0)).toThrow(/^threshold:/);
+    expect(() => detectReports(u, 3.5, { resolution: 0 })).toThrow(/^options\.resolution:/);
+    expect(() => undetectedBox(u, 0, unitRange, 3.5, { resolution: Number.NaN })).toThrow(
+      /^options\.resolution:/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { undetectedCollusionBounds } from '../../../scoring/manipulation/collusion.js';
-import { detectReports } from '../../../scoring/manipulation/detection.js';
+import { COLLUDERS_TOLERATED, detectReports } from '../../../scoring/manipulation/detection.js';
 import {
   keptUtilities,
   MIN_REPORTS_FOR_QUARANTINE,
@@ -16,10 +16,11 @@ const ROUND = {
 };
 
 describe('quarantineReports', () => {
-  test('quarantines nothing below 5 reports, where one honest distance sets the MAD', () => {
+  test('quarantines nothing below 5 reports: the silo, two colluders and two references', () => {
+    expect(MIN_REPORTS_FOR_QUARANTINE).toBe(1 + COLLUDERS_TOLERATED + 2);
     expect(MIN_REPORTS_FOR_QUARANTINE).toBe(5);
-    // Three honest reporters: IOI 0.001, 0.002, 0.008 — the detector flags the third (z = 4.05).
-    const three = { full: 0.8, empty: 0.7, withOnly: [0.701, 0.702, 0.708], without: [0.79, 0.795, 0.792] };
+    // Three reporters: IOI 0.001, 0.002, 0.05 — the detector flags the third.
+    const three = { full: 0.8, empty: 0.7, withOnly: [0.701, 0.702, 0.75], without: [0.799, 0.799, 0.799] };
     expect(detectReports(three).flagged).toContain(true);
     expect(quarantineReports(three)).toEqual({ kept: [0, 1, 2], quarantined: [] });
     const four = { ...ROUND, withOnly: ROUND.withOnly.slice(0, 4), without: ROUND.without.slice(0, 4) };
@@ -30,9 +31,8 @@ describe('quarantineReports', () => {
   test('sets aside the flagged report with its z values; a released one is kept and listed', () => {
     const d = quarantineReports(ROUND);
     expect(d.kept).toEqual([1, 2, 3, 4]);
-    expect(d.quarantined.map((q) => [q.index, q.flagged, q.released])).toEqual([
-      [0, ['withOnly', 'without'], false],
-    ]);
+    // silo 0's IOI (−0.83) is far below the others': not a flag; its LOO (0.80) far above: the flag
+    expect(d.quarantined.map((q) => [q.index, q.flagged, q.released])).toEqual([[0, ['without'], false]]);
     const z = detectReports(ROUND);
     expect(d.quarantined[0]!.zWithOnly).toBe(z.zWithOnly[0]);
     expect(d.quarantined[0]!.zWithout).toBe(z.zWithout[0]);
@@ -52,6 +52,7 @@ describe('quarantineReports', () => {
     expect(quarantineReports(ROUND, { threshold: 1000 }).kept).toEqual([0, 1, 2, 3, 4]);
     expect(() => quarantineReports(ROUND, { threshold: 0 })).toThrow(/^threshold:/);
     expect(() => quarantineReports(ROUND, { released: [5] })).toThrow(/^options\.released:/);
+    expect(() => quarantineReports(ROUND, { resolution: -1 })).toThrow(/^options\.resolution:/);
     expect(() => quarantineReports({ ...ROUND, without: [0.1] })).toThrow(/^utilities\.without:/);
   });
 });

@@ -1,0 +1,414 @@
+/**
+ * The detector's false-flag rate on honest runs of the example configurations (issue 37), the
+ * table of docs/audit.md ("False flags").
+ *
+ *   npx tsx scripts/false-flags.ts record [--rounds R] [--seeds S] [--out F] [config.json …]
+ *   npx tsx scripts/false-flags.ts table [--in F]
+ *   npx tsx scripts/false-flags.ts framing
+ *
+ * `record` runs each configuration (default: every examples/*.json) for seeds seed … seed + S − 1
+ * (default 5) with quarantine off and no reference estimators, keeping at most R rounds (default 3;
+ * the full runs take hours on 2 cores, and the reports of a round depend only on that round's
+ * models), and appends each round's reports — v(M), v(M0), every reporter's v(M0 + U_i) and
+ * v(M − U_i), the silos' roles and the test-set size — as one JSON line to F (default
+ * runs/false-flags/utilities.jsonl). Configurations already in F with that many seeds and rounds
+ * are skipped, so an interrupted run resumes.
+ *
+ * `table` re-runs the detector offline on the recorded reports (no training) and prints, per
+ * configuration: seeds, rounds, honest silo-rounds (silos whose role is not a simulated attack or
+ * label noise; Mavericks are honest), how many of them the detector quarantines now and how many
+ * the detector before issue 37 did (robust z among all reports, MAD scale, 5 reports), and the
+ * flags on the simulated attackers and noisy silos (their reports are honest too: the engine
+ * computes every utility truthfully).
+ *
+ * `framing` prints the pair table of docs/audit.md (issue 32, S1): whether a colluding pair's
+ * reports get an honest silo quarantined, under the detector before issue 37 and now.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { median } from '../scoring/_median.js';
+import { detectReports } from '../scoring/manipulation/detection.js';
+import { quarantineReports } from '../scoring/manipulation/quarantine.js';
+import type { PrivateUtilities } from '../scoring/private.js';
+
+/** One recorded round. */
+interface RecordedRound {
+  config: string;
+  seed: number;
+  round: number;
+  rounds: number;
+  testExamples: number;
+  roles: string[];
+  /** Reporting silos (selected and not dropped), in order. */
+  silos: number[];
+  full: number;
+  empty: number;
+  withOnly: number[];
+  without: number[];
+}
+
+/** Training examples of the bundled Fashion-MNIST subset (examples/data). */
+const BUNDLED_TRAIN = 7500;
+/** Examples in the bundled pool the authors' split draws from. */
+const BUNDLED_POOL = 8000;
+const DEFAULT_FILE = 'runs/false-flags/utilities.jsonl';
+
+function readRecorded(file: string): RecordedRound[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as RecordedRound);
+}
+
+async function record(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { rounds: { type: 'string' }, seeds: { type: 'string' }, out: { type: 'string' } },
+  });
+  const maxRounds = Number(values.rounds ?? 3);
+  const seedCount = Number(values.seeds ?? 5);
+  const file = values.out ?? DEFAULT_FILE;
+  mkdirSync(dirname(file), { recursive: true });
+  const { loadConfig } = await import('../src/cli/_config.js');
+  const { runSeedRecord } = await import('../src/engine/experiment.js');
+  const { dataShapeOf } = await import('../src/engine/setup.js');
+  const { createTfLearner } = await import('../src/learner/tf-learner.js');
+  const { readdirSync } = await import('node:fs');
+  const configs =
+    positionals.length > 0
+      ? positionals
+      : readdirSync('examples')
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+          .map((f) => join('examples', f));
+  for (const path of configs) {
+    const name = basename(path, '.json');
+    const loaded = await loadConfig(path);
+    const rounds = Math.min(loaded.rounds, maxRounds);
+    const done = new Set(
+      readRecorded(file)
+        .filter((r) => r.config === name)
+        .map((r) => r.seed),
+    );
+    const data = loaded.data as { trainSize?: number; split?: string } | undefined;
+    // the authors' split (paper003-code) draws T + ⌈T/4⌉ examples from the pool of 8 000
+    const cap = data?.split === 'paper003-code' ? BUNDLED_POOL * 0.8 : BUNDLED_TRAIN;
+    const cfg = {
+      ...loaded,
+      rounds,
+      // the bundled Fashion-MNIST has 7 500 training examples after the split: larger configurations
+      // are run on all of them (the same partition and selection at a smaller scale)
+      ...(data?.trainSize !== undefined && data.trainSize > cap
+        ? {
+            data: {
+              ...loaded.data,
+              trainSize: cap,
+              // the authors' test split is the ⌈T/4⌉ part
+              ...(data.split === 'paper003-code'
+                ? { testSize: Math.min(loaded.data?.testSize ?? cap / 4, cap / 4) }
+                : {}),
+            },
+          }
+        : {}),
+      scoring: { ...loaded.scoring, quarantine: false },
+      // the sum is the same without masking (the utilities are computed from it in the clear)
+      secureAggregation: { ...loaded.secureAggregation, enabled: false },
+      comparison: { estimators: {}, trueShapley: false },
+    } as typeof loaded;
+    delete (cfg as { seeds?: number }).seeds;
+    const learner = await createTfLearner({
+      ...dataShapeOf(cfg),
+      model: cfg.model,
+      training: cfg.training ?? {},
+    });
+    try {
+      for (let k = 0; k < seedCount; k++) {
+        const seed = (loaded.seed ?? 1) + k;
+        if (done.has(seed)) continue;
+        const t0 = performance.now();
+        let seedRecord: Awaited<ReturnType<typeof runSeedRecord>>;
+        try {
+          seedRecord = await runSeedRecord(cfg, seed, { learner });
+        } catch (e) {
+          process.stderr.write(`${name} seed ${seed}: not run: ${(e as Error).message}\n`);
+          break;
+        }
+        const { run, consortium } = seedRecord;
+        for (const rd of run.rounds) {
+          const silos = rd.utilities.withOnly.flatMap((x, i) => (x === null ? [] : [i]));
+          const line: RecordedRound = {
+            config: name,
+            seed,
+            round: rd.round,
+            rounds,
+            testExamples: consortium.testExamples,
+            roles: consortium.roles,
+            silos,
+            full: rd.utilities.full,
+            empty: rd.utilities.empty,
+            withOnly: silos.map((i) => rd.utilities.withOnly[i]!),
+            without: silos.map((i) => rd.utilities.without[i]!),
+          };
+          appendFileSync(file, `${JSON.stringify(line)}\n`);
+        }
+        process.stderr.write(`${name} seed ${seed}: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+      }
+    } finally {
+      await learner.close();
+    }
+  }
+}
+
+/** The detector before issue 37: robust z of IOI and LOO among all reports, MAD scale, ≥ 5 reports. */
+function legacyFlags(u: PrivateUtilities): boolean[] {
+  const { zi, zl } = legacyZ(u);
+  if (u.withOnly.length < 5) return Array.from(u.withOnly, () => false);
+  return zi.map((a, j) => Math.abs(a) > 3.5 || Math.abs(zl[j]!) > 3.5);
+}
+
+/** The z values of the detector before issue 37 (|z| > 3.5 flagged). */
+function legacyZ(u: PrivateUtilities): { zi: number[]; zl: number[] } {
+  const z = (x: number[]) => {
+    const med = median(Float64Array.from(x));
+    const dev = x.map((y) => Math.abs(y - med));
+    const mad = median(Float64Array.from(dev));
+    if (mad > 0) return x.map((y) => (0.6745 * (y - med)) / mad);
+    const meanAd = dev.reduce((s, y) => s + y, 0) / dev.length;
+    return meanAd > 0 ? x.map((y) => (y - med) / (1.253314 * meanAd)) : x.map(() => 0);
+  };
+  return {
+    zi: z(Array.from(u.withOnly, (a) => a - u.empty)),
+    zl: z(Array.from(u.without, (b) => u.full - b)),
+  };
+}
+
+const isHonest = (role: string) => role === 'honest' || role === 'maverick' || role.startsWith('non-iid');
+
+function table(argv: string[]): void {
+  const { values } = parseArgs({ args: argv, options: { in: { type: 'string' } } });
+  const recorded = readRecorded(values.in ?? DEFAULT_FILE);
+  interface Row {
+    seeds: Set<number>;
+    rounds: Set<number>;
+    silos: number;
+    honest: number;
+    flagged: number;
+    legacy: number;
+    mavericks: number;
+    mavericksFlagged: number;
+    legacyMavericks: number;
+    other: number;
+    otherFlagged: number;
+  }
+  const rows = new Map<string, Row>();
+  for (const r of recorded) {
+    const row = rows.get(r.config) ?? {
+      seeds: new Set<number>(),
+      rounds: new Set<number>(),
+      silos: r.roles.length,
+      honest: 0,
+      flagged: 0,
+      legacy: 0,
+      mavericks: 0,
+      mavericksFlagged: 0,
+      legacyMavericks: 0,
+      other: 0,
+      otherFlagged: 0,
+    };
+    rows.set(r.config, row);
+    row.seeds.add(r.seed);
+    row.rounds.add(r.rounds);
+    const u = { full: r.full, empty: r.empty, withOnly: r.withOnly, without: r.without };
+    if (r.silos.length < 2) continue;
+    const now = new Set(
+      quarantineReports(u, { resolution: 1 / r.testExamples }).quarantined.map((q) => r.silos[q.index]!),
+    );
+    const before = legacyFlags(u);
+    r.silos.forEach((s, k) => {
+      const role = r.roles[s] ?? 'honest';
+      if (isHonest(role)) {
+        row.honest++;
+        if (now.has(s)) row.flagged++;
+        if (before[k]) row.legacy++;
+        if (role === 'maverick') {
+          row.mavericks++;
+          if (now.has(s)) row.mavericksFlagged++;
+          if (before[k]) row.legacyMavericks++;
+        }
+      } else {
+        row.other++;
+        if (now.has(s)) row.otherFlagged++;
+      }
+    });
+  }
+  const pct = (a: number, b: number) => (b === 0 ? '–' : `${((100 * a) / b).toFixed(1)} %`);
+  const out = [
+    '| configuration | silos | seeds | rounds | honest silo-rounds | flagged | rate | before (issue 27 detector) | Maverick silo-rounds flagged (before) | attacker/noisy silo-rounds flagged |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  const total = { honest: 0, flagged: 0, legacy: 0, mav: 0, mavF: 0, mavL: 0 };
+  for (const [name, row] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
+    total.honest += row.honest;
+    total.flagged += row.flagged;
+    total.legacy += row.legacy;
+    total.mav += row.mavericks;
+    total.mavF += row.mavericksFlagged;
+    total.mavL += row.legacyMavericks;
+    out.push(
+      `| ${name} | ${row.silos} | ${row.seeds.size} | ${[...row.rounds].sort((a, b) => a - b).join(', ')} | ${row.honest} | ${row.flagged} | ${pct(row.flagged, row.honest)} | ${row.legacy} (${pct(row.legacy, row.honest)}) | ${row.mavericks === 0 ? '–' : `${row.mavericksFlagged} of ${row.mavericks} (${row.legacyMavericks})`} | ${row.other === 0 ? '–' : `${row.otherFlagged} of ${row.other}`} |`,
+    );
+  }
+  out.push(
+    `| **all** | | | | ${total.honest} | ${total.flagged} | ${pct(total.flagged, total.honest)} | ${total.legacy} (${pct(total.legacy, total.honest)}) | ${total.mavF} of ${total.mav} (${total.mavL}) | |`,
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** The rounds of test/security/s1-framing.test.ts (docs/audit.md's 5-silo rounds, a 9-silo quickstart round). */
+const FRAMING_ROUNDS: {
+  name: string;
+  u: { full: number; empty: number; withOnly: number[]; without: number[] };
+}[] = [
+  {
+    name: 'issue 27 example (5 silos, ties)',
+    u: {
+      full: 0.86,
+      empty: 0.85,
+      withOnly: [0.854, 0.854, 0.855, 0.853, 0.855],
+      without: [0.857, 0.857, 0.858, 0.856, 0.857],
+    },
+  },
+  {
+    name: 'issue 27 example without ties (5 silos)',
+    u: {
+      full: 0.86,
+      empty: 0.85,
+      withOnly: [0.854, 0.856, 0.855, 0.853, 0.852],
+      without: [0.857, 0.855, 0.858, 0.856, 0.854],
+    },
+  },
+  {
+    name: 'quickstart seed 1 round 3 (9 silos)',
+    u: {
+      full: 0.652,
+      empty: 0.6245,
+      withOnly: [0.264, 0.4505, 0.467, 0.572, 0.672, 0.457, 0.5865, 0.484, 0.623],
+      without: [0.653, 0.6635, 0.639, 0.634, 0.653, 0.658, 0.625, 0.624, 0.6365],
+    },
+  },
+];
+
+/**
+ * The pair table (issue 32, S1): per round and detector, over every pair of silos and reports in
+ * [0, 1] (a grid of 0, 1, v(M0), v(M) and the honest reports' median, then a coordinate search
+ * from the best grid points), the largest z of an honest silo and the honest silos quarantined.
+ */
+function framing(): void {
+  type Z = (u: PrivateUtilities) => { zi: ArrayLike<number>; zl: ArrayLike<number>; quarantined: number[] };
+  const detectors: [string, Z][] = [
+    [
+      'before (issue 27)',
+      (u) => {
+        const { zi, zl } = legacyZ(u);
+        const f = legacyFlags(u);
+        return {
+          zi: zi.map(Math.abs),
+          zl: zl.map(Math.abs),
+          quarantined: f.flatMap((x, j) => (x ? [j] : [])),
+        };
+      },
+    ],
+    [
+      'now',
+      (u) => {
+        const d = detectReports(u);
+        return {
+          zi: d.zWithOnly,
+          zl: d.zWithout,
+          quarantined: quarantineReports(u).quarantined.map((q) => q.index),
+        };
+      },
+    ],
+  ];
+  const out = [
+    '| round | detector | pairs searched | pairs that get an honest silo quarantined | honest silos quarantined (most by one pair) | largest honest z found |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (const { name, u } of FRAMING_ROUNDS) {
+    const n = u.withOnly.length;
+    const values = [...u.withOnly, ...u.without].sort((a, b) => a - b);
+    const grid = [0, 1, u.empty, u.full, values[values.length >> 1]!];
+    for (const [label, det] of detectors) {
+      let pairs = 0;
+      let framingPairs = 0;
+      let most = 0;
+      let zMax = Number.NEGATIVE_INFINITY;
+      for (let a = 0; a < n; a++)
+        for (let b = a + 1; b < n; b++) {
+          pairs++;
+          const lie = (x: readonly number[]) => {
+            const withOnly = [...u.withOnly];
+            const without = [...u.without];
+            [withOnly[a], without[a], withOnly[b], without[b]] = x as [number, number, number, number];
+            return { full: u.full, empty: u.empty, withOnly, without };
+          };
+          const evaluate = (x: readonly number[]) => {
+            const r = det(lie(x));
+            let z = Number.NEGATIVE_INFINITY;
+            for (let h = 0; h < n; h++) if (h !== a && h !== b) z = Math.max(z, r.zi[h]!, r.zl[h]!);
+            return { z, framed: r.quarantined.filter((h) => h !== a && h !== b).length };
+          };
+          let worst = 0;
+          const scored: { x: number[]; z: number }[] = [];
+          for (const p of grid)
+            for (const q of grid)
+              for (const r of grid)
+                for (const t of grid) {
+                  const x = [p, q, r, t];
+                  const e = evaluate(x);
+                  worst = Math.max(worst, e.framed);
+                  scored.push({ x, z: e.z });
+                }
+          scored.sort((p, q) => q.z - p.z);
+          for (const start of scored.slice(0, 2)) {
+            let { x, z } = start;
+            for (let step = 0.05; step > 1e-4; step /= 2) {
+              let improved = true;
+              while (improved) {
+                improved = false;
+                for (let k = 0; k < 4; k++)
+                  for (const dir of [-1, 1]) {
+                    const y = [...x];
+                    y[k] = Math.min(1, Math.max(0, y[k]! + dir * step));
+                    const e = evaluate(y);
+                    worst = Math.max(worst, e.framed);
+                    if (e.z > z) {
+                      x = y;
+                      z = e.z;
+                      improved = true;
+                    }
+                  }
+              }
+            }
+            zMax = Math.max(zMax, z);
+          }
+          if (worst > 0) framingPairs++;
+          most = Math.max(most, worst);
+        }
+      out.push(`| ${name} | ${label} | ${pairs} | ${framingPairs} | ${most} | ${zMax.toPrecision(3)} |`);
+    }
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'record') await record(rest);
+else if (command === 'table') table(rest);
+else if (command === 'framing') framing();
+else {
+  process.stderr.write('usage: tsx scripts/false-flags.ts record|table|framing [options]\n');
+  process.exitCode = 2;
+}
