@@ -2,6 +2,7 @@
  * The leaderboard as rows of cells (header first) — the one layout every output prints: the
  * console of `experiment`, `score` and `audit`, report.md/report.html and the silo's own line.
  */
+import { rankLabel } from '../../scoring/leaderboard.js';
 import { HEADLINE, type LeaderboardEntry, type LeaderboardFlag } from '../records/leaderboard.js';
 
 const fmt = (x: number | null | undefined, d = 4) =>
@@ -24,8 +25,19 @@ export function scoreColumns(
 
 /** The heading line of the leaderboard. */
 export function leaderboardHeading(seedWords?: string): string {
-  return `Leaderboard — headline: ${HEADLINE} weight, summed over the scored rounds${seedWords ? ` (${seedWords})` : ''}; rank 1 contributed most`;
+  return `Leaderboard — headline: ${HEADLINE} weight, summed over the scored rounds${seedWords ? ` (${seedWords})` : ''}; rank 1 contributed most, "2–3" is a near-tie (95 % bootstrap over rounds); share = fraction of the reward; the "Σ scheme" columns are other schemes' summed scores for comparison, not a ranking`;
 }
+
+/** A share as a percentage, or why there is none. */
+export const shareWords = (share: number | null | undefined) =>
+  share === undefined ? '–' : share === null ? 'never selected' : `${(100 * share).toFixed(1)} %`;
+
+/** An interval as `[lo, hi]`, or `–`. */
+export const intervalWords = (iv: readonly [number, number] | undefined, d = 4) =>
+  iv ? `[${fmt(iv[0], d)}, ${fmt(iv[1], d)}]` : '–';
+
+/** The header of a scheme's comparison column: its summed scores, labelled as not a ranking. */
+export const schemeColumnLabel = (scheme: string) => `Σ ${scheme}`;
 
 /** The leaderboard as rows of cells, header first, without the `hidden` schemes' columns. */
 export function leaderboardRows(
@@ -34,11 +46,22 @@ export function leaderboardRows(
 ): string[][] {
   const columns = scoreColumns(entries, hidden);
   return [
-    ['rank', 'silo', `headline (${HEADLINE})`, 'last round', ...columns, 'flags'],
+    [
+      'rank',
+      'silo',
+      `headline (${HEADLINE})`,
+      '95 % interval',
+      'share',
+      'last round',
+      ...columns.map(schemeColumnLabel),
+      'flags',
+    ],
     ...entries.map((e) => [
-      String(e.rank),
+      rankLabel(e),
       e.name,
       fmt(e.headline),
+      intervalWords(e.interval),
+      shareWords(e.share),
       fmt(e.lastRound),
       ...columns.map((c) => fmt(e.scores[c])),
       flagWords(e.flags),
@@ -51,7 +74,7 @@ export function leaderboardLine(e: LeaderboardEntry, of: number, round?: number)
   const others = Object.entries(e.scores)
     .map(([m, v]) => `${m} ${fmt(v)}`)
     .join(', ');
-  return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${e.name} rank ${e.rank} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} (last round ${fmt(e.lastRound)}); ${others}; flags: ${flagWords(e.flags)}`;
+  return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${e.name} rank ${rankLabel(e)} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} ${intervalWords(e.interval)}, share ${shareWords(e.share)} (last round ${fmt(e.lastRound)}); summed scores of other schemes (not a ranking): ${others}; flags: ${flagWords(e.flags)}`;
 }
 
 /** Rows as aligned text columns (first two left-aligned, the flags last and unpadded). */
