@@ -23,6 +23,7 @@ import {
   headlineLeaderboard,
   headlineOfRound as headlineOfRecordedRound,
 } from '../../scoring/leaderboard.js';
+import { kendallTau, spearman } from '../../scoring/metrics.js';
 import { type RegisteredScheme, SCHEMES } from '../../scoring/private.js';
 import { type RecordedUtilities, reportingSilos } from './silo-reports.js';
 
@@ -327,5 +328,60 @@ export function withAuditFlags(
       `the audit's detector flags its reports (robust |z| above the threshold) in ${roundList([...at])}: outside the region where the audit bounds a silo's self-gain`,
     );
     return { ...e, flags };
+  });
+}
+
+/** Rank agreement of one shown quantity with one reference. */
+export interface RankAgreement {
+  spearman: number;
+  kendall: number;
+}
+
+/** results.json / scores.json `headlineAgreement[]`: what is shown, against a cumulative reference. */
+export interface HeadlineAgreement {
+  /** The reference (its cumulative vector: MR-SV, i.e. roundSv summed over the rounds). */
+  reference: string;
+  /** The silos compared: those with a share (ever selected). */
+  silos: number;
+  /** The cumulative headline against the reference. */
+  headline: RankAgreement | null;
+  /** `share` against the reference. */
+  share: RankAgreement | null;
+}
+
+/**
+ * Agreement (Spearman, Kendall τ-b; papers/003 §5) of the cumulative headline and of `share` with
+ * each cumulative reference the entries carry (a `scores` key that is not a private scheme), over
+ * the silos with a share; null where fewer than 2 silos or a constant vector leave it undefined.
+ */
+export function headlineAgreementOf(entries: readonly LeaderboardEntry[]): HeadlineAgreement[] {
+  const refs = [...new Set(entries.flatMap((e) => Object.keys(e.scores)))].filter(
+    (m) => !(SCHEMES as readonly string[]).includes(m),
+  );
+  const rows = entries.filter((e) => e.share !== null && e.share !== undefined);
+  const agree = (a: number[], b: number[]): RankAgreement | null => {
+    if (a.length < 2) return null;
+    const s = spearman(a, b);
+    const k = kendallTau(a, b);
+    return Number.isFinite(s) && Number.isFinite(k) ? { spearman: s, kendall: k } : null;
+  };
+  return refs.flatMap((reference) => {
+    const withRef = rows.filter((e) => Number.isFinite(e.scores[reference]));
+    if (withRef.length < 2) return [];
+    const ref = withRef.map((e) => e.scores[reference]!);
+    return [
+      {
+        reference,
+        silos: withRef.length,
+        headline: agree(
+          withRef.map((e) => e.headline),
+          ref,
+        ),
+        share: agree(
+          withRef.map((e) => e.share!),
+          ref,
+        ),
+      },
+    ];
   });
 }

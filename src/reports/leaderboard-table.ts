@@ -3,7 +3,12 @@
  * console of `experiment`, `score` and `audit`, report.md/report.html and the silo's own line.
  */
 import { rankLabel } from '../../scoring/leaderboard.js';
-import { HEADLINE, type LeaderboardEntry, type LeaderboardFlag } from '../records/leaderboard.js';
+import {
+  HEADLINE,
+  headlineAgreementOf,
+  type LeaderboardEntry,
+  type LeaderboardFlag,
+} from '../records/leaderboard.js';
 
 const fmt = (x: number | null | undefined, d = 4) =>
   x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d);
@@ -77,6 +82,20 @@ export function leaderboardLine(e: LeaderboardEntry, of: number, round?: number)
   return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${e.name} rank ${rankLabel(e)} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} ${intervalWords(e.interval)}, share ${shareWords(e.share)} (last round ${fmt(e.lastRound)}); summed scores of other schemes (not a ranking): ${others}; flags: ${flagWords(e.flags)}`;
 }
 
+/**
+ * The agreement of what the leaderboard shows with the cumulative reference (issue 37), one line
+ * per reference: `agreement with the cumulative mrsv (9 silos): headline Spearman 0.950, Kendall
+ * 0.833; share Spearman …`; empty without a reference.
+ */
+export function agreementLines(entries: readonly LeaderboardEntry[]): string[] {
+  const f = (a: { spearman: number; kendall: number } | null) =>
+    a ? `Spearman ${a.spearman.toFixed(3)}, Kendall ${a.kendall.toFixed(3)}` : 'undefined (constant)';
+  return headlineAgreementOf(entries).map(
+    (a) =>
+      `agreement with the cumulative ${a.reference} (${a.silos} silos): headline ${f(a.headline)}; share ${f(a.share)}`,
+  );
+}
+
 /** Rows as aligned text columns (first two left-aligned, the flags last and unpadded). */
 export function textColumns(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
@@ -110,7 +129,14 @@ export function leaderboardMarkdown(
   hidden?: ReadonlySet<string>,
 ): string[] {
   if (!entries || entries.length === 0) return [];
-  return [`## ${leaderboardHeading(seedWords)}`, '', mdTable(leaderboardRows(entries, hidden)), ''];
+  const agreement = agreementLines(entries);
+  return [
+    `## ${leaderboardHeading(seedWords)}`,
+    '',
+    mdTable(leaderboardRows(entries, hidden)),
+    '',
+    ...(agreement.length > 0 ? [...agreement.map((l) => `- ${l}`), ''] : []),
+  ];
 }
 
 const escapeHtml = (s: string) =>
@@ -135,5 +161,7 @@ export function leaderboardHtml(
           .map((c, i) => `<td${i === row.length - 1 ? ' class="flags"' : ''}>${escapeHtml(c)}</td>`)
           .join('')}</tr>`,
     )
-    .join('')}</tbody></table></section>`;
+    .join('')}</tbody></table>${agreementLines(entries)
+    .map((l) => `<p class="agreement">${escapeHtml(l)}</p>`)
+    .join('')}</section>`;
 }

@@ -50,7 +50,7 @@ describe("the headline on a file of issue 37's kind", () => {
     it(`separates contributors and pays the free rider ≤ 2 % (noise seed ${seed})`, async () => {
       const file = parseUtilitiesFile(JSON.parse(JSON.stringify(utilitiesFile(seed))), 'generated');
       const scores = await scoreUtilities(file, { source: 'generated', fedscoreVersion: 'test' });
-      const board = scores.leaderboard;
+      const board = scores.leaderboard!;
       expect(scores.headline).toBe('payout');
       const rider = board.find((e) => e.name === 'rider')!;
       expect(rider.share!).toBeLessThanOrEqual(0.02);

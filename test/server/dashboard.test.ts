@@ -104,7 +104,7 @@ describe('dashboard routes', () => {
     expect(r.statusCode).toBe(200);
     const body = r.json();
     expect(body.rounds).toEqual([]); // no scored round yet
-    expect(body.leaderboard).toEqual({ headline: 'eeMedian', round: null, entries: [] });
+    expect(body.leaderboard).toEqual({ headline: 'payout', round: null, entries: [] });
     expect(body.charts.map((c: { scheme: string; kind: string }) => `${c.scheme}/${c.kind}`)).toEqual(
       SCHEMES.flatMap((m) => [`${m}/round`, `${m}/cumulative`]),
     );
