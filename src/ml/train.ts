@@ -7,13 +7,14 @@
  * and λ = 1e-3. SGD follows `torch.optim.SGD` (momentum buffer b ← μb + g, θ ← θ − lr·b).
  * Each epoch visits the examples in a fresh seeded permutation; the last batch may be short.
  */
-import * as tf from '@tensorflow/tfjs';
+
 import { createRng } from '../../scoring/random.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
 import { trainOnGpu } from './_gpu_train.js';
 import { nativeTrainer } from './_native_train.js';
 import { onWebGpu } from './_webgpu.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
+import * as tf from './tf.js';
 
 /**
  * Copies a float32 tensor's values into `out` at `offset`. On wasm it reads the heap in place:
