@@ -546,8 +546,10 @@ describe('dashboard in headless Chromium', () => {
       'rank',
       'silo',
       'headline Σ',
+      '95 % interval',
+      'share',
       'round 2',
-      ...SCHEMES.map((m) => `${m} Σ`),
+      ...SCHEMES.map((m) => `Σ ${m}`),
       'flags',
     ]);
     expect(s.leaderboard.map((e) => e.silo)).toEqual(board.map((e) => e.silo));
