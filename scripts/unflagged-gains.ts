@@ -22,7 +22,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { undetectedCollusionBounds } from '../scoring/manipulation/collusion.js';
 import { detectReports } from '../scoring/manipulation/detection.js';
 import { singleSiloBounds } from '../scoring/manipulation/single-silo.js';
-import { ALL_SCHEMES, type PrivateUtilities, type RegisteredScheme as Scheme, schemeScores } from '../scoring/private.js';
+import {
+  ALL_SCHEMES,
+  type PrivateUtilities,
+  type RegisteredScheme as Scheme,
+  schemeScores,
+} from '../scoring/private.js';
 
 interface NamedRound {
   name: string;
