@@ -187,6 +187,13 @@ const REGISTRY: Readonly<Record<RegisteredScheme, SchemeDefinition>> = {
   payout: { ratio: false, weights: (u) => payoutWeights(u, currentPayoutVariant()) },
 };
 
+/**
+ * The schemes that divide their weights by D = Σ_j w_j, so their scores are shares of v(M)
+ * (papers/003 Eq. 2 and 4): FP, EE and EE-median. LOO and IOI are marginals; `payout` is a weight.
+ * The one list of the two families (the report's panels read it), read off the registry.
+ */
+export const RATIO_SCHEMES: readonly Scheme[] = SCHEMES.filter((s) => REGISTRY[s].ratio);
+
 /** FP, EE and EE-median divide their weights by D = Σ_j w_j (papers/003 Eq. 2 and 4); the others do not. */
 const dividesByNormalizer = (scheme: RegisteredScheme) => REGISTRY[scheme].ratio;
 

@@ -25,6 +25,7 @@ import {
 } from '../../scoring/leaderboard.js';
 import { kendallTau, spearman } from '../../scoring/metrics.js';
 import { type RegisteredScheme, SCHEMES } from '../../scoring/private.js';
+import type { QuarantinedReport, RoundScores } from '../contract/schemas.js';
 import { type RecordedUtilities, reportingSilos } from './silo-reports.js';
 
 /** The scheme of the headline score (its weight; see the module comment). */
@@ -105,15 +106,10 @@ const scoredSilos = (rd: LeaderboardRound) =>
     : (rd.scores.eeMedian ?? []).flatMap((v, i) => (v === null || v === undefined ? [] : [i]));
 
 /** A round as the service publishes it (GET /v1/consortia/:cid/scores, `rounds[]`). */
-export interface PublishedScores {
-  round: number;
-  silos: readonly number[];
-  utilities: { full: number; empty: number };
-  withOnly: readonly (number | null)[];
-  without: readonly (number | null)[];
-  schemes: Readonly<Record<string, readonly (number | null)[]>>;
-  quarantined: readonly { silo: number; released: boolean }[];
-}
+export type PublishedScores = Pick<
+  RoundScores,
+  'round' | 'silos' | 'utilities' | 'withOnly' | 'without' | 'schemes'
+> & { quarantined: readonly Pick<QuarantinedReport, 'silo' | 'released'>[] };
 
 /**
  * The leaderboard of a networked consortium's published rounds (the dashboard's and
