@@ -14,6 +14,8 @@
  */
 import { checkFiniteNumber, checkFiniteVector } from './_checks.js';
 import { medianOfOthers } from './_median.js';
+import { currentPayoutVariant } from './_payout-variant.js';
+import { payoutWeights } from './payout.js';
 
 /** The utilities a round of private scoring needs (see the module comment). */
 export interface PrivateUtilities {
@@ -47,21 +49,51 @@ export interface EverybodyElseOptions {
   reduce?: 'mean' | 'median';
 }
 
-/** The private schemes (the keys of results.json `scores`). */
+/** The published private schemes (the keys of results.json `scores`). */
 export type Scheme = 'loo' | 'ioi' | 'fp' | 'ee' | 'eeMedian';
 
-/** All private schemes, in report order. */
+/** Every registered scheme: the published ones and `payout`, the headline's (./payout.ts). */
+export type RegisteredScheme = Scheme | 'payout';
+
+/**
+ * The published private schemes, in report order: the keys of results.json `scores` (a contract).
+ * `payout`, the headline's scheme (./payout.ts), is registered beside them (`ALL_SCHEMES`) and
+ * published as the leaderboard's headline and `share`, not as a sixth `scores` key.
+ */
 export const SCHEMES: readonly Scheme[] = ['loo', 'ioi', 'fp', 'ee', 'eeMedian'];
+
+/** Every registered scheme: `SCHEMES` and the headline's `payout`. */
+export const ALL_SCHEMES: readonly RegisteredScheme[] = [...SCHEMES, 'payout'];
+
+/**
+ * The margin κ of the normalizer's zero case (issue 32, S1): a ratio scheme falls back as for
+ * D = 0 (papers/003 Remark 1) when |D| ≤ κ · Σ_j |w_j|, so a published FP, EE or EE-median score
+ * satisfies |score_i| = |w_i| / |D| · |v(M)| ≤ |v(M)| / κ. Chosen with the audit's optimizer
+ * (docs/audit.md, "Bounded normalizer"): honest rounds of every run measured keep
+ * |D| / Σ|w| ≥ 0.5 for EE and EE-median, while a colluding pair that may push D towards zero is
+ * held to |v(M)|/κ = 10·|v(M)|.
+ */
+export const NORMALIZER_MARGIN = 0.1;
+
+/**
+ * The documented range of a published FP, EE or EE-median score: [−|v(M)|/κ, |v(M)|/κ]
+ * (`NORMALIZER_MARGIN`). Scores are clamped into it (a no-op but for rounding: the margin alone
+ * bounds them).
+ */
+export function ratioScoreBound(full: number): number {
+  return Math.abs(full) / NORMALIZER_MARGIN;
+}
 
 /** One scheme on one round: weights, normalizer, which rule made the scores, and the scores. */
 export interface SchemeScores {
-  /** w_i per silo: the numerators of papers/003 Eq. 2 and 4; the scores themselves for LOO and IOI. */
+  /** w_i per silo: the numerators of papers/003 Eq. 2 and 4; the scores themselves for LOO, IOI and payout. */
   weights: Float64Array;
-  /** D = Σ_j w_j for FP, EE and EE-median (the denominators of Eq. 2 and 4); 1 for LOO and IOI. */
+  /** D = Σ_j w_j for FP, EE and EE-median (the denominators of Eq. 2 and 4); 1 for LOO, IOI and payout. */
   normalizer: number;
   /**
-   * 'none': score_i = w_i / D · v(M) (w_i for LOO and IOI). 'loo': D was zero and FP fell back to
-   * LOO (Remark 1). 'equalShares': D was zero (for FP, Σ LOO too) and every silo got v(M)/N.
+   * 'none': score_i = w_i / D · v(M) (w_i for LOO, IOI and payout). 'loo': |D| was within the
+   * margin of zero (`NORMALIZER_MARGIN`) and FP fell back to LOO (Remark 1). 'equalShares': |D|
+   * was within the margin (for FP, Σ LOO too) and every silo got v(M)/N.
    */
   fallback: 'none' | 'loo' | 'equalShares';
   /** The scores, in silo order. */
@@ -123,28 +155,53 @@ export function utilitiesOfTable(n: number, table: ArrayLike<number>): PrivateUt
 
 /**
  * Validates a scheme name.
- * @throws RangeError starting with `scheme:` unless it is one of `SCHEMES`.
+ * @throws RangeError starting with `scheme:` unless it is one of `ALL_SCHEMES`.
  */
-export function checkScheme(scheme: unknown): Scheme {
-  if (typeof scheme !== 'string' || !(SCHEMES as readonly string[]).includes(scheme))
-    throw new RangeError(`scheme: expected one of ${SCHEMES.join(', ')}, got ${String(scheme)}`);
-  return scheme as Scheme;
+export function checkScheme(scheme: unknown): RegisteredScheme {
+  if (typeof scheme !== 'string' || !(ALL_SCHEMES as readonly string[]).includes(scheme))
+    throw new RangeError(`scheme: expected one of ${ALL_SCHEMES.join(', ')}, got ${String(scheme)}`);
+  return scheme as RegisteredScheme;
 }
+
+/** A registered scheme: its weights, and whether its scores divide them by D = Σ_j w_j. */
+interface SchemeDefinition {
+  /** FP, EE, EE-median: score_i = w_i / D · v(M) (papers/003 Eq. 2 and 4); else score_i = w_i. */
+  ratio: boolean;
+  weights: (u: CheckedUtilities) => Float64Array;
+}
+
+/** The registry of schemes: name → definition (one entry per scheme, no chains on names). */
+const REGISTRY: Readonly<Record<RegisteredScheme, SchemeDefinition>> = {
+  // Def. 2: LOO(i) = v(M) − v(M − U_i)
+  loo: { ratio: false, weights: (u) => u.withOnly.map((_, i) => u.full - u.without[i]!) },
+  // Eq. 3, second term: IOI(i) = v(M0 + U_i) − v(M0)
+  ioi: { ratio: false, weights: (u) => u.withOnly.map((x) => x - u.empty) },
+  // Eq. 3: α(i) = (LOO(i) + IOI(i)) / 2
+  fp: {
+    ratio: true,
+    weights: (u) => u.withOnly.map((x, i) => (u.full - u.without[i]! + (x - u.empty)) / 2),
+  },
+  ee: { ratio: true, weights: (u) => eeWeights(u) },
+  eeMedian: { ratio: true, weights: (u) => eeMedianWeights(u) },
+  // The headline (./payout.ts): EE-median's weight gated by the silo's own marginal.
+  payout: { ratio: false, weights: (u) => payoutWeights(u, currentPayoutVariant()) },
+};
 
 /**
  * The schemes that divide their weights by D = Σ_j w_j, so their scores are shares of v(M)
- * (papers/003 Eq. 2 and 4): FP, EE and EE-median. LOO and IOI are marginals. The one list of the
- * two families (the report's panels read it).
+ * (papers/003 Eq. 2 and 4): FP, EE and EE-median. LOO and IOI are marginals; `payout` is a weight.
+ * The one list of the two families (the report's panels read it), read off the registry.
  */
-export const RATIO_SCHEMES: readonly Scheme[] = ['fp', 'ee', 'eeMedian'];
+export const RATIO_SCHEMES: readonly Scheme[] = SCHEMES.filter((s) => REGISTRY[s].ratio);
 
-const dividesByNormalizer = (scheme: Scheme) => RATIO_SCHEMES.includes(scheme);
+/** FP, EE and EE-median divide their weights by D = Σ_j w_j (papers/003 Eq. 2 and 4); the others do not. */
+const dividesByNormalizer = (scheme: RegisteredScheme) => REGISTRY[scheme].ratio;
 
 /**
  * Whether a scheme divides its weights by D = Σ_j w_j (FP, EE, EE-median; papers/003 Eq. 2 and 4).
  * @throws RangeError `scheme:` for an unknown scheme.
  */
-export function isRatioScheme(scheme: Scheme): boolean {
+export function isRatioScheme(scheme: RegisteredScheme): boolean {
   return dividesByNormalizer(checkScheme(scheme));
 }
 
@@ -156,7 +213,8 @@ export function everybodyElseTerms(u: PrivateUtilities): EverybodyElseTerms {
   return termsOf(checkUtilities(u));
 }
 
-function termsOf({ full, empty, withOnly, without, n }: CheckedUtilities): EverybodyElseTerms {
+/** The Eq. 5 summands of checked utilities (not checked again). */
+export function termsOf({ full, empty, withOnly, without, n }: CheckedUtilities): EverybodyElseTerms {
   const beta = new Float64Array(n);
   const gamma = new Float64Array(n);
   for (let j = 0; j < n; j++) {
@@ -166,7 +224,10 @@ function termsOf({ full, empty, withOnly, without, n }: CheckedUtilities): Every
   return { beta, gamma };
 }
 
-/** Σ x, and whether it is zero up to rounding (|Σ x| ≤ 1e-12 · Σ |x|, or Σ |x| = 0). */
+/**
+ * Σ x, and whether it counts as zero: |Σ x| ≤ κ · Σ |x| with κ = `NORMALIZER_MARGIN` (issue 32,
+ * S1: a D near zero against Σ|w| is treated as D = 0), or Σ |x| = 0.
+ */
 function sumIsZero(x: Float64Array): { sum: number; zero: boolean } {
   let sum = 0;
   let abs = 0;
@@ -174,13 +235,17 @@ function sumIsZero(x: Float64Array): { sum: number; zero: boolean } {
     sum += v;
     abs += Math.abs(v);
   }
-  return { sum, zero: abs === 0 || Math.abs(sum) <= 1e-12 * abs };
+  return { sum, zero: abs === 0 || Math.abs(sum) <= NORMALIZER_MARGIN * abs };
 }
 
-/** score_i = w_i / Σ w · v(M): the normalization of papers/003 Eq. 2 and Eq. 4. */
+/**
+ * score_i = w_i / Σ w · v(M): the normalization of papers/003 Eq. 2 and Eq. 4, clamped to the
+ * documented range ±|v(M)|/κ (`ratioScoreBound`; the margin already bounds it but for rounding).
+ */
 function rescale(w: Float64Array, sum: number, full: number): Float64Array {
+  const bound = ratioScoreBound(full);
   const out = new Float64Array(w.length);
-  for (let i = 0; i < w.length; i++) out[i] = (w[i]! / sum) * full;
+  for (let i = 0; i < w.length; i++) out[i] = Math.min(bound, Math.max(-bound, (w[i]! / sum) * full));
   return out;
 }
 
@@ -189,54 +254,47 @@ function equalShares(n: number, full: number): Float64Array {
   return new Float64Array(n).fill(full / n);
 }
 
-/** The weights w_i of a scheme on checked utilities. */
-function weightsOf(scheme: Scheme, u: CheckedUtilities): Float64Array {
-  const { full, empty, withOnly, without, n } = u;
-  const weight = new Float64Array(n);
-  switch (scheme) {
-    case 'loo':
-      for (let i = 0; i < n; i++) weight[i] = full - without[i]!; // Def. 2: LOO(i) = v(M) − v(M − U_i)
-      return weight;
-    case 'ioi':
-      for (let i = 0; i < n; i++) weight[i] = withOnly[i]! - empty; // Eq. 3, second term: v(M0 + U_i) − v(M0)
-      return weight;
-    case 'fp':
-      // Eq. 3: α(i) = (LOO(i) + IOI(i)) / 2
-      for (let i = 0; i < n; i++) weight[i] = (full - without[i]! + (withOnly[i]! - empty)) / 2;
-      return weight;
-    case 'ee': {
-      const { beta, gamma } = termsOf(u);
-      // Eq. 5: Σ_{j≠i} t_j = Σ_j t_j − t_i, divided by (N−1)²; Eq. 4's numerator (β(i) + γ(i))/2.
-      let sumBeta = 0;
-      let sumGamma = 0;
-      for (let j = 0; j < n; j++) {
-        sumBeta += beta[j]!;
-        sumGamma += gamma[j]!;
-      }
-      const d = (n - 1) ** 2;
-      for (let i = 0; i < n; i++) weight[i] = ((sumBeta - beta[i]!) / d + (sumGamma - gamma[i]!) / d) / 2;
-      return weight;
-    }
-    case 'eeMedian': {
-      // §5.3: the mean over j ≠ i in Eq. 5 becomes the median, on the same scale (÷ (N − 1)).
-      const { beta, gamma } = termsOf(u);
-      const medianBeta = medianOfOthers(beta, weight);
-      const medianGamma = medianOfOthers(gamma, beta); // β is read; reuse its buffer
-      for (let i = 0; i < n; i++) weight[i] = (medianBeta[i]! / (n - 1) + medianGamma[i]! / (n - 1)) / 2;
-      return weight;
-    }
+/** Eq. 5: Σ_{j≠i} t_j = Σ_j t_j − t_i, divided by (N−1)²; Eq. 4's numerator (β(i) + γ(i))/2. */
+function eeWeights(u: CheckedUtilities): Float64Array {
+  const { beta, gamma } = termsOf(u);
+  const { n } = u;
+  let sumBeta = 0;
+  let sumGamma = 0;
+  for (let j = 0; j < n; j++) {
+    sumBeta += beta[j]!;
+    sumGamma += gamma[j]!;
   }
+  const d = (n - 1) ** 2;
+  const weight = new Float64Array(n);
+  for (let i = 0; i < n; i++) weight[i] = ((sumBeta - beta[i]!) / d + (sumGamma - gamma[i]!) / d) / 2;
+  return weight;
 }
 
-/** Scores from weights, with the zero-normalizer fallbacks of Remark 1. */
-function scoresOf(scheme: Scheme, u: CheckedUtilities, weights: Float64Array): SchemeScores {
+/** §5.3: the mean over j ≠ i in Eq. 5 becomes the median, on the same scale (÷ (N − 1)). */
+function eeMedianWeights(u: CheckedUtilities): Float64Array {
+  const { beta, gamma } = termsOf(u);
+  const { n } = u;
+  const weight = new Float64Array(n);
+  const medianBeta = medianOfOthers(beta, weight);
+  const medianGamma = medianOfOthers(gamma, beta); // β is read; reuse its buffer
+  for (let i = 0; i < n; i++) weight[i] = (medianBeta[i]! / (n - 1) + medianGamma[i]! / (n - 1)) / 2;
+  return weight;
+}
+
+/** The weights w_i of a scheme on checked utilities. */
+function weightsOf(scheme: RegisteredScheme, u: CheckedUtilities): Float64Array {
+  return Float64Array.from(REGISTRY[scheme].weights(u));
+}
+
+/** Scores from weights, with the zero-normalizer fallbacks of Remark 1 (within the margin κ). */
+function scoresOf(scheme: RegisteredScheme, u: CheckedUtilities, weights: Float64Array): SchemeScores {
   if (!dividesByNormalizer(scheme))
     return { weights, normalizer: 1, fallback: 'none', scores: weights.slice() };
   const { full, n } = u;
   const { sum, zero } = sumIsZero(weights);
   if (!zero) return { weights, normalizer: sum, fallback: 'none', scores: rescale(weights, sum, full) };
   if (scheme === 'fp') {
-    // Remark 1: replace α by LOO. Σα = 0 forces Σ IOI = −Σ LOO, so both are zero together or neither is.
+    // Remark 1: replace α by LOO (the fallback FP alone has; Σα ≈ 0 says nothing about Σ LOO).
     const loo = weightsOf('loo', u);
     const l = sumIsZero(loo);
     if (!l.zero) return { weights, normalizer: sum, fallback: 'loo', scores: rescale(loo, l.sum, full) };
@@ -253,7 +311,7 @@ function scoresOf(scheme: Scheme, u: CheckedUtilities, weights: Float64Array): S
  * @throws RangeError `scheme:` for an unknown scheme; RangeError/TypeError naming the field
  *   (`utilities.without: …`) on bad utilities.
  */
-export function scoreScheme(scheme: Scheme, utilities: PrivateUtilities): SchemeScores {
+export function scoreScheme(scheme: RegisteredScheme, utilities: PrivateUtilities): SchemeScores {
   checkScheme(scheme);
   return scoreCheckedScheme(scheme, checkUtilities(utilities, 'utilities'));
 }
@@ -265,7 +323,7 @@ export function scoreScheme(scheme: Scheme, utilities: PrivateUtilities): Scheme
  * @param scheme one of `SCHEMES` (not checked).
  * @param u utilities as returned by `checkUtilities` (not checked again).
  */
-export function scoreCheckedScheme(scheme: Scheme, u: CheckedUtilities): SchemeScores {
+export function scoreCheckedScheme(scheme: RegisteredScheme, u: CheckedUtilities): SchemeScores {
   return scoresOf(scheme, u, weightsOf(scheme, u));
 }
 
@@ -273,12 +331,12 @@ export function scoreCheckedScheme(scheme: Scheme, u: CheckedUtilities): SchemeS
  * The weights w_i of a scheme: LOO(i), IOI(i), α(i) (Eq. 3), (β(i) + γ(i))/2 (Eq. 4–5) or its
  * median form (§5.3). Throws like `scoreScheme`.
  */
-export function schemeWeights(scheme: Scheme, utilities: PrivateUtilities): Float64Array {
+export function schemeWeights(scheme: RegisteredScheme, utilities: PrivateUtilities): Float64Array {
   return scoreScheme(scheme, utilities).weights;
 }
 
 /** The scores of a scheme (see `scoreScheme`). Throws like `scoreScheme`. */
-export function schemeScores(scheme: Scheme, utilities: PrivateUtilities): Float64Array {
+export function schemeScores(scheme: RegisteredScheme, utilities: PrivateUtilities): Float64Array {
   return scoreScheme(scheme, utilities).scores;
 }
 
@@ -286,7 +344,7 @@ export function schemeScores(scheme: Scheme, utilities: PrivateUtilities): Float
  * The normalizer D = Σ_j w_j of FP, EE and EE-median (papers/003 Eq. 2 and 4); 1 for LOO and IOI.
  * Under EE (mean) D = (NΔ − A)/(N−1) with Δ = v(M) − v(M0), A = Σ_j α(j). Throws like `scoreScheme`.
  */
-export function schemeNormalizer(scheme: Scheme, utilities: PrivateUtilities): number {
+export function schemeNormalizer(scheme: RegisteredScheme, utilities: PrivateUtilities): number {
   return scoreScheme(scheme, utilities).normalizer;
 }
 
@@ -308,8 +366,8 @@ export function includeOneIn(u: PrivateUtilities): Float64Array {
 
 /**
  * Fair-Private: FP(i) = α(i) / Σ_j α(j) · v(M), α(i) = (LOO(i) + IOI(i)) / 2
- * (papers/003 Def. 3, Eq. 2–3). When Σ α = 0, α is replaced by LOO (Remark 1 allows LOO or IOI;
- * Σ α = 0 forces Σ IOI = −Σ LOO, so both are zero together or neither is). When Σ LOO is zero
+ * (papers/003 Def. 3, Eq. 2–3). When Σ α is zero — within the margin |Σα| ≤ κ·Σ|α|
+ * (`NORMALIZER_MARGIN`, issue 32) — α is replaced by LOO (Remark 1 allows LOO or IOI). When Σ LOO is zero
  * too, every silo gets v(M)/N. Scores sum to v(M) (Property 1).
  * @throws RangeError/TypeError naming the field on bad input (see `leaveOneOut`).
  */

@@ -7,7 +7,9 @@
  * `_`-prefixed). Sorted by file: private scores in private.ts (papers/003 §4); games in coalition.ts,
  * game.ts, games.ts; estimators in shapley.ts, monte-carlo.ts, gtg.ts, owen.ts, banzhaf-msr.ts,
  * multi-round.ts (with random.ts, stopping.ts, permutation-sampler.ts to configure them); rank
- * metrics in metrics.ts (papers/003 §5); manipulation bounds in manipulation/ (papers/003 §3.2).
+ * metrics in metrics.ts (papers/003 §5); manipulation bounds in manipulation/ (papers/003 §3.2);
+ * the leaderboard's numbers (headline, share, interval, rank range) in leaderboard.ts, the headline's
+ * weight in payout.ts (issue 37).
  */
 
 export { type MsrBanzhafOptions, msrBanzhaf } from './banzhaf-msr.js';
@@ -32,6 +34,17 @@ export {
   unanimityGame,
 } from './games.js';
 export { type GtgOptions, gtgShapley } from './gtg.js';
+export {
+  competitionRanks,
+  HEADLINE_SCHEME,
+  type HeadlineEntry,
+  type HeadlineOptions,
+  type HeadlineRound,
+  headlineLeaderboard,
+  headlineOfRound,
+  rankLabel,
+  sharesOf,
+} from './leaderboard.js';
 export type { BoundOptions, Extremum, ExtremumMethod } from './manipulation/bounds.js';
 export {
   type ClosedForm,
@@ -64,8 +77,12 @@ export {
   truncatedMultiRoundShapley,
 } from './multi-round.js';
 export { type OwenEstimate, type OwenOptions, owenShapley } from './owen.js';
+export { DEFAULT_PAYOUT_VARIANT, type PayoutVariant, payoutWeights } from './payout.js';
 export type { PermutationSampler } from './permutation-sampler.js';
 export {
+  ALL_SCHEMES,
+  type CheckedUtilities,
+  checkUtilities,
   type EverybodyElseOptions,
   type EverybodyElseTerms,
   everybodyElse,
@@ -74,7 +91,10 @@ export {
   includeOneIn,
   isRatioScheme,
   leaveOneOut,
+  NORMALIZER_MARGIN,
   type PrivateUtilities,
+  type RegisteredScheme,
+  ratioScoreBound,
   SCHEMES,
   type Scheme,
   type SchemeScores,

@@ -2,7 +2,8 @@
  * The largest self-gain each private scheme allows with reports the detector does not flag
  * (issue 27, A4; the table of docs/audit.md, "What a silo can still gain unflagged").
  *
- *   npx tsx scripts/unflagged-gains.ts [results.json …]     (--example-only: the issue's round alone)
+ *   npx tsx scripts/unflagged-gains.ts [results.json …]     (--example-only: the issue's round alone;
+ *                                                           --scheme payout: one scheme)
  *
  * Rounds: the issue's example (v(M) = 0.86, v(M0) = 0.85, 5 silos, the honest reports of
  * test/security/in-range-manipulation.test.ts, then the same round with honest values that do not
@@ -21,7 +22,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { undetectedCollusionBounds } from '../scoring/manipulation/collusion.js';
 import { detectReports } from '../scoring/manipulation/detection.js';
 import { singleSiloBounds } from '../scoring/manipulation/single-silo.js';
-import { type PrivateUtilities, SCHEMES, type Scheme, schemeScores } from '../scoring/private.js';
+import {
+  ALL_SCHEMES,
+  type PrivateUtilities,
+  type RegisteredScheme as Scheme,
+  schemeScores,
+} from '../scoring/private.js';
 
 interface NamedRound {
   name: string;
@@ -118,7 +124,12 @@ function falseFlags(u: PrivateUtilities): string {
 }
 
 const exampleOnly = process.argv.includes('--example-only');
-const paths = process.argv.slice(2).filter((a) => a !== '--example-only');
+/** `--scheme payout`: one scheme only (the 9-silo pair search costs minutes per scheme). */
+const schemeAt = process.argv.indexOf('--scheme');
+const ONLY = schemeAt > 0 ? [process.argv[schemeAt + 1] as Scheme] : undefined;
+const paths = process.argv
+  .slice(2)
+  .filter((a, k, all) => a !== '--example-only' && a !== '--scheme' && all[k - 1] !== '--scheme');
 if (!exampleOnly && paths.length === 0 && existsSync('runs/quickstart/results.json'))
   paths.push('runs/quickstart/results.json');
 const rounds = [...EXAMPLES, ...paths.flatMap((p) => roundsOf(p, 1))];
@@ -130,7 +141,7 @@ for (const { name, u } of rounds) {
   print(`false flags on the honest reports at thresholds ${falseFlags(u)}`, '');
   print('| scheme | one silo: gain | one silo: × | pair: gain | pair: × |');
   print('|---|---:|---:|---:|---:|');
-  for (const scheme of SCHEMES) {
+  for (const scheme of ONLY ?? ALL_SCHEMES) {
     const r = gainsOf(u, scheme);
     print(
       `| ${scheme} | ${fmt(r.single)} | ${Number.isNaN(r.singleRatio) ? 'n/a' : fmt(r.singleRatio)} | ${fmt(r.pair)} | ${Number.isNaN(r.pairRatio) ? 'n/a' : fmt(r.pairRatio)} |`,

@@ -3,7 +3,7 @@
  * engine behind `singleSiloBounds` and `collusionBounds`). Never re-exported. Scores come from
  * scoring/private.ts at every point evaluated.
  */
-import { type CheckedUtilities, type Scheme, scoreCheckedScheme } from '../private.js';
+import { type CheckedUtilities, type RegisteredScheme as Scheme, scoreCheckedScheme } from '../private.js';
 import type { Extremum, ExtremumMethod } from './bounds.js';
 import type { ReportBox } from './reports.js';
 
@@ -19,12 +19,14 @@ export function scoreChange(n: number, silo: number, sign: 1 | -1): Objective {
   return { coefficients };
 }
 
-/** Scores at mutable reports, with the honest scores and the range of D seen so far. */
+/** Scores at mutable reports, with the honest scores. */
 class Evaluator {
   /** The current reports (the attackers' entries change; the others stay honest). */
   readonly reports: CheckedUtilities;
   readonly honest: Float64Array;
   evaluations = 0;
+  /** Whether some evaluated reports put D within the margin of zero (a fallback was used). */
+  fellBack = false;
   minNormalizer = Number.POSITIVE_INFINITY;
   maxNormalizer = Number.NEGATIVE_INFINITY;
 
@@ -36,14 +38,23 @@ class Evaluator {
     this.honest = scoreCheckedScheme(scheme, honest).scores;
   }
 
-  /** Scores at the current reports; records D (0 where it is zero up to rounding; 1 for LOO, IOI). */
+  /** Scores at the current reports. */
   scores(): Float64Array {
     this.evaluations++;
-    const { normalizer, fallback, scores } = scoreCheckedScheme(this.scheme, this.reports);
-    const d = fallback === 'none' ? normalizer : 0;
-    if (d < this.minNormalizer) this.minNormalizer = d;
-    if (d > this.maxNormalizer) this.maxNormalizer = d;
+    const { fallback, normalizer, scores } = scoreCheckedScheme(this.scheme, this.reports);
+    if (fallback !== 'none') this.fellBack = true;
+    if (normalizer < this.minNormalizer) this.minNormalizer = normalizer;
+    if (normalizer > this.maxNormalizer) this.maxNormalizer = normalizer;
     return scores;
+  }
+
+  /**
+   * Whether the evaluated reports met the normalizer's margin: a fallback was used, or D took both
+   * signs (D is affine in each report, so between them it passes the margin). There the score
+   * jumps, and the candidate points need not hold the supremum.
+   */
+  metMargin(): boolean {
+    return this.fellBack || (this.minNormalizer < 0 && this.maxNormalizer > 0);
   }
 
   value(o: Objective, scores: Float64Array): number {
@@ -51,11 +62,6 @@ class Evaluator {
     for (let t = 0; t < scores.length; t++)
       if (o.coefficients[t] !== 0) v += o.coefficients[t]! * (scores[t]! - this.honest[t]!);
     return v;
-  }
-
-  /** True when the evaluated reports put D on both sides of zero, or at zero. */
-  crossed(): boolean {
-    return this.minNormalizer <= 0 && this.maxNormalizer >= 0;
   }
 }
 
@@ -263,7 +269,11 @@ export function maximize(
       }
     });
   }
-  const unbounded = evaluator.crossed();
+  // Issue 32 (S1): a ratio scheme falls back when |D| ≤ κ·Σ|w| (scoring/private.ts,
+  // NORMALIZER_MARGIN), so no report drives a score past |v(M)|/κ: every extremum is finite. Where
+  // D can change sign the score jumps at the margin, which the candidates need not contain: the
+  // values found there are lower bounds, and |v(M)|/κ the bound.
+  const unbounded = false;
   const reportsOf = (x: number[]) =>
     attackers.map((_, m) => ({ withOnly: x[2 * m]!, without: x[2 * m + 1]! }));
   const method: ExtremumMethod = !exact
@@ -274,7 +284,8 @@ export function maximize(
   return best.map((b) => ({
     value: unbounded ? Number.POSITIVE_INFINITY : b.value,
     unbounded,
-    exact,
+    // A fallback inside the box makes the score jump at the margin: the vertices no longer hold the supremum.
+    exact: exact && !evaluator.metMargin(),
     method,
     reports: unbounded ? null : reportsOf(b.x ?? honestX),
     evaluations: evaluator.evaluations,

@@ -94,7 +94,10 @@ export function simulateAttacks(utilities: PrivateUtilities, options: AttackOpti
   if (!Number.isInteger(trials) || trials < 0)
     throw new RangeError(`options.randomTrials: expected a non-negative integer, got ${trials}`);
   const threshold = checkThreshold(options.threshold ?? DEFAULT_THRESHOLD);
-  const schemes = (options.schemes ?? SCHEMES).map(checkScheme);
+  const schemes = (options.schemes ?? SCHEMES).map((s) => {
+    checkScheme(s);
+    return s;
+  });
   const rng = createRng(checkFiniteNumber('options.seed', options.seed ?? 0));
   const honest = new Map(schemes.map((scheme) => [scheme, scoreCheckedScheme(scheme, u).scores]));
   const out: AttackOutcome[] = [];

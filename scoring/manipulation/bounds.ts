@@ -9,13 +9,14 @@ export type ExtremumMethod = 'vertices' | 'breakpoints' | 'coordinate-search';
 
 /**
  * The supremum of an objective over feasible reports. The honest reports are always feasible,
- * so `value` ≥ 0. `unbounded` means the reports can drive the normalizer D to zero (or across it);
- * near that point |score| grows without bound, so `value` is +Infinity and `reports` null.
+ * so `value` ≥ 0. `unbounded` is false since issue 32 (S1): a ratio scheme falls back when |D| is
+ * within the margin κ·Σ|w| of zero (scoring/private.ts, NORMALIZER_MARGIN), so every score is
+ * bounded by |v(M)|/κ; the field stays for readers of audit.json.
  */
 export interface Extremum {
   /** sup of the objective (score units); +Infinity when unbounded. */
   value: number;
-  /** true when the reports can drive D to zero: no finite bound. */
+  /** Always false since the normalizer's margin (issue 32); kept for audit.json readers. */
   unbounded: boolean;
   /**
    * true: `value` is the supremum (all vertices of the pieces on which the score is a ratio of

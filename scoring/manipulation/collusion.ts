@@ -2,7 +2,12 @@
  * What a coalition of colluding silos can do by reporting jointly. papers/003 §3.2 excludes
  * collusion from its threat model; auditors ask anyway.
  */
-import { checkScheme, checkUtilities, type PrivateUtilities, type Scheme } from '../private.js';
+import {
+  checkScheme,
+  checkUtilities,
+  type PrivateUtilities,
+  type RegisteredScheme as Scheme,
+} from '../private.js';
 import { checkSilo, fullBox } from './_checks.js';
 import { maximize, type Objective, scoreChange } from './_optimizer.js';
 import { resolveBoundOptions } from './_options.js';

@@ -3,7 +3,12 @@
  * under each private scheme: its largest self-gain, the largest damage to every other silo, and
  * its largest self-gain with reports the detector does not flag.
  */
-import { checkScheme, checkUtilities, type PrivateUtilities, type Scheme } from '../private.js';
+import {
+  checkScheme,
+  checkUtilities,
+  type PrivateUtilities,
+  type RegisteredScheme as Scheme,
+} from '../private.js';
 import { fullBox } from './_checks.js';
 import { maximize, type Objective, scoreChange } from './_optimizer.js';
 import { resolveBoundOptions } from './_options.js';

@@ -11,7 +11,12 @@ import { createTfLearner } from '../learner/tf-learner.js';
 import { describeAdapter } from '../ml/adapter.js';
 import { describeEstimators, wantsTrueShapley } from '../records/comparison-config.js';
 import type { ExperimentResults } from '../records/results.js';
-import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
+import {
+  agreementLines,
+  leaderboardHeading,
+  leaderboardRows,
+  textColumns,
+} from '../reports/leaderboard-table.js';
 import { writeOutputs } from '../reports/outputs.js';
 import { agreementTables, dataLine, seedLine } from '../reports/report.js';
 import { hiddenOf } from '../reports/report-common.js';
@@ -107,7 +112,11 @@ async function runSeeds(
  */
 export function experimentSummary(results: ExperimentResults, files: readonly string[]): string {
   const board = results.leaderboard
-    ? `\n${leaderboardHeading(results.seeds.length > 1 ? `mean over ${results.seeds.length} seeds` : `seed ${results.seeds[0]}`)}:\n\n${textColumns(leaderboardRows(results.leaderboard, hiddenOf(results)))}\n`
+    ? `\n${leaderboardHeading(results.seeds.length > 1 ? `mean over ${results.seeds.length} seeds` : `seed ${results.seeds[0]}`)}:\n\n${textColumns(leaderboardRows(results.leaderboard, hiddenOf(results)))}\n${agreementLines(
+        results.leaderboard,
+      )
+        .map((l) => `  ${l}\n`)
+        .join('')}`
     : '';
   const tables = agreementTables(results).map(
     (t) =>

@@ -5,7 +5,12 @@
  */
 
 import { REFERENCE, scoreUtilities } from '../records/utility-scores.js';
-import { leaderboardHeading, leaderboardRows, textColumns } from '../reports/leaderboard-table.js';
+import {
+  agreementLines,
+  leaderboardHeading,
+  leaderboardRows,
+  textColumns,
+} from '../reports/leaderboard-table.js';
 import { writeOutputs } from '../reports/outputs.js';
 import { comparisonRows, fpSignWarnings } from '../reports/report.js';
 import { hiddenOf } from '../reports/report-common.js';
@@ -54,6 +59,7 @@ export async function scoreCommand(flags: ScoreFlags): Promise<number> {
       `${leaderboardHeading()}:`,
       '',
       textColumns(leaderboardRows(scores.leaderboard ?? [], hiddenOf(scores))),
+      ...agreementLines(scores.leaderboard ?? []).map((l) => `  ${l}`),
       '',
       `Scores of ${flags.utilities}: ${scores.silos.count} silos, ${scores.rounds.length} rounds${skipped.length > 0 ? ` (not scored, fewer than 2 reports: ${skipped.join(', ')})` : ''}; the leaderboard's columns are cumulative over rounds.`,
       '',

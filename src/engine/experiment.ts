@@ -22,7 +22,7 @@ import {
   wantsTrueShapley,
 } from '../records/comparison-config.js';
 import type { ExperimentConfig } from '../records/config.js';
-import { HEADLINE, leaderboardOf } from '../records/leaderboard.js';
+import { HEADLINE, headlineAgreementOf, leaderboardOf } from '../records/leaderboard.js';
 import {
   type ExperimentResults,
   type MethodComparison,
@@ -296,7 +296,7 @@ export function assembleResults(
   const fullVisibilityStrategy = strategy.requiresFullVisibility;
   const attackers = (cfg.attacks ?? []).map((a) => a.silo);
   const detection = attackers.length > 0 ? lowestScoreRates(runs, attackers) : undefined;
-  return {
+  const results: ExperimentResults = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     config: cfg,
     backend: last?.learner.backend ?? '',
@@ -365,4 +365,6 @@ export function assembleResults(
     }),
     wallTimeMs: o.wallTimeMs,
   };
+  const agreement = headlineAgreementOf(results.leaderboard ?? []);
+  return agreement.length > 0 ? { ...results, headlineAgreement: agreement } : results;
 }

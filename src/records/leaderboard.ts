@@ -3,26 +3,33 @@
  * `experiment`, `score`, `audit`; the first section of report.md/report.html; results.json and
  * scores.json; the dashboard; `fedscore client`'s own line). Docs: docs/results.md#leaderboard.
  *
- * The headline score is EE-median's unnormalised weight w_i = (β̃(i) + γ̃(i))/2 (papers/003 Eq. 4
- * with the median of the others' reports, before the rescaling w_i/D·v(M)): its ranking in a round
- * is always the ranking of the weights, so a normalizer D ≤ 0 — which reverses FP in the
- * quickstart (docs/findings.md) — never reverses it. Why EE-median: docs/findings.md#the-headline-score
- * (the smallest unflagged self-gain in docs/audit.md's table; its weight is built from the other
- * silos' reports only, and the median resists a few misreports).
+ * The headline score is the `payout` weight (scoring/payout.ts, issue 37): EE-median's weight
+ * (papers/003 Eq. 4 with the median of the others' reports, before any rescaling) gated by the
+ * silo's own improvement over a zero update, summed over the scored rounds. It has no normalizer, so
+ * a D ≤ 0 — which reverses FP in the quickstart (docs/findings.md) — never reverses it; a free rider
+ * gets 0. Why: docs/findings.md#the-headline-score (separation against self-gain, measured). The
+ * numbers — headline, share, interval, rank, rankRange — come from scoring/leaderboard.ts (pure,
+ * exported by `@fedscore/scoring`); this module adds names, every scheme's column and flags.
  *
  * Flags come from what the run knows: the simulated roles (attacks, labelNoise), the detector's
  * quarantine of flagged reports, a silo whose update never moved M0 (v(M0 + U_i) = v(M0) in every
  * round it reported: a free rider), missing reports, and — after `fedscore audit` — reports the
  * audit's detector places outside its undetected box (`auditFlags`).
  */
-
-import { type EmptyCoalition, utilitiesUnder } from '../../scoring/empty-coalition.js';
-import { SCHEMES, type Scheme, schemeWeights } from '../../scoring/private.js';
+import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
+import {
+  HEADLINE_SCHEME,
+  type HeadlineRound,
+  headlineLeaderboard,
+  headlineOfRound as headlineOfRecordedRound,
+} from '../../scoring/leaderboard.js';
+import { kendallTau, spearman } from '../../scoring/metrics.js';
+import { type RegisteredScheme, SCHEMES } from '../../scoring/private.js';
 import type { QuarantinedReport, RoundScores } from '../contract/schemas.js';
-import { type RecordedUtilities, reportedUtilities, reportingSilos } from './silo-reports.js';
+import { type RecordedUtilities, reportingSilos } from './silo-reports.js';
 
-/** The scheme of the headline score (its unnormalised weight; see the module comment). */
-export const HEADLINE: Scheme = 'eeMedian';
+/** The scheme of the headline score (its weight; see the module comment). */
+export const HEADLINE: RegisteredScheme = HEADLINE_SCHEME;
 
 /** What a flag says about a silo. */
 export type FlagKind = 'free-rider' | 'misbehaving' | 'noisy' | 'self-gain' | 'missing-reports';
@@ -40,8 +47,20 @@ export interface LeaderboardEntry {
   name: string;
   /** 1 = highest headline score; equal scores share a rank. */
   rank: number;
+  /**
+   * [best, worst] rank over the middle 95 % of a bootstrap over rounds (scoring/leaderboard.ts);
+   * best ≠ worst is a near-tie, printed "2–3". Absent in files written before issue 37.
+   */
+  rankRange?: [number, number];
   /** The headline score summed over the scored rounds (mean over seeds). */
   headline: number;
+  /** 95 % bootstrap interval of `headline` over rounds. Absent in files written before issue 37. */
+  interval?: [number, number];
+  /**
+   * The silo's fraction of the consortium's reward: max(0, headline) over the sum of those of the
+   * silos ever selected (Σ = 1); null for a silo never selected. Absent in older files.
+   */
+  share?: number | null;
   /** The headline score of the last scored round (null when the silo was not scored in it). */
   lastRound: number | null;
   /** Every private scheme's cumulative score, and the reference's under its name when there is one. */
@@ -80,11 +99,11 @@ export interface LeaderboardInput {
   reference?: string;
 }
 
-/** The silos scored in a round: `scored`, else those with a headline-scheme score. */
+/** The silos scored in a round: `scored`, else those with an EE-median score (any scheme would do). */
 const scoredSilos = (rd: LeaderboardRound) =>
   rd.scored
     ? [...rd.scored]
-    : (rd.scores[HEADLINE] ?? []).flatMap((v, i) => (v === null || v === undefined ? [] : [i]));
+    : (rd.scores.eeMedian ?? []).flatMap((v, i) => (v === null || v === undefined ? [] : [i]));
 
 /** A round as the service publishes it (GET /v1/consortia/:cid/scores, `rounds[]`). */
 export type PublishedScores = Pick<
@@ -129,19 +148,18 @@ export function leaderboardOfPublished(
 }
 
 /**
- * The headline score of every silo in one round: EE-median's weights over the scored silos under
+ * The headline score of every silo in one round: the `payout` weights over the scored silos under
  * the run's v(∅) (null for a silo not scored; every entry null when fewer than 2 were scored).
  */
 export function headlineOfRound(rd: LeaderboardRound, n: number, empty: EmptyCoalition): (number | null)[] {
-  const out = new Array<number | null>(n).fill(null);
-  const silos = scoredSilos(rd).filter((i) => reportingSilos(rd.utilities).includes(i));
-  if (silos.length < 2) return out;
-  const w = schemeWeights(HEADLINE, utilitiesUnder(reportedUtilities(rd.utilities, silos).u, empty));
-  silos.forEach((g, q) => {
-    out[g] = w[q]!;
-  });
-  return out;
+  return headlineOfRecordedRound(headlineRoundOf(rd), n, empty);
 }
+
+/** A recorded round as scoring/leaderboard.ts takes it. */
+const headlineRoundOf = (rd: LeaderboardRound): HeadlineRound => ({
+  ...rd.utilities,
+  scored: scoredSilos(rd).filter((i) => reportingSilos(rd.utilities).includes(i)),
+});
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length);
 const roundList = (rs: readonly number[]) => `round${rs.length > 1 ? 's' : ''} ${rs.join(', ')}`;
@@ -217,39 +235,47 @@ export function ranked(entries: Omit<LeaderboardEntry, 'rank'>[]): LeaderboardEn
 
 /**
  * The leaderboard of recorded rounds: per silo the headline score summed over the scored rounds
- * and in the last scored round, every private scheme's cumulative score (and the reference's),
- * means over seeds, flags with their reasons; in rank order.
+ * and in the last scored round, its share, interval and rank range (scoring/leaderboard.ts), every
+ * private scheme's cumulative score (and the reference's), means over seeds, flags with their
+ * reasons; in rank order.
  */
 export function leaderboardOf(input: LeaderboardInput): LeaderboardEntry[] {
   const n = input.names.length;
-  const perRun = input.runs.map((run) => {
-    const rounds = run.rounds.map((rd) => headlineOfRound(rd, n, input.emptyCoalition));
-    const scored = rounds.filter((h) => h.some((v) => v !== null));
-    const total = Array.from({ length: n }, (_, i) => scored.reduce((s, h) => s + (h[i] ?? 0), 0));
-    return { total, last: scored.at(-1) ?? null };
-  });
-  const methods = [...SCHEMES, ...(input.reference ? [input.reference] : [])];
-  return ranked(
-    input.names.map((name, i) => {
-      const flags: LeaderboardFlag[] = [];
-      roleFlags(input.roles?.[i], input.attacks?.find((a) => a.silo === i)?.kind, flags);
-      recordFlags(input, i, flags);
-      const lasts = perRun.flatMap((p) => (p.last && p.last[i] !== null ? [p.last[i]!] : []));
-      const scores: Record<string, number> = {};
-      for (const m of methods) {
-        const values = input.runs.flatMap((run) => (run.cumulative[m] ? [run.cumulative[m]![i] ?? 0] : []));
-        if (values.length > 0) scores[m] = mean(values);
-      }
-      return {
-        silo: i,
-        name,
-        headline: mean(perRun.map((p) => p.total[i]!)),
-        lastRound: lasts.length === perRun.length && lasts.length > 0 ? mean(lasts) : null,
-        scores,
-        flags,
-      };
-    }),
+  const selected = input.names.map((_, i) =>
+    input.runs.some((run) =>
+      run.rounds.some((rd) => (rd.selected ?? input.names.map((_, k) => k)).includes(i)),
+    ),
   );
+  const numbers = headlineLeaderboard(
+    n,
+    input.runs.map((run) => run.rounds.map(headlineRoundOf)),
+    { emptyCoalition: input.emptyCoalition, selected },
+  );
+  const methods = [...SCHEMES, ...(input.reference ? [input.reference] : [])];
+  const entries = input.names.map((name, i): LeaderboardEntry => {
+    const flags: LeaderboardFlag[] = [];
+    roleFlags(input.roles?.[i], input.attacks?.find((a) => a.silo === i)?.kind, flags);
+    recordFlags(input, i, flags);
+    const scores: Record<string, number> = {};
+    for (const m of methods) {
+      const values = input.runs.flatMap((run) => (run.cumulative[m] ? [run.cumulative[m]![i] ?? 0] : []));
+      if (values.length > 0) scores[m] = mean(values);
+    }
+    const x = numbers[i]!;
+    return {
+      silo: i,
+      name,
+      rank: x.rank,
+      rankRange: x.rankRange,
+      headline: x.headline,
+      interval: x.interval,
+      share: x.share,
+      lastRound: x.lastRound,
+      scores,
+      flags,
+    };
+  });
+  return entries.sort((a, b) => a.rank - b.rank || a.silo - b.silo);
 }
 
 /** What `auditFlags` reads of audit.json: per run and round, the silos and the detector's robust z. */
@@ -298,5 +324,60 @@ export function withAuditFlags(
       `the audit's detector flags its reports (robust |z| above the threshold) in ${roundList([...at])}: outside the region where the audit bounds a silo's self-gain`,
     );
     return { ...e, flags };
+  });
+}
+
+/** Rank agreement of one shown quantity with one reference. */
+export interface RankAgreement {
+  spearman: number;
+  kendall: number;
+}
+
+/** results.json / scores.json `headlineAgreement[]`: what is shown, against a cumulative reference. */
+export interface HeadlineAgreement {
+  /** The reference (its cumulative vector: MR-SV, i.e. roundSv summed over the rounds). */
+  reference: string;
+  /** The silos compared: those with a share (ever selected). */
+  silos: number;
+  /** The cumulative headline against the reference. */
+  headline: RankAgreement | null;
+  /** `share` against the reference. */
+  share: RankAgreement | null;
+}
+
+/**
+ * Agreement (Spearman, Kendall τ-b; papers/003 §5) of the cumulative headline and of `share` with
+ * each cumulative reference the entries carry (a `scores` key that is not a private scheme), over
+ * the silos with a share; null where fewer than 2 silos or a constant vector leave it undefined.
+ */
+export function headlineAgreementOf(entries: readonly LeaderboardEntry[]): HeadlineAgreement[] {
+  const refs = [...new Set(entries.flatMap((e) => Object.keys(e.scores)))].filter(
+    (m) => !(SCHEMES as readonly string[]).includes(m),
+  );
+  const rows = entries.filter((e) => e.share !== null && e.share !== undefined);
+  const agree = (a: number[], b: number[]): RankAgreement | null => {
+    if (a.length < 2) return null;
+    const s = spearman(a, b);
+    const k = kendallTau(a, b);
+    return Number.isFinite(s) && Number.isFinite(k) ? { spearman: s, kendall: k } : null;
+  };
+  return refs.flatMap((reference) => {
+    const withRef = rows.filter((e) => Number.isFinite(e.scores[reference]));
+    if (withRef.length < 2) return [];
+    const ref = withRef.map((e) => e.scores[reference]!);
+    return [
+      {
+        reference,
+        silos: withRef.length,
+        headline: agree(
+          withRef.map((e) => e.headline),
+          ref,
+        ),
+        share: agree(
+          withRef.map((e) => e.share!),
+          ref,
+        ),
+      },
+    ];
   });
 }

@@ -7,7 +7,7 @@
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
 import type { AdapterInfo } from '../ml/adapter.js';
 import type { Convention } from '../ml/convention.js';
-import type { LeaderboardEntry } from './leaderboard.js';
+import type { HeadlineAgreement, LeaderboardEntry } from './leaderboard.js';
 
 /**
  * Version of this schema; bumped on any change. 2 added `scoring`, `comparison.references` and
@@ -225,10 +225,12 @@ export interface ExperimentResults {
   };
   /** Final accuracy and per-role participation and aggregation share (papers/000 Table 2, papers/002 Fig. 2). */
   outcomes?: Outcomes;
-  /** The headline score's scheme (`eeMedian`: its unnormalised weight; src/records/leaderboard.ts); absent in older files. */
+  /** The headline score's scheme (`payout` since issue 37, `eeMedian` before: its weight; src/records/leaderboard.ts); absent in older files. */
   headline?: string;
   /** Every silo in rank order, cumulative over the scored rounds, mean over seeds, with flags (docs/results.md#leaderboard). */
   leaderboard?: LeaderboardEntry[];
+  /** Agreement of the cumulative headline and `share` with the cumulative reference (issue 37); absent in older files. */
+  headlineAgreement?: HeadlineAgreement[];
   /** Total wall time in ms. */
   wallTimeMs: number;
 }

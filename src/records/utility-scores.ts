@@ -19,7 +19,13 @@ import {
 import { exactShapley } from '../../scoring/shapley.js';
 import { mrsv } from '../estimators/mrsv.js';
 import { compareMethods } from './compare.js';
-import { HEADLINE, type LeaderboardEntry, leaderboardOf } from './leaderboard.js';
+import {
+  HEADLINE,
+  type HeadlineAgreement,
+  headlineAgreementOf,
+  type LeaderboardEntry,
+  leaderboardOf,
+} from './leaderboard.js';
 import type { MethodComparison } from './results.js';
 import { reportedUtilities } from './silo-reports.js';
 import type { UtilitiesFile, UtilitiesRound } from './utilities-file.js';
@@ -62,10 +68,12 @@ export interface UtilityScores {
    * every scheme but FP; src/records/shown-schemes.ts). Every scheme is recorded either way.
    */
   schemes?: string[];
-  /** The headline score's scheme (`eeMedian`: its unnormalised weight; src/records/leaderboard.ts). */
+  /** The headline score's scheme (`payout` since issue 37, `eeMedian` before; src/records/leaderboard.ts). */
   headline?: string;
   /** Every silo in rank order, cumulative over the scored rounds, with flags (docs/utilities.md#leaderboard). */
   leaderboard?: LeaderboardEntry[];
+  /** Agreement of the cumulative headline and `share` with the cumulative reference (with tables; issue 37). */
+  headlineAgreement?: HeadlineAgreement[];
 }
 
 /** The reporting silos of a round and their utilities (./silo-reports.ts owns the rule). */
@@ -158,5 +166,6 @@ export async function scoreUtilities(
     ...(o.schemes ? { schemes: [...o.schemes] } : {}),
     headline: HEADLINE,
     leaderboard,
+    ...(hasTables ? { headlineAgreement: headlineAgreementOf(leaderboard) } : {}),
   };
 }

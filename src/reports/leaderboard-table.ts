@@ -2,7 +2,13 @@
  * The leaderboard as rows of cells (header first) — the one layout every output prints: the
  * console of `experiment`, `score` and `audit`, report.md/report.html and the silo's own line.
  */
-import { HEADLINE, type LeaderboardEntry, type LeaderboardFlag } from '../records/leaderboard.js';
+import { rankLabel } from '../../scoring/leaderboard.js';
+import {
+  HEADLINE,
+  headlineAgreementOf,
+  type LeaderboardEntry,
+  type LeaderboardFlag,
+} from '../records/leaderboard.js';
 
 const fmt = (x: number | null | undefined, d = 4) =>
   x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d);
@@ -24,8 +30,19 @@ export function scoreColumns(
 
 /** The heading line of the leaderboard. */
 export function leaderboardHeading(seedWords?: string): string {
-  return `Leaderboard — headline: ${HEADLINE} weight, summed over the scored rounds${seedWords ? ` (${seedWords})` : ''}; rank 1 contributed most`;
+  return `Leaderboard — headline: ${HEADLINE} weight, summed over the scored rounds${seedWords ? ` (${seedWords})` : ''}; rank 1 contributed most, "2–3" is a near-tie (95 % bootstrap over rounds); share = fraction of the reward; the "Σ scheme" columns are other schemes' summed scores for comparison, not a ranking`;
 }
+
+/** A share as a percentage, or why there is none. */
+export const shareWords = (share: number | null | undefined) =>
+  share === undefined ? '–' : share === null ? 'never selected' : `${(100 * share).toFixed(1)} %`;
+
+/** An interval as `[lo, hi]`, or `–`. */
+export const intervalWords = (iv: readonly [number, number] | undefined, d = 4) =>
+  iv ? `[${fmt(iv[0], d)}, ${fmt(iv[1], d)}]` : '–';
+
+/** The header of a scheme's comparison column: its summed scores, labelled as not a ranking. */
+export const schemeColumnLabel = (scheme: string) => `Σ ${scheme}`;
 
 /** The leaderboard as rows of cells, header first, without the `hidden` schemes' columns. */
 export function leaderboardRows(
@@ -34,11 +51,22 @@ export function leaderboardRows(
 ): string[][] {
   const columns = scoreColumns(entries, hidden);
   return [
-    ['rank', 'silo', `headline (${HEADLINE})`, 'last round', ...columns, 'flags'],
+    [
+      'rank',
+      'silo',
+      `headline (${HEADLINE})`,
+      '95 % interval',
+      'share',
+      'last round',
+      ...columns.map(schemeColumnLabel),
+      'flags',
+    ],
     ...entries.map((e) => [
-      String(e.rank),
+      rankLabel(e),
       e.name,
       fmt(e.headline),
+      intervalWords(e.interval),
+      shareWords(e.share),
       fmt(e.lastRound),
       ...columns.map((c) => fmt(e.scores[c])),
       flagWords(e.flags),
@@ -51,7 +79,21 @@ export function leaderboardLine(e: LeaderboardEntry, of: number, round?: number)
   const others = Object.entries(e.scores)
     .map(([m, v]) => `${m} ${fmt(v)}`)
     .join(', ');
-  return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${e.name} rank ${e.rank} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} (last round ${fmt(e.lastRound)}); ${others}; flags: ${flagWords(e.flags)}`;
+  return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${e.name} rank ${rankLabel(e)} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} ${intervalWords(e.interval)}, share ${shareWords(e.share)} (last round ${fmt(e.lastRound)}); summed scores of other schemes (not a ranking): ${others}; flags: ${flagWords(e.flags)}`;
+}
+
+/**
+ * The agreement of what the leaderboard shows with the cumulative reference (issue 37), one line
+ * per reference: `agreement with the cumulative mrsv (9 silos): headline Spearman 0.950, Kendall
+ * 0.833; share Spearman …`; empty without a reference.
+ */
+export function agreementLines(entries: readonly LeaderboardEntry[]): string[] {
+  const f = (a: { spearman: number; kendall: number } | null) =>
+    a ? `Spearman ${a.spearman.toFixed(3)}, Kendall ${a.kendall.toFixed(3)}` : 'undefined (constant)';
+  return headlineAgreementOf(entries).map(
+    (a) =>
+      `agreement with the cumulative ${a.reference} (${a.silos} silos): headline ${f(a.headline)}; share ${f(a.share)}`,
+  );
 }
 
 /** Rows as aligned text columns (first two left-aligned, the flags last and unpadded). */
@@ -87,7 +129,14 @@ export function leaderboardMarkdown(
   hidden?: ReadonlySet<string>,
 ): string[] {
   if (!entries || entries.length === 0) return [];
-  return [`## ${leaderboardHeading(seedWords)}`, '', mdTable(leaderboardRows(entries, hidden)), ''];
+  const agreement = agreementLines(entries);
+  return [
+    `## ${leaderboardHeading(seedWords)}`,
+    '',
+    mdTable(leaderboardRows(entries, hidden)),
+    '',
+    ...(agreement.length > 0 ? [...agreement.map((l) => `- ${l}`), ''] : []),
+  ];
 }
 
 const escapeHtml = (s: string) =>
@@ -112,5 +161,7 @@ export function leaderboardHtml(
           .map((c, i) => `<td${i === row.length - 1 ? ' class="flags"' : ''}>${escapeHtml(c)}</td>`)
           .join('')}</tr>`,
     )
-    .join('')}</tbody></table></section>`;
+    .join('')}</tbody></table>${agreementLines(entries)
+    .map((l) => `<p class="agreement">${escapeHtml(l)}</p>`)
+    .join('')}</section>`;
 }

@@ -282,28 +282,35 @@ ${PARTICIPATION_SCRIPT}
     $('leaderboard-note').textContent = board.round === null
       ? 'no scored round yet'
       : 'headline: ' + board.headline + ' weight, summed over the scored rounds (to round ' + board.round +
-        '); rank 1 contributed most';
+        '); rank 1 contributed most; "2–3" is a near-tie (95 % bootstrap over rounds); share = fraction of the reward; the "Σ scheme" columns are other schemes\u2019 summed scores for comparison, not a ranking';
     var head = $('leaderboard-head');
     head.replaceChildren();
     var tr = el('tr');
     tr.append(el('th', { class: 'num' }, 'rank'), el('th', null, 'silo'),
-      el('th', { class: 'num' }, 'headline Σ'),
+      el('th', { class: 'num' }, 'headline Σ'), el('th', { class: 'num' }, '95 % interval'),
+      el('th', { class: 'num' }, 'share'),
       el('th', { class: 'num' }, board.round === null ? 'last round' : 'round ' + board.round));
-    columns.forEach(function (m) { tr.append(el('th', { class: 'num' }, m + ' Σ')); });
+    columns.forEach(function (m) { tr.append(el('th', { class: 'num' }, 'Σ ' + m)); });
     tr.append(el('th', null, 'flags'));
     head.append(tr);
     var body = $('leaderboard-body');
     body.replaceChildren();
     if (entries.length === 0) {
       var empty = el('tr');
-      empty.append(el('td', { colspan: 5 + columns.length, class: 'muted' }, 'no scored round yet'));
+      empty.append(el('td', { colspan: 7 + columns.length, class: 'muted' }, 'no scored round yet'));
       body.append(empty);
       return;
     }
     entries.forEach(function (e) {
       var row = el('tr', { 'data-silo': e.silo, class: e.flags.length ? 'flagged' : '' });
-      row.append(el('td', { class: 'num rank' }, e.rank), el('td', { class: 'name' }, e.name),
+      var rr = e.rankRange;
+      var rankText = rr && rr[0] !== rr[1] ? rr[0] + '\u2013' + rr[1] : String(e.rank);
+      var share = e.share === undefined ? '\u2013' : e.share === null ? 'never selected'
+        : (100 * e.share).toFixed(1) + ' %';
+      var iv = e.interval ? '[' + fmt(e.interval[0]) + ', ' + fmt(e.interval[1]) + ']' : '\u2013';
+      row.append(el('td', { class: 'num rank' }, rankText), el('td', { class: 'name' }, e.name),
         el('td', { class: 'num headline' }, fmt(e.headline)),
+        el('td', { class: 'num interval' }, iv), el('td', { class: 'num share' }, share),
         el('td', { class: 'num last' }, fmt(e.lastRound)));
       columns.forEach(function (m) {
         row.append(el('td', { class: 'num', 'data-scheme': m }, fmt(e.scores[m])));

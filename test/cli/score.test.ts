@@ -71,15 +71,17 @@ describe('fedscore score --utilities', () => {
     expect(md).toMatch(/\| ee \| 1\.000 \| 1\.000 \| \d\.\d{3} \| \d\.\d{3} \|/);
     expect(md).toContain('warning: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
     // The leaderboard is the report's first section, the headline never reversed.
-    expect(md.split('\n## ')[1]).toMatch(/^Leaderboard — headline: eeMedian weight/);
-    expect(scores.headline).toBe('eeMedian');
+    expect(md.split('\n## ')[1]).toMatch(/^Leaderboard — headline: payout weight/);
+    expect(scores.headline).toBe('payout');
     expect(scores.leaderboard!.map((e) => e.name)).toEqual([
       'hospital-a',
       'hospital-b',
       'clinic-c',
       'free-rider-d',
     ]);
-    expect(scores.leaderboard!.map((e) => e.rank)).toEqual([1, 1, 3, 4]);
+    // EE-median's weight tied hospital-a and hospital-b; the headline's tie-break on their own
+    // improvement orders them (scoring/payout.ts)
+    expect(scores.leaderboard!.map((e) => e.rank)).toEqual([1, 2, 3, 4]);
     expect(scores.leaderboard![3]!.flags).toEqual([
       {
         kind: 'missing-reports',
@@ -95,10 +97,10 @@ describe('fedscore score --utilities', () => {
       expect(readFileSync(join(out, 'charts', `${chart}.svg`), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>$/);
     expect(r.stdout).toContain('Agreement with mrsv (cumulative scores):');
     // The console opens with the leaderboard: rank, silo, headline, last round, schemes, flags.
-    expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: eeMedian weight/);
+    expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: payout weight/);
     expect(r.stdout.indexOf('Leaderboard')).toBeLessThan(r.stdout.indexOf('Agreement with'));
     expect(r.stdout).toMatch(
-      / {2}4 {5}free-rider-d +0\.0804 +– +0\.0026 .* missing-reports: no report in 1 of the 3/,
+      / {2}1–4 {3}free-rider-d +0\.0069 +\[0\.0000, 0\.0208\] +4\.0 % +– +0\.0026 .* missing-reports: no report in 1 of the 3/,
     );
     expect(r.stdout).toContain('note: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
   });
@@ -116,7 +118,7 @@ describe('fedscore score --utilities', () => {
       expect(text).not.toMatch(/\bfp\b/);
     }
     expect(md).toContain(
-      '| rank | silo | headline (eeMedian) | last round | loo | ioi | ee | eeMedian | mrsv | flags |',
+      '| rank | silo | headline (payout) | 95 % interval | share | last round | Σ loo | Σ ioi | Σ ee | Σ eeMedian | Σ mrsv | flags |',
     );
     expect(md).toMatch(/\| ee \| 1\.000 \| 1\.000 \| \d\.\d{3} \| \d\.\d{3} \|/);
     // a wrong --schemes names the flag and the name
@@ -227,7 +229,7 @@ describe('fedscore audit --utilities', () => {
     // The leaderboard opens the audit's output, with the audit's own flag: free-rider-d's round-2
     // reports lie outside the detector's threshold.
     expect(r.stdout.trimStart()).toMatch(
-      /^Leaderboard — headline: eeMedian weight.*flags include the audit's:/,
+      /^Leaderboard — headline: payout weight.*flags include the audit's:/,
     );
     expect(r.stdout.indexOf('Leaderboard')).toBeLessThan(r.stdout.indexOf('Manipulation audit of'));
     expect(r.stdout).toMatch(

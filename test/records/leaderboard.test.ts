@@ -60,9 +60,9 @@ describe('the leaderboard first', () => {
     const r = await experiment(example('heldout-free-rider-label-flip.json'), out);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: eeMedian weight/);
+    expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: payout weight/);
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
-    expect(results.headline).toBe('eeMedian');
+    expect(results.headline).toBe('payout');
     const board = results.leaderboard!;
     expect(board.map((e) => e.rank)).toEqual([...board.map((e) => e.rank)].sort((a, b) => a - b));
     const of = (silo: number) => board.find((e) => e.silo === silo)!;
@@ -93,15 +93,20 @@ describe('the leaderboard first', () => {
     const out = join(tmp, 'quickstart');
     const r = await experiment(example('quickstart.json'), out);
     expect(r.code).toBe(0);
-    expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: eeMedian weight/);
+    expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: payout weight/);
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md.split('\n## ')[1]).toMatch(/^Leaderboard — headline/);
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
     const n = results.silos.count;
     const perRound = results.runs[0]!.rounds.map((rd) => {
       const headline = headlineOfRound({ ...rd, quarantined: [] }, n, 'initialModel');
-      // the headline is the recorded eeMedianRaw (scoring.raw is on in the quickstart)
-      expect(headline).toEqual(rd.scores.eeMedianRaw);
+      // the headline is the payout weight: the recorded eeMedianRaw (scoring.raw is on in the
+      // quickstart) times a gate in [0, 1] and a tie-break in [0.9, 1.1] (scoring/payout.ts)
+      headline.forEach((h, i) => {
+        const base = rd.scores.eeMedianRaw![i]!;
+        expect(h! / base).toBeGreaterThanOrEqual(0);
+        expect(h! / base).toBeLessThanOrEqual(1.1 + 1e-12);
+      });
       // rd.scores.mrsv is the round's exact Shapley value: roundSv of that round
       return spearman(headline as number[], rd.scores.mrsv as number[]);
     });
@@ -129,7 +134,7 @@ describe('the leaderboard first', () => {
     expect(experimentSummary(asked, [])).toContain('† fp: Σα ≤ 0 in the compared round 5 of seed 1');
     expect(renderMarkdown(asked, [])).toContain('† fp: Σα ≤ 0 in the compared round 5 of seed 1');
     expect(renderMarkdown(asked, [])).toMatch(
-      /\| rank \| silo \| headline \(eeMedian\) \| last round \| fp \| ee \| eeMedian \|/,
+      /\| rank \| silo \| headline \(payout\) \| 95 % interval \| share \| last round \| Σ fp \| Σ ee \| Σ eeMedian \|/,
     );
   }, 600_000);
 

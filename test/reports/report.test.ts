@@ -305,14 +305,16 @@ describe('agreement tables', () => {
     const charts = await buildCharts(r);
     const md = renderMarkdown(r, charts);
     expect(md).not.toMatch(/†|Σα|Fair-Private|\| fp/);
-    expect(md).toContain('| rank | silo | headline (eeMedian) | last round | ee | flags |');
+    expect(md).toContain(
+      '| rank | silo | headline (payout) | 95 % interval | share | last round | Σ ee | flags |',
+    );
     for (const c of charts) expect(c.svg).not.toMatch(/>fp(\b|<)/);
     expect(renderHtml(r, charts)).not.toMatch(/†|Σα/);
     // asked for again: the analysis is back
     r.schemes = ['fp', 'ee'];
     expect(renderMarkdown(r, charts)).toContain('† fp: Σα ≤ 0');
     expect(renderMarkdown(r, charts)).toContain(
-      '| rank | silo | headline (eeMedian) | last round | fp | ee | flags |',
+      '| rank | silo | headline (payout) | 95 % interval | share | last round | Σ fp | Σ ee | flags |',
     );
   });
 

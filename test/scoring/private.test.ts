@@ -11,6 +11,7 @@ import {
   includeOneIn,
   isRatioScheme,
   leaveOneOut,
+  NORMALIZER_MARGIN,
   type PrivateUtilities,
   SCHEMES,
   type Scheme,
@@ -106,6 +107,9 @@ describe('Fair-Private (papers/003 Def. 3)', () => {
       fc.property(finite, finite, finite, (a, b, ab) => {
         const table = Float64Array.from([0, a, b, ab]);
         fc.pre(Math.abs(ab) > 1e-6);
+        // Σα = v(N) here; FP is α unless Σα is within the normalizer's margin (issue 32, S1).
+        const alpha = [(ab - b + a) / 2, (ab - a + b) / 2];
+        fc.pre(Math.abs(ab) > NORMALIZER_MARGIN * (Math.abs(alpha[0]!) + Math.abs(alpha[1]!)));
         const fp = fairPrivate(utilitiesOfTable(2, table));
         const phi = exactShapley(2, table);
         expect(fp[0]).toBeCloseTo(phi[0]!, 6);
@@ -242,7 +246,9 @@ describe('scoreScheme: the one owner of weights, normalizer and fallbacks', () =
           if (r.fallback === 'none')
             for (let i = 0; i < r.scores.length; i++) expect(r.scores[i]).toBe((r.weights[i]! / d) * u.full);
           else
-            expect(Math.abs(d)).toBeLessThanOrEqual(1e-12 * r.weights.reduce((t, w) => t + Math.abs(w), 0));
+            expect(Math.abs(d)).toBeLessThanOrEqual(
+              NORMALIZER_MARGIN * r.weights.reduce((t, w) => t + Math.abs(w), 0),
+            );
         }
       }),
     );

@@ -104,7 +104,7 @@ describe('dashboard routes', () => {
     expect(r.statusCode).toBe(200);
     const body = r.json();
     expect(body.rounds).toEqual([]); // no scored round yet
-    expect(body.leaderboard).toEqual({ headline: 'eeMedian', round: null, entries: [] });
+    expect(body.leaderboard).toEqual({ headline: 'payout', round: null, entries: [] });
     expect(body.charts.map((c: { scheme: string; kind: string }) => `${c.scheme}/${c.kind}`)).toEqual(
       SCHEMES.flatMap((m) => [`${m}/round`, `${m}/cumulative`]),
     );
@@ -447,11 +447,13 @@ describe('dashboard in headless Chromium', () => {
     expect(s.charts).toHaveLength(2 * SCHEMES.length);
     expect(s.charts.every((c) => c.rows.length === 4 && c.svgLines === 4)).toBe(true); // round 1
     expect(s.leaderboardNote).toBe(
-      'headline: eeMedian weight, summed over the scored rounds (to round 1); rank 1 contributed most',
+      'headline: payout weight, summed over the scored rounds (to round 1); rank 1 contributed most; "2–3" is a near-tie (95 % bootstrap over rounds); share = fraction of the reward; the "Σ scheme" columns are other schemes’ summed scores for comparison, not a ranking',
     );
     expect(s.leaderboard.map((e) => e.silo).sort()).toEqual([0, 1, 2, 3]);
-    // After one round the cumulative headline is that round's.
-    expect(s.leaderboard.every((e) => e.cells[2] === e.cells[3])).toBe(true);
+    // After one round the cumulative headline is that round's (cells: rank, silo, headline Σ,
+    // interval, share, last round, …); shares are percentages of the reward.
+    expect(s.leaderboard.every((e) => e.cells[2] === e.cells[5])).toBe(true);
+    expect(s.leaderboard.every((e) => / %$/.test(e.cells[4]!))).toBe(true);
 
     // Round 2 finishes without silo 3 (it vanished after ShareKeys): the page follows without a reload.
     await step(h, 2, round2, 1, STEPS.length, [3]);
@@ -544,8 +546,10 @@ describe('dashboard in headless Chromium', () => {
       'rank',
       'silo',
       'headline Σ',
+      '95 % interval',
+      'share',
       'round 2',
-      ...SCHEMES.map((m) => `${m} Σ`),
+      ...SCHEMES.map((m) => `Σ ${m}`),
       'flags',
     ]);
     expect(s.leaderboard.map((e) => e.silo)).toEqual(board.map((e) => e.silo));
@@ -565,8 +569,13 @@ describe('dashboard in headless Chromium', () => {
           )[e.silo] ?? 0,
       );
       expect(e.headline).toBeCloseTo(perRound[0]! + perRound[1]!, 12);
-      expect(row.cells.slice(0, 4)).toEqual([String(e.rank), e.name, fmt(e.headline), fmt(e.lastRound)]);
-      expect(row.cells.slice(4, 4 + SCHEMES.length)).toEqual(
+      const rank =
+        e.rankRange && e.rankRange[0] !== e.rankRange[1]
+          ? `${e.rankRange[0]}–${e.rankRange[1]}`
+          : String(e.rank);
+      expect(row.cells.slice(0, 3)).toEqual([rank, e.name, fmt(e.headline)]);
+      expect(row.cells[5]).toBe(fmt(e.lastRound));
+      expect(row.cells.slice(6, 6 + SCHEMES.length)).toEqual(
         SCHEMES.map((m) => fmt(published.cumulative[m][e.silo])),
       );
       expect(row.flags).toEqual(e.flags.map((f) => f.kind));
@@ -577,7 +586,7 @@ describe('dashboard in headless Chromium', () => {
       expect(board[k]!.headline).toBeLessThanOrEqual(board[k - 1]!.headline);
     // Silo 3 vanished in round 2: no score in the last round, flagged for its missing report.
     const dropout = s.leaderboard.find((e) => e.silo === 3)!;
-    expect(dropout.cells[3]).toBe('–');
+    expect(dropout.cells[5]).toBe('–');
     expect(dropout.flags).toEqual(['missing-reports']);
     expect(dropout.cells.at(-1)).toBe(
       'missing-reports: no report in 1 of the 2 round(s) it was selected for (round 2)',

@@ -27,7 +27,7 @@ const AssetParams = Type.Object(
 const Leaderboard = Type.Object(
   {
     headline: Type.String({
-      description: 'the headline scheme (its unnormalised weight is the headline score)',
+      description: 'the headline scheme (its weight, summed over rounds, is the headline score)',
     }),
     round: Type.Union([Type.Integer(), Type.Null()], { description: 'the last scored round' }),
     entries: Type.Array(
@@ -36,7 +36,23 @@ const Leaderboard = Type.Object(
           silo: Type.Integer({ description: 'the silo’s 0-based index' }),
           name: Type.String(),
           rank: Type.Integer({ description: '1 = highest headline score; equal scores share a rank' }),
+          rankRange: Type.Optional(
+            Type.Tuple([Type.Integer(), Type.Integer()], {
+              description: '[best, worst] rank over a 95 % bootstrap over rounds; best ≠ worst: a near-tie',
+            }),
+          ),
           headline: Type.Number({ description: 'the headline score summed over the scored rounds' }),
+          interval: Type.Optional(
+            Type.Tuple([Type.Number(), Type.Number()], {
+              description: '95 % bootstrap interval of the headline (over rounds)',
+            }),
+          ),
+          share: Type.Optional(
+            Type.Union([Type.Number(), Type.Null()], {
+              description:
+                'fraction of the reward (≥ 0, Σ = 1 over silos ever selected); null: never selected',
+            }),
+          ),
           lastRound: Type.Union([Type.Number(), Type.Null()], {
             description: 'the headline score of the last scored round (null: not scored in it)',
           }),

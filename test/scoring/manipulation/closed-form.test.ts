@@ -13,7 +13,14 @@ import {
   looSelfGain,
 } from '../../../scoring/manipulation/closed-form.js';
 import { singleSiloBounds } from '../../../scoring/manipulation/single-silo.js';
-import { everybodyElse, fairPrivate, schemeNormalizer, schemeWeights } from '../../../scoring/private.js';
+import {
+  everybodyElse,
+  fairPrivate,
+  ratioScoreBound,
+  schemeNormalizer,
+  schemeWeights,
+  scoreScheme,
+} from '../../../scoring/private.js';
 import { earlyRound, gridMax, lateRound, privateScores, sum, unitRange, withReports } from './_rounds.js';
 
 describe('EE and Property 5: what holds and what does not', () => {
@@ -140,7 +147,7 @@ describe('closed-form self-gains against brute force', () => {
     );
   });
 
-  it('FP (late round): the normalizer can reach 0 and the gain is unbounded', () => {
+  it('FP (late round): Eq. 2 alone is unbounded; the published score stays within ±|v(M)|/κ (issue 32)', () => {
     const u = {
       full: 0.85,
       empty: 0.8,
@@ -149,14 +156,19 @@ describe('closed-form self-gains against brute force', () => {
     };
     const cf = fpSelfGain(u, 0, unitRange);
     expect(cf).toEqual({ value: Number.POSITIVE_INFINITY, unbounded: true });
-    expect(singleSiloBounds('fp', u)[0]!.selfGain.unbounded).toBe(true);
-    // witness: α(0) = −R − ε with without = 1 gives FP(0) = v(M)(R + ε)/ε
+    const bound = singleSiloBounds('fp', u)[0]!.selfGain;
+    expect(bound.unbounded).toBe(false);
+    expect(fairPrivate(u)[0]! + bound.value).toBeLessThanOrEqual(ratioScoreBound(u.full));
+    // Eq. 2's witness: α(0) = −R − ε with without = 1 would give FP(0) = v(M)(R + ε)/ε; now |Σα| is
+    // within the margin of zero and FP falls back (Remark 1), inside the documented range.
     const alpha = schemeWeights('fp', u);
     const rest = sum(alpha) - alpha[0]!;
     const eps = 1e-6;
     const a0 = 2 * (-rest - eps) - u.full + 1 + u.empty;
     expect(a0).toBeGreaterThanOrEqual(0);
-    expect(fairPrivate(withReports(u, 0, a0, 1))[0]).toBeGreaterThan(1e3);
+    const witness = scoreScheme('fp', withReports(u, 0, a0, 1));
+    expect(witness.fallback).not.toBe('none');
+    for (const x of witness.scores) expect(Math.abs(x)).toBeLessThanOrEqual(ratioScoreBound(u.full));
   });
 
   it('EE (bounded case): closed form through the normalizer = grid maximum = vertex bound', () => {
@@ -173,7 +185,7 @@ describe('closed-form self-gains against brute force', () => {
     );
   });
 
-  it('EE (late round): unbounded, with a witness', () => {
+  it('EE (late round): Eq. 4 alone is unbounded; the published score stays within ±|v(M)|/κ (issue 32)', () => {
     const u = {
       full: 0.85,
       empty: 0.8,
@@ -187,7 +199,11 @@ describe('closed-form self-gains against brute force', () => {
     const a0 = u.full - u.empty + rest - 1e-6;
     expect(a0).toBeGreaterThanOrEqual(0);
     expect(a0).toBeLessThanOrEqual(1);
-    expect(everybodyElse(withReports(u, 0, a0, 0))[0]).toBeGreaterThan(1e3);
+    // Eq. 4 alone would give EE(0) > 1e3 here; D is within the margin of zero: equal shares.
+    const witness = scoreScheme('ee', withReports(u, 0, a0, 0));
+    expect(witness.fallback).toBe('equalShares');
+    expect(everybodyElse(withReports(u, 0, a0, 0))[0]).toBeLessThanOrEqual(ratioScoreBound(u.full));
+    expect(singleSiloBounds('ee', u)[0]!.selfGain.unbounded).toBe(false);
   });
 });
 
@@ -209,14 +225,17 @@ describe('EE-median', () => {
     );
   });
 
-  it('the mean form has no such bound on the same rounds', () => {
+  it('the mean form has no such bound on the same rounds (beyond the range ±|v(M)|/κ of issue 32)', () => {
     const u = {
       full: 0.85,
       empty: 0.8,
       withOnly: [0.81, 0.78, 0.83, 0.8, 0.79, 0.82],
       without: [0.84, 0.845, 0.83, 0.845, 0.846, 0.835],
     };
-    expect(singleSiloBounds('ee', u)[0]!.damage[1]!.unbounded).toBe(true);
+    const ee = singleSiloBounds('ee', u)[0]!.damage[1]!;
+    expect(ee.unbounded).toBe(false);
+    expect(ee.exact).toBe(false); // D can reach the margin: only the documented range holds it
+    expect(everybodyElse(u)[1]! - ee.value).toBeGreaterThanOrEqual(-ratioScoreBound(u.full));
     expect(singleSiloBounds('eeMedian', u)[0]!.damage[1]!.unbounded).toBe(false);
     expect(eeMedianDamageBound(u, 0, 1)).toBeLessThan(0.1);
   });

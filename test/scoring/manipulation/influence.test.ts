@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { influenceMatrix, sensitivityMatrix } from '../../../scoring/manipulation/influence.js';
-import { SCHEMES, type Scheme, schemeScores } from '../../../scoring/private.js';
+import { SCHEMES, type Scheme, schemeScores, scoreScheme } from '../../../scoring/private.js';
 import { lateRound, sum, withReports } from './_rounds.js';
 
 describe('influence (papers/003 Table 9)', () => {
@@ -76,6 +76,8 @@ describe('sensitivity (normalizer included)', () => {
     fc.assert(
       fc.property(lateRound(3, 8), (u) => {
         for (const s of ['loo', 'ioi', 'fp', 'ee'] as const) {
+          // Within the normalizer's margin (issue 32) the scores are a fallback: Eq. 2/4's derivative does not apply.
+          if (scoreScheme(s, u).fallback !== 'none') continue;
           const m = sensitivityMatrix(s, u);
           const base = schemeScores(s, u);
           const n = base.length;
