@@ -103,6 +103,7 @@ describe('entry files of the package', () => {
     });
     expect(pkg.main).toBe('./dist/scoring/public.js');
     expect(pkg.types).toBe('./dist/scoring/public.d.ts');
-    expect(pkg.bin).toEqual({ fedscore: 'dist/src/cli/main.js' });
+    // bin/fedscore.mjs runs dist/ in an installed package, the sources in a checkout (npx fedscore)
+    expect(pkg.bin).toEqual({ fedscore: 'bin/fedscore.mjs' });
   });
 });

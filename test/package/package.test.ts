@@ -147,7 +147,16 @@ describe('npm pack → npm install → import', () => {
       expect(existsSync(join(installed, target.types)), target.types).toBe(true);
       expect(existsSync(join(installed, target.import)), target.import).toBe(true);
     }
-    expect(existsSync(join(installed, 'dist/src/cli/main.js'))).toBe(true); // the bin
+    expect(existsSync(join(installed, 'dist/src/cli/main.js'))).toBe(true); // what the bin runs
+    // The bin npm links (node_modules/.bin/fedscore here; on PATH after `npm install -g`) runs the
+    // built CLI: the tarball has no sources.
+    expect(existsSync(join(installed, 'src/cli/main.ts'))).toBe(false);
+    const help = spawnSync(join(project, 'node_modules', '.bin', 'fedscore'), ['--help'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: fedscore /);
     expect(existsSync(join(installed, 'docs/utilities.schema.json'))).toBe(true);
     // the README's links resolve inside the package (test/package/readme-links.test.ts checks each)
     for (const f of ['LICENSE', 'docs/api.md', 'docs/networked.md', 'examples/api/scoring.mjs'])
