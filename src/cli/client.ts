@@ -8,6 +8,7 @@
 import { SiloHttp } from '../client/http.js';
 import { runSilo } from '../client/silo.js';
 import { type ConsortiumFile, readConsortiumFile } from '../contract/consortium-file.js';
+import { inertText } from '../contract/inert-text.js';
 import type { LocalFormat } from '../data/local-data.js';
 import { checkLocalAgainstFile } from '../engine/consortium-of-run.js';
 import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../engine/local-run.js';
@@ -125,8 +126,9 @@ export async function readKeyFile(path: string): Promise<Uint8Array> {
 
 /** Runs `fedscore client`. @returns the exit code. */
 export async function clientCommand(o: ClientArgs): Promise<number> {
+  // Issue 32, T1: every line may quote the server (a stage, a message): inert before stderr.
   const log = (line: string) => {
-    if (!o.quiet) process.stderr.write(`${line}\n`);
+    if (!o.quiet) process.stderr.write(`${inertText(line)}\n`);
   };
   const secretKey = await readKeyFile(o.key);
   let pinned: ConsortiumFile | undefined;
@@ -136,7 +138,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
       throw new UsageError(`--consortium: '${o.consortium}' is not the consortium file's id '${pinned.id}'`);
   } catch (e) {
     if ((e as Error).name !== 'ConsortiumFileError') throw e;
-    process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+    process.stderr.write(`fedscore client: ${inertText((e as Error).message)}\n`);
     return 1;
   }
   if (!pinned)
@@ -158,7 +160,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     run = await siloRun(o, cfg, pinned?.seed ?? o.seed ?? cfg.seed ?? 1, pinned);
   } catch (e) {
     if (!SILO_ERRORS.includes((e as Error).name)) throw e;
-    process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+    process.stderr.write(`fedscore client: ${inertText((e as Error).message)}\n`);
     return 1;
   }
   const learner = await networkedLearner(cfg, { ...(o.backend ? { backend: o.backend } : {}) });
@@ -191,7 +193,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     return 0;
   } catch (e) {
     if (SILO_ERRORS.includes((e as Error).name)) {
-      process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+      process.stderr.write(`fedscore client: ${inertText((e as Error).message)}\n`);
       return 1;
     }
     throw e;

@@ -20,6 +20,7 @@ import { minimumThreshold } from '../../protocol/config.js';
 import { consortiumFileDigest } from '../contract/consortium-file.js';
 import { inferFilesOptions } from '../data/files-dataset.js';
 import { detectLocalFormat, type LocalFormat } from '../data/local-data.js';
+import { privateDir, privateTree, writePrivateFile } from '../data/private-files.js';
 import { datasetNames, FILES_DATASET } from '../data/registry.js';
 import { writeLocalData, writeNpyDataset } from '../data/write-local-data.js';
 import { consortiumFileOf } from '../engine/consortium-of-run.js';
@@ -168,8 +169,10 @@ export async function initProject(
   );
   mkdirSync(dir, { recursive: true });
   if (ownData) {
-    mkdirSync(join(dir, 'source-data'));
+    // The user's whole data set: private, as the silos' shares of it are (issue 32, P1).
+    privateDir(join(dir, 'source-data'));
     for (const [from, to] of ownData.copies) copyFileSync(from, join(dir, to));
+    privateTree(join(dir, 'source-data'));
   }
   // The model first: the run's data shape decides the MLP's input.
   const absolute: ExperimentConfig = {
@@ -189,20 +192,22 @@ export async function initProject(
     run.data.silos.map(async (ds, i) => {
       const name = `silo-${i}`;
       const folder = join('silos', name);
-      mkdirSync(join(dir, folder), { recursive: true });
+      // Issue 32, P1: the silo's folder 0700 before anything is written in it; key and data 0600.
+      privateDir(join(dir, folder));
       const key = join(folder, 'silo.key');
-      writeFileSync(join(dir, key), `${Buffer.from(secrets[i]!).toString('hex')}\n`, { mode: 0o600 });
+      writePrivateFile(join(dir, key), `${Buffer.from(secrets[i]!).toString('hex')}\n`);
       secrets[i]!.fill(0);
       const format = o.formats[i % o.formats.length]!;
       const written = await writeLocalData(join(dir, folder, 'data'), ds, format);
+      privateTree(join(dir, folder));
       const data = written.slice(dir.length + 1);
       return { name, id: i, key, data, format, examples: ds.n };
     }),
   );
   writeFileSync(join(dir, 'keys.txt'), `${publicKeys.join('\n')}\n`);
-  mkdirSync(join(dir, 'tokens'), { recursive: true });
-  writeFileSync(join(dir, 'tokens/admin.token'), `${token()}\n`, { mode: 0o600 });
-  writeFileSync(join(dir, 'tokens/viewer.token'), `${token()}\n`, { mode: 0o600 });
+  privateDir(join(dir, 'tokens'));
+  writePrivateFile(join(dir, 'tokens/admin.token'), `${token()}\n`);
+  writePrivateFile(join(dir, 'tokens/viewer.token'), `${token()}\n`);
 
   const learner = await networkedLearner(absolute, o.backend ? { backend: o.backend } : {});
   let digest: string;

@@ -17,6 +17,7 @@
  */
 import { existsSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { restrictIfPresent } from '../data/private-files.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, projectCommands, readProject } from './project.js';
 import { type PublishedScores, siloScoreTable } from './score-table.js';
@@ -70,6 +71,7 @@ export async function upCommand(
   if (existsSync(join(dir, p.db))) {
     const aside = `${p.db}.${new Date().toISOString().replace(/[:.]/g, '-')}`;
     renameSync(join(dir, p.db), join(dir, aside));
+    restrictIfPresent(join(dir, aside)); // a store an older version left 0644 (issue 32, P1)
     say(`the previous run's store is kept as ${aside}`);
   }
   const procs = new ProjectProcesses(dir, env);

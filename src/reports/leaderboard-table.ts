@@ -2,6 +2,7 @@
  * The leaderboard as rows of cells (header first) — the one layout every output prints: the
  * console of `experiment`, `score` and `audit`, report.md/report.html and the silo's own line.
  */
+import { inertText } from '../contract/inert-text.js';
 import { HEADLINE, type LeaderboardEntry, type LeaderboardFlag } from '../records/leaderboard.js';
 
 const fmt = (x: number | null | undefined, d = 4) =>
@@ -37,7 +38,7 @@ export function leaderboardRows(
     ['rank', 'silo', `headline (${HEADLINE})`, 'last round', ...columns, 'flags'],
     ...entries.map((e) => [
       String(e.rank),
-      e.name,
+      inertText(e.name), // a name from a file (issue 32, T1): no escape, and one line per silo
       fmt(e.headline),
       fmt(e.lastRound),
       ...columns.map((c) => fmt(e.scores[c])),
@@ -51,7 +52,7 @@ export function leaderboardLine(e: LeaderboardEntry, of: number, round?: number)
   const others = Object.entries(e.scores)
     .map(([m, v]) => `${m} ${fmt(v)}`)
     .join(', ');
-  return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${e.name} rank ${e.rank} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} (last round ${fmt(e.lastRound)}); ${others}; flags: ${flagWords(e.flags)}`;
+  return `leaderboard${round !== undefined ? ` after round ${round}` : ''}: ${inertText(e.name)} rank ${e.rank} of ${of}, headline (${HEADLINE}) ${fmt(e.headline)} (last round ${fmt(e.lastRound)}); ${others}; flags: ${flagWords(e.flags)}`;
 }
 
 /** Rows as aligned text columns (first two left-aligned, the flags last and unpadded). */

@@ -8,6 +8,7 @@
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { inertText, markdownText } from '../contract/inert-text.js';
 import { RAW_METHODS } from '../contract/private-scoring.js';
 import { mrsv } from '../estimators/mrsv.js';
 import { estimatorOf } from '../estimators/registry.js';
@@ -328,7 +329,8 @@ function scoresCharts(r: UtilityScores): Promise<Chart[]> {
  * round. For a scores.json: cumulative scores per method, the EE history, and with coalition
  * tables the agreement and trajectory charts. A chart without data is not drawn.
  */
-export async function buildCharts(r: Reportable): Promise<Chart[]> {
+export async function buildCharts(outside: Reportable): Promise<Chart[]> {
+  const r = withNames(outside, inertText);
   if (isUtilityScores(r)) return scoresCharts(r);
   const names = r.silos.names;
   const accuracyRows: AccuracyRow[] = r.runs.flatMap((run) =>
@@ -474,12 +476,27 @@ const titleOf = (r: Reportable) =>
     ? `scores of ${r.source.split(/[\\/]/).pop()}`
     : ((r.config as { name?: string }).name ?? 'experiment');
 
+/**
+ * `r` with its silo names passed through `as` (issue 32, T1): a name comes from a utilities file or
+ * a configuration; the charts and report.html show it inert ({@link inertText}: no control
+ * character, one line), report.md as literal markdown ({@link markdownText}: no HTML, links or
+ * table breaks).
+ */
+function withNames<R extends Reportable>(r: R, as: (name: string) => string): R {
+  return {
+    ...r,
+    silos: { ...r.silos, names: r.silos.names.map(as) },
+    ...(r.leaderboard ? { leaderboard: r.leaderboard.map((e) => ({ ...e, name: as(e.name) })) } : {}),
+  };
+}
+
 /** report.md: summary, comparison table and links to the chart files (written by the caller as `<id>.svg`). */
-export function renderMarkdown(r: Reportable, charts: Chart[], chartDir = 'charts'): string {
+export function renderMarkdown(outside: Reportable, charts: Chart[], chartDir = 'charts'): string {
+  const r = withNames(outside, markdownText);
   const outcomes = isUtilityScores(r) ? undefined : r.outcomes;
   const detection = isUtilityScores(r) ? undefined : r.comparison.detection;
   return [
-    `# fedscore report: ${titleOf(r)}`,
+    `# fedscore report: ${markdownText(titleOf(outside))}`,
     '',
     ...leaderboardMarkdown(r.leaderboard, seedWords(r), hiddenOf(r)),
     ...summaryLines(r),
@@ -522,7 +539,8 @@ const escapeHtml = (s: string) =>
   );
 
 /** report.html: one self-contained file (inline CSS and SVG; no scripts, no external resources). */
-export function renderHtml(r: Reportable, charts: Chart[]): string {
+export function renderHtml(outside: Reportable, charts: Chart[]): string {
+  const r = withNames(outside, inertText);
   const title = escapeHtml(titleOf(r));
   const outcomeSummary = isUtilityScores(r) ? undefined : r.outcomes;
   const htmlTable = (rows: string[][]) => {
