@@ -93,6 +93,11 @@ export interface PublishedScores {
   without: readonly (number | null)[];
   schemes: Readonly<Record<string, readonly (number | null)[]>>;
   quarantined: readonly { silo: number; released: boolean }[];
+  /**
+   * The silos selected for the round (null or absent: every silo). A silo that sat the round out
+   * owes no report: `missing-reports` counts only the rounds a silo was selected for (issue 37).
+   */
+  selected?: readonly number[] | null;
 }
 
 /**
@@ -125,6 +130,7 @@ export function leaderboardOfPublished(
           scores: rd.schemes,
           scored: rd.silos,
           quarantined: rd.quarantined.filter((q) => !q.released).map((q) => q.silo),
+          ...(rd.selected ? { selected: rd.selected } : {}),
         })),
       },
     ],
