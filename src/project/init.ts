@@ -30,6 +30,7 @@ import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { STARTER_MODEL, writeStarterMlp } from '../ml/starter-model.js';
 import type { ExperimentConfig } from '../records/config.js';
 import { parseConfig } from '../records/config.js';
+import { checkLocalPlans, checkRoundSize, projectStrategy } from './init-strategy.js';
 import { PROJECT_FILE, type Project } from './project.js';
 import { projectReadme } from './readme.js';
 
@@ -60,6 +61,10 @@ export interface InitArgs {
   id?: string;
   seed: number;
   backend?: string;
+  /** A networked strategy (`fedscore init --strategy`; ./init-strategy.ts); absent: FedAvg over every silo. */
+  strategy?: string;
+  /** Its silos per round k (`--clients-per-round`; only with `strategy`). */
+  clientsPerRound?: number;
 }
 
 /**
@@ -144,6 +149,10 @@ export async function initProject(
     throw new RangeError(
       `--model: expected ${BUILTIN_MODELS.join(', ')} or the path of a Layers model.json, got '${o.model}'`,
     );
+  if (o.clientsPerRound !== undefined && o.strategy === undefined)
+    throw new RangeError('--clients-per-round: only with --strategy (the strategy that selects them)');
+  const strategy =
+    o.strategy === undefined ? undefined : projectStrategy(o.strategy, o.clientsPerRound, o.silos);
   const id = o.id ?? idOfFolder(dir);
   // A user's own data: its shape and classes read off it, copied into the project (source-data/).
   const ownData = userData === undefined ? undefined : describeOwnData(userData, o);
@@ -159,6 +168,7 @@ export async function initProject(
           : ownData!.data,
       model: { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
+      ...(strategy ? { strategy } : {}),
       // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
       secureAggregation: {
         corruptSilos: o.corruptSilos,
@@ -181,6 +191,8 @@ export async function initProject(
     ...(ownData ? { data: ownData.absolute(dir) } : {}),
   };
   const data = buildConsortium(absolute, o.seed);
+  // Before anything is written: a strategy whose rounds the silos would refuse is a usage error.
+  await checkRoundSize(networkedRun(absolute, o.seed, data), minimumThreshold(o.silos, o.corruptSilos));
   if (isBuiltinModel) await writeStarterMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
   else copyLayersModel(resolve(o.model), join(dir, 'model'));
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
@@ -213,6 +225,7 @@ export async function initProject(
   let digest: string;
   try {
     const file = consortiumFileOf(run, id, publicKeys, learner, { examples: silos.map((s) => s.examples) });
+    await checkLocalPlans(run, file);
     digest = consortiumFileDigest(file);
     writeFileSync(join(dir, 'consortium.json'), `${JSON.stringify(file, null, 2)}\n`);
   } finally {
