@@ -9,8 +9,8 @@ import {
   minimumThreshold,
   weakThresholdMessage,
 } from '../../protocol/config.js';
-import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
 import { didYouMean } from '../contract/did-you-mean.js';
+import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
 import { DEFAULT_PARTITION, partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';

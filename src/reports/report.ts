@@ -43,6 +43,7 @@ import {
   type NormalizerProblem,
   normalizerProblems,
   RATIO_NOTES,
+  referenceAxisTitle,
   referenceWords,
   tablesByReference,
 } from './report-agreement.js';
@@ -209,13 +210,13 @@ function scatterCharts(r: Reportable): [string, string, TopLevelSpec][] {
       [
         `agreement-${reference}`,
         `Each score against ${reference} (${referenceWords(reference, at)}): one point per silo${seeds > 1 ? ' and seed (color: seed; a seed’s silos are its own split, so seeds are not averaged)' : ''}; ${comparedWords(at)}`,
-        scatterSpec(rows, groups, at === 'cumulative' ? reference : `${reference} (round ${at})`),
+        scatterSpec(rows, groups, referenceAxisTitle(reference, at)),
       ] as [string, string, TopLevelSpec],
     ];
   });
 }
 
-/** The per-round score trajectories of the first seed's silos, the round's exact Shapley value first. */
+/** The per-round score trajectories of the first seed's silos, the round's exact Shapley value first (when there is one). */
 function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
   const record = seedRecords(r)[0];
   if (!record) return [];
@@ -269,7 +270,10 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
   return [
     [
       'trajectories',
-      `Per-round scores of each silo${record.seed !== null ? ` (seed ${record.seed})` : ''}, the round’s exact Shapley value first; panels in the same units share their y axis unless their ranges differ fourfold (color: silo)${leftOut.length > 0 ? `; ${leftOut.join('; ')}` : ''}`,
+      `Per-round scores of each silo${record.seed !== null ? ` (seed ${record.seed})` : ''}${
+        // Issue 37: the exact Shapley value is named only when the run (or file) has it.
+        drawnMethods.includes(mrsv.name) ? ', the round’s exact Shapley value first' : ''
+      }; panels in the same units share their y axis unless their ranges differ fourfold (color: silo)${leftOut.length > 0 ? `; ${leftOut.join('; ')}` : ''}`,
       trajectoriesSpec(rows, groups),
     ],
   ];
