@@ -17,6 +17,7 @@
  */
 import { existsSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { inertLines, inertText } from '../contract/inert-text.js';
 import { restrictIfPresent } from '../data/private-files.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, projectCommands, readProject } from './project.js';
@@ -66,7 +67,9 @@ export async function upCommand(
   const who = (ids: readonly number[]) =>
     ids.length === 0 ? 'none' : ids.map((i) => names[i] ?? `silo ${i}`).join(', ');
   const t0 = Date.now();
-  const say = (line: string) => out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
+  // A line quotes the service's answers and the processes' output (issue 32, T1): no escapes.
+  const say = (line: string) =>
+    out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${inertLines(line)}\n`);
   // A previous run's store holds the consortium already: kept aside, not reused.
   if (existsSync(join(dir, p.db))) {
     const aside = `${p.db}.${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -238,7 +241,7 @@ export async function upCommand(
     while (silos.some(ProjectProcesses.running) && Date.now() - leaving < 30_000 && !interrupted)
       await pause(100);
     const scores = await api<PublishedScores>('/scores');
-    if (scores) out(siloScoreTable(scores, names));
+    if (scores) out(siloScoreTable(scores, names.map(inertText)));
     say(
       `${total} rounds: ${total - aborted} scored, ${aborted} aborted; dropouts: ${dead.size === 0 ? 'none' : who([...dead])}`,
     );
