@@ -176,7 +176,9 @@ async function expectNoFalseMissingReports(r: Awaited<ReturnType<typeof both>>) 
   const missing = (entries: readonly LeaderboardEntry[]) =>
     entries.filter((e) => e.flags.some((f) => f.kind === 'missing-reports')).map((e) => e.name);
   expect(missing(board)).toEqual([]);
-  expect(missing(leaderboardOfPublished(['silo-0', 'silo-1', 'silo-2', 'silo-3'], r.served.rounds))).toEqual([]);
+  expect(missing(leaderboardOfPublished(['silo-0', 'silo-1', 'silo-2', 'silo-3'], r.served.rounds))).toEqual(
+    [],
+  );
   // Each silo's own line after its last round (src/client/silo.ts logOwnLines).
   r.logs.forEach((lines, i) => {
     const own = lines.filter((l) => l.startsWith(`silo ${i} leaderboard`));
