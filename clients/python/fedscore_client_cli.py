@@ -51,9 +51,11 @@ def round_table(r: dict) -> str:
     schemes = list(r["schemes"])
     ids = _silos({"withOnly": r["withOnly"], "without": r["without"], **r["schemes"]})
     quarantined = {q["silo"] for q in r.get("quarantined", [])}
+    # the silos the strategy selected (None or absent: every silo); one left out owes no report
+    selected = r.get("selected")
     rows = [
         [
-            f"{i}{' (quarantined)' if i in quarantined else ''}",
+            f"{i}{' (quarantined)' if i in quarantined else ''}{' (not selected)' if selected is not None and i not in selected else ''}",
             _number(r["withOnly"][i]),
             _number(r["without"][i]),
             *(_number(r["schemes"][s][i]) for s in schemes),
@@ -69,7 +71,13 @@ def cumulative_table(c: dict) -> str:
     """Every scored round: the per-silo cumulative score of each scheme, then the rounds scored."""
     schemes = list(c["cumulative"])
     ids = _silos(c["cumulative"])
-    rows = [[str(i), *(_number(c["cumulative"][s][i]) for s in schemes)] for i in ids]
+
+    def cell(s: str, i: int) -> str:
+        # The service sums 0 where a silo has no score; a silo with no score yet shows "–".
+        scored = any(i < len(r["schemes"].get(s, [])) and r["schemes"][s][i] is not None for r in c["rounds"])
+        return _number(c["cumulative"][s][i]) if scored else "–"
+
+    rows = [[str(i), *(cell(s, i) for s in schemes)] for i in ids]
     rounds = [str(r["round"]) for r in c["rounds"]]
     head = f"consortium {c['consortium']}: cumulative scores over {len(rounds)} scored round{'s' if len(rounds) != 1 else ''} ({', '.join(rounds) or 'none yet'})"
     return head + "\n" + table(["silo", *schemes], rows)

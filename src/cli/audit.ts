@@ -8,6 +8,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AuditResult, auditExperiment, auditUtilities } from '../audit/audit.js';
+import { inertLines } from '../contract/inert-text.js';
 import { type LeaderboardEntry, withAuditFlags } from '../records/leaderboard.js';
 import { type ExperimentResults, RESULTS_SCHEMA_VERSIONS } from '../records/results.js';
 import { hiddenSchemes } from '../records/shown-schemes.js';
@@ -54,7 +55,9 @@ export async function auditCommand(values: AuditFlags): Promise<number> {
     const board = withAuditFlags(leaderboard ?? [], audit);
     if (values.out === undefined) {
       process.stdout.write(
-        `${boardText(board)}${summary(audit, values.utilities, t0)}\n(--out <dir> writes audit.json, docs/audit.md)\n`,
+        inertLines(
+          `${boardText(board)}${summary(audit, values.utilities, t0)}\n(--out <dir> writes audit.json, docs/audit.md)\n`,
+        ),
       );
       return 0;
     }
@@ -125,8 +128,11 @@ async function writeAudit(
       before && text.includes(before) ? text.replace(before, `${section}\n${before}`) : `${text}\n${section}`;
     await writeFile(path, text);
   }
+  // Names come from files (issue 32, T1): escapes go before stdout.
   process.stdout.write(
-    `${boardText(board, hidden)}${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
+    inertLines(
+      `${boardText(board, hidden)}${summary(audit, what, t0)}\nwrote ${join(dir, 'audit.json')}${patched.length > 0 ? `; audit section added to ${patched.reverse().join(' and ')}` : ''}\n`,
+    ),
   );
   return 0;
 }

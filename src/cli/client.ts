@@ -9,6 +9,7 @@ import { SiloHttp } from '../client/http.js';
 import { journalPathOf, SiloJournal } from '../client/journal.js';
 import { runSilo } from '../client/silo.js';
 import { type ConsortiumFile, readConsortiumFile } from '../contract/consortium-file.js';
+import { inertText } from '../contract/inert-text.js';
 import { DATA_FORMAT_NAMES } from '../data/formats/registry.js';
 import { checkLocalAgainstFile } from '../engine/consortium-of-run.js';
 import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../engine/local-run.js';
@@ -136,8 +137,9 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     throw new UsageError(
       `--data-format: expected one of ${DATA_FORMAT_NAMES.join(', ')}, got '${o.dataFormat}'`,
     );
+  // Issue 32, T1: every line may quote the server (a stage, a message): inert before stderr.
   const log = (line: string) => {
-    if (!o.quiet) process.stderr.write(`${line}\n`);
+    if (!o.quiet) process.stderr.write(`${inertText(line)}\n`);
   };
   const secretKey = await readKeyFile(o.key);
   let pinned: ConsortiumFile | undefined;
@@ -147,7 +149,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
       throw new UsageError(`--consortium: '${o.consortium}' is not the consortium file's id '${pinned.id}'`);
   } catch (e) {
     if ((e as Error).name !== 'ConsortiumFileError') throw e;
-    process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+    process.stderr.write(`fedscore client: ${inertText((e as Error).message)}\n`);
     return 1;
   }
   if (!pinned)
@@ -169,7 +171,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     run = await siloRun(o, cfg, pinned?.seed ?? o.seed ?? cfg.seed ?? 1, pinned);
   } catch (e) {
     if (!SILO_ERRORS.includes((e as Error).name)) throw e;
-    process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+    process.stderr.write(`fedscore client: ${inertText((e as Error).message)}\n`);
     return 1;
   }
   let journal: SiloJournal;
@@ -213,7 +215,7 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     return 0;
   } catch (e) {
     if (SILO_ERRORS.includes((e as Error).name)) {
-      process.stderr.write(`fedscore client: ${(e as Error).message}\n`);
+      process.stderr.write(`fedscore client: ${inertText((e as Error).message)}\n`);
       return 1;
     }
     throw e;

@@ -7,6 +7,7 @@
  * The admin token comes from FEDSCORE_ADMIN_TOKEN. Rounds are then opened with `fedscore rounds
  * open` (POST /v1/consortia/:cid/rounds).
  */
+import { inertText } from '../contract/inert-text.js';
 import { consortiumInput, initialModel, networkedLearner, networkedRun } from '../engine/networked.js';
 import { loadConfig } from './_config.js';
 import { readFlagFile, UsageError } from './_flags.js';
@@ -56,7 +57,7 @@ export async function registerConsortium(
   });
   if (created.status !== 201) {
     process.stderr.write(
-      `fedscore ${command}: POST /v1/consortia: HTTP ${created.status} ${await created.text()}\n`,
+      `fedscore ${command}: POST /v1/consortia: HTTP ${created.status} ${inertText(await created.text())}\n`,
     );
     return false;
   }
@@ -66,7 +67,9 @@ export async function registerConsortium(
     body: new Uint8Array(m0.buffer, m0.byteOffset, m0.byteLength),
   });
   if (model.status !== 204) {
-    process.stderr.write(`fedscore ${command}: PUT model: HTTP ${model.status} ${await model.text()}\n`);
+    process.stderr.write(
+      `fedscore ${command}: PUT model: HTTP ${model.status} ${inertText(await model.text())}\n`,
+    );
     return false;
   }
   return true;

@@ -4,6 +4,7 @@
  */
 
 import { resolve } from 'node:path';
+import { inertLines } from '../contract/inert-text.js';
 import type { ProgressEvent } from '../engine/engine.js';
 import { assembleResults, runExperiment } from '../engine/experiment.js';
 import { dataShapeOf } from '../engine/setup.js';
@@ -186,7 +187,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
     const results = await runSeeds(cfg, seeds, values, learner, onProgress, log);
     if (schemes) results.schemes = schemes;
     const files = await writeOutputs(values.out, results);
-    process.stdout.write(experimentSummary(results, files));
+    process.stdout.write(inertLines(experimentSummary(results, files))); // names from files (issue 32, T1)
     return 0;
   } finally {
     await learner.close();

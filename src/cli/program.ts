@@ -165,12 +165,19 @@ export async function runCli(
     await program.parseAsync(argv.length > 0 ? [...argv] : ['--help'], { from: 'user' });
     return code;
   } catch (e) {
-    return report(e, active, io);
+    // Loaded only here, so that --help loads no module outside src/cli (test/cli/lazy.test.ts).
+    const { inertLines } = await import('../contract/inert-text.js');
+    return report(e, active, io, inertLines);
   }
 }
 
 /** Writes an error the way its kind is reported (see the module comment). @returns the exit code. */
-function report(e: unknown, command: Command | undefined, io: CliIo): number {
+function report(
+  e: unknown,
+  command: Command | undefined,
+  io: CliIo,
+  inertLines: (text: string) => string,
+): number {
   let error = e as Error | undefined;
   if (e instanceof CommanderError) {
     if (e.exitCode === 0) return 0; // help or version, printed
@@ -180,14 +187,15 @@ function report(e: unknown, command: Command | undefined, io: CliIo): number {
   }
   if (error instanceof UsageError) {
     const help = command ? `fedscore ${command.name()} --help` : 'fedscore --help';
-    io.err(`fedscore: ${error.message}\nRun "${help}" for usage.\n`);
+    io.err(`fedscore: ${inertLines(error.message)}\nRun "${help}" for usage.\n`);
     return 2;
   }
+  // Messages quote files and the service (issue 32, T1): escapes go, their own line breaks stay.
   if (error && INPUT_ERRORS.has(error.name)) {
-    io.err(`fedscore: ${error.message}\n`);
+    io.err(`fedscore: ${inertLines(error.message)}\n`);
     return 2;
   }
   const known = RUNTIME_ERRORS.has(error?.name ?? '');
-  io.err(`fedscore: ${known ? error!.message : String(error?.stack ?? e)}\n`);
+  io.err(`fedscore: ${inertLines(known ? error!.message : String(error?.stack ?? e))}\n`);
   return 1;
 }

@@ -15,6 +15,7 @@
  */
 
 import type { ErrorCode } from '../contract/error-codes.js';
+import { inertLines } from '../contract/inert-text.js';
 import {
   type Consortium,
   isTerminal,
@@ -64,8 +65,10 @@ const CONSORTIUM_NOT_FOUND: ErrorCode = 'FEDSCORE_ERR_CONSORTIUM_NOT_FOUND';
 /** Runs `fedscore rounds <action>`. @returns the exit code. */
 export async function roundsCommand(
   o: RoundsArgs,
-  out: (s: string) => void = (s) => process.stdout.write(s),
+  print: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<number> {
+  // Stages, details and codes are the service's words (issue 32, T1): no escape reaches the terminal.
+  const out = (s: string) => print(inertLines(s));
   const token = 'token' in o ? o.token : (await readFlagFile('token-file', o.tokenFile)).trim();
   if (token.length === 0)
     throw new UsageError(`--token-file: ${'tokenFile' in o ? o.tokenFile : ''} is empty`);

@@ -4,6 +4,7 @@
  * report and charts of an experiment (src/reports/outputs.ts).
  */
 
+import { inertLines } from '../contract/inert-text.js';
 import { REFERENCE, scoreUtilities } from '../records/utility-scores.js';
 import {
   agreementLines,
@@ -53,28 +54,31 @@ export async function scoreCommand(flags: ScoreFlags): Promise<number> {
   const skipped = scores.rounds.filter((r) => r.skipped !== undefined).map((r) => r.round);
   // FP's reversal note only where FP was asked for (--schemes): it is not shown otherwise.
   const fp = hiddenOf(scores).has('fp') ? [] : fpSignWarnings(scores);
+  // Names and the file's path come from outside (issue 32, T1): escapes go before stdout.
   process.stdout.write(
-    [
-      '',
-      `${leaderboardHeading()}:`,
-      '',
-      textColumns(leaderboardRows(scores.leaderboard ?? [], hiddenOf(scores))),
-      ...agreementLines(scores.leaderboard ?? []).map((l) => `  ${l}`),
-      '',
-      `Scores of ${flags.utilities}: ${scores.silos.count} silos, ${scores.rounds.length} rounds${skipped.length > 0 ? ` (not scored, fewer than 2 reports: ${skipped.join(', ')})` : ''}; the leaderboard's columns are cumulative over rounds.`,
-      '',
-      ...(scores.comparison
-        ? [`Agreement with ${REFERENCE} (cumulative scores):`, '', textTable(comparisonRows(scores)), '']
-        : ['No reference: the file has no coalition tables (a `table` in every round gives MR-SV).', '']),
-      ...(fp.length > 0
-        ? [
-            `note: the Fair-Private normalizer Σα was ≤ 0 (${fp.join('; ')}): there FP reverses the ranking (report.md); the headline score does not.`,
-            '',
-          ]
-        : []),
-      `wrote ${written.slice(0, 3).join(', ')} (+ charts)`,
-      '',
-    ].join('\n'),
+    inertLines(
+      [
+        '',
+        `${leaderboardHeading()}:`,
+        '',
+        textColumns(leaderboardRows(scores.leaderboard ?? [], hiddenOf(scores))),
+        ...agreementLines(scores.leaderboard ?? []).map((l) => `  ${l}`),
+        '',
+        `Scores of ${flags.utilities}: ${scores.silos.count} silos, ${scores.rounds.length} rounds${skipped.length > 0 ? ` (not scored, fewer than 2 reports: ${skipped.join(', ')})` : ''}; the leaderboard's columns are cumulative over rounds.`,
+        '',
+        ...(scores.comparison
+          ? [`Agreement with ${REFERENCE} (cumulative scores):`, '', textTable(comparisonRows(scores)), '']
+          : ['No reference: the file has no coalition tables (a `table` in every round gives MR-SV).', '']),
+        ...(fp.length > 0
+          ? [
+              `note: the Fair-Private normalizer Σα was ≤ 0 (${fp.join('; ')}): there FP reverses the ranking (report.md); the headline score does not.`,
+              '',
+            ]
+          : []),
+        `wrote ${written.slice(0, 3).join(', ')} (+ charts)`,
+        '',
+      ].join('\n'),
+    ),
   );
   return 0;
 }

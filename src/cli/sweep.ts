@@ -1,4 +1,5 @@
 /** The actions of `fedscore sweep submit|status|collect` (flags: src/cli/commands/sweep.ts). */
+import { inertLines } from '../contract/inert-text.js';
 import { DEFAULT_POLICY } from '../sweep/queue.js';
 import type { SweepStatus } from '../sweep/status.js';
 import { loadConfig } from './_config.js';
@@ -64,7 +65,7 @@ export async function sweepCommand(a: SweepArgs): Promise<number> {
     process.stdout.write(
       a.json
         ? `${JSON.stringify({ id: s.id, configs: s.configs, failures: s.failures }, null, 2)}\n`
-        : statusTable(s),
+        : inertLines(statusTable(s)), // labels and errors read back from the database (issue 32, T1)
     );
     return 0;
   }

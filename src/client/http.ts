@@ -17,6 +17,7 @@
  */
 
 import type { ErrorCode } from '../contract/error-codes.js';
+import { inertText } from '../contract/inert-text.js';
 import { randomNonce, signRequest } from '../contract/signing.js';
 import {
   type AnswerLimits,
@@ -32,14 +33,19 @@ export { type AnswerLimits, AnswerRefusedError, DEFAULT_ANSWER_LIMITS } from './
 
 /** An error answer of the service: its catalogue code (docs/errors.md) and message. */
 export class ServiceResponseError extends Error {
+  /** The service's code and message, made inert (issue 32, T1): they are printed. */
+  readonly code: string;
+  readonly detail: string;
   constructor(
     readonly status: number,
-    readonly code: string,
-    readonly detail: string,
+    code: string,
+    detail: string,
     readonly request: string,
   ) {
-    super(`${request}: HTTP ${status} ${code}: ${detail}`);
+    super(`${request}: HTTP ${status} ${inertText(code)}: ${inertText(detail)}`);
     this.name = 'ServiceResponseError';
+    this.code = inertText(code);
+    this.detail = inertText(detail);
   }
 
   /** Whether the service answered with `code` (a catalogue code: a misspelt one does not compile). */
@@ -309,11 +315,13 @@ export class SiloHttp {
 
 /** The `{ code, message }` of an error body (or a placeholder for a body that is not one). */
 export function errorOf(bytes: Uint8Array): { code: string; message: string } {
+  // The server's words, made inert where they are read (issue 32, T1): they end up on a terminal.
   try {
     const v = JSON.parse(new TextDecoder().decode(bytes)) as { code?: unknown; message?: unknown };
-    if (typeof v.code === 'string') return { code: v.code, message: String(v.message ?? '') };
+    if (typeof v.code === 'string')
+      return { code: inertText(v.code), message: inertText(String(v.message ?? '')) };
   } catch {}
-  return { code: 'UNKNOWN', message: new TextDecoder().decode(bytes.subarray(0, 200)) };
+  return { code: 'UNKNOWN', message: inertText(new TextDecoder().decode(bytes.subarray(0, 200))) };
 }
 
 function describeNetworkError(e: unknown): string {

@@ -46,6 +46,7 @@ import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
 import { type ConsortiumFile, compareWithServed, consortiumFileDigest } from '../contract/consortium-file.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../contract/defaults.js';
+import { inertText } from '../contract/inert-text.js';
 import type { PublishedRound, RoundPlan } from '../contract/networked-plan.js';
 import { clipUtility } from '../contract/private-scoring.js';
 import type { Aggregate, Consortium, Round } from '../contract/schemas.js';
@@ -160,7 +161,7 @@ export interface SiloOptions {
   /** First and last round to take part in. */
   readonly firstRound: number;
   readonly lastRound: number;
-  /** Progress lines. */
+  /** Progress lines (each made inert first: they quote the server's words; issue 32, T1). */
   readonly log?: (line: string) => void;
   /** Polling backoff (default 20 ms growing ×1.5 to 500 ms). */
   readonly poll?: { readonly initialMs: number; readonly maxMs: number };
@@ -301,7 +302,11 @@ export function siloRoundConfig(c: ConsortiumView, run: NetworkedRun, round: num
  * @throws SiloSetupError before the first round when the consortium does not match; UnreachableError
  *   when the service stays unreachable; ServiceResponseError for an answer the silo cannot go on from.
  */
-export async function runSilo(o: SiloOptions): Promise<RoundOutcome[]> {
+export async function runSilo(options: SiloOptions): Promise<RoundOutcome[]> {
+  // Issue 32, T1: every progress line quotes the server's words (a stage, a detail, a message), so
+  // each is made inert (no escape, no line break) before the caller's sink sees it.
+  const sink = options.log;
+  const o: SiloOptions = sink ? { ...options, log: (line) => sink(inertText(line)) } : options;
   const { http, run, learner } = o;
   const silo = http.silo;
   const log = o.log ?? (() => {});

@@ -392,6 +392,10 @@ export const RoundScores = Obj({
   quarantined: Type.Array(QuarantinedReport, {
     description: 'reports the detector flagged: their silos are not scored unless released',
   }),
+  selected: Type.Union([Ids, Type.Null()], {
+    description:
+      "the silos the consortium's strategy selected for this round (null: every silo); a silo not selected owes no report",
+  }),
 });
 export type RoundScores = Static<typeof RoundScores>;
 

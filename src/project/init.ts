@@ -21,6 +21,7 @@ import { consortiumFileDigest } from '../contract/consortium-file.js';
 import { inferFilesOptions } from '../data/files-dataset.js';
 import { dataFormat } from '../data/formats/registry.js';
 import { detectLocalFormat, type LocalFormat } from '../data/local-data.js';
+import { privateDir, privateTree, writePrivateFile } from '../data/private-files.js';
 import { datasetNames, FILES_DATASET } from '../data/registry.js';
 import { writeLocalData, writeNpyDataset } from '../data/write-local-data.js';
 import { consortiumFileOf } from '../engine/consortium-of-run.js';
@@ -30,6 +31,7 @@ import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { STARTER_MODEL, writeStarterMlp } from '../ml/starter-model.js';
 import type { ExperimentConfig } from '../records/config.js';
 import { parseConfig } from '../records/config.js';
+import { checkLocalPlans, checkRoundSize, projectStrategy } from './init-strategy.js';
 import { PROJECT_FILE, type Project } from './project.js';
 import { projectReadme } from './readme.js';
 
@@ -60,6 +62,10 @@ export interface InitArgs {
   id?: string;
   seed: number;
   backend?: string;
+  /** A networked strategy (`fedscore init --strategy`; ./init-strategy.ts); absent: FedAvg over every silo. */
+  strategy?: string;
+  /** Its silos per round k (`--clients-per-round`; only with `strategy`). */
+  clientsPerRound?: number;
 }
 
 /**
@@ -162,6 +168,10 @@ export async function initProject(
     throw new RangeError(
       `--model: expected ${BUILTIN_MODELS.join(', ')} or the path of a Layers model.json, got '${o.model}'`,
     );
+  if (o.clientsPerRound !== undefined && o.strategy === undefined)
+    throw new RangeError('--clients-per-round: only with --strategy (the strategy that selects them)');
+  const strategy =
+    o.strategy === undefined ? undefined : projectStrategy(o.strategy, o.clientsPerRound, o.silos);
   const id = o.id ?? idOfFolder(dir);
   // A user's own data: its shape and classes read off it, copied into the project (source-data/).
   const ownData = userData === undefined ? undefined : describeOwnData(userData, o);
@@ -177,6 +187,7 @@ export async function initProject(
           : ownData!.data,
       model: { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
+      ...(strategy ? { strategy } : {}),
       // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
       secureAggregation: {
         corruptSilos: o.corruptSilos,
@@ -187,8 +198,10 @@ export async function initProject(
   );
   mkdirSync(dir, { recursive: true });
   if (ownData) {
-    mkdirSync(join(dir, 'source-data'));
+    // The user's whole data set: private, as the silos' shares of it are (issue 32, P1).
+    privateDir(join(dir, 'source-data'));
     for (const [from, to] of ownData.copies) copyFileSync(from, join(dir, to));
+    privateTree(join(dir, 'source-data'));
   }
   // The model first: the run's data shape decides the MLP's input.
   const absolute: ExperimentConfig = {
@@ -197,6 +210,8 @@ export async function initProject(
     ...(ownData ? { data: ownData.absolute(dir) } : {}),
   };
   const data = buildConsortium(absolute, o.seed);
+  // Before anything is written: a strategy whose rounds the silos would refuse is a usage error.
+  await checkRoundSize(networkedRun(absolute, o.seed, data), minimumThreshold(o.silos, o.corruptSilos));
   if (isBuiltinModel) await writeStarterMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
   else copyLayersModel(resolve(o.model), join(dir, 'model'));
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
@@ -208,25 +223,28 @@ export async function initProject(
     run.data.silos.map(async (ds, i) => {
       const name = `silo-${i}`;
       const folder = join('silos', name);
-      mkdirSync(join(dir, folder), { recursive: true });
+      // Issue 32, P1: the silo's folder 0700 before anything is written in it; key and data 0600.
+      privateDir(join(dir, folder));
       const key = join(folder, 'silo.key');
-      writeFileSync(join(dir, key), `${Buffer.from(secrets[i]!).toString('hex')}\n`, { mode: 0o600 });
+      writePrivateFile(join(dir, key), `${Buffer.from(secrets[i]!).toString('hex')}\n`);
       secrets[i]!.fill(0);
       const format = o.formats[i % o.formats.length]!;
       const written = await writeLocalData(join(dir, folder, 'data'), ds, format);
+      privateTree(join(dir, folder));
       const data = written.slice(dir.length + 1);
       return { name, id: i, key, data, format, examples: ds.n };
     }),
   );
   writeFileSync(join(dir, 'keys.txt'), `${publicKeys.join('\n')}\n`);
-  mkdirSync(join(dir, 'tokens'), { recursive: true });
-  writeFileSync(join(dir, 'tokens/admin.token'), `${token()}\n`, { mode: 0o600 });
-  writeFileSync(join(dir, 'tokens/viewer.token'), `${token()}\n`, { mode: 0o600 });
+  privateDir(join(dir, 'tokens'));
+  writePrivateFile(join(dir, 'tokens/admin.token'), `${token()}\n`);
+  writePrivateFile(join(dir, 'tokens/viewer.token'), `${token()}\n`);
 
   const learner = await networkedLearner(absolute, o.backend ? { backend: o.backend } : {});
   let digest: string;
   try {
     const file = consortiumFileOf(run, id, publicKeys, learner, { examples: silos.map((s) => s.examples) });
+    await checkLocalPlans(run, file);
     digest = consortiumFileDigest(file);
     writeFileSync(join(dir, 'consortium.json'), `${JSON.stringify(file, null, 2)}\n`);
   } finally {

@@ -4,9 +4,10 @@
  * `<project>/logs/<name>.log`; stopped together (SIGTERM, then SIGKILL after a grace period).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { privateDir, privateFile } from '../data/private-files.js';
 
 /** `node [loader] <fedscore main>`: how to start this same CLI as a child process. */
 export function cliInvocation(): { command: string; args: string[] } {
@@ -45,8 +46,8 @@ export class ProjectProcesses {
     private readonly dir: string,
     private readonly env: Record<string, string>,
   ) {
-    this.logs = join(dir, 'logs');
-    mkdirSync(this.logs, { recursive: true });
+    // Issue 32, P1: the logs hold the service's and the silos' lines (ids, tokens in URLs): 0700/0600.
+    this.logs = privateDir(join(dir, 'logs'));
   }
 
   /** Starts `fedscore <args>` as `name` (its log: logs/<name>.log). */
@@ -59,7 +60,7 @@ export class ProjectProcesses {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const log = createWriteStream(join(this.logs, `${name}.log`));
+    const log = createWriteStream(privateFile(join(this.logs, `${name}.log`)));
     const lines: string[] = [];
     let buf = '';
     const onData = (d: Buffer) => {

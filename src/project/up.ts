@@ -18,7 +18,9 @@
 import { existsSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { journalPathOf } from '../client/journal.js';
+import { inertLines, inertText } from '../contract/inert-text.js';
 import { type Round, type StageProgress, TERMINAL_STAGES } from '../contract/schemas.js';
+import { restrictIfPresent } from '../data/private-files.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, projectCommands, readProject } from './project.js';
 import { type PublishedScores, siloScoreTable } from './score-table.js';
@@ -57,12 +59,15 @@ export async function upCommand(
   const who = (ids: readonly number[]) =>
     ids.length === 0 ? 'none' : ids.map((i) => names[i] ?? `silo ${i}`).join(', ');
   const t0 = Date.now();
-  const say = (line: string) => out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
+  // A line quotes the service's answers and the processes' output (issue 32, T1): no escapes.
+  const say = (line: string) =>
+    out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${inertLines(line)}\n`);
   // A previous run's store holds the consortium already: kept aside, not reused.
   if (existsSync(join(dir, p.db))) {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const aside = `${p.db}.${stamp}`;
     renameSync(join(dir, p.db), join(dir, aside));
+    restrictIfPresent(join(dir, aside)); // a store an older version left 0644 (issue 32, P1)
     say(`the previous run's store is kept as ${aside}`);
     // So are the silos' journals (src/client/journal.ts): the new run starts a new consortium from
     // the same M0, which a silo's journal refuses once it unmasked on M0 (issue 32, R1). Here one
@@ -236,7 +241,7 @@ export async function upCommand(
     while (silos.some(ProjectProcesses.running) && Date.now() - leaving < 30_000 && !interrupted)
       await pause(100);
     const scores = await api<PublishedScores>('/scores');
-    if (scores) out(siloScoreTable(scores, names));
+    if (scores) out(siloScoreTable(scores, names.map(inertText)));
     say(
       `${total} rounds: ${total - aborted} scored, ${aborted} aborted; dropouts: ${dead.size === 0 ? 'none' : who([...dead])}`,
     );

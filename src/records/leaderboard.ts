@@ -109,7 +109,14 @@ const scoredSilos = (rd: LeaderboardRound) =>
 export type PublishedScores = Pick<
   RoundScores,
   'round' | 'silos' | 'utilities' | 'withOnly' | 'without' | 'schemes'
-> & { quarantined: readonly Pick<QuarantinedReport, 'silo' | 'released'>[] };
+> & {
+  quarantined: readonly Pick<QuarantinedReport, 'silo' | 'released'>[];
+  /**
+   * The silos selected for the round (null or absent: every silo). A silo that sat the round out
+   * owes no report: `missing-reports` counts only the rounds a silo was selected for (issue 37).
+   */
+  selected?: RoundScores['selected'];
+};
 
 /**
  * The leaderboard of a networked consortium's published rounds (the dashboard's and
@@ -141,6 +148,7 @@ export function leaderboardOfPublished(
           scores: rd.schemes,
           scored: rd.silos,
           quarantined: rd.quarantined.filter((q) => !q.released).map((q) => q.silo),
+          ...(rd.selected ? { selected: rd.selected } : {}),
         })),
       },
     ],

@@ -148,15 +148,74 @@ function* utilities(file: Static<typeof UtilitiesFileSchema>): Generator<[string
   }
 }
 
-/** The percent hint for a value in (1, 100] under a range whose top is 1. */
-const percentHint = (v: number, hi: number) =>
-  hi === 1 && v > 1 && v <= 100
-    ? ` — ${v} looks like a percentage (100·correct/total): write ${v / 100}, the fraction`
-    : '';
+/**
+ * Which of the values outside a range whose top is 1 look like percentages (issue 37): a value in
+ * (1, 100] whose hundredth lies among the file's values inside the range (half the smallest
+ * positive to 1.5 times the largest, at most 1) — 62 beside accuracies of 0.5 … 0.8 — or any value
+ * in (1, 100] when such values are at least half the file. 1.02 beside accuracies of 0.6 is not
+ * one (0.0102 is no accuracy of that file): it is just outside the range.
+ */
+function percentLike(
+  outside: readonly number[],
+  inside: readonly number[],
+  total: number,
+): (v: number) => boolean {
+  const candidates = outside.filter((v) => v > 1 && v <= 100);
+  const positive = inside.filter((v) => v > 0);
+  if (candidates.length * 2 >= total || positive.length === 0) return (v) => v > 1 && v <= 100;
+  const lo = 0.5 * Math.min(...positive);
+  const hi = Math.min(1, 1.5 * Math.max(...positive));
+  return (v) => v > 1 && v <= 100 && v / 100 >= lo && v / 100 <= hi;
+}
+
+/**
+ * The problems of the values outside [lo, hi]: one line each, except that the values that look
+ * like percentages (see {@link percentLike}) become one grouped line with the fix — declare
+ * `"range": [0, 100]`, or write fractions — instead of one near-identical line per value.
+ */
+function outsideIssues(
+  outside: readonly [string, number][],
+  inside: readonly number[],
+  total: number,
+  hi: number,
+  what: (v: number) => string,
+  fix: string,
+): SchemaIssue[] {
+  const isPercent =
+    hi === 1
+      ? percentLike(
+          outside.map(([, v]) => v),
+          inside,
+          total,
+        )
+      : () => false;
+  const percent = outside.filter(([, v]) => isPercent(v));
+  const out: SchemaIssue[] = [];
+  for (const [path, v] of outside) {
+    if (percent.length > 0 && isPercent(v)) {
+      if (path !== percent[0]![0]) continue;
+      out.push({
+        path,
+        // One such value among fractions is a typo (write the fraction); many are a file in percent.
+        message:
+          percent.length === 1
+            ? `${what(v)} — ${v} looks like a percentage (100·correct/total): write ${v / 100}, the fraction`
+            : `${what(v)}; so ${percent.length === 2 ? 'is 1 more utility' : `are ${percent.length - 1} more utilities`} in (1, 100] (${percent
+                .slice(1, 4)
+                .map(([p]) => p)
+                .join(
+                  ', ',
+                )}${percent.length > 4 ? ', …' : ''}): the file looks like percentages (100·correct/total) — ${fix}`,
+      });
+    } else out.push({ path, message: what(v) });
+  }
+  return out;
+}
 
 /**
  * The utilities outside the file's declared range (`range`, default [0, 1]), outside the command's
- * `range` or beyond ±MAX_UTILITY_MAGNITUDE, in file order.
+ * `range` or beyond ±MAX_UTILITY_MAGNITUDE, in file order (values that look like percentages
+ * grouped into one problem).
  */
 function rangeIssues(
   file: Static<typeof UtilitiesFileSchema>,
@@ -166,24 +225,47 @@ function rangeIssues(
   const declared = file.range ?? DEFAULT_UTILITY_RANGE;
   if (file.range && !(file.range[0]! < file.range[1]!))
     out.push({ path: 'range', message: `expected [lo, hi] with lo < hi, got [${file.range.join(', ')}]` });
-  for (const [path, v] of utilities(file)) {
+  const all = [...utilities(file)];
+  const outsideDeclared: [string, number][] = [];
+  const outsideCommand: [string, number][] = [];
+  const inside: number[] = [];
+  for (const [path, v] of all) {
     if (!(Math.abs(v) <= MAX_UTILITY_MAGNITUDE))
       out.push({
         path,
         message: `${v} is beyond ±${MAX_UTILITY_MAGNITUDE.toExponential()}, the largest utility read (accuracies lie in [0, 1])`,
       });
-    else if (!(v >= declared[0]! && v <= declared[1]!))
-      out.push({
-        path,
-        message: `${v} is outside the declared range [${declared[0]}, ${declared[1]}]${file.range ? ' (`range`)' : ' (the default; a file of other utilities declares `range`)'}${percentHint(v, declared[1]!)}`,
-      });
-    else if (range && !(v >= range[0] && v <= range[1]))
-      out.push({
-        path,
-        message: `${v} is outside [${range[0]}, ${range[1]}], the range this command takes${percentHint(v, range[1])}`,
-      });
+    else if (!(v >= declared[0]! && v <= declared[1]!)) outsideDeclared.push([path, v]);
+    else if (range && !(v >= range[0] && v <= range[1])) outsideCommand.push([path, v]);
+    else inside.push(v);
   }
-  return out;
+  out.push(
+    ...outsideIssues(
+      outsideDeclared,
+      inside,
+      all.length,
+      declared[1]!,
+      (v) =>
+        `${v} is outside the declared range [${declared[0]}, ${declared[1]}]${file.range ? ' (`range`)' : ' (the default; a file of other utilities declares `range`)'}`,
+      range && range[1] === 1
+        ? `this command takes [${range[0]}, ${range[1]}]: write each as a fraction (v → v/100)`
+        : `declare \`"range": [0, 100]\` in the file (the scores are then in the same units), or write each as a fraction (v → v/100)`,
+    ),
+  );
+  if (range)
+    out.push(
+      ...outsideIssues(
+        outsideCommand,
+        inside,
+        all.length,
+        range[1],
+        (v) => `${v} is outside [${range[0]}, ${range[1]}], the range this command takes`,
+        `this command takes [${range[0]}, ${range[1]}]: write each as a fraction (v → v/100)`,
+      ),
+    );
+  // In file order, whatever the kind.
+  const order = new Map(all.map(([path], k) => [path, k]));
+  return out.sort((a, b) => (order.get(a.path) ?? -1) - (order.get(b.path) ?? -1));
 }
 
 /** What the schema cannot check: lengths against the number of silos, paired nulls, order, tables. */

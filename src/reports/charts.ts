@@ -355,7 +355,7 @@ export function scatterSpec(
   checkRows('groups', groups);
   const seeds = new Set(rows.map((r) => r.seed)).size;
   const parts = drawable(
-    rows.filter((r) => finite(r.reference)),
+    withPointLabels(rows.filter((r) => finite(r.reference))),
     groups,
     (r) => r.score,
   ).map((p) => ({ ...p, rows: p.rows.filter((r) => finite(r.score)) }));
@@ -380,7 +380,7 @@ export function scatterSpec(
     // Each point labelled with its silo's name, unless the panel is too crowded to read them.
     const labels = {
       mark: { type: 'text', align: 'left', baseline: 'middle', dx: 5, fontSize: 8, color: '#444' },
-      encoding: { x, y, text: { field: 'silo', type: 'nominal' } },
+      encoding: { x, y, text: { field: 'label', type: 'nominal' } },
     };
     return {
       width: 170,
@@ -392,6 +392,39 @@ export function scatterSpec(
 
 /** A scatter panel with more points than this has no labels (the tooltip still names the silo). */
 export const MAX_LABELLED_POINTS = 30;
+
+/**
+ * How near, as fractions of a panel's x and y spans, a point may lie to a labelled one and still
+ * get its own label: a label is about a quarter of a panel wide and a tenth high (8 px text on
+ * 170 × 140), so two labels nearer than that print over each other ("silo-8silo-4", issue 37).
+ */
+const LABEL_ROOM = { x: 0.25, y: 0.1 } as const;
+
+/**
+ * The rows with `label`: the silo's name, or '' for a point that lies within {@link LABEL_ROOM} of
+ * a point of the same panel labelled before it (the tooltip still names it). Greedy in row order.
+ */
+function withPointLabels(rows: readonly ScatterRow[]): (ScatterRow & { label: string })[] {
+  const byPanel = new Map<string, ScatterRow[]>();
+  for (const r of rows) if (finite(r.score)) byPanel.set(r.panel, [...(byPanel.get(r.panel) ?? []), r]);
+  const span = (xs: number[]) => Math.max(...xs) - Math.min(...xs) || 1;
+  const labelled = new Map<string, ScatterRow[]>();
+  return rows.map((r) => {
+    const panel = byPanel.get(r.panel);
+    if (!panel || !finite(r.score)) return { ...r, label: '' };
+    const dx = span(panel.map((q) => q.reference));
+    const dy = span(panel.map((q) => q.score));
+    const taken = labelled.get(r.panel) ?? [];
+    const crowded = taken.some(
+      (q) =>
+        Math.abs(q.reference - r.reference) < LABEL_ROOM.x * dx &&
+        Math.abs(q.score - r.score) < LABEL_ROOM.y * dy,
+    );
+    if (crowded) return { ...r, label: '' };
+    labelled.set(r.panel, [...taken, r]);
+    return { ...r, label: r.silo };
+  });
+}
 
 /**
  * Every silo's score round by round, one panel per method in the order of the groups (the

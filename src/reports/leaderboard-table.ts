@@ -3,6 +3,7 @@
  * console of `experiment`, `score` and `audit`, report.md/report.html and the silo's own line.
  */
 import { rankLabel } from '../../scoring/leaderboard.js';
+import { inertText } from '../contract/inert-text.js';
 import {
   HEADLINE,
   headlineAgreementOf,
@@ -63,7 +64,7 @@ export function leaderboardRows(
     ],
     ...entries.map((e) => [
       rankLabel(e),
-      e.name,
+      inertText(e.name), // a name from a file (issue 32, T1): no escape, and one line per silo
       fmt(e.headline),
       intervalWords(e.interval),
       shareWords(e.share),

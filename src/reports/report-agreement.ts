@@ -202,6 +202,17 @@ export function referenceWords(reference: string, at: 'cumulative' | number): st
   return reference;
 }
 
+/**
+ * The reference's axis title in the agreement charts: its name, and at a round r what its values
+ * are — MR-SV sums rounds 1–r (cumulative, not "round r"; issue 37), roundSv is round r's own.
+ */
+export function referenceAxisTitle(reference: string, at: 'cumulative' | number): string {
+  if (at === 'cumulative') return reference;
+  if (reference === mrsv.name) return `${reference} (Σ rounds 1–${at})`;
+  if (reference === ROUND_SV) return `${reference} (round ${at})`;
+  return reference;
+}
+
 /** What the compared scores are, in words. */
 export const comparedWords = (at: 'cumulative' | number) =>
   at === 'cumulative' ? 'scores summed over the rounds' : `single-round scores of round ${at}`;

@@ -9,6 +9,7 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { RATIO_SCHEMES, SCHEMES } from '../../scoring/private.js';
+import { inertText, markdownText } from '../contract/inert-text.js';
 import { RAW_METHODS } from '../contract/private-scoring.js';
 import { mrsv } from '../estimators/mrsv.js';
 import { estimatorOf } from '../estimators/registry.js';
@@ -43,6 +44,7 @@ import {
   type NormalizerProblem,
   normalizerProblems,
   RATIO_NOTES,
+  referenceAxisTitle,
   referenceWords,
   tablesByReference,
 } from './report-agreement.js';
@@ -209,13 +211,13 @@ function scatterCharts(r: Reportable): [string, string, TopLevelSpec][] {
       [
         `agreement-${reference}`,
         `Each score against ${reference} (${referenceWords(reference, at)}): one point per silo${seeds > 1 ? ' and seed (color: seed; a seed’s silos are its own split, so seeds are not averaged)' : ''}; ${comparedWords(at)}`,
-        scatterSpec(rows, groups, at === 'cumulative' ? reference : `${reference} (round ${at})`),
+        scatterSpec(rows, groups, referenceAxisTitle(reference, at)),
       ] as [string, string, TopLevelSpec],
     ];
   });
 }
 
-/** The per-round score trajectories of the first seed's silos, the round's exact Shapley value first. */
+/** The per-round score trajectories of the first seed's silos, the round's exact Shapley value first (when there is one). */
 function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
   const record = seedRecords(r)[0];
   if (!record) return [];
@@ -269,7 +271,10 @@ function trajectoryChart(r: Reportable): [string, string, TopLevelSpec][] {
   return [
     [
       'trajectories',
-      `Per-round scores of each silo${record.seed !== null ? ` (seed ${record.seed})` : ''}, the round’s exact Shapley value first; panels in the same units share their y axis unless their ranges differ fourfold (color: silo)${leftOut.length > 0 ? `; ${leftOut.join('; ')}` : ''}`,
+      `Per-round scores of each silo${record.seed !== null ? ` (seed ${record.seed})` : ''}${
+        // Issue 37: the exact Shapley value is named only when the run (or file) has it.
+        drawnMethods.includes(mrsv.name) ? ', the round’s exact Shapley value first' : ''
+      }; panels in the same units share their y axis unless their ranges differ fourfold (color: silo)${leftOut.length > 0 ? `; ${leftOut.join('; ')}` : ''}`,
       trajectoriesSpec(rows, groups),
     ],
   ];
@@ -329,7 +334,8 @@ function scoresCharts(r: UtilityScores): Promise<Chart[]> {
  * round. For a scores.json: cumulative scores per method, the EE history, and with coalition
  * tables the agreement and trajectory charts. A chart without data is not drawn.
  */
-export async function buildCharts(r: Reportable): Promise<Chart[]> {
+export async function buildCharts(outside: Reportable): Promise<Chart[]> {
+  const r = withNames(outside, inertText);
   if (isUtilityScores(r)) return scoresCharts(r);
   const names = r.silos.names;
   const accuracyRows: AccuracyRow[] = r.runs.flatMap((run) =>
@@ -475,12 +481,27 @@ const titleOf = (r: Reportable) =>
     ? `scores of ${r.source.split(/[\\/]/).pop()}`
     : ((r.config as { name?: string }).name ?? 'experiment');
 
+/**
+ * `r` with its silo names passed through `as` (issue 32, T1): a name comes from a utilities file or
+ * a configuration; the charts and report.html show it inert ({@link inertText}: no control
+ * character, one line), report.md as literal markdown ({@link markdownText}: no HTML, links or
+ * table breaks).
+ */
+function withNames<R extends Reportable>(r: R, as: (name: string) => string): R {
+  return {
+    ...r,
+    silos: { ...r.silos, names: r.silos.names.map(as) },
+    ...(r.leaderboard ? { leaderboard: r.leaderboard.map((e) => ({ ...e, name: as(e.name) })) } : {}),
+  };
+}
+
 /** report.md: summary, comparison table and links to the chart files (written by the caller as `<id>.svg`). */
-export function renderMarkdown(r: Reportable, charts: Chart[], chartDir = 'charts'): string {
+export function renderMarkdown(outside: Reportable, charts: Chart[], chartDir = 'charts'): string {
+  const r = withNames(outside, markdownText);
   const outcomes = isUtilityScores(r) ? undefined : r.outcomes;
   const detection = isUtilityScores(r) ? undefined : r.comparison.detection;
   return [
-    `# fedscore report: ${titleOf(r)}`,
+    `# fedscore report: ${markdownText(titleOf(outside))}`,
     '',
     ...leaderboardMarkdown(r.leaderboard, seedWords(r), hiddenOf(r)),
     ...summaryLines(r),
@@ -523,7 +544,8 @@ const escapeHtml = (s: string) =>
   );
 
 /** report.html: one self-contained file (inline CSS and SVG; no scripts, no external resources). */
-export function renderHtml(r: Reportable, charts: Chart[]): string {
+export function renderHtml(outside: Reportable, charts: Chart[]): string {
+  const r = withNames(outside, inertText);
   const title = escapeHtml(titleOf(r));
   const outcomeSummary = isUtilityScores(r) ? undefined : r.outcomes;
   const htmlTable = (rows: string[][]) => {

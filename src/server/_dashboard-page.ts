@@ -126,10 +126,12 @@ ${PARTICIPATION_SCRIPT}
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
+  // Numbers as a person reads them (issue 37): 4 significant digits; a value within rounding
+  // noise of 0 (|x| < 1e-12, e.g. 2.78e-17 left by a sum of differences) is 0, not an exponent.
   function fmt(x) {
     if (x === null || x === undefined) return '–';
-    if (x === 0) return '0';
     var a = Math.abs(x);
+    if (a < 1e-12) return '0';
     return a >= 1e4 || a < 1e-3 ? x.toExponential(2) : String(Number(x.toPrecision(4)));
   }
   function when(ms) { return new Date(ms).toLocaleString(); }

@@ -4,14 +4,14 @@
  * `<out>/<label>/`. A seed whose true Shapley value was computed in chunks gets it here, from the
  * chunks' table put back together (src/engine/reference-chunks.ts).
  */
-import { join } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { assembleResults, type SeedRecord, withTrueShapley } from '../engine/experiment.js';
 import { combineChunks, type ReferenceChunk } from '../engine/reference-chunks.js';
 import { retrainingShapleyOf } from '../engine/retraining.js';
 import { parseConfig } from '../records/config.js';
 import type { ExperimentResults } from '../records/results.js';
 import { writeOutputs } from '../reports/outputs.js';
-import { jobsOf, type SweepJob } from './spec.js';
+import { checkLabel, jobsOf, type SweepJob } from './spec.js';
 import { type JobResult, SweepStore } from './store.js';
 
 export interface Collected {
@@ -35,6 +35,9 @@ export async function collectSweep(
     const rows = await store.jobs(id);
     const collected: Collected = { written: [], incomplete: [] };
     const jobs = jobsOf(spec);
+    // Issue 32, Q1: the labels come back from the queue database; each must name a folder inside
+    // --out, checked for every configuration before anything is written.
+    const dirs = spec.configs.map((c, i) => labelFolder(out, c.label, `sweep ${id}: configs[${i}].label`));
     for (const [i, c] of spec.configs.entries()) {
       const mine = jobs.filter((j) => j.configIndex === i);
       const missing = mine.filter((j) => !results.has(j.key)).length;
@@ -50,7 +53,7 @@ export async function collectSweep(
         fedscoreVersion: o.fedscoreVersion,
         wallTimeMs: seconds * 1000,
       });
-      const dir = join(out, c.label);
+      const dir = dirs[i]!;
       await writeOutputs(dir, r);
       collected.written.push({ label: c.label, dir, results: r });
     }
@@ -58,6 +61,20 @@ export async function collectSweep(
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The folder of configuration label `label` under `out`: the label checked ({@link checkLabel}),
+ * then the resolved folder checked to lie strictly inside `out`.
+ * @throws RangeError naming `field` otherwise.
+ */
+export function labelFolder(out: string, label: unknown, field: string): string {
+  const root = resolve(out);
+  const dir = resolve(root, checkLabel(label, field));
+  const rel = relative(root, dir);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    throw new RangeError(`${field}: ${JSON.stringify(label)} resolves to ${dir}, outside --out ${root}`);
+  return dir;
 }
 
 /**

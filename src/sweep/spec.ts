@@ -47,12 +47,39 @@ export function configDigest(cfg: ExperimentConfig): string {
   return createHash('sha256').update(canonicalJson(cfg)).digest('hex');
 }
 
-/** `examples/paper003-table4.json` → `paper003-table4`; repeated names get `-2`, `-3`, … */
+/**
+ * A label names a folder under `collect --out` (issue 32, Q1): 1–100 of `A-Z a-z 0-9 . _ -`, not
+ * starting with a dot, so never `.`, `..`, a hidden name, a separator or a control character.
+ */
+const LABEL = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
+
+/**
+ * Checks a label read back from anywhere (the queue database included) before it becomes a path.
+ * @param field what the label is, for the message (`sweep <id>: configs[2].label`).
+ * @throws RangeError naming `field` when the label is not one {@link labelsOf} could have made.
+ */
+export function checkLabel(label: unknown, field: string): string {
+  if (typeof label !== 'string' || !LABEL.test(label))
+    throw new RangeError(
+      `${field}: expected 1 to 100 of A-Z a-z 0-9 . _ - not starting with a dot (a folder name under --out), got ${JSON.stringify(label)}`,
+    );
+  return label;
+}
+
+/**
+ * `examples/paper003-table4.json` → `paper003-table4`; repeated names get `-2`, `-3`, … A name that
+ * would not be a plain folder (`...json` → `..`, `.hidden.json`) loses its leading dots, and an
+ * empty one becomes `config` (issue 32, Q1); every label passes {@link checkLabel}.
+ */
 export function labelsOf(paths: readonly string[]): string[] {
   const seen = new Map<string, number>();
   return paths.map((p) => {
-    const base = (p.split(/[\\/]/).pop() ?? p).replace(/\.json$/i, '') || 'config';
-    const clean = base.replace(/[^A-Za-z0-9._-]/g, '_');
+    const base = (p.split(/[\\/]/).pop() ?? p).replace(/\.json$/i, '');
+    const clean =
+      base
+        .replace(/[^A-Za-z0-9._-]/g, '_')
+        .replace(/^\.+/, '')
+        .slice(0, 90) || 'config';
     const k = (seen.get(clean) ?? 0) + 1;
     seen.set(clean, k);
     return k === 1 ? clean : `${clean}-${k}`;

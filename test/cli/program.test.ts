@@ -25,6 +25,8 @@ const FLAGS: Record<string, string[]> = {
     '--id <id>',
     '--seed <s>',
     '--backend <name>',
+    '--strategy <name>',
+    '--clients-per-round <k>',
   ],
   up: ['--port <n>', '--backend <name>', '--keep-serving'],
   experiment: [

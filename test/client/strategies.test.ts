@@ -26,6 +26,11 @@ import {
 } from '../../src/engine/networked.js';
 import type { Learner } from '../../src/learner/learner.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
+import {
+  type LeaderboardEntry,
+  leaderboardOfPublished,
+  type PublishedScores,
+} from '../../src/records/leaderboard.js';
 import { adminInject, type Harness, harness } from '../server/_harness.js';
 import { injectFetch } from './_inject.js';
 import { tempJournal } from './_journal.js';
@@ -89,6 +94,7 @@ async function both(cfg: ExperimentConfig) {
   const m0 = initialModel(run, server);
   await adminInject(x, 'PUT', '/v1/consortia/c1/model', new Uint8Array(m0.buffer));
   const adapters = [0, 1, 2, 3].map(() => injectFetch(x.app));
+  const logs: string[][] = [[], [], [], []];
   const outcomes = await Promise.all(
     [0, 1, 2, 3].map(async (i) => {
       const secretKey = x.keys[i]!.secretKey;
@@ -113,16 +119,12 @@ async function both(cfg: ExperimentConfig) {
         lastRound: cfg.rounds,
         poll: { initialMs: 5, maxMs: 30 },
         waitTimeoutMs: 60_000,
+        log: (line) => logs[i]!.push(line),
       });
     }),
   );
   const served = (await adminInject(x, 'GET', '/v1/consortia/c1/scores')).json() as {
-    rounds: {
-      round: number;
-      withOnly: (number | null)[];
-      without: (number | null)[];
-      schemes: Record<string, (number | null)[]>;
-    }[];
+    rounds: PublishedScores[];
     cumulative: Record<string, number[]>;
   };
   const rounds = (await adminInject(x, 'GET', '/v1/consortia/c1/rounds')).json().rounds as {
@@ -132,7 +134,7 @@ async function both(cfg: ExperimentConfig) {
   }[];
   const engineLearner = await learner(cfg);
   const engine = await runSeed(cfg, seed, { learner: engineLearner });
-  return { outcomes, served, rounds, engine, adapters };
+  return { outcomes, served, rounds, engine, adapters, logs, harness: x };
 }
 
 /** The engine's scores as JSON carries them: non-finite → null, and −0 → 0 (JSON has no −0). */
@@ -162,6 +164,33 @@ function expectEngineScores(r: Awaited<ReturnType<typeof both>>) {
   }
 }
 
+/**
+ * Issue 37: a silo the strategy left out of a round owes no report. The published round carries
+ * `selected`; the service's leaderboard (the dashboard's), the leaderboard of the published rounds
+ * and each silo's own leaderboard line flag no silo `missing-reports`, though silos sat out rounds.
+ */
+async function expectNoFalseMissingReports(r: Awaited<ReturnType<typeof both>>) {
+  const satOut = [0, 1, 2, 3].filter((i) => r.rounds.some((x) => x.selected && !x.selected.includes(i)));
+  expect(satOut.length).toBeGreaterThan(1);
+  expect(r.served.rounds.map((x) => x.selected)).toEqual(r.rounds.map((x) => x.selected));
+  const charts = await adminInject(r.harness, 'GET', '/dashboard/c1/charts');
+  expect(charts.statusCode, charts.body).toBe(200);
+  const board = (charts.json() as { leaderboard: { entries: LeaderboardEntry[] } }).leaderboard.entries;
+  expect(board).toHaveLength(4);
+  const missing = (entries: readonly LeaderboardEntry[]) =>
+    entries.filter((e) => e.flags.some((f) => f.kind === 'missing-reports')).map((e) => e.name);
+  expect(missing(board)).toEqual([]);
+  expect(missing(leaderboardOfPublished(['silo-0', 'silo-1', 'silo-2', 'silo-3'], r.served.rounds))).toEqual(
+    [],
+  );
+  // Each silo's own line after its last round (src/client/silo.ts logOwnLines).
+  r.logs.forEach((lines, i) => {
+    const own = lines.filter((l) => l.startsWith(`silo ${i} leaderboard`));
+    expect(own.length, `silo ${i}: ${lines.join('\n')}`).toBeGreaterThan(0);
+    for (const l of own) expect(l).not.toContain('missing-reports');
+  });
+}
+
 describe('strategies over the network equal the engine', () => {
   it('random selection of 3 of 4 silos (FedAvg)', async () => {
     const r = await both({ ...base, strategy: strategy({ name: 'fedavg', clientsPerRound: 3 }) });
@@ -179,6 +208,7 @@ describe('strategies over the network equal the engine', () => {
     // From round 2 on the weights are the EE scores' (not all equal).
     const w = r.engine.rounds[2]!.aggregationWeights.filter((x): x is number => x !== null);
     expect(new Set(w).size).toBeGreaterThan(1);
+    await expectNoFalseMissingReports(r);
   }, 120_000);
 
   it('selection by cumulative private scores (EE), 3 of 4', async () => {

@@ -135,3 +135,57 @@ describe('parseUtilitiesFile', () => {
     ).toThrow('rounds[0].full: expected a number');
   });
 });
+
+describe('values outside [0, 1]: percentages grouped, and only what looks like one (issue 37)', () => {
+  const round = (k: number, full: number, empty: number, w: number[], wo: number[]) => ({
+    round: k,
+    full,
+    empty,
+    withOnly: w,
+    without: wo,
+  });
+  const problems = (value: unknown, o: { range?: [number, number] } = {}) => {
+    try {
+      parseUtilitiesFile(value, 'u.json', o);
+    } catch (e) {
+      return (e as UtilitiesFileError).issues.map((i) => `${i.path}: ${i.message}`);
+    }
+    return [];
+  };
+  const pct = { rounds: [1, 2, 3].map((k) => round(k, 80, 50, [60, 70, 65, 55], [75, 70, 72, 78])) };
+
+  it('a file in percent is one problem naming the first path, with the range hint, not one line per value', () => {
+    expect(problems(pct)).toEqual([
+      'rounds[0].full: 80 is outside the declared range [0, 1] (the default; a file of other utilities declares `range`); so are 29 more utilities in (1, 100] (rounds[0].empty, rounds[0].withOnly[0], rounds[0].withOnly[1], …): the file looks like percentages (100·correct/total) — declare `"range": [0, 100]` in the file (the scores are then in the same units), or write each as a fraction (v → v/100)',
+    ]);
+    // … and the hint is right: with the range declared the file is read.
+    expect(parseUtilitiesFile({ ...pct, range: [0, 100] }, 'u.json').range).toEqual([0, 100]);
+    // A command that takes fractions (the audit) says so instead.
+    expect(problems({ ...pct, range: [0, 100] }, { range: [0, 1] })).toEqual([
+      expect.stringMatching(
+        /^rounds\[0\]\.full: 80 is outside \[0, 1\], the range this command takes; so are 29 more .* — this command takes \[0, 1\]: write each as a fraction \(v → v\/100\)$/,
+      ),
+    ]);
+  });
+
+  it('1.02 among fractions is outside the range, not a percentage; 62 among them is one', () => {
+    const typo = { rounds: [round(1, 0.8, 0.5, [1.02, 0.7, 0.65, 0.55], [0.75, 0.7, 0.72, 0.78])] };
+    expect(problems(typo)).toEqual([
+      'rounds[0].withOnly[0]: 1.02 is outside the declared range [0, 1] (the default; a file of other utilities declares `range`)',
+    ]);
+    const one = { rounds: [round(1, 0.8, 0.5, [62, 0.7, 0.65, 0.55], [0.75, 0.7, 0.72, 0.78])] };
+    expect(problems(one)).toEqual([
+      'rounds[0].withOnly[0]: 62 is outside the declared range [0, 1] (the default; a file of other utilities declares `range`) — 62 looks like a percentage (100·correct/total): write 0.62, the fraction',
+    ]);
+    // Both kinds in one file: the percent-like values grouped, the other one on its own line, file order.
+    const mixed = { rounds: [round(1, 0.8, 0.5, [62, 71, 1.02, 0.55], [0.75, 0.7, 0.72, 0.78])] };
+    const p = problems(mixed);
+    expect(p).toHaveLength(2);
+    expect(p[0]).toMatch(
+      /^rounds\[0\]\.withOnly\[0\]: 62 is outside .*; so is 1 more utility in \(1, 100\] \(rounds\[0\]\.withOnly\[1\]\)/,
+    );
+    expect(p[1]).toBe(
+      'rounds[0].withOnly[2]: 1.02 is outside the declared range [0, 1] (the default; a file of other utilities declares `range`)',
+    );
+  });
+});

@@ -18,6 +18,7 @@ import {
   type TrajectoryRow,
   trajectoriesSpec,
 } from '../../src/reports/charts.js';
+import { referenceAxisTitle } from '../../src/reports/report-agreement.js';
 
 interface Row {
   silo: number;
@@ -350,5 +351,31 @@ describe('trajectoriesSpec', () => {
       pts.find((p) => p.datum.silo === silo && p.datum.round === round)!.y;
     expect(y(est, 's0', 1)).toBe(y(drawn[0]!.points, 's0', 2)); // 0.2 in both panels: one y scale
     expect(drawn[2]!.points.filter((p) => p.datum.round === 2 && p.datum.score !== null)).toEqual([]);
+  });
+});
+
+describe('agreement charts (issue 37)', () => {
+  it('points closer than a label apart get one label, not overprinted names', async () => {
+    const close: ScatterRow[] = [
+      { panel: 'a', seed: '1', silo: 'silo-8', reference: 0.1, score: 0.5 },
+      { panel: 'a', seed: '1', silo: 'silo-4', reference: 0.1005, score: 0.5004 },
+      { panel: 'a', seed: '1', silo: 'silo-1', reference: 0.9, score: 0.1 },
+    ];
+    const view = new vega.View(
+      vega.parse(compile(scatterSpec(close, [{ title: 'score', panels: ['a'], sharedY: true }], 'ref')).spec),
+      { renderer: 'none' },
+    );
+    const svg = await view.toSVG();
+    view.finalize();
+    expect((svg.match(/>silo-8<\/text>/g) ?? []).length).toBe(1);
+    expect(svg).not.toMatch(/>silo-4<\/text>/); // beside silo-8: left to the tooltip
+    expect(svg).toMatch(/>silo-1<\/text>/);
+  });
+
+  it('the reference axis says what its values are: MR-SV at round 5 is the sum of rounds 1–5', () => {
+    expect(referenceAxisTitle('mrsv', 5)).toBe('mrsv (Σ rounds 1–5)');
+    expect(referenceAxisTitle('roundSv', 5)).toBe('roundSv (round 5)');
+    expect(referenceAxisTitle('mrsv', 'cumulative')).toBe('mrsv');
+    expect(referenceAxisTitle('trueSv', 5)).toBe('trueSv');
   });
 });

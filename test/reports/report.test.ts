@@ -163,10 +163,14 @@ describe('reports of a scores.json (fedscore score)', () => {
     expect(charts[0]!.svg).toContain('>c</text>'); // c, without a report in round 4, is flagged …
     expect(charts[0]!.svg).toContain('>missing-reports</text>'); // … and its flag written beside its bar
     const md = renderMarkdown(s, charts);
-    expect(md).toContain('# fedscore report: scores of u <1>.json');
+    // the file name is outside text: literal markdown, its `<` and `>` escaped (issue 32, T1)
+    expect(md).toContain('# fedscore report: scores of u \\<1\\>.json');
     expect(md).toContain('- silos: 3; rounds: 3 (not scored, fewer than 2 reports: 4)');
     expect(md).toContain('Fair-Private normalizer Σα was ≤ 0 (rounds 2)');
     expect(md).toContain('- no reference: the file has no coalition tables');
+    // … so no chart title promises an exact Shapley value (issue 37)
+    expect(md).toContain('## Per-round scores of each silo; panels in the same units');
+    expect(md).not.toContain('exact Shapley value');
     expect(md).not.toContain('## Agreement');
     expect(md).toContain('![Per-silo scores by scheme (cumulative over rounds)](charts/scores.svg)');
     const html = renderHtml(s, charts);

@@ -17,6 +17,8 @@ interface InitFlags {
   id?: string;
   seed?: number;
   backend?: string;
+  strategy?: string;
+  clientsPerRound?: number;
 }
 
 export const init: CommandDefinition<InitFlags, InitArgs> = {
@@ -24,7 +26,8 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
   summary: 'write a consortium project (model, silos and their data, keys, tokens, consortium file, README)',
   description:
     "Writes a consortium project into <dir> (a new or empty folder): config.json, a TF.js Layers model (model/), one folder per silo (silos/<name>/) with its split of the data in its format and its secret key, keys.txt, the common test set (test-set/), the operator's tokens (tokens/), the consortium file and its digest, fedscore-project.json and a README saying what each file is and which command each machine runs. `fedscore up <dir>` runs it on this machine.",
-  epilog: 'Example:\n  fedscore init hospitals --silos 3 --format idx,npy,csv\n  fedscore up hospitals',
+  epilog:
+    'Example:\n  fedscore init hospitals --silos 3 --format idx,npy,csv\n  fedscore init hospitals --silos 4 --strategy score-weighted --clients-per-round 3\n  fedscore up hospitals',
   positionals: [{ name: 'dir', description: 'the project folder to write (new or empty)', required: true }],
   options: [
     integerOption('silos', 'n', 'number of silos (default 3)', 2, 64),
@@ -59,6 +62,17 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       2 ** 31 - 1,
     ),
     backendOption(' for the initial model'),
+    new Option(
+      '--strategy <name>',
+      'a networked strategy the project runs, pinned by its consortium file: score-weighted, score-selection or fedavg (default: FedAvg over every silo every round); silos weigh equally where the strategy has the choice',
+    ),
+    integerOption(
+      'clients-per-round',
+      'k',
+      "the strategy's silos per round (with --strategy; at least 3 and at least t)",
+      1,
+      64,
+    ),
   ],
   args(f) {
     const formats = f.format.split(',').map((x) => x.trim());
@@ -75,6 +89,8 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       ...(f.id !== undefined ? { id: f.id } : {}),
       seed: f.seed ?? 1,
       ...(f.backend !== undefined ? { backend: f.backend } : {}),
+      ...(f.strategy !== undefined ? { strategy: f.strategy } : {}),
+      ...(f.clientsPerRound !== undefined ? { clientsPerRound: f.clientsPerRound } : {}),
     };
   },
   async run(args) {

@@ -268,7 +268,7 @@ export function errorOf(row: RoundRow): { code: string; detail: string } | null 
 /** A scored round's scores, or null before scoring. */
 export function scoresOf(row: RoundRow): RoundScores | null {
   if (row.scores === null) return null;
-  const s = JSON.parse(row.scores) as Omit<RoundScores, 'round' | 'utilities' | 'quarantined'> &
+  const s = JSON.parse(row.scores) as Omit<RoundScores, 'round' | 'utilities' | 'quarantined' | 'selected'> &
     Partial<Pick<RoundScores, 'quarantined'>>;
   // Rounds scored before quarantine existed (issue 27) stored no `quarantined`: none was set aside.
   return {
@@ -276,6 +276,8 @@ export function scoresOf(row: RoundRow): RoundScores | null {
     utilities: { full: row.full_utility!, empty: row.empty_utility! },
     ...s,
     quarantined: s.quarantined ?? [],
+    // Issue 37: who was asked to report (a silo left out of the round owes no report), from the row.
+    selected: selectedOf(row),
   };
 }
 

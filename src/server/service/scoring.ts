@@ -160,7 +160,7 @@ export class Scoring {
       return out;
     };
     const quarantined: QuarantinedReport[] = r.quarantined.map((q) => ({ ...q, flagged: [...q.flagged] }));
-    const scores: Omit<RoundScores, 'round' | 'utilities'> = {
+    const scores: Omit<RoundScores, 'round' | 'utilities' | 'selected'> = {
       silos: r.scored,
       withOnly: spread(r.silos, r.withOnly),
       without: spread(r.silos, r.without),

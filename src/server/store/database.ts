@@ -7,6 +7,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { privateFile, restrictIfPresent } from '../../data/private-files.js';
 import { type Dialect, migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -33,8 +34,13 @@ export async function openStore(location: StoreLocation): Promise<StoreHandle> {
   if ('sqlite' in location) {
     if (typeof location.sqlite !== 'string' || location.sqlite.length === 0)
       throw new TypeError('location.sqlite: expected a file path');
+    // Issue 32, P1: the store holds models, Σŵ_iΔ_i and reports: 0600 before SQLite opens it, so
+    // the -wal and -shm it creates take that mode too (and 0600 for ones left by an older run).
+    const onDisk = location.sqlite !== ':memory:' && !location.sqlite.startsWith('file:');
+    if (onDisk) privateFile(location.sqlite);
     const file = new SQLite(location.sqlite);
     file.pragma('journal_mode = WAL');
+    if (onDisk) for (const suffix of ['-wal', '-shm']) restrictIfPresent(`${location.sqlite}${suffix}`);
     file.pragma('synchronous = FULL');
     file.pragma('busy_timeout = 5000');
     file.pragma('foreign_keys = ON');
