@@ -25,6 +25,7 @@ import type { Learner } from '../../src/learner/learner.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { cli } from '../cli/_cli.js';
 import { injectFetch } from '../client/_inject.js';
+import { tempJournal } from '../client/_journal.js';
 import { adminInject, consortiumBody, D, type Harness, harness } from '../server/_harness.js';
 
 /** What a terminal obeys: ESC, CSI, BEL, CR, LF and the other C0/C1 controls. */
@@ -111,6 +112,7 @@ describe('the silo client: a malicious server’s words reach stderr inert', () 
       run,
       learner: { parameterCount: D } as Learner,
       secretKey,
+      journal: tempJournal(),
       firstRound: 1,
       lastRound: 1,
       waitTimeoutMs: 1000,
