@@ -59,7 +59,7 @@ describe('a strategy on a silo with its own data', () => {
     expect(file.encoding.minWeight).toBe(file.encoding.weightFloor);
     expect(file.encoding.weightFloor).toBe(0.1);
     expect(run.minWeight).toBe(0.1);
-    expect(run.weightBounds).toEqual({ weightFloor: 0.1, maxWeightShare: 0.9 });
+    expect(run.weightBounds).toEqual({ weightFloor: 0.1, maxWeightShare: 0.5, minEffectiveSilos: 3 });
     expect(await siloPlan(run, 1, [])).toEqual(await siloPlan(full, 1, []));
   });
 
