@@ -57,7 +57,7 @@ function norm(a: ArrayLike<number>): number {
 }
 
 /** Relative error and cosine of `estimate` to `target`. */
-export function closeness(estimate: ArrayLike<number>, target: ArrayLike<number>) {
+function closeness(estimate: ArrayLike<number>, target: ArrayLike<number>) {
   let dot = 0;
   const diff = new Float64Array(target.length);
   for (let j = 0; j < target.length; j++) {
