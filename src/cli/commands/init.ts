@@ -1,5 +1,7 @@
 /** `fedscore init <dir>`: its flags; the action (src/project/init.ts) is imported when it runs. */
+
 import { Option } from 'commander';
+import { MIN_SELECTED_SILOS } from '../../contract/weight-floor.js';
 import type { InitArgs } from '../../project/init.js';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, idOption, integerOption, UsageError } from '../_flags.js';
@@ -30,7 +32,13 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
   epilog: 'Example:\n  fedscore init hospitals --silos 3 --format idx,npy,csv\n  fedscore up hospitals',
   positionals: [{ name: 'dir', description: 'the project folder to write (new or empty)', required: true }],
   options: [
-    integerOption('silos', 'n', 'number of silos (default 3)', 2, 64),
+    integerOption(
+      'silos',
+      'n',
+      "number of silos, at least 3: in a round of 2 each silo would read the other's update off the sum (default 3)",
+      MIN_SELECTED_SILOS,
+      64,
+    ),
     new Option(
       '--data <name-or-file>',
       "the data the silos split: a built-in data set (fashion-mnist, synthetic, …) or your own file — x.npy with y.npy beside it (or their folder), an IDX images file with its labels file, a .csv file with a 'label' column (copied into source-data/)",
