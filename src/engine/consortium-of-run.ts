@@ -18,7 +18,7 @@ import {
   ConsortiumFileError,
 } from '../contract/consortium-file.js';
 import type { ConsortiumInput } from '../contract/schemas.js';
-import { capWeights, floorWeights } from '../contract/weight-floor.js';
+import { capWeights } from '../contract/weight-floor.js';
 import type { Learner } from '../learner/learner.js';
 import { canonicalJson, layersModelDigests, paramsDigest } from '../ml/layers-model.js';
 import { DEFAULT_MODEL, LAYERS_MODEL } from '../ml/model-registry.js';
@@ -70,19 +70,16 @@ export function consortiumFileOf(
         `examples: expected ${publicKeys.length} positive integers (one per silo), got ${JSON.stringify(o.examples)}`,
       );
     // The public cap of a round of all silos (weight-floor.ts `capWeights`): the scale is the
-    // capped largest weight, and every silo clips its own count at it (networked.ts `weightOf`).
+    // capped largest weight, and every silo clamps its own count to the capped range (networked.ts `weightOf`).
     const capped = capWeights(
       o.examples.map((x) => (equal ? 1 : x)),
       run.weightBounds,
     );
     scale = Math.max(...capped);
-    // What each silo sends (networked.ts `weightOf`: its count clipped at the scale, floored).
-    const sent = o.examples.map(
-      (x) =>
-        floorWeights([Math.min(equal ? 1 : x, scale)], run.weightBounds, { scale, k: capped.length })[0]!,
-    );
-    // Score weights are bounded by the floor alone; FedAvg weights by the floor and min/max.
-    minWeight = minWeightOf(sent, scale, run.weightBounds, scoreWeights);
+    // Score weights are bounded by the floor alone; FedAvg weights by the floor and min/max. A
+    // silo on its own data lifts its count to minWeight·scale (networked.ts `weightOf`): the
+    // capped weights' smallest, so that it sends what the cap gives it.
+    minWeight = minWeightOf(capped, scale, run.weightBounds, scoreWeights);
   }
   const shape = dataShapeOf(cfg);
   return {

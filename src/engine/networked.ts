@@ -235,8 +235,14 @@ export function weightOf(
   plan?: RoundPlan,
 ): { weight: number; scale: number } {
   if (!plan) {
-    // Clipped at the public scale: the cap of a round of all silos (weight-floor.ts `capWeights`).
-    const [weight] = floorWeights([Math.min(run.weights[silo]!, run.weightScale)], run.weightBounds, {
+    // The cap of a round of all silos (weight-floor.ts `capWeights`): every weight known, they are
+    // capped already; a silo on its own data (local-run.ts) clamps its count to the pinned file's
+    // [minWeight·scale, scale] — the capped weights' smallest and largest, so it sends the same.
+    const known = run.weights.filter((w) => w !== undefined).length === run.config.silos;
+    const bounds = known
+      ? run.weightBounds
+      : { ...run.weightBounds, weightFloor: Math.max(run.weightBounds.weightFloor, run.minWeight) };
+    const [weight] = floorWeights([Math.min(run.weights[silo]!, run.weightScale)], bounds, {
       scale: run.weightScale,
       k: run.weights.length,
     });
