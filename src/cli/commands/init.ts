@@ -1,7 +1,6 @@
 /** `fedscore init <dir>`: its flags; the action (src/project/init.ts) is imported when it runs. */
 
 import { Option } from 'commander';
-import { MIN_SELECTED_SILOS } from '../../contract/weight-floor.js';
 import type { InitArgs } from '../../project/init.js';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, idOption, integerOption, UsageError } from '../_flags.js';
@@ -33,7 +32,9 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       'silos',
       'n',
       "number of silos, at least 3: in a round of 2 each silo would read the other's update off the sum (default 3)",
-      MIN_SELECTED_SILOS,
+      // MIN_SELECTED_SILOS (src/contract/weight-floor.ts; initProject checks it too): a literal here,
+      // since the command definitions load no module beyond the CLI's own.
+      3,
       64,
     ),
     new Option(
