@@ -51,13 +51,6 @@ import type { PublishedRound, RoundPlan } from '../contract/networked-plan.js';
 import { clipUtility } from '../contract/private-scoring.js';
 import type { Aggregate, Consortium, Round } from '../contract/schemas.js';
 import {
-  DEFAULT_MAX_WEIGHT_SHARE,
-  DEFAULT_WEIGHT_FLOOR,
-  type WeightBounds,
-  weightBoundsProblem,
-  weightBoundsViolation,
-} from '../contract/weight-floor.js';
-import {
   localUpdate,
   type NetworkedRun,
   siloInput,
@@ -77,39 +70,15 @@ import { poller, responseError } from './poller.js';
 import { ReplayGuard } from './replay-guard.js';
 import { SiloSetupError } from './silo-errors.js';
 import { trainingSeed } from './training-seed.js';
+import { checkRoundWeights, checkServedWeightBounds } from './weight-check.js';
 
 /** The consortium, a round and a round's aggregate as the service returns them (src/contract/schemas.ts). */
 export type ConsortiumView = Consortium;
 type RoundView = Round;
 type AggregateView = Aggregate;
 
+export { checkPlanWeights, TooFewSilosError, WeightBoundsError } from './weight-check.js';
 export { SiloSetupError };
-
-/**
- * The round's weights would break the consortium's weight floor or largest share (issue 27 A1):
- * the unmasked sum would be (close to) one silo's update. `code` FEDSCORE_ERR_WEIGHT_BOUNDS
- * (docs/errors.md, "Silo-side refusals"); `field` names the parameter.
- */
-export class WeightBoundsError extends SiloSetupError {
-  readonly code = 'FEDSCORE_ERR_WEIGHT_BOUNDS';
-  constructor(field: string, detail: string) {
-    super(field, `FEDSCORE_ERR_WEIGHT_BOUNDS: ${detail}`);
-    this.name = 'WeightBoundsError';
-  }
-}
-
-/**
- * Checks a round's plan against the weight bounds before the silo masks anything.
- * @throws WeightBoundsError naming `encoding.weightFloor` or `encoding.maxWeightShare`.
- */
-export function checkPlanWeights(plan: RoundPlan, bounds: WeightBounds): void {
-  const why = weightBoundsViolation(plan.selected, plan.weights ?? [], bounds);
-  if (why === undefined) return;
-  throw new WeightBoundsError(
-    `encoding.${why.field}`,
-    `round ${plan.round}: ${why.detail}; refusing to mask`,
-  );
-}
 
 /** How one round ended for this silo. */
 export type RoundOutcome =
@@ -198,7 +167,7 @@ export function checkConsortium(
   > & {
     readonly encoding: Pick<
       ConsortiumView['encoding'],
-      'clip' | 'weightRange' | 'weightFloor' | 'maxWeightShare'
+      'clip' | 'weightRange' | 'weightFloor' | 'maxWeightShare' | 'minEffectiveSilos'
     > & { readonly minWeight?: number };
     readonly utility?: ConsortiumView['utility'];
   },
@@ -245,20 +214,9 @@ export function checkConsortium(
       'utility',
       `the consortium scores '${utility.name}', the configuration '${run.utility}'; refusing to report another utility`,
     );
-  // The weight floor and largest share (issue 27 A1): public parameters in range, and the ones this
-  // silo's plans use (a service without them runs the defaults).
-  const served = {
-    weightFloor: c.encoding.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
-    maxWeightShare: c.encoding.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
-  };
-  const problem = weightBoundsProblem(served);
-  if (problem) throw new WeightBoundsError(`encoding.${problem.field}`, problem.detail);
-  for (const key of ['weightFloor', 'maxWeightShare'] as const)
-    if (served[key] !== run.weightBounds[key])
-      throw new WeightBoundsError(
-        `encoding.${key}`,
-        `the consortium's ${key} is ${served[key]}, this silo's ${run.weightBounds[key]}; refusing to weigh by other bounds`,
-      );
+  // The weight bounds (issues 27 A1, 32 W1): public parameters in range, and the ones this
+  // silo's plans use (a service without them runs the defaults): ./weight-check.ts.
+  checkServedWeightBounds(c.encoding, run.weightBounds);
   const w = weightOf(run, silo).weight / run.weightScale;
   if (w > c.encoding.weightRange)
     throw new SiloSetupError(
@@ -450,8 +408,8 @@ async function oneRound(
     };
   if (round.stage !== 'advertise')
     return { round: r, status: 'missed', detail: `joined when the round was in stage ${round.stage}` };
-  // Issue 27 A1: every selected silo's weight ≥ the floor, none above the largest share.
-  if (plan) checkPlanWeights(plan, run.weightBounds);
+  // Issues 27 A1, 32 W1: ≥ 3 selected silos, weights within the bounds (./weight-check.ts).
+  checkRoundWeights(run, r, plan);
 
   // 2. Local training from the round's base model — the model chain's, or the silo refuses
   // (ModelChainError naming the round).

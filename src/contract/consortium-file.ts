@@ -10,7 +10,8 @@
  * parameter count d; the data shape (input shape, classes); the model (kind, topology digest and
  * initial-weights digest); the common test set's digest; the private schemes, the coalition
  * convention, v(∅), the declared utility; the encoding (clip, weight range, minimum weight, and the
- * weight floor and largest share one silo may hold of Σ w: weight-floor.ts, issue 27 A1); the
+ * weight floor, the largest share one silo may hold of Σ w and the smallest effective number of
+ * participants: weight-floor.ts, issues 27 A1 and 32 W1); the
  * aggregation weights (`examples` or `equal`, and the public scale max_j w_j they are divided
  * by); the strategy `{ name, parameters }`, the public seed of its selection and of every
  * process's training (`seed`), and the number of rounds of the operator's schedule — the service
@@ -40,7 +41,11 @@ import {
 } from './defaults.js';
 import { schemaIssues } from './schema-issues.js';
 import { type Consortium, EmptyCoalition, Scheme, Utility } from './schemas.js';
-import { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from './weight-floor.js';
+import {
+  DEFAULT_MAX_WEIGHT_SHARE,
+  DEFAULT_MIN_EFFECTIVE_SILOS,
+  DEFAULT_WEIGHT_FLOOR,
+} from './weight-floor.js';
 
 export const CONSORTIUM_FILE_FORMAT = 'fedscore-consortium';
 export const CONSORTIUM_FILE_VERSION = 1;
@@ -104,6 +109,11 @@ export const ConsortiumFile = Type.Object(
           minimum: 0.5,
           exclusiveMaximum: 1,
           description: 'the largest share of Σ w one selected silo may hold',
+        }),
+        minEffectiveSilos: Type.Number({
+          minimum: 1,
+          maximum: 255,
+          description: "m: a round's effective number of participants (Σw)²/Σw² is ≥ m",
         }),
       },
       { additionalProperties: false },
@@ -288,6 +298,11 @@ export function compareWithServed(file: ConsortiumFile, served: ServedConsortium
     'encoding.maxWeightShare',
     file.encoding.maxWeightShare,
     served.encoding?.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
+  );
+  same(
+    'encoding.minEffectiveSilos',
+    file.encoding.minEffectiveSilos,
+    served.encoding?.minEffectiveSilos ?? DEFAULT_MIN_EFFECTIVE_SILOS,
   );
   // The strategy the service selects by (none: FedAvg over every silo) and its public seed: a
   // silo replays the file's, so a service that runs another would refuse it every round — or,

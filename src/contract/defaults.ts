@@ -7,7 +7,11 @@
 import type { UtilityDeclaration } from './private-scoring.js';
 
 export { DEFAULT_EMPTY_COALITION } from '../../scoring/empty-coalition.js';
-export { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from './weight-floor.js';
+export {
+  DEFAULT_MAX_WEIGHT_SHARE,
+  DEFAULT_MIN_EFFECTIVE_SILOS,
+  DEFAULT_WEIGHT_FLOOR,
+} from './weight-floor.js';
 
 /** The utility of a consortium created without one: accuracy, in [0, 1]. */
 export const DEFAULT_UTILITY: UtilityDeclaration = Object.freeze({ name: 'accuracy' });

@@ -49,6 +49,10 @@ const BASE = {
   FEDSCORE_ERR_CONSORTIUM_NOT_FOUND: { status: 404, message: 'no such consortium' },
   FEDSCORE_ERR_CONSORTIUM_EXISTS: { status: 409, message: 'a consortium with this id already exists' },
   FEDSCORE_ERR_INVALID_CONSORTIUM: { status: 400, message: 'the consortium configuration is invalid' },
+  FEDSCORE_ERR_TOO_FEW_SILOS: {
+    status: 400,
+    message: 'a round would select fewer than 3 silos (the sum would show each the others’ updates)',
+  },
   FEDSCORE_ERR_ROUND_NOT_FOUND: { status: 404, message: 'no such round' },
   FEDSCORE_ERR_ROUND_OPEN: { status: 409, message: 'the previous round has not finished' },
   FEDSCORE_ERR_NOT_SELECTED: {

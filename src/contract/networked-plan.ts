@@ -40,7 +40,7 @@ import {
   type StrategySetup,
 } from '../strategies/strategy.js';
 import { PRIVATE_METHODS } from './private-scoring.js';
-import { DEFAULT_WEIGHT_BOUNDS, floorWeights, type WeightBounds } from './weight-floor.js';
+import { capWeights, DEFAULT_WEIGHT_BOUNDS, type WeightBounds } from './weight-floor.js';
 
 /** What the service publishes of an earlier round (GET …/rounds and …/scores). */
 export interface PublishedRound {
@@ -176,7 +176,7 @@ export async function planRound(o: {
   }
   const { chosen, weights } = await step(round, undefined);
   if (!o.weights) return { round, selected: [...chosen] };
-  return { round, selected: [...chosen], weights: floorWeights(weights!, o.bounds ?? DEFAULT_WEIGHT_BOUNDS) };
+  return { round, selected: [...chosen], weights: capWeights(weights!, o.bounds ?? DEFAULT_WEIGHT_BOUNDS) };
 }
 
 /** The largest weight of a plan (the engine divides by it before quantization), or 1 when all are 0. */

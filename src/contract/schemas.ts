@@ -205,7 +205,15 @@ export const ConsortiumInput = Obj({
       Type.Number({
         minimum: 0.5,
         exclusiveMaximum: 1,
-        description: 'the largest share of Σ w one selected silo may hold (absent: 0.9)',
+        description: 'the largest share of Σ w one selected silo may hold (absent: 0.5)',
+      }),
+    ),
+    minEffectiveSilos: Type.Optional(
+      Type.Number({
+        minimum: 1,
+        maximum: 255,
+        description:
+          "m: every round's effective number of participants (Σw)²/Σw² is ≥ m (src/contract/weight-floor.ts; absent: 3)",
       }),
     ),
   }),
@@ -244,6 +252,7 @@ export const Consortium = Obj({
     /** Absent when the consortium was created without it: the silos apply the defaults. */
     weightFloor: Type.Optional(Type.Number()),
     maxWeightShare: Type.Optional(Type.Number()),
+    minEffectiveSilos: Type.Optional(Type.Number()),
   }),
   convention: Type.Enum(CONVENTIONS),
   /** Absent in consortia stored before the setting existed: 'initialModel'. */

@@ -18,6 +18,7 @@ import {
   ConsortiumFileError,
 } from '../contract/consortium-file.js';
 import type { ConsortiumInput } from '../contract/schemas.js';
+import { capWeights } from '../contract/weight-floor.js';
 import type { Learner } from '../learner/learner.js';
 import { canonicalJson, layersModelDigests, paramsDigest } from '../ml/layers-model.js';
 import { DEFAULT_MODEL, LAYERS_MODEL } from '../ml/model-registry.js';
@@ -68,14 +69,17 @@ export function consortiumFileOf(
       throw new RangeError(
         `examples: expected ${publicKeys.length} positive integers (one per silo), got ${JSON.stringify(o.examples)}`,
       );
-    scale = equal ? 1 : Math.max(...o.examples);
-    // Score weights are bounded by the floor alone; FedAvg weights by the floor and min/max.
-    minWeight = minWeightOf(
+    // The public cap of a round of all silos (weight-floor.ts `capWeights`): the scale is the
+    // capped largest weight, and every silo clamps its own count to the capped range (networked.ts `weightOf`).
+    const capped = capWeights(
       o.examples.map((x) => (equal ? 1 : x)),
-      scale,
       run.weightBounds,
-      scoreWeights,
     );
+    scale = Math.max(...capped);
+    // Score weights are bounded by the floor alone; FedAvg weights by the floor and min/max. A
+    // silo on its own data lifts its count to minWeight·scale (networked.ts `weightOf`): the
+    // capped weights' smallest, so that it sends what the cap gives it.
+    minWeight = minWeightOf(capped, scale, run.weightBounds, scoreWeights);
   }
   const shape = dataShapeOf(cfg);
   return {
@@ -105,6 +109,7 @@ export function consortiumFileOf(
       minWeight,
       weightFloor: run.weightBounds.weightFloor,
       maxWeightShare: run.weightBounds.maxWeightShare,
+      minEffectiveSilos: run.weightBounds.minEffectiveSilos,
     },
     weights: { kind: equal ? 'equal' : 'examples', scale },
     strategy: { name: strategyName, parameters },

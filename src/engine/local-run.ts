@@ -120,7 +120,11 @@ export function pinnedWeights(run: NetworkedRun, file: ConsortiumFile): Networke
       `weights.kind: the consortium file weighs silos by '${file.weights.kind}', the configuration by '${kind}'`,
     );
   const weightBounds = checkWeightBounds(
-    { weightFloor: file.encoding.weightFloor, maxWeightShare: file.encoding.maxWeightShare },
+    {
+      weightFloor: file.encoding.weightFloor,
+      maxWeightShare: file.encoding.maxWeightShare,
+      minEffectiveSilos: file.encoding.minEffectiveSilos,
+    },
     'encoding',
   );
   return { ...run, weightScale: file.weights.scale, minWeight: file.encoding.minWeight, weightBounds };

@@ -40,7 +40,7 @@ import {
   siloCoalitionModels,
   type UtilityDeclaration,
 } from '../contract/private-scoring.js';
-import { floorWeights, type WeightBounds, weightBoundsOf } from '../contract/weight-floor.js';
+import { capWeights, floorWeights, type WeightBounds, weightBoundsOf } from '../contract/weight-floor.js';
 import { datasetDigest } from '../data/digest.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { type Learner, type UtilityName, utilityValue } from '../learner/learner.js';
@@ -65,7 +65,10 @@ export interface NetworkedRun {
   readonly strategy: Strategy;
   /** What the strategy knows before the first round (the engine's, round/run.ts). */
   readonly setup: StrategySetup;
-  /** FedAvg weight w_i of each silo (its example count, or 1 with `strategy.weights: 'equal'`). */
+  /**
+   * FedAvg weight w_i of each silo (its example count, or 1 with `strategy.weights: 'equal'`),
+   * capped as a round of all silos caps them (weight-floor.ts `capWeights`) when every silo's is known.
+   */
   readonly weights: readonly number[];
   /** max_j w_j: weights are divided by it before quantization (engine: secure-round.ts). */
   readonly weightScale: number;
@@ -80,7 +83,7 @@ export interface NetworkedRun {
    * weights, f with score weights (f = `weightBounds.weightFloor`): the consortium's `encoding.minWeight`.
    */
   readonly minWeight: number;
-  /** The weight floor and largest share (`secureAggregation.weightFloor` / `maxWeightShare`). */
+  /** The weight floor, largest share and effective number (`secureAggregation.weightFloor` / `maxWeightShare` / `minEffectiveSilos`). */
   readonly weightBounds: WeightBounds;
   /** Clipping bound of each coordinate of ŵΔ. */
   readonly clip: number;
@@ -113,16 +116,20 @@ export function networkedRun(config: ExperimentConfig, seed: number, given?: Con
     throw new RangeError('secureAggregation.enabled: networked runs always use secure aggregation');
   // A silo with its own data (local-run.ts) passes them; otherwise the configuration's partition.
   const data = given ?? buildConsortium(config, seed);
-  const weights = data.silos.map((s) =>
-    fedAvgWeight(s.n, strategy.weights === 'equal' ? 'equal' : 'examples'),
-  );
   const k = config.silos;
   const sa = config.secureAggregation;
+  const weightBounds = weightBoundsOf(sa);
+  const raw = data.silos.map((s) => fedAvgWeight(s.n, strategy.weights === 'equal' ? 'equal' : 'examples'));
+  // Every silo's weight known (the configuration's partition): the public cap of a round of all
+  // silos (weight-floor.ts `capWeights`, the engine's weigh step), so the scale max_j w_j is the
+  // capped one. A silo on its own data knows only its own (sparse `raw`): its scale and cap come
+  // from the pinned file (local-run.ts), and weightOf clips its weight at that scale.
+  const known = raw.filter((w) => w !== undefined).length === k;
+  const weights = known ? capWeights(raw, weightBounds) : raw;
   const corruptSilos = sa?.corruptSilos ?? defaultCorruptTolerated(k);
   const weakThreshold = sa?.weakThreshold === true;
   const weightScale = Math.max(...weights) || 1;
   const scoreWeights = networkedSupport(strategy.name) === 'score-weights';
-  const weightBounds = weightBoundsOf(sa);
   return {
     config,
     seed,
@@ -241,7 +248,14 @@ export function weightOf(
   plan?: RoundPlan,
 ): { weight: number; scale: number } {
   if (!plan) {
-    const [weight] = floorWeights([run.weights[silo]!], run.weightBounds, {
+    // The cap of a round of all silos (weight-floor.ts `capWeights`): every weight known, they are
+    // capped already; a silo on its own data (local-run.ts) clamps its count to the pinned file's
+    // [minWeight·scale, scale] — the capped weights' smallest and largest, so it sends the same.
+    const known = run.weights.filter((w) => w !== undefined).length === run.config.silos;
+    const bounds = known
+      ? run.weightBounds
+      : { ...run.weightBounds, weightFloor: Math.max(run.weightBounds.weightFloor, run.minWeight) };
+    const [weight] = floorWeights([Math.min(run.weights[silo]!, run.weightScale)], bounds, {
       scale: run.weightScale,
       k: run.weights.length,
     });
@@ -372,6 +386,7 @@ export function consortiumInput(
       minWeight: run.minWeight,
       weightFloor: run.weightBounds.weightFloor,
       maxWeightShare: run.weightBounds.maxWeightShare,
+      minEffectiveSilos: run.weightBounds.minEffectiveSilos,
     },
     convention: run.convention,
     emptyCoalition: run.emptyCoalition,

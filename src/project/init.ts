@@ -12,12 +12,14 @@
  * configuration, keys and example counts, so registering it later (`up`, or `consortium create
  * --server` on the operator's machine) gives the same digest.
  */
+
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { minimumThreshold } from '../../protocol/config.js';
 import { consortiumFileDigest } from '../contract/consortium-file.js';
+import { MIN_SELECTED_SILOS } from '../contract/weight-floor.js';
 import { inferFilesOptions } from '../data/files-dataset.js';
 import { dataFormat } from '../data/formats/registry.js';
 import { detectLocalFormat, type LocalFormat } from '../data/local-data.js';
@@ -154,6 +156,11 @@ export async function initProject(
   out: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<Project> {
   const dir = resolve(o.dir);
+  // Issue 32 W1: every silo refuses a round of fewer than 3 (FEDSCORE_ERR_TOO_FEW_SILOS).
+  if (!(Number.isInteger(o.silos) && o.silos >= MIN_SELECTED_SILOS))
+    throw new RangeError(
+      `--silos: a consortium needs at least ${MIN_SELECTED_SILOS} silos, got ${o.silos}: in a round of 2 each silo would read the other's update off the published sum by subtracting its own, so every silo refuses such a round`,
+    );
   if (existsSync(dir) && readdirSync(dir).length > 0)
     throw new RangeError(`<dir>: ${dir} exists and is not empty; fedscore init writes a new project`);
   for (const f of o.formats) dataFormat(f, '--format'); // the format registry's names

@@ -9,7 +9,11 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { DEFAULT_EMPTY_COALITION, EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
 import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../contract/defaults.js';
 import { withDoc } from '../contract/schema-doc.js';
-import { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from '../contract/weight-floor.js';
+import {
+  DEFAULT_MAX_WEIGHT_SHARE,
+  DEFAULT_MIN_EFFECTIVE_SILOS,
+  DEFAULT_WEIGHT_FLOOR,
+} from '../contract/weight-floor.js';
 import { BUILTIN_MISBEHAVIORS, MISBEHAVIOR_NAMES } from '../data/misbehaviors/registry.js';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
 import { DATA_SPLITS, DEFAULT_SPLIT, SPLIT_NAMES } from '../data/split-registry.js';
@@ -310,7 +314,17 @@ export const SecureAggregationSchema = Obj({
       exclusiveMaximum: 1,
       default: DEFAULT_MAX_WEIGHT_SHARE,
       description:
-        "Largest share w_i / Σ_j w_j one selected silo may hold (in [0.5, 1)); the floor of a round of k silos is raised to (1 − s)/(s·(k − 1)) when that is above weightFloor. A networked silo refuses a plan that breaks it (a round of one silo). Pinned as the consortium file's encoding.maxWeightShare.",
+        "Largest share w_i / Σ_j w_j one selected silo may hold (in [0.5, 1)); the floor of a round of k silos is raised to (1 − s)/(s·(k − 1)) when that is above weightFloor. Weights above it are capped by the public water-filling rule (capWeights, src/contract/weight-floor.ts); a networked silo refuses a plan that still breaks it. Pinned as the consortium file's encoding.maxWeightShare.",
+    }),
+  ),
+  /** The smallest effective number of participants m (src/contract/weight-floor.ts, issue 32 W1). */
+  minEffectiveSilos: Type.Optional(
+    Num({
+      minimum: 1,
+      maximum: 255,
+      default: DEFAULT_MIN_EFFECTIVE_SILOS,
+      description:
+        "Smallest effective number of participants (Σ_j w_j)² / Σ_j w_j² of a round under secure aggregation: weights below it (FedAvg by example counts with one large silo, a score-weighted round) are capped from above by the public water-filling rule (capWeights, src/contract/weight-floor.ts) that the engine, the server's plan and every silo apply identically; a networked silo refuses a plan that still breaks it, and any round of fewer than 3 selected silos. Pinned as the consortium file's encoding.minEffectiveSilos.",
     }),
   ),
   /** Simulated dropouts: silo `silo` vanishes in round `round` at point `at` of the protocol. */

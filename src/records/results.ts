@@ -147,9 +147,10 @@ export interface SecureAggregationRecord {
   corrections: 'off' | 'recompute' | 'fallback';
   /** Headroom bits of the quantizer that make the aggregate range check meaningful. */
   guardBits: number;
-  /** The weight floor f and largest share s every round's weights kept (weight-floor.ts); absent in older results. */
+  /** The weight floor f, largest share s and effective number m every round's weights kept (weight-floor.ts); absent in older results. */
   weightFloor?: number;
   maxWeightShare?: number;
+  minEffectiveSilos?: number;
 }
 
 /** The whole of `results.json`. */

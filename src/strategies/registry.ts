@@ -23,6 +23,7 @@ import { Params } from './params.js';
 import { sFedAvgEntry } from './s-fedavg.js';
 import { scoreSelectionEntry } from './score-selection.js';
 import { scoreWeightedEntry } from './score-weighted.js';
+import { withSelectionGroups } from './selection-groups.js';
 import type { BuiltInStrategyEntry, NetworkedSupport, Strategy, StrategyEntry } from './strategy.js';
 
 export type { BuiltInStrategyEntry, NetworkedSupport, StrategyEntry } from './strategy.js';
@@ -128,10 +129,15 @@ export function createStrategy(config: StrategyConfig): Strategy<unknown> {
   const { name } = config;
   if (typeof name !== 'string') throw new TypeError(`strategy.name: expected a string, got ${typeof name}`);
   const entry = entryOf(name);
-  const params = new Params(config, name, entry.parameters);
+  // `selectionGroups`, reserved for every strategy: select in fixed groups (./selection-groups.ts).
+  const { selectionGroups, ...own } = config as StrategyConfig & { selectionGroups?: unknown };
+  const params = new Params(own, name, entry.parameters);
   const strategy = entry.create(params);
   params.done();
   if (strategy?.name !== name)
     throw new RangeError(`strategy.name: '${name}' built a strategy named '${String(strategy?.name)}'`);
-  return strategy;
+  if (selectionGroups === undefined) return strategy;
+  if (typeof selectionGroups !== 'number')
+    throw new TypeError(`strategy.selectionGroups: expected an integer ≥ 3, got ${typeof selectionGroups}`);
+  return withSelectionGroups(strategy, selectionGroups);
 }

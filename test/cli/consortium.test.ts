@@ -2,6 +2,7 @@
  * `fedscore consortium`: creates a networked run's consortium with the engine's settings and
  * uploads the engine's initial model, against a real listening service; bad flags are named.
  */
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { readPublicKeys } from '../../src/cli/consortium.js';
 import { consortiumFileDigest, readConsortiumFile } from '../../src/contract/consortium-file.js';
+import { capWeights, DEFAULT_WEIGHT_BOUNDS } from '../../src/contract/weight-floor.js';
 import { datasetDigest } from '../../src/data/digest.js';
 import { loadLocalData } from '../../src/data/local-data.js';
 import { initialModel, networkedLearner, networkedRun } from '../../src/engine/networked.js';
@@ -119,6 +121,9 @@ describe('fedscore consortium', () => {
     });
     try {
       const out = join(dir, 'consortium.json');
+      const weights = capWeights([10, 30, 20], DEFAULT_WEIGHT_BOUNDS);
+      const scale = Math.max(...weights);
+      const capped = { scale, minWeight: Math.max(0.1, Math.min(...weights) / scale) };
       const args = ['consortium', 'create', '--id', 'net2', '--config', join(dir, 'cfg.json')];
       args.push('--keys', join(dir, 'keys2.txt'), '--out', out, '--examples', '10,30,20');
       args.push('--test-set-out', join(dir, 'test-set'), '--server', url, '--backend', 'cpu');
@@ -130,9 +135,13 @@ describe('fedscore consortium', () => {
       expect(file).toMatchObject({
         id: 'net2',
         participants: keys.map((publicKey) => ({ publicKey })),
-        weights: { kind: 'examples', scale: 30 },
-        encoding: { minWeight: 10 / 30 },
+        weights: { kind: 'examples', scale: capped.scale },
+        encoding: { minWeight: capped.minWeight },
       });
+      // Issue 32 W1: 3 silos and minEffectiveSilos 3 leave only equal weights: the counts 10, 30, 20
+      // are floored to 15, 30, 20 (f_3 = 1/2) and capped at ≈ 15, the public scale.
+      expect(capped.scale).toBeCloseTo(15, 5);
+      expect(capped.minWeight).toBeCloseTo(1, 5);
       const test = await loadLocalData(join(dir, 'test-set'), { inputShape: [1, 4, 1], numClasses: 3 });
       expect(datasetDigest(test)).toBe(file.testSetDigest);
       const admin = { headers: { authorization: `Bearer ${TOKEN}` } };

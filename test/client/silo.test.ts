@@ -198,9 +198,16 @@ describe('runSilo checks the consortium first', () => {
     await h?.close();
     const share = await attempt(run.testSetDigest, { encoding: { maxWeightShare: 0.99 } });
     await expect(share.result).rejects.toThrow(
-      /^encoding\.maxWeightShare: FEDSCORE_ERR_WEIGHT_BOUNDS: the consortium's maxWeightShare is 0\.99, this silo's 0\.9/,
+      /^encoding\.maxWeightShare: FEDSCORE_ERR_WEIGHT_BOUNDS: the consortium's maxWeightShare is 0\.99, this silo's 0\.5/,
     );
     expect(share.log.filter((l) => l.method !== 'GET')).toEqual([]);
+    await h?.close();
+    // Issue 32 W1: the effective number of participants is pinned too.
+    const effective = await attempt(run.testSetDigest, { encoding: { minEffectiveSilos: 2 } });
+    await expect(effective.result).rejects.toThrow(
+      /^encoding\.minEffectiveSilos: FEDSCORE_ERR_WEIGHT_BOUNDS: the consortium's minEffectiveSilos is 2, this silo's 3/,
+    );
+    expect(effective.log.filter((l) => l.method !== 'GET')).toEqual([]);
   });
 
   it('with a matching consortium it goes on to wait for the first round', async () => {

@@ -203,12 +203,12 @@ describe('the consortium file', () => {
     expect(() => compareWithServed(k3, manual)).not.toThrow();
   });
 
-  it('pins the weight floor and largest share (issue 27 A1): a service without them is read as the defaults', () => {
-    expect(file.encoding).toMatchObject({ weightFloor: 0.1, maxWeightShare: 0.9 });
-    // FedAvg weights: the smallest normalized weight is max(f, min n_i / max n_j).
+  it('pins the weight floor, largest share and effective number (issues 27 A1, 32 W1): a service without them is read as the defaults', () => {
+    expect(file.encoding).toMatchObject({ weightFloor: 0.1, maxWeightShare: 0.5, minEffectiveSilos: 3 });
+    // FedAvg weights (capped: networked.ts): the smallest normalized weight is max(f, min n_i / max n_j).
     expect(file.encoding.minWeight).toBe(Math.max(0.1, Math.min(...run.weights) / run.weightScale));
     const served = structuredClone(servedOf(file));
-    const { weightFloor: _f, maxWeightShare: _s, ...older } = served.encoding;
+    const { weightFloor: _f, maxWeightShare: _s, minEffectiveSilos: _m, ...older } = served.encoding;
     expect(() => compareWithServed(file, { ...served, encoding: older })).not.toThrow();
     const below = JSON.parse(JSON.stringify(file));
     below.encoding.minWeight = 0.05;
@@ -328,6 +328,12 @@ describe('the consortium file', () => {
         'encoding.maxWeightShare',
         (s) => {
           s.encoding.maxWeightShare = 0.999;
+        },
+      ],
+      [
+        'encoding.minEffectiveSilos',
+        (s) => {
+          s.encoding.minEffectiveSilos = 1;
         },
       ],
       [

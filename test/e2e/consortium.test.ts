@@ -18,7 +18,9 @@
  * strict majority, 3) a round of 3 selected silos cannot lose one after advertising — it aborts, and
  * the engine throws on an aborted round. The scores equal those of the in-process engine given the
  * same files and seed (`toEqual`, exact), both with the weight floor applied (issue 27 A1: the
- * lowest normalized EE score, 0, is lifted to 0.1 of the largest weight).
+ * lowest normalized EE score, 0, is lifted to the floor of a round of 3 — 1/2 of the largest
+ * weight with s = 1/2; the configuration's `minEffectiveSilos: 2`, pinned through the consortium
+ * file, keeps the weights apart, where the default 3 would cap them to equal: issue 32 W1).
  *
  * The files are the silos' partitions of the configuration's Fashion-MNIST split (so the example
  * counts differ: quantity skew), written in their formats and read back by the engine with the same
@@ -109,6 +111,9 @@ describe('a consortium of four silos on their own data files and a user-supplied
       model: { kind: 'tfjs-layers', path: modelJson },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
       strategy: STRATEGY as ExperimentConfig['strategy'],
+      // Issue 32 W1: with m = 3 a round of 3 is capped to equal weights; m = 2 keeps the EE weights
+      // apart (floored at 1/2 of the largest, s = 1/2) and pins a bound other than the default.
+      secureAggregation: { minEffectiveSilos: 2 },
       comparison: { estimators: { mrsv: {} }, trueShapley: false },
     };
     const cfgPath = join(dir, 'config.json');
@@ -357,8 +362,9 @@ describe('a consortium of four silos on their own data files and a user-supplied
       const ws = rd.aggregationWeights.filter((x): x is number => x !== null);
       return Math.min(...ws) / Math.max(...ws);
     });
-    for (const q of ratios) expect(q).toBeGreaterThanOrEqual(roundFloor(3, DEFAULT_WEIGHT_BOUNDS));
-    expect(ratios.some((q) => Math.abs(q - roundFloor(3, DEFAULT_WEIGHT_BOUNDS)) < 1e-12)).toBe(true);
+    const bounds = { ...DEFAULT_WEIGHT_BOUNDS, minEffectiveSilos: 2 };
+    for (const q of ratios) expect(q).toBeGreaterThanOrEqual(roundFloor(3, bounds));
+    expect(ratios.some((q) => Math.abs(q - roundFloor(3, bounds)) < 1e-12)).toBe(true);
     for (const r of [2, 3])
       expect(silos[VICTIM]!.lines.join('\n')).toContain(`silo ${VICTIM} round ${r}: report accepted`);
     // Issue 22: after each scored round a silo prints its own leaderboard line; after round 3 it is

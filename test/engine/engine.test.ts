@@ -61,6 +61,9 @@ const base = {
   data: { dataset: 'synthetic', trainSize: 300, testSize: 100, synthetic: { features: 16, classes: 4 } },
   model: { kind: 'mlp' as const, hidden: [8] },
   comparison: { estimators: { mrsv: {} }, trueShapley: false },
+  // The pair strategies select 2 silos, a round every networked silo refuses (issue 32 W1); the
+  // engine simulates it with the floor of issue 27 (s = 0.9: f_2 = 1/9), so weights [1, 3] stand.
+  secureAggregation: { maxWeightShare: 0.9 },
 };
 const config = (strategy: Record<string, unknown>): ExperimentConfig =>
   parseConfig({ ...base, name: String(strategy.name), strategy });

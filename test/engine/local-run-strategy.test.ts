@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
+import { capWeights } from '../../src/contract/weight-floor.js';
 import { consortiumFileOf } from '../../src/engine/consortium-of-run.js';
 import { checkLocalStrategy, localNetworkedRun } from '../../src/engine/local-run.js';
-import { networkedLearner, networkedRun, siloPlan } from '../../src/engine/networked.js';
+import { networkedLearner, networkedRun, siloPlan, weightOf } from '../../src/engine/networked.js';
 import type { Learner } from '../../src/learner/learner.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 
@@ -59,7 +60,7 @@ describe('a strategy on a silo with its own data', () => {
     expect(file.encoding.minWeight).toBe(file.encoding.weightFloor);
     expect(file.encoding.weightFloor).toBe(0.1);
     expect(run.minWeight).toBe(0.1);
-    expect(run.weightBounds).toEqual({ weightFloor: 0.1, maxWeightShare: 0.9 });
+    expect(run.weightBounds).toEqual({ weightFloor: 0.1, maxWeightShare: 0.5, minEffectiveSilos: 3 });
     expect(await siloPlan(run, 1, [])).toEqual(await siloPlan(full, 1, []));
   });
 
@@ -73,5 +74,29 @@ describe('a strategy on a silo with its own data', () => {
       strategy: { name: 'fedavg', clientsPerRound: 3, weights: 'equal' } as ExperimentConfig['strategy'],
     };
     await expect(checkLocalStrategy(local(equal).run, 1)).resolves.toBeUndefined();
+  });
+});
+
+describe('FedAvg by example counts over every silo, on its own data (issue 32 W1)', () => {
+  it('each silo sends the capped weight the engine gives it, from the file alone', () => {
+    // Counts far apart (one large silo): the floor and the cap both act.
+    const cfg = { ...base, partition: { kind: 'quantity-skew', beta: 0.1 } } as ExperimentConfig;
+    const full = networkedRun(cfg, 2);
+    const counts = full.data.silos.map((s) => s.n);
+    const capped = capWeights(counts, full.weightBounds);
+    const file = consortiumFileOf(full, 'c1', keys, learner, { examples: counts });
+    expect(file.weights.scale).toBe(Math.max(...capped));
+    for (let silo = 0; silo < 4; silo++) {
+      const run = localNetworkedRun(cfg, 2, {
+        silo,
+        train: full.data.silos[silo]!,
+        test: full.data.test,
+        file,
+      });
+      const { weight, scale } = weightOf(run, silo);
+      expect(weight / scale).toBeCloseTo(capped[silo]! / Math.max(...capped), 12);
+      expect(weight / scale).toBeGreaterThanOrEqual(file.encoding.minWeight);
+    }
+    console.log(`counts ${counts}, capped ${capped.map((w) => w.toFixed(1))}`);
   });
 });

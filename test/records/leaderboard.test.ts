@@ -70,9 +70,13 @@ describe('the leaderboard first', () => {
     expect(of(2).flags.find((f) => f.kind === 'free-rider')!.reason).toMatch(/simulated free rider/);
     // detected from the reports too: a zero update leaves v(M0 + U_i) = v(M0)
     expect(of(2).flags.find((f) => f.kind === 'free-rider')!.reason).toMatch(/never moved the model/);
+    // (the detector may quarantine its reports too, said after the role: since issue 32's weight
+    // bounds lift the small silos to 1/5 of the largest it does, in rounds 2 and 3)
     expect(of(4).flags).toContainEqual({
       kind: 'misbehaving',
-      reason: "simulated 'label-flip' attack (attacks)",
+      reason: expect.stringMatching(
+        /^simulated 'label-flip' attack \(attacks\)(; reports quarantined by the detector .*)?$/,
+      ),
     });
     expect(of(5).flags).toContainEqual({ kind: 'noisy', reason: 'label noise at rate 0.80 (labelNoise)' });
     // honest silos carry no role flag; the detector may quarantine an honest report (a false

@@ -30,6 +30,8 @@
  * file's is refused before anything is sent (ConsortiumMismatchError at encoding.weightFloor,
  * test/contract/consortium-file.test.ts; unpinned, WeightBoundsError: test/client/silo.test.ts), and
  * the service refuses a floor of 0 or a share of 1 at creation (below).
+ * Issue 32 (W1) raised the defaults to s = 1/2 with an effective number of participants ≥ 3 and
+ * at least 3 selected silos; the figures above are issue 27's.
  * Whether the silos agree on the scores their weights came from (a split view) is the
  * consistency check's part of issue 27, not this file's.
  */
@@ -54,8 +56,12 @@ import { adminInject, consortiumBody, harness } from '../server/_harness.js';
 
 const SEED = 1;
 const D = 64;
-/** docs/consortium.md's strategy. */
-const DOCS_STRATEGY = { name: 'score-weighted', score: 'ee', clientsPerRound: 2 } as StrategyConfig;
+/**
+ * docs/consortium.md's strategy as issue 27 found it selected 2 of 3 silos; since issue 32 (W1) a
+ * round selects at least 3, so the 3 silos are all selected (their weights are then capped to
+ * equal: test/security/weight-concentration.test.ts).
+ */
+const DOCS_STRATEGY = { name: 'score-weighted', score: 'ee' } as StrategyConfig;
 
 /** Independent updates in [−0.5, 0.5] per silo (what local training would give). */
 function updatesOf(n: number): Float32Array[] {
@@ -202,14 +208,18 @@ describe('A1 (ii): a malicious server serves one high score and the others equal
   });
 
   it('a plan that breaks the bounds is refused before masking, naming the cause', () => {
-    const below = { round: 4, selected: [0, 2], weights: [1.6, 0] };
+    const below = { round: 4, selected: [0, 2, 3], weights: [1.6, 0, 1.6] };
     expect(() => checkPlanWeights(below, DEFAULT_WEIGHT_BOUNDS)).toThrow(WeightBoundsError);
     expect(() => checkPlanWeights(below, DEFAULT_WEIGHT_BOUNDS)).toThrow(
       /encoding\.weightFloor: FEDSCORE_ERR_WEIGHT_BOUNDS: round 4: silo 2's normalized weight 0 is below the floor 0\.1/,
     );
+    const heavy = { round: 4, selected: [0, 1, 2], weights: [1, 0.2, 0.2] };
+    expect(() => checkPlanWeights(heavy, DEFAULT_WEIGHT_BOUNDS)).toThrow(
+      /encoding\.maxWeightShare: FEDSCORE_ERR_WEIGHT_BOUNDS: round 4: silo 0 would hold 0\.71\d* of Σ w/,
+    );
     const alone = { round: 4, selected: [1], weights: [1] };
     expect(() => checkPlanWeights(alone, DEFAULT_WEIGHT_BOUNDS)).toThrow(
-      /encoding\.maxWeightShare: FEDSCORE_ERR_WEIGHT_BOUNDS: round 4: silo 1 would hold 1 of Σ w/,
+      /^selected: FEDSCORE_ERR_TOO_FEW_SILOS: round 4: the round selects 1 silo \(1\)/,
     );
   });
 });

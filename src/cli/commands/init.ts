@@ -1,4 +1,5 @@
 /** `fedscore init <dir>`: its flags; the action (src/project/init.ts) is imported when it runs. */
+
 import { Option } from 'commander';
 import type { InitArgs } from '../../project/init.js';
 import type { CommandDefinition } from '../_command.js';
@@ -30,7 +31,15 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
     'Example:\n  fedscore init hospitals --silos 3 --format idx,npy,csv\n  fedscore init hospitals --silos 4 --strategy score-weighted --clients-per-round 3\n  fedscore up hospitals',
   positionals: [{ name: 'dir', description: 'the project folder to write (new or empty)', required: true }],
   options: [
-    integerOption('silos', 'n', 'number of silos (default 3)', 2, 64),
+    integerOption(
+      'silos',
+      'n',
+      "number of silos, at least 3: in a round of 2 each silo would read the other's update off the sum (default 3)",
+      // MIN_SELECTED_SILOS (src/contract/weight-floor.ts; initProject checks it too): a literal here,
+      // since the command definitions load no module beyond the CLI's own.
+      3,
+      64,
+    ),
     new Option(
       '--data <name-or-file>',
       "the data the silos split: a built-in data set (fashion-mnist, synthetic, …) or your own file — x.npy with y.npy beside it (or their folder), an IDX images file with its labels file, a .csv file with a 'label' column (copied into source-data/)",

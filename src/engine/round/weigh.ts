@@ -1,7 +1,8 @@
 /**
  * The weighting step of the round pipeline (../engine.ts): the strategy's aggregation weights.
- * Under secure aggregation the weights get the consortium's floor (../../contract/weight-floor.ts, issue 27
- * A1), as a networked silo's plan does (../../contract/networked-plan.ts): no selected silo's weight is
+ * Under secure aggregation the weights get the consortium's floor and cap
+ * (../../contract/weight-floor.ts, issues 27 A1 and 32 W1: `capWeights`), as a networked silo's
+ * plan does (../../contract/networked-plan.ts): no selected silo's weight is
  * below f_k·max_j w_j, so the sum never is one silo's update alone. In the clear (secure
  * aggregation disabled) the server sees every update anyway, and the strategy's weights stand.
  * Private strategies read public history only; full-visibility ones also get the round's updates,
@@ -10,7 +11,7 @@
  */
 import { type MemoGame, type MemoVectorGame, memoize, memoizeVector } from '../../../scoring/game.js';
 import { createRng } from '../../../scoring/random.js';
-import { floorWeights, weightBoundsOf } from '../../contract/weight-floor.js';
+import { capWeights, weightBoundsOf } from '../../contract/weight-floor.js';
 import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import type { FullVisibility } from '../../strategies/strategy.js';
 import type { Run, RunState } from './run.js';
@@ -64,7 +65,7 @@ export async function weighStep(
   const weights = Array.from(aggregation.weights);
   const secure = run.cfg.secureAggregation?.enabled !== false;
   return {
-    weights: secure ? floorWeights(weights, weightBoundsOf(run.cfg.secureAggregation)) : weights,
+    weights: secure ? capWeights(weights, weightBoundsOf(run.cfg.secureAggregation)) : weights,
     strategy: aggregation.state,
     ...(memo ? { evaluations: memo.game.evaluations + memo.perClass.evaluations } : {}),
   };

@@ -4,6 +4,7 @@
  * consortium is immutable once created, so its decoded form — the configuration and the roster
  * of Ed25519 keys — is cached per process.
  */
+
 import { quantizer } from '../../../crypto/quantize.js';
 import { publicKeyProblem } from '../../../crypto/signature.js';
 import {
@@ -19,6 +20,7 @@ import { DEFAULT_MIN_WEIGHT, DEFAULT_SELECTION_SEED, DEFAULT_UTILITY } from '../
 import { networkedStrategy, planRound, publicSetup } from '../../contract/networked-plan.js';
 import { utilityRange } from '../../contract/private-scoring.js';
 import type { Consortium, ConsortiumInput, Deadlines } from '../../contract/schemas.js';
+import { MIN_SELECTED_SILOS } from '../../contract/weight-floor.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import type { StrategyConfig } from '../../strategies/registry.js';
 import { fromHex } from '../_bytes.js';
@@ -182,6 +184,11 @@ export class Consortia {
       createdAt: this.ctx.now(),
     });
     const invalid = (detail: string) => new ServiceError('FEDSCORE_ERR_INVALID_CONSORTIUM', detail);
+    const tooFew = (detail: string) =>
+      new ServiceError(
+        'FEDSCORE_ERR_TOO_FEW_SILOS',
+        `${detail}: fewer than ${MIN_SELECTED_SILOS}, so each would read the others' updates off the sum`,
+      );
     const keys = consortium.participants.map((p) => p.publicKey);
     const repeated = keys.findIndex((k, i) => keys.indexOf(k) !== i);
     if (repeated >= 0) throw invalid(`participants[${repeated}]: repeated public key`);
@@ -218,7 +225,15 @@ export class Consortia {
         throw invalid(
           `strategy: selects ${k} of the ${n} silos per round, below the threshold t = ${consortium.threshold}: no round could complete`,
         );
+      if (k < MIN_SELECTED_SILOS) throw tooFew(`strategy: selects ${k} of the ${n} silos per round`);
     } else if (input.seed !== undefined) throw invalid('seed: applies only with a strategy');
+    // Issue 32 W1: a round of 2 shows each silo the other's update (the silos refuse it too).
+    if (
+      consortium.strategy === undefined &&
+      consortium.secureAggregation !== 'external' &&
+      n < MIN_SELECTED_SILOS
+    )
+      throw tooFew(`participants: ${n} silos, every one in every round`);
     for (const field of ['clip', 'weightRange'] as const)
       try {
         quantizer({ range: consortium.encoding[field], n: keys.length });
