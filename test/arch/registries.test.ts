@@ -112,19 +112,19 @@ const EXCEPTIONS: { file: string; name: string; count: number; why: string }[] =
     file: 'bench/multi-round.ts',
     name: 'fedavg',
     count: 1,
-    why: "a configuration of the multi-round differencing table (docs/threat-model.md): the networked strategies whose selection changes, with their parameters, data like examples/*.json",
+    why: 'a configuration of the multi-round differencing table (docs/threat-model.md): the networked strategies whose selection changes, with their parameters, data like examples/*.json',
   },
   {
     file: 'bench/multi-round.ts',
     name: 'score-selection',
     count: 1,
-    why: "a configuration of the multi-round differencing table (docs/threat-model.md): the networked strategies whose selection changes, with their parameters, data like examples/*.json",
+    why: 'a configuration of the multi-round differencing table (docs/threat-model.md): the networked strategies whose selection changes, with their parameters, data like examples/*.json',
   },
   {
     file: 'bench/multi-round.ts',
     name: 'score-weighted',
     count: 1,
-    why: "a configuration of the multi-round differencing table (docs/threat-model.md): the networked strategies whose selection changes, with their parameters, data like examples/*.json",
+    why: 'a configuration of the multi-round differencing table (docs/threat-model.md): the networked strategies whose selection changes, with their parameters, data like examples/*.json',
   },
   {
     file: 'bench/ml.ts',
