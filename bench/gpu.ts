@@ -206,14 +206,14 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
 
   // Training.
   const training: GpuBench['training'] = [];
-  const counted = images(128, 8); // two batches of 64 in one pass: per-step counts without pass ends
+  const counted = images(256, 8); // four batches of 64 in one pass: per-step counts without pass ends
   for (const [i, kind] of (['mlp', 'cnn003', 'lenet5'] as const).entries()) {
     const spec = kind === 'mlp' ? mlp : createModel(kind, { inputShape: [28, 28, 1], numClasses: 10 });
     const data = images(SIZES.trainSamples[kind], 7);
     const gpu = cpuOnly ? null : await trainingRate(spec, data);
     const cost = cpuOnly
       ? null
-      : await stepCost((steps) => trainLocal(spec, initParams(spec, 1), counted, { seed: 3, steps }), 1, 2);
+      : await stepCost((steps) => trainLocal(spec, initParams(spec, 1), counted, { seed: 3, steps }), 2, 4);
     await use('wasm');
     const cpu = await trainingRate(spec, data);
     await onGpu();
