@@ -7,8 +7,9 @@
  *  - `getBufferData(buffer)`: every read of a GPU buffer to the host (`data()`, `read()`;
  *    `copyBufferToBuffer` into a staging buffer, `mapAsync`), `buffer.size` bytes each.
  * A step's cost is the difference between a run of `hi` and one of `lo` steps, divided by
- * `hi − lo`, so the per-call setup (upload of the examples, final read of θ) is not counted in it
- * and is reported apart (`perCall`).
+ * `hi − lo` (steps past the first: the first step takes a few dispatches fewer), so the per-call
+ * setup (upload of the examples, the read of θ and the losses at the end) is not in it; `call` is
+ * everything a whole `lo`-step call did.
  */
 import * as tf from '@tensorflow/tfjs';
 
@@ -49,12 +50,12 @@ export async function countGpuWork(fn: () => Promise<unknown>): Promise<Counts> 
   return counts;
 }
 
-/** Per step (the difference of `hi` and `lo` steps) and per call (the `lo` run less `lo` steps). */
+/** Per step (the difference of `hi` and `lo` steps, per step) and a whole `lo`-step call. */
 export async function stepCost(
   train: (steps: number) => Promise<unknown>,
   lo = 2,
   hi = 6,
-): Promise<{ perStep: Counts; perCall: Counts }> {
+): Promise<{ perStep: Counts; call: Counts & { steps: number } }> {
   await train(lo); // pipelines compiled, buffers pooled
   const a = await countGpuWork(() => train(lo));
   const b = await countGpuWork(() => train(hi));
@@ -64,12 +65,5 @@ export async function stepCost(
     readbacks: (b.readbacks - a.readbacks) / k,
     bytesRead: (b.bytesRead - a.bytesRead) / k,
   };
-  return {
-    perStep,
-    perCall: {
-      dispatches: a.dispatches - lo * perStep.dispatches,
-      readbacks: a.readbacks - lo * perStep.readbacks,
-      bytesRead: a.bytesRead - lo * perStep.bytesRead,
-    },
-  };
+  return { perStep, call: { steps: lo, ...a } };
 }
