@@ -32,7 +32,8 @@ export interface Anchor {
 }
 
 export interface AnchorSizes {
-  trainSamples: { mlp: number; cnn003: number; lenet5: number };
+  /** Training samples per model, keyed by bench/gpu.ts's model names (torch_anchor.py's MODELS). */
+  trainSamples: Readonly<Record<string, number>>;
   testImages: number;
   players: number[];
 }
@@ -55,12 +56,13 @@ export function torchPython(env: NodeJS.ProcessEnv = process.env): string | unde
 }
 
 function runOnce(python: string, file: string, sizes: AnchorSizes, extra: string[]): AnchorRun {
-  const t = sizes.trainSamples;
   const args = [
     file,
     '--json',
     '--samples',
-    `mlp=${t.mlp},cnn003=${t.cnn003},lenet5=${t.lenet5}`,
+    Object.entries(sizes.trainSamples)
+      .map(([model, count]) => `${model}=${count}`)
+      .join(','),
     '--test',
     String(sizes.testImages),
     '--players',
