@@ -217,9 +217,14 @@ export async function resumeRound(h: Harness, acked: Ack[]): Promise<void> {
   const has = async (stage: string, silo: number) =>
     (await storedWrites(h, 1)).some((w) => w.stage === stage && w.silo === silo);
   const silos = SILOS.map((i) => new Silo(h, 'c1', 1, i, 3));
-  for (const stage of PROTOCOL)
+  // Past the protocol stages, a silo needs none of its round state (its report is its own).
+  const now = (await roundView(h, 1)).stage;
+  const protocolOver = !(PROTOCOL as readonly string[]).includes(now);
+  for (const stage of protocolOver ? [] : PROTOCOL)
     for (const s of silos) {
-      const stored = await has(stage, s.id);
+      // A stage the round has left is complete: its masked inputs are folded into the stored sum.
+      const passed = PROTOCOL.indexOf(stage) < PROTOCOL.indexOf(now as (typeof PROTOCOL)[number]);
+      const stored = passed || (await has(stage, s.id));
       if (stage === 'advertise') {
         if (stored) s.replayStart();
         else await s.start();
