@@ -7,7 +7,7 @@
  *
  * 1. {@link lockFolder}: `up` owns its folder — a second `up` (or a `serve` on its store) refuses
  *    at once, naming the holder's PID (./lock.ts); a lock left by a SIGKILLed `up` is taken over.
- * 2. {@link openStoreState}: the store is never moved aside by a failed start: the schedule resumes
+ * 2. {@link waitForStore}, {@link openStoreState}: the store is never moved aside by a failed start: the schedule resumes
  *    from it (./up-store.ts); `--fresh` keeps it under a dated name and starts over.
  * 3. {@link startService}, {@link startSilos}, {@link register} (skipped when the store has the
  *    consortium already).
@@ -22,10 +22,10 @@
  * Ctrl-C (SIGINT) or SIGTERM stops every process it started. Each process's output is appended to
  * `<dir>/logs/<name>.log` under a header line per run.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CumulativeScores } from '../contract/schemas.js';
-import { acquireLock, type Lock } from './lock.js';
+import { acquireLock, type Lock, LockHeldError, type LockHolder, processAlive } from './lock.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, type Project, projectCommands, readProject } from './project.js';
 import { leaderboardText, projectScores } from './up-scores.js';
@@ -85,6 +85,8 @@ class UpRun {
   readonly t0 = Date.now();
   procs!: ProjectProcesses;
   interrupted: NodeJS.Signals | undefined;
+  /** Set once `up` stops its processes: their exits are not dropouts. */
+  stopping = false;
   private wake: () => void = () => {};
   url = '';
 
@@ -159,7 +161,33 @@ function lockFolder(u: UpRun): Lock {
   }
 }
 
-/** Step 2: the store, resumed or (with --fresh) kept aside. */
+/**
+ * Step 2a: no service holds the store. The processes of an `up` that was SIGKILLed notice it and
+ * stop by themselves (src/cli/main.ts, FEDSCORE_PARENT_PID) within a second or so: waited for.
+ * @throws Stop(1) naming the holder when another service keeps the store.
+ */
+async function waitForStore(u: UpRun): Promise<void> {
+  const path = join(u.dir, `${u.p.db}.lock`);
+  for (let waited = 0; ; waited += 250) {
+    let holder: LockHolder | undefined;
+    try {
+      holder = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
+    } catch {
+      return;
+    }
+    if (!holder || !processAlive(holder.pid)) return;
+    if (waited >= 15_000) {
+      u.say(
+        `cannot start: ${new LockHeldError(path, holder).message} (a service outside this fedscore up uses the project's store)`,
+      );
+      throw new Stop(1);
+    }
+    if (waited === 0) u.say(`waiting for the previous run's service (pid ${holder.pid}) to stop`);
+    await u.pause(250);
+  }
+}
+
+/** Step 2b: the store, resumed or (with --fresh) kept aside. */
 async function openStoreState(u: UpRun): Promise<StoreState> {
   if (u.o.fresh) {
     const aside = keepStoreAside(u.dir, u.p.db);
@@ -266,7 +294,7 @@ async function follow(u: UpRun, server: Started, silos: Started[]): Promise<Foll
   let currentRound = 0;
   for (const [i, s] of silos.entries())
     void s.exited.then((code) => {
-      if (u.interrupted || code === 0) return;
+      if (u.interrupted || u.stopping || code === 0) return;
       // An error exit before it joined: it cannot start (data, key, model, trainer) — a failure.
       if (typeof code === 'number' && !joined(s, u.p.id)) {
         cannotStart.push(u.failed(s, `${u.names[i]} (silo ${i}) cannot start (exit code ${code})`));
@@ -401,6 +429,7 @@ export async function upCommand(
   process.on('SIGTERM', u.onSignal);
   try {
     lock = lockFolder(u);
+    await waitForStore(u);
     const state = await openStoreState(u);
     u.procs = new ProjectProcesses(u.dir, u.env);
     const server = await startService(u);
@@ -421,6 +450,7 @@ export async function upCommand(
   } finally {
     process.off('SIGINT', u.onSignal);
     process.off('SIGTERM', u.onSignal);
+    u.stopping = true;
     await u.procs?.stopAll();
     lock?.release();
     if (u.interrupted) u.say(`stopped (${u.interrupted}): every process it started has exited`);

@@ -32,11 +32,11 @@ afterAll(() => {
 });
 
 /** `npm --prefix <checkout> run -s fedscore -- <args>` typed in the user's folder. */
-function fedscore(args: string[]) {
+function fedscore(args: string[], extraEnv: Record<string, string> = {}) {
   const { DATABASE_URL: _shared, FEDSCORE_ADMIN_TOKEN: _t, ...env } = process.env;
   const child = spawn('npm', ['--prefix', ROOT, 'run', '-s', 'fedscore', '--', ...args], {
     cwd: user,
-    env,
+    env: { ...env, ...extraEnv },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -103,7 +103,9 @@ describe('fedscore init and fedscore up, from a folder outside the checkout', ()
     expect(second.lines.join('\n')).toContain(
       `cannot start: ${join(dir, 'fedscore.lock')} is held by fedscore up (pid ${holder} `,
     );
-    const serve = fedscore(['serve', '--db', 'hospitals/fedscore.db', '--port', '0']);
+    const serve = fedscore(['serve', '--db', 'hospitals/fedscore.db', '--port', '0'], {
+      FEDSCORE_ADMIN_TOKEN: 'a-second-operator-token-0123456789',
+    });
     expect(await serve.exited).toBe(1);
     expect(serve.lines.join('\n')).toMatch(
       /fedscore serve: cannot start: .*fedscore\.db\.lock is held by fedscore serve \(pid \d+ /,
