@@ -27,12 +27,16 @@ afterAll(() => {
 
 function fedscore(args: string[]) {
   const { DATABASE_URL: _shared, FEDSCORE_ADMIN_TOKEN: _t, ...env } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], {
-    cwd: user,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), join(ROOT, 'src/cli/main.ts'), ...args],
+    {
+      cwd: user,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   started.push(child);
   const lines: string[] = [];
   let buf = '';
