@@ -159,6 +159,12 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
         testSetDigest: 'ab'.repeat(32),
         schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'],
         encoding: ENCODING,
+        // Stages close when every silo has sent, long before these: the load measures the
+        // service, not a loader that falls behind on a busy machine (a missed deadline would
+        // abort the round).
+        deadlines: Object.fromEntries(
+          ['advertise', 'share', 'mask', 'consistency', 'unmask', 'reporting'].map((k) => [k, 30 * 60_000]),
+        ),
       },
       [201],
     );

@@ -441,7 +441,9 @@ export async function upCommand(
     }
     if (state.running) await closeInterrupted(u, state.running.round);
     const first = state.running ? state.running.round + 1 : state.over + 1;
-    const silos = startSilos(u, state.registered ? first : 1);
+    // The interrupted round was the schedule's last: closing it ended the run, no silo is needed.
+    const done = state.registered && state.total !== undefined && first > state.total;
+    const silos = done ? [] : startSilos(u, state.registered ? first : 1);
     if (!state.registered) await register(u);
     return await finish(u, server, silos, await follow(u, server, silos));
   } catch (e) {
