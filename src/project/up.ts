@@ -24,7 +24,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CumulativeScores } from '../contract/schemas.js';
+import {
+  type CumulativeScores,
+  type Round,
+  type StageProgress,
+  TERMINAL_STAGES,
+} from '../contract/schemas.js';
 import { acquireLock, type Lock, LockHeldError, type LockHolder, processAlive } from './lock.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, type Project, projectCommands, readProject } from './project.js';
@@ -46,26 +51,16 @@ export interface UpArgs {
   version?: string;
 }
 
-interface RoundView {
-  round: number;
-  stage: string;
-  selected: number[] | null;
-  survivors: number[] | null;
-  dropped: number[] | null;
-  utilities: { full: number; empty: number } | null;
-  error: { code: string; detail: string } | null;
-}
-interface Progress {
-  stage: string;
-  deadline: number;
-  expected: number[];
-  received: number[];
-  missing: number[];
-}
+/** What `up` reads of a round and of its progress: the contract's wire types (src/contract/schemas.ts). */
+type RoundView = Pick<
+  Round,
+  'round' | 'stage' | 'selected' | 'survivors' | 'dropped' | 'utilities' | 'error'
+>;
+type Progress = Pick<StageProgress, 'stage' | 'deadline' | 'expected' | 'received' | 'missing'>;
 
 /** The lock file of a project folder. */
 export const PROJECT_LOCK = 'fedscore.lock';
-const TERMINAL = new Set(['scored', 'closed', 'aborted']);
+const TERMINAL = new Set<string>(TERMINAL_STAGES);
 const num = (x: number) => String(Number(x.toPrecision(3)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
