@@ -26,7 +26,7 @@ const FLAGS: Record<string, string[]> = {
     '--seed <s>',
     '--backend <name>',
   ],
-  up: ['--port <n>', '--backend <name>', '--keep-serving'],
+  up: ['--port <n>', '--backend <name>', '--keep-serving', '--fresh'],
   experiment: [
     '--config <file>',
     '--out <dir>',
