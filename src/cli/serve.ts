@@ -90,6 +90,10 @@ export async function serveCommand(o: ServeArgs): Promise<number> {
       const l = learner;
       app.addHook('onClose', async () => l.close());
     }
+    if (lock) {
+      const held = lock;
+      app.addHook('onClose', async () => held.release());
+    }
   } catch (e) {
     await learner?.close();
     lock?.release();
@@ -106,10 +110,6 @@ export async function serveCommand(o: ServeArgs): Promise<number> {
     await app.close();
     lock?.release();
     return 1;
-  }
-  if (lock) {
-    const held = lock;
-    app.addHook('onClose', async () => held.release());
   }
   return new Promise<number>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

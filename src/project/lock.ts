@@ -90,7 +90,7 @@ export function acquireLock(path: string, what: string): Lock {
     const holder = readHolder(path);
     // A holder that is alive here (or on another host) keeps it; an unreadable file is a taker's
     // half-written lock only for an instant, and otherwise the remains of a crash.
-    if (holder && (holder.host !== mine.host || processAlive(holder.pid)) && holder.pid !== process.pid)
+    if (holder && (holder.host !== mine.host || processAlive(holder.pid)))
       throw new LockHeldError(path, holder);
     if (holder) tookOver = holder;
     try {
