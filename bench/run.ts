@@ -6,7 +6,7 @@
  * `--json <file>`, what the sections report is also written to <file> as one JSON object: the
  * rows they pass to bench/_json.ts's report() (`training`, `secagg`, `serverRound`) and the `json`
  * object their main() returns (ml: `exactShapley`). Other `--flags` are left for the sections
- * (`--quick`).
+ * (`--quick`; server's `--load [--minutes N] [--consortia C] [--silos S]`).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,7 +30,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 // Options: --json <file> writes the sections' results as one JSON object; flags (--quick, …) and
 // --baseline <dir> are read by the sections themselves (bench/ml.ts, bench/_exact-shapley.ts).
 const args = process.argv.slice(2);
-const VALUED = ['--json', '--baseline'];
+const VALUED = ['--json', '--baseline', '--minutes', '--consortia', '--silos'];
 const asked: string[] = [];
 let jsonFile: string | undefined;
 for (let i = 0; i < args.length; i++) {

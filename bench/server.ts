@@ -44,6 +44,11 @@
  *
  * Run: npx tsx bench/server.ts [--quick]   (--quick: d = 10^5, fewer requests, one round per store)
  *
+ * `--load [--minutes N] [--consortia C] [--silos S]` runs instead the load row of issue 34: C
+ * consortia (8) × S silos (32) running rounds concurrently on one service for N minutes (10) per
+ * store — rounds per minute, p50/p99 per route, peak RSS in minute 1 and the last minute, 5xx
+ * (bench/_server-load.ts).
+ *
  * The timed server and the HTTP loader are in bench/_server-loader.ts, the round driver in
  * bench/_server-round.ts; this file runs the two measurements and prints the tables.
  */
@@ -55,6 +60,7 @@ import { pathToFileURL } from 'node:url';
 import { simulatedIdentities } from '../protocol/simulate.js';
 import type { StoreLocation } from '../src/server/store/database.js';
 import { report } from './_json.js';
+import { type LoadResult, runLoad } from './_server-load.js';
 import { freshPostgres, request, serve, signedHeaders } from './_server-loader.js';
 import { createConsortium, N, runRound, THRESHOLD } from './_server-round.js';
 
@@ -167,7 +173,79 @@ async function timedRound(s: Awaited<ReturnType<typeof serve>>, d: number, rep: 
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** A `--name <n>` flag's value (a positive number), or `fallback`. */
+function numberFlag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = Number(process.argv[i + 1]);
+  if (!(v > 0)) throw new RangeError(`--${name}: expected a positive number, got '${process.argv[i + 1]}'`);
+  return v;
+}
+
+/** `--load`: the load row (bench/_server-load.ts) on each store, as tables. */
+async function loadMain(): Promise<void> {
+  const o = {
+    minutes: numberFlag('minutes', 10),
+    consortia: numberFlag('consortia', 8),
+    silos: numberFlag('silos', 32),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'fedscore-bench-load-'));
+  const url = process.env.DATABASE_URL;
+  const postgres = url ? await freshPostgres(url) : undefined;
+  const results: LoadResult[] = [];
+  try {
+    results.push(await runLoad('SQLite', { sqlite: join(dir, 'store.db') }, o));
+    if (postgres) results.push(await runLoad('PostgreSQL', { postgres: postgres.postgres }, o));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await postgres?.drop();
+  }
+  report('serverLoad', results as unknown as Record<string, unknown>[]);
+  const mib = (x: number) => x.toFixed(0);
+  console.log(
+    `\n## Load held: ${o.consortia} consortia × ${o.silos} silos running rounds concurrently on one service (d = 1000), ${o.minutes} min per store\n`,
+  );
+  console.log(
+    table(
+      [
+        'store',
+        'minutes',
+        'rounds',
+        'rounds/min',
+        'requests',
+        '5xx',
+        'other unexpected',
+        'peak RSS min 1 MiB',
+        'peak RSS last min MiB',
+        'RSS growth',
+      ],
+      results.map((r) => [
+        r.store,
+        r.minutes.toFixed(1),
+        String(r.rounds),
+        r.roundsPerMinute.toFixed(1),
+        String(r.requests),
+        String(r.errors5xx),
+        String(r.unexpected),
+        mib(r.rssMinute1MiB),
+        mib(r.rssLastMinuteMiB),
+        `${((100 * (r.rssLastMinuteMiB - r.rssMinute1MiB)) / r.rssMinute1MiB).toFixed(1)} %`,
+      ]),
+    ),
+  );
+  console.log('\nLatency per route (client side, ms):\n');
+  console.log(
+    table(
+      ['store', 'route', 'requests', 'p50 ms', 'p99 ms'],
+      results.flatMap((r) =>
+        r.routes.map((x) => [r.store, x.route, String(x.requests), x.p50.toFixed(1), x.p99.toFixed(1)]),
+      ),
+    ),
+  );
+}
+
 export async function main(): Promise<void> {
+  if (process.argv.includes('--load')) return loadMain();
   const dir = mkdtempSync(join(tmpdir(), 'fedscore-bench-server-'));
   const targets: { label: string; location: StoreLocation }[] = [
     { label: 'SQLite', location: { sqlite: join(dir, 'store.db') } },

@@ -16,4 +16,14 @@ if (process.env.npm_lifecycle_event === 'fedscore' && process.env.INIT_CWD) {
   delete process.env.npm_lifecycle_event;
 }
 
+// A process `fedscore up` started stops when `up` is gone (SIGKILLed: its children would otherwise
+// run on as orphans, holding the store, while the next `up` takes the folder; issue 34).
+const parent = Number(process.env.FEDSCORE_PARENT_PID);
+if (Number.isInteger(parent) && parent > 0) {
+  delete process.env.FEDSCORE_PARENT_PID;
+  setInterval(() => {
+    if (process.ppid !== parent) process.kill(process.pid, 'SIGTERM');
+  }, 500).unref();
+}
+
 process.exitCode = await runCli(process.argv.slice(2));

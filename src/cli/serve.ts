@@ -22,6 +22,7 @@
 import { networkedLearner, networkedRun, testSetEvaluator } from '../engine/networked.js';
 import type { Learner } from '../learner/learner.js';
 import { describeAdapter } from '../ml/adapter.js';
+import { acquireLock, type Lock } from '../project/lock.js';
 import { buildApp } from '../server/app.js';
 import type { Evaluator } from '../server/service.js';
 import { openStore, type StoreLocation } from '../server/store/database.js';
@@ -54,7 +55,12 @@ export interface ServeArgs {
 export async function serveCommand(o: ServeArgs): Promise<number> {
   let app: Awaited<ReturnType<typeof buildApp>>;
   let learner: Learner | undefined;
+  let lock: Lock | undefined;
   try {
+    // One service per SQLite file (issue 34): a second one refuses at once, naming the holder.
+    // PostgreSQL is not locked: replicas share one database by design.
+    if ('sqlite' in o.location && o.location.sqlite !== ':memory:')
+      lock = acquireLock(`${o.location.sqlite}.lock`, 'fedscore serve');
     let evaluate: Evaluator | undefined;
     if (o.config !== undefined) {
       const cfg = await loadConfig(o.config);
@@ -84,8 +90,13 @@ export async function serveCommand(o: ServeArgs): Promise<number> {
       const l = learner;
       app.addHook('onClose', async () => l.close());
     }
+    if (lock) {
+      const held = lock;
+      app.addHook('onClose', async () => held.release());
+    }
   } catch (e) {
     await learner?.close();
+    lock?.release();
     // An unreadable or invalid --config is the input's fault: the usage path (exit code 2).
     if (e instanceof UsageError || (e as Error).name === 'ConfigError') throw e;
     process.stderr.write(`fedscore serve: cannot start: ${(e as Error).message}\n`);
@@ -97,6 +108,7 @@ export async function serveCommand(o: ServeArgs): Promise<number> {
   } catch (e) {
     process.stderr.write(`fedscore serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}\n`);
     await app.close();
+    lock?.release();
     return 1;
   }
   return new Promise<number>((resolve) => {

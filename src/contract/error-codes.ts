@@ -55,6 +55,10 @@ const BASE = {
   },
   FEDSCORE_ERR_ROUND_NOT_FOUND: { status: 404, message: 'no such round' },
   FEDSCORE_ERR_ROUND_OPEN: { status: 409, message: 'the previous round has not finished' },
+  FEDSCORE_ERR_SCHEDULE_DONE: {
+    status: 409,
+    message: "the consortium's schedule of rounds is over",
+  },
   FEDSCORE_ERR_NOT_SELECTED: {
     status: 403,
     message: "the consortium's strategy did not select this silo for the round",

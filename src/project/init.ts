@@ -14,7 +14,17 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { minimumThreshold } from '../../protocol/config.js';
@@ -203,80 +213,98 @@ export async function initProject(
     },
     'the configuration fedscore init writes',
   );
-  mkdirSync(dir, { recursive: true });
-  if (ownData) {
-    // The user's whole data set: private, as the silos' shares of it are (issue 32, P1).
-    privateDir(join(dir, 'source-data'));
-    for (const [from, to] of ownData.copies) copyFileSync(from, join(dir, to));
-    privateTree(join(dir, 'source-data'));
-  }
-  // The model first: the run's data shape decides the MLP's input.
-  const absolute: ExperimentConfig = {
-    ...config,
-    model: { kind: LAYERS_MODEL.kind, path: join(dir, 'model/model.json') },
-    ...(ownData ? { data: ownData.absolute(dir) } : {}),
-  };
-  const data = buildConsortium(absolute, o.seed);
-  // Before anything is written: a strategy whose rounds the silos would refuse is a usage error.
-  await checkRoundSize(networkedRun(absolute, o.seed, data), minimumThreshold(o.silos, o.corruptSilos));
-  if (isBuiltinModel) await writeStarterMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
-  else copyLayersModel(resolve(o.model), join(dir, 'model'));
-  writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
-
-  const run = networkedRun(absolute, o.seed, data);
-  const secrets = Array.from({ length: o.silos }, () => new Uint8Array(randomBytes(32)));
-  const publicKeys = secrets.map((s) => Buffer.from(signingKeyPairFromSeed(s).publicKey).toString('hex'));
-  const silos = await Promise.all(
-    run.data.silos.map(async (ds, i) => {
-      const name = `silo-${i}`;
-      const folder = join('silos', name);
-      // Issue 32, P1: the silo's folder 0700 before anything is written in it; key and data 0600.
-      privateDir(join(dir, folder));
-      const key = join(folder, 'silo.key');
-      writePrivateFile(join(dir, key), `${Buffer.from(secrets[i]!).toString('hex')}\n`);
-      secrets[i]!.fill(0);
-      const format = o.formats[i % o.formats.length]!;
-      const written = await writeLocalData(join(dir, folder, 'data'), ds, format);
-      privateTree(join(dir, folder));
-      const data = written.slice(dir.length + 1);
-      return { name, id: i, key, data, format, examples: ds.n };
-    }),
-  );
-  writeFileSync(join(dir, 'keys.txt'), `${publicKeys.join('\n')}\n`);
-  privateDir(join(dir, 'tokens'));
-  writePrivateFile(join(dir, 'tokens/admin.token'), `${token()}\n`);
-  writePrivateFile(join(dir, 'tokens/viewer.token'), `${token()}\n`);
-
-  const learner = await networkedLearner(absolute, o.backend ? { backend: o.backend } : {});
+  // Written into a temporary folder beside <dir> and renamed at the end (issue 34): a failed init
+  // leaves nothing that blocks the retry.
+  const work = join(dirname(dir), `.${basename(dir)}.init-${process.pid}-${Date.now()}`);
+  let project: Project;
   let digest: string;
+  let learnerParameters: number;
+  let testN: number;
+  let silos: Project['silos'];
+  let account = '';
   try {
-    const file = consortiumFileOf(run, id, publicKeys, learner, { examples: silos.map((s) => s.examples) });
-    await checkLocalPlans(run, file);
-    digest = consortiumFileDigest(file);
-    writeFileSync(join(dir, 'consortium.json'), `${JSON.stringify(file, null, 2)}\n`);
-  } finally {
-    await learner.close();
+    mkdirSync(work, { recursive: true });
+    if (ownData) {
+      // The user's whole data set: private, as the silos' shares of it are (issue 32, P1).
+      privateDir(join(work, 'source-data'));
+      for (const [from, to] of ownData.copies) copyFileSync(from, join(work, to));
+      privateTree(join(work, 'source-data'));
+    }
+    // The model first: the run's data shape decides the MLP's input.
+    const absolute: ExperimentConfig = {
+      ...config,
+      model: { kind: LAYERS_MODEL.kind, path: join(work, 'model/model.json') },
+      ...(ownData ? { data: ownData.absolute(work) } : {}),
+    };
+    const data = buildConsortium(absolute, o.seed);
+    // Before anything else is written: a strategy whose rounds the silos would refuse is a usage error.
+    await checkRoundSize(networkedRun(absolute, o.seed, data), minimumThreshold(o.silos, o.corruptSilos));
+    if (isBuiltinModel) await writeStarterMlp(join(work, 'model'), data.test.shape, data.numClasses, o.seed);
+    else copyLayersModel(resolve(o.model), join(work, 'model'));
+    writeFileSync(join(work, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+
+    const run = networkedRun(absolute, o.seed, data);
+    const secrets = Array.from({ length: o.silos }, () => new Uint8Array(randomBytes(32)));
+    const publicKeys = secrets.map((s) => Buffer.from(signingKeyPairFromSeed(s).publicKey).toString('hex'));
+    silos = await Promise.all(
+      run.data.silos.map(async (ds, i) => {
+        const name = `silo-${i}`;
+        const folder = join('silos', name);
+        // Issue 32, P1: the silo's folder 0700 before anything is written in it; key and data 0600.
+        privateDir(join(work, folder));
+        const key = join(folder, 'silo.key');
+        writePrivateFile(join(work, key), `${Buffer.from(secrets[i]!).toString('hex')}\n`);
+        secrets[i]!.fill(0);
+        const format = o.formats[i % o.formats.length]!;
+        const written = await writeLocalData(join(work, folder, 'data'), ds, format);
+        privateTree(join(work, folder));
+        const data = written.slice(work.length + 1);
+        return { name, id: i, key, data, format, examples: ds.n };
+      }),
+    );
+    writeFileSync(join(work, 'keys.txt'), `${publicKeys.join('\n')}\n`);
+    privateDir(join(work, 'tokens'));
+    writePrivateFile(join(work, 'tokens/admin.token'), `${token()}\n`);
+    writePrivateFile(join(work, 'tokens/viewer.token'), `${token()}\n`);
+
+    const learner = await networkedLearner(absolute, o.backend ? { backend: o.backend } : {});
+    learnerParameters = learner.parameterCount;
+    testN = run.data.test.n;
+    if (ownData) account = `${ownDataAccount(ownData.examples, o, data)}\n`;
+    try {
+      const file = consortiumFileOf(run, id, publicKeys, learner, { examples: silos.map((s) => s.examples) });
+      await checkLocalPlans(run, file);
+      digest = consortiumFileDigest(file);
+      writeFileSync(join(work, 'consortium.json'), `${JSON.stringify(file, null, 2)}\n`);
+    } finally {
+      await learner.close();
+    }
+    writeNpyDataset(join(work, 'test-set'), run.data.test);
+    project = {
+      format: 'fedscore-project',
+      version: 1,
+      id,
+      config: 'config.json',
+      model: 'model/model.json',
+      keys: 'keys.txt',
+      consortiumFile: 'consortium.json',
+      digest,
+      testSet: 'test-set',
+      tokens: { admin: 'tokens/admin.token', viewer: 'tokens/viewer.token' },
+      db: 'fedscore.db',
+      silos,
+    };
+    writeFileSync(join(work, PROJECT_FILE), `${JSON.stringify(project, null, 2)}\n`);
+    writeFileSync(join(work, 'README.md'), projectReadme(project));
+    if (existsSync(dir)) rmdirSync(dir);
+    renameSync(work, dir);
+  } catch (e) {
+    rmSync(work, { recursive: true, force: true });
+    throw e;
   }
-  writeNpyDataset(join(dir, 'test-set'), run.data.test);
-  const project: Project = {
-    format: 'fedscore-project',
-    version: 1,
-    id,
-    config: 'config.json',
-    model: 'model/model.json',
-    keys: 'keys.txt',
-    consortiumFile: 'consortium.json',
-    digest,
-    testSet: 'test-set',
-    tokens: { admin: 'tokens/admin.token', viewer: 'tokens/viewer.token' },
-    db: 'fedscore.db',
-    silos,
-  };
-  writeFileSync(join(dir, PROJECT_FILE), `${JSON.stringify(project, null, 2)}\n`);
-  writeFileSync(join(dir, 'README.md'), projectReadme(project));
   out(
-    `consortium project ${id} in ${dir}: ${o.silos} silos (${silos.map((s) => `${s.name} ${s.examples} examples, ${s.format}`).join('; ')}), ${run.data.test.n} test examples, ${learner.parameterCount} parameters\n` +
-      (ownData ? `${ownDataAccount(ownData.examples, o, data)}\n` : '') +
+    `consortium project ${id} in ${dir}: ${o.silos} silos (${silos.map((s) => `${s.name} ${s.examples} examples, ${s.format}`).join('; ')}), ${testN} test examples, ${learnerParameters} parameters\n` +
+      account +
       `consortium file digest ${digest}\n` +
       `run it on this machine: fedscore up ${o.dir}   (what each file is, and the commands for separate machines: ${join(o.dir, 'README.md')})\n`,
   );

@@ -1,7 +1,7 @@
 /**
  * The `fedscore` processes `fedscore up` starts: the same program this one runs (under tsx from a
  * checkout, or the built dist/), in the project folder, each with its output in
- * `<project>/logs/<name>.log`; stopped together (SIGTERM, then SIGKILL after a grace period).
+ * `<project>/logs/<name>.log` (appended, each run under a header line); stopped together (SIGTERM, then SIGKILL after a grace period).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -42,9 +42,14 @@ export class ProjectProcesses {
   readonly started: Started[] = [];
   private readonly logs: string;
 
+  /**
+   * @param header the run's header line, written at the top of each process's part of its log:
+   *   logs are appended run after run, never overwritten (issue 34).
+   */
   constructor(
     private readonly dir: string,
     private readonly env: Record<string, string>,
+    private readonly header = `fedscore up, ${new Date().toISOString()}, pid ${process.pid}`,
   ) {
     // Issue 32, P1: the logs hold the service's and the silos' lines (ids, tokens in URLs): 0700/0600.
     this.logs = privateDir(join(dir, 'logs'));
@@ -53,14 +58,20 @@ export class ProjectProcesses {
   /** Starts `fedscore <args>` as `name` (its log: logs/<name>.log). */
   start(name: string, args: readonly string[], extraEnv: Record<string, string> = {}): Started {
     const { command, args: pre } = cliInvocation();
-    const env: Record<string, string | undefined> = { ...process.env, ...this.env, ...extraEnv };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...this.env,
+      ...extraEnv,
+      FEDSCORE_PARENT_PID: String(process.pid),
+    };
     for (const k of NOT_INHERITED) delete env[k];
     const child = spawn(command, [...pre, ...args], {
       cwd: this.dir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const log = createWriteStream(privateFile(join(this.logs, `${name}.log`)));
+    const log = createWriteStream(privateFile(join(this.logs, `${name}.log`)), { flags: 'a' });
+    log.write(`\n===== ${this.header}: fedscore ${args.join(' ')} =====\n`);
     const lines: string[] = [];
     let buf = '';
     const onData = (d: Buffer) => {

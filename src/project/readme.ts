@@ -24,6 +24,9 @@ processes, the rounds opened by the service's schedule):
 fedscore up .
 \`\`\`
 
+The dashboard URL it prints works while \`up\` runs; \`fedscore up . --keep-serving\` keeps the service
+and its dashboard up after the last round, until Ctrl-C.
+
 Every command runs in this folder (paths below are relative to it). From a checkout of fedscore,
 \`fedscore\` is \`npm --prefix <checkout> run -s fedscore --\` (see the checkout's docs/consortium.md).
 
@@ -37,8 +40,10 @@ ${silo.join('\n')}
 | \`test-set/\` | the common test set every silo holds (\`x.npy\`, \`y.npy\`) |
 | \`consortium.json\` | the consortium file every silo pins; its digest is \`${p.digest}\` |
 | \`tokens/admin.token\`, \`tokens/viewer.token\` | the operator's secret tokens (admin; read-only dashboard) |
-| \`fedscore.db\` | the service's SQLite store (written by \`serve\`) |
-| \`logs/\` | each process's log (written by \`fedscore up\`) |
+| \`fedscore.db\` | the service's SQLite store (written by \`serve\`); the next \`fedscore up\` resumes from it (\`--fresh\` starts over and keeps it as \`fedscore.db.<date>\`) |
+| \`scores.json\` | the leaderboard and every round's scores (written by \`fedscore up\` at the end; \`fedscore score\`'s format) |
+| \`fedscore.lock\` | present while a \`fedscore up\` runs here (its PID): a second one refuses |
+| \`logs/\` | each process's log, appended run after run (written by \`fedscore up\`) |
 
 ## The same consortium on separate machines
 

@@ -28,7 +28,7 @@ const FLAGS: Record<string, string[]> = {
     '--strategy <name>',
     '--clients-per-round <k>',
   ],
-  up: ['--port <n>', '--backend <name>', '--keep-serving'],
+  up: ['--port <n>', '--backend <name>', '--keep-serving', '--fresh'],
   experiment: [
     '--config <file>',
     '--out <dir>',

@@ -1,5 +1,5 @@
 /** `fedscore serve`: argument parsing, and a real listen + graceful shutdown on SIGTERM. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -78,8 +78,17 @@ describe('fedscore serve', () => {
         if (Date.now() - t0 > 20_000) throw new Error('serve did not start');
         await new Promise((r) => setTimeout(r, 20));
       }
+      // Issue 34: a second service on the same SQLite file refuses at once, naming the holder.
+      const holder = JSON.parse(readFileSync(join(dir, 's.db.lock'), 'utf8'));
+      expect(holder).toMatchObject({ pid: process.pid, what: 'fedscore serve' });
+      const second = await cli(['serve', '--port', '0', '--db', join(dir, 's.db')], {
+        env: { ...TOKEN, FEDSCORE_LOG_LEVEL: 'silent' },
+      });
+      expect(second.code).toBe(1);
       process.emit('SIGTERM', 'SIGTERM');
       expect((await done).code).toBe(0);
+      // Closed: the lock is released.
+      expect(existsSync(join(dir, 's.db.lock'))).toBe(false);
       expect(process.listenerCount('SIGTERM')).toBe(before);
     } finally {
       rmSync(dir, { recursive: true, force: true });

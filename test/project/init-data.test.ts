@@ -5,10 +5,11 @@
  * and classes read off the data, and that configuration, read from the project's folder as the
  * service reads it, gives the same common test set (digest) as the consortium file pins.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { LocalFormat } from '../../src/data/local-data.js';
 import { encodeNpy, readNpy } from '../../src/data/npy.js';
 import { networkedRun } from '../../src/engine/networked.js';
 import { initProject } from '../../src/project/init.js';
@@ -45,13 +46,18 @@ const csv = [
 ].join('\n');
 writeFileSync(join(dir, 'patients.csv'), `${csv}\n`);
 
-const init = (project: string, data: string, out: (s: string) => void = () => {}) =>
+const init = (
+  project: string,
+  data: string,
+  out: (s: string) => void = () => {},
+  formats: LocalFormat[] = ['npy', 'csv'],
+) =>
   initProject(
     {
       dir: join(own, project),
       silos: 3,
       data,
-      formats: ['npy', 'csv'],
+      formats,
       model: 'mlp',
       examplesPerSilo: 100,
       testSize: 100,
@@ -104,6 +110,17 @@ describe('fedscore init --data <your file>', () => {
       classes: 3,
     });
     expect(existsSync(join(own, 'csv', 'source-data/patients.csv'))).toBe(true);
+  }, 60_000);
+
+  it('issue 34: an init that fails half-way leaves nothing behind, and the retry succeeds', async () => {
+    // IDX stores pixels in [0, 1]: these data have other values, refused once the silos' data are written.
+    await expect(init('retry', join(dir, 'patients.csv'), () => {}, ['csv', 'idx'])).rejects.toThrow(
+      /--format: idx stores pixels in \[0, 1\]/,
+    );
+    expect(existsSync(join(own, 'retry'))).toBe(false);
+    expect(readdirSync(own).filter((f) => f.includes('retry'))).toEqual([]);
+    await init('retry', join(dir, 'patients.csv'), () => {}, ['csv']);
+    expect(existsSync(join(own, 'retry', 'fedscore-project.json'))).toBe(true);
   }, 60_000);
 
   it('a path that does not exist says "not found" with the path, and names the built-ins; files without its block is refused', async () => {

@@ -120,6 +120,21 @@ describe('the schedule', () => {
     ]);
   });
 
+  test('rounds open past the schedule is refused with the schedule named, and nothing opens', async () => {
+    const h = await service();
+    await create(h, 1);
+    await h.app.service.runSchedule();
+    await scoreRound(h, 1);
+    const res = await adminInject(h, 'POST', '/v1/consortia/c1/rounds');
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({
+      code: 'FEDSCORE_ERR_SCHEDULE_DONE',
+      message:
+        "the consortium's schedule of rounds is over: the schedule of c1 is 1 round and round 1 was its last; register a new consortium for more rounds",
+    });
+    expect((await rounds(h)).map((r) => [r.round, r.stage])).toEqual([[1, 'scored']]);
+  });
+
   test('a round no silo joins aborts at its deadline, and the next one opens (it counts as one of R)', async () => {
     const log = logSink();
     const h = await service({ log: log.stream });

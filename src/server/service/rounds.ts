@@ -44,7 +44,8 @@ export class Rounds {
 
   /**
    * Opens the next round from the latest model.
-   * @throws ServiceError CONSORTIUM_NOT_FOUND, EXTERNAL_AGGREGATION, MODEL_MISSING, ROUND_OPEN.
+   * @throws ServiceError CONSORTIUM_NOT_FOUND, EXTERNAL_AGGREGATION, MODEL_MISSING, ROUND_OPEN,
+   *   SCHEDULE_DONE (the consortium's schedule of R rounds has run round R).
    */
   async open(id: string): Promise<Round> {
     const loaded = await this.consortia.load(id);
@@ -56,9 +57,16 @@ export class Rounds {
       if (!isTerminal(now.stage))
         throw new ServiceError('FEDSCORE_ERR_ROUND_OPEN', `round ${last.round} is ${now.stage}`);
     }
+    const round = (last?.round ?? 0) + 1;
+    // A schedule of R rounds runs exactly R: a round R + 1 would only abort below threshold once
+    // the silos have left (issue 34), and the dashboard would show "round R + 1 of R".
+    if (consortium.rounds !== undefined && round > consortium.rounds)
+      throw new ServiceError(
+        'FEDSCORE_ERR_SCHEDULE_DONE',
+        `the schedule of ${id} is ${consortium.rounds} round${consortium.rounds === 1 ? '' : 's'} and round ${last?.round ?? 0} was its last; register a new consortium for more rounds`,
+      );
     const latest = await this.models.latestVersion(id);
     if (latest === undefined) throw new ServiceError('FEDSCORE_ERR_MODEL_MISSING');
-    const round = (last?.round ?? 0) + 1;
     const selected = await selectionOf(loaded, round, round > 1 ? await this.rows.list(id) : []);
     const now = this.ctx.now();
     const row: RoundRow = {
