@@ -167,7 +167,7 @@ export function minWeightOf(
  */
 export function networkedLearner(
   config: ExperimentConfig,
-  o: { backend?: string; log?: (line: string) => void } = {},
+  o: { backend?: string; log?: (line: string) => void; cwd?: string } = {},
 ): Promise<Learner> {
   return createLearner({
     ...dataShapeOf(config),
@@ -176,6 +176,7 @@ export function networkedLearner(
     workers: 1,
     ...(o.backend !== undefined ? { backend: o.backend } : {}),
     ...(o.log ? { log: o.log } : {}),
+    ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
   });
 }
 

@@ -67,6 +67,8 @@ export interface TrainerLearnerOptions {
 export interface TrainerLearner extends Learner {
   readonly layout: LayoutAnswer;
   readonly topologyDigest: string;
+  /** The trainer's `init` for `seed` in the running trainer; `initialParameters(seed)` then returns it. */
+  initialize(seed: number): Promise<Float32Array>;
   /** Utilities of k parameter vectors in one request. */
   evaluateMany(params: readonly Float32Array[], data: Dataset): Promise<Utilities[]>;
 }
@@ -159,6 +161,19 @@ export async function createTrainerLearner(o: TrainerLearnerOptions): Promise<Tr
         inits.set(seed, v);
       }
       return Float32Array.from(v);
+    },
+    async initialize(seed) {
+      if (o.initialParameters) return Float32Array.from(o.initialParameters);
+      const out = proc.file(`init-${file++}.npy`);
+      try {
+        const v = await proc.request({ op: 'init', seed, out }, () =>
+          readVector('init', 'the initial parameters', out, d),
+        );
+        inits.set(seed, v);
+        return Float32Array.from(v);
+      } finally {
+        rmSync(out, { force: true });
+      }
     },
     async trainMany(params, jobs) {
       const base = writeVectors([params]);

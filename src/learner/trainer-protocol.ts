@@ -309,7 +309,7 @@ function readFloat32(op: string, what: string, path: string, d: number | undefin
   } catch (e) {
     throw new TrainerProtocolError(
       op,
-      `the trainer wrote no ${what} file (${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      `${what}: the trainer wrote no file (${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
     );
   }
   try {

@@ -29,6 +29,14 @@ import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { STARTER_MODEL, writeStarterMlp } from '../ml/starter-model.js';
 import type { ExperimentConfig } from '../records/config.js';
 import { parseConfig } from '../records/config.js';
+import {
+  type InitTrainer,
+  TORCH_FILES,
+  torchCommand,
+  torchModelChoice,
+  torchPython,
+  writeTorchModel,
+} from './init-torch.js';
 import { PROJECT_FILE, type Project } from './project.js';
 import { projectReadme } from './readme.js';
 
@@ -59,6 +67,8 @@ export interface InitArgs {
   id?: string;
   seed: number;
   backend?: string;
+  /** `torch`: a PyTorch project, the model in the silos' trainer processes (./init-torch.ts). */
+  trainer?: InitTrainer;
 }
 
 /**
@@ -139,10 +149,12 @@ export async function initProject(
       `--data: expected a built-in data set (${builtIns.join(', ')}) or a data file (x.npy with y.npy beside it, an IDX images file, a .csv file with a label column), got '${o.data}'`,
     );
   const isBuiltinModel = (BUILTIN_MODELS as readonly string[]).includes(o.model);
-  if (!isBuiltinModel && !o.model.endsWith('.json'))
+  if (!o.trainer && !isBuiltinModel && !o.model.endsWith('.json'))
     throw new RangeError(
       `--model: expected ${BUILTIN_MODELS.join(', ')} or the path of a Layers model.json, got '${o.model}'`,
     );
+  // A PyTorch project: the interpreter checked before anything is written.
+  const trainer = o.trainer ? torchCommand(torchPython()) : undefined;
   const id = o.id ?? idOfFolder(dir);
   // A user's own data: its shape and classes read off it, copied into the project (source-data/).
   const ownData = userData === undefined ? undefined : describeOwnData(userData, o);
@@ -156,7 +168,7 @@ export async function initProject(
         userData === undefined
           ? { dataset: o.data, trainSize: o.silos * o.examplesPerSilo, testSize: o.testSize }
           : ownData!.data,
-      model: { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
+      model: trainer ? torchModelChoice(trainer) : { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
       // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
       secureAggregation: {
@@ -174,11 +186,13 @@ export async function initProject(
   // The model first: the run's data shape decides the MLP's input.
   const absolute: ExperimentConfig = {
     ...config,
-    model: { kind: LAYERS_MODEL.kind, path: join(dir, 'model/model.json') },
+    ...(trainer ? {} : { model: { kind: LAYERS_MODEL.kind, path: join(dir, 'model/model.json') } }),
     ...(ownData ? { data: ownData.absolute(dir) } : {}),
   };
   const data = buildConsortium(absolute, o.seed);
-  if (isBuiltinModel) await writeStarterMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
+  if (trainer) await writeTorchModel(dir, data.test.shape, data.numClasses, o.seed, trainer);
+  else if (isBuiltinModel)
+    await writeStarterMlp(join(dir, 'model'), data.test.shape, data.numClasses, o.seed);
   else copyLayersModel(resolve(o.model), join(dir, 'model'));
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 
@@ -204,7 +218,10 @@ export async function initProject(
   writeFileSync(join(dir, 'tokens/admin.token'), `${token()}\n`, { mode: 0o600 });
   writeFileSync(join(dir, 'tokens/viewer.token'), `${token()}\n`, { mode: 0o600 });
 
-  const learner = await networkedLearner(absolute, o.backend ? { backend: o.backend } : {});
+  const learner = await networkedLearner(absolute, {
+    ...(o.backend ? { backend: o.backend } : {}),
+    cwd: dir,
+  });
   let digest: string;
   try {
     const file = consortiumFileOf(run, id, publicKeys, learner, { examples: silos.map((s) => s.examples) });
@@ -219,7 +236,8 @@ export async function initProject(
     version: 1,
     id,
     config: 'config.json',
-    model: 'model/model.json',
+    model: trainer ? TORCH_FILES.model : 'model/model.json',
+    ...(trainer ? { trainer } : {}),
     keys: 'keys.txt',
     consortiumFile: 'consortium.json',
     digest,

@@ -54,6 +54,8 @@ describe('trainer-process learner', () => {
       // init through a second, short-lived trainer (initialParameters is synchronous)
       const m0 = l.initialParameters(3);
       expect(m0[0]).toBeCloseTo(3.1, 5);
+      // …and the same through the running trainer.
+      expect(await l.initialize(3)).toEqual(m0);
       const { game, perClass } = l.coalitionGames({
         base,
         updates: [u1!, new Float32Array(10).fill(1)],

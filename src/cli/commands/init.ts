@@ -20,6 +20,7 @@ interface InitFlags {
   id?: string;
   seed?: number;
   backend?: string;
+  trainer?: string;
 }
 
 export const init: CommandDefinition<InitFlags, InitArgs> = {
@@ -62,6 +63,10 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       2 ** 31 - 1,
     ),
     backendOption(' for the initial model'),
+    new Option(
+      '--trainer <kind>',
+      "torch: a PyTorch project — model.py (a small CNN with model(), train() and evaluate()) runs as each silo's trainer process, its init makes the initial model (docs/trainer.md); needs python3 with torch ($FEDSCORE_PYTHON picks the interpreter)",
+    ).choices(['torch']),
   ],
   args(f) {
     const formats = f.format.split(',').map((x) => x.trim());
@@ -81,6 +86,7 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       ...(f.id !== undefined ? { id: f.id } : {}),
       seed: f.seed ?? 1,
       ...(f.backend !== undefined ? { backend: f.backend } : {}),
+      ...(f.trainer !== undefined ? { trainer: f.trainer as 'torch' } : {}),
     };
   },
   async run(args) {
