@@ -5,6 +5,7 @@
  */
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
+import { didYouMean } from './did-you-mean.js';
 
 /** One problem: the JSON path of the field (`''` for the root) and what is wrong with it. */
 export interface SchemaIssue {
@@ -32,6 +33,17 @@ export function toPath(pointer: string): string {
     .reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 }
 
+/** The `properties` of the object schema at a TypeBox error's `schemaPath` (`#/properties/training`). */
+function propertiesAt(schema: TSchema, schemaPath: string | undefined): Record<string, unknown> {
+  let node: unknown = schema;
+  for (const part of (schemaPath ?? '#').split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return {};
+    node = (node as Record<string, unknown>)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  const properties = (node as { properties?: unknown } | undefined)?.properties;
+  return typeof properties === 'object' && properties !== null ? (properties as Record<string, unknown>) : {};
+}
+
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 /** Human messages from TypeBox's errors, one per field (the most specific first). */
@@ -46,8 +58,9 @@ export function schemaIssues(schema: TSchema, value: unknown, wording: IssueWord
     };
     if (err.keyword === 'boolean') continue; // reported as additionalProperties on the parent
     if (err.keyword === 'additionalProperties') {
+      const known = Object.keys(propertiesAt(schema, (err as { schemaPath?: string }).schemaPath));
       for (const key of (err.params.additionalProperties as string[]) ?? [])
-        byPath.set(toPath(`${err.instancePath}/${key}`), 'unknown key');
+        byPath.set(toPath(`${err.instancePath}/${key}`), `unknown key${didYouMean(key, known)}`);
       continue;
     }
     const path = toPath(err.instancePath);

@@ -24,7 +24,7 @@
  * differ in the last bits and a test row on a near-tie may flip its arg-max:
  * test/ml/webgpu.test.ts bounds the accuracy and loss differences.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import type { CoalitionCounts } from './_coalition_fast.js';
 import { FUSED_MAX_CLASSES, type FusedShape, fusedCoalitionLogits } from './_coalition_wgsl.js';
 import type { Examples, ModelSpec } from './models.js';

@@ -21,7 +21,7 @@
  * CPU) the differences are float rounding: M_S in float32 on the device, products summed in
  * another order. Accuracies agree up to near-ties; test/ml/webgpu-conv.test.ts bounds both.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import {
   type ChunkDispatcher,
   chunkedCoalitions,

@@ -18,7 +18,7 @@
  * losses. n, N, H, C and relu are compiled into the shader (one pipeline per evaluator shape);
  * K·N is a uniform, so the last, shorter chunk reuses the pipeline.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 
 /** Most classes the shader's logit array holds. */
 export const FUSED_MAX_CLASSES = 64;

@@ -15,7 +15,7 @@
  * (train.ts's Adam loop computes in float64 and rounds θ once per step), and the GPU's products
  * and reductions sum in another order. test/ml/webgpu.test.ts bounds the difference.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import type { Rng } from '../../scoring/random.js';
 import { softmaxCrossEntropy } from './_blas_kernels.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';

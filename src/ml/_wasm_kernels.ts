@@ -20,7 +20,7 @@
  * Other configurations (strides, dilations, NCHW) keep tfjs's own input kernel and have no
  * filter kernel, as before; models in models.ts only use the supported case.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 
 type Info = tf.TensorInfo;
 type KernelFn = (args: {

@@ -14,7 +14,7 @@
  * `OffscreenCanvas is not defined` in Node): `onWebGpu()` tells the training and evaluation
  * paths to use `.data()`.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import { type AdapterInfo, isSoftwareAdapter } from './adapter.js';
 
 export { type AdapterInfo, describeAdapter, isSoftwareAdapter } from './adapter.js';

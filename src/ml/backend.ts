@@ -13,7 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { registerBlasKernels } from './_blas_kernels.js';
 import { loadNativeAt } from './_native.js';

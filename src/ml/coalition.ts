@@ -45,7 +45,7 @@
  * classes (./near-ties.ts bounds which), which the tests and `npm run bench -- ml` check on every
  * coalition they compare.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import { type Coalition, coalitionKey, maskToCoalition, members } from '../../scoring/coalition.js';
 import {
   type Game,

@@ -19,7 +19,7 @@
  */
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type * as tf from '@tensorflow/tfjs';
+import type * as tf from './tf.js';
 import { JsonDepthError, parseBoundedJson } from './json-depth.js';
 
 /** One weight of the manifest. */

@@ -5,7 +5,7 @@
  */
 
 import { mkdirSync } from 'node:fs';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import { layersModelSaveHandler } from './layers-files.js';
 
 /** `fedscore init --model`'s built-in choice. */

@@ -7,7 +7,7 @@
  * and λ = 1e-3. SGD follows `torch.optim.SGD` (momentum buffer b ← μb + g, θ ← θ − lr·b).
  * Each epoch visits the examples in a fresh seeded permutation; the last batch may be short.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tf.js';
 import { createRng } from '../../scoring/random.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
 import { trainOnGpu } from './_gpu_train.js';

@@ -24,7 +24,7 @@ import { datasetNames, FILES_DATASET } from '../data/registry.js';
 import { writeLocalData, writeNpyDataset } from '../data/write-local-data.js';
 import { consortiumFileOf } from '../engine/consortium-of-run.js';
 import { networkedLearner, networkedRun } from '../engine/networked.js';
-import { buildConsortium } from '../engine/setup.js';
+import { buildConsortium, type Consortium } from '../engine/setup.js';
 import { LAYERS_MODEL } from '../ml/model-registry.js';
 import { STARTER_MODEL, writeStarterMlp } from '../ml/starter-model.js';
 import type { ExperimentConfig } from '../records/config.js';
@@ -92,7 +92,24 @@ function describeOwnData(path: string, o: InitArgs) {
     testSize,
     [FILES_DATASET.name]: { ...options, path },
   });
-  return { copies, data: block(relative), absolute: (dir: string) => block(join(dir, relative)) };
+  return { copies, examples, data: block(relative), absolute: (dir: string) => block(join(dir, relative)) };
+}
+
+/**
+ * Where a user's examples went, and why (the default data split, src/data/split-registry.ts):
+ * `600 examples in source-data/data.csv: 99 to the common test set (…), 60 to the validation set
+ * (…), 441 shared among the 3 silos`.
+ */
+function ownDataAccount(examples: number, o: InitArgs, data: Consortium): string {
+  const shared = data.silos.reduce((n, s) => n + s.n, 0);
+  const left = examples - data.test.n - data.validation.n - shared;
+  return (
+    `data: ${examples} examples in ${o.data}: ${data.test.n} to the common test set every silo evaluates on ` +
+    `(a quarter of the examples, at most --test-size ${o.testSize}, the same number of each class), ` +
+    `${data.validation.n} to the server's validation set (a tenth of the examples, at most 500; ` +
+    `FedTSV's reference), ${shared} shared among the ${o.silos} silos` +
+    (left > 0 ? `, ${left} left out (the split keeps silos of equal size)` : '')
+  );
 }
 
 /** The built-in models `--model` takes besides a model.json. */
@@ -146,7 +163,7 @@ export async function initProject(
   const userData = builtIns.includes(o.data) ? undefined : resolve(o.data);
   if (userData !== undefined && !existsSync(userData))
     throw new RangeError(
-      `--data: expected a built-in data set (${builtIns.join(', ')}) or a data file (x.npy with y.npy beside it, an IDX images file, a .csv file with a label column), got '${o.data}'`,
+      `--data: '${o.data}' is not a built-in data set (${builtIns.join(', ')}), and as a data file (x.npy with y.npy beside it, an IDX images file, a .csv file with a label column) ${userData} was not found`,
     );
   const isBuiltinModel = (BUILTIN_MODELS as readonly string[]).includes(o.model);
   if (!o.trainer && !isBuiltinModel && !o.model.endsWith('.json'))
@@ -250,6 +267,7 @@ export async function initProject(
   writeFileSync(join(dir, 'README.md'), projectReadme(project));
   out(
     `consortium project ${id} in ${dir}: ${o.silos} silos (${silos.map((s) => `${s.name} ${s.examples} examples, ${s.format}`).join('; ')}), ${run.data.test.n} test examples, ${learner.parameterCount} parameters\n` +
+      (ownData ? `${ownDataAccount(ownData.examples, o, data)}\n` : '') +
       `consortium file digest ${digest}\n` +
       `run it on this machine: fedscore up ${o.dir}   (what each file is, and the commands for separate machines: ${join(o.dir, 'README.md')})\n`,
   );

@@ -10,6 +10,7 @@ import {
   weakThresholdMessage,
 } from '../../protocol/config.js';
 import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
+import { didYouMean } from '../contract/did-you-mean.js';
 import { DEFAULT_PARTITION, partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
@@ -76,7 +77,8 @@ function registryIssues(config: Record<string, unknown>): ConfigIssue[] {
       if (Object.hasOwn(DataKeys, key)) continue;
       const options = findDataset(key)?.options;
       if (!options) {
-        out.push({ path: `data.${key}`, message: 'unknown key' });
+        const known = [...Object.keys(DataKeys), ...datasetNames().filter((n) => findDataset(n)?.options)];
+        out.push({ path: `data.${key}`, message: `unknown key${didYouMean(key, known)}` });
         continue;
       }
       if (key !== chosen) out.push({ path: `data.${key}`, message: `applies only to data.dataset '${key}'` });
@@ -98,10 +100,9 @@ function registryIssues(config: Record<string, unknown>): ConfigIssue[] {
       const { kind: _, ...options } = model;
       for (const i of issuesOf(definition.options, options)) {
         // An option of other models: say which (`hidden` on lenet5 applies to mlp and cnn003).
-        const owners =
-          i.message === 'unknown key'
-            ? modelNames().filter((k) => Object.hasOwn(findModel(k)?.options.properties ?? {}, i.path))
-            : [];
+        const owners = i.message.startsWith('unknown key')
+          ? modelNames().filter((k) => Object.hasOwn(findModel(k)?.options.properties ?? {}, i.path))
+          : [];
         out.push({
           path: under('model', i.path),
           message:

@@ -60,9 +60,14 @@ describe('layering (docs/architecture.md)', () => {
       { path: 'src/strategies/up.ts', text: "import { run } from '../engine/engine.js';" },
       { path: 'src/contract/up.ts', text: "import { r } from '../records/results.js';" },
       { path: 'src/data/g.ts', text: "import { h } from '../ml/model.js';" },
+      { path: 'src/ml/h.ts', text: "import * as tf from '@tensorflow/tfjs';" },
+      {
+        path: 'src/ml/tf.ts',
+        text: "import * as tf from '@tensorflow/tfjs';\nimport { r } from '../data/idx.js';",
+      },
       {
         path: 'src/ml/ok.ts',
-        text: "import * as tf from '@tensorflow/tfjs';\nimport { r } from '../data/idx.js';",
+        text: "import * as tf from './tf.js';\nimport * as w from '@tensorflow/tfjs-backend-wasm';",
       },
       { path: 'protocol/ok.ts', text: "import { s } from '../crypto/shamir.js';" },
       {
@@ -81,6 +86,7 @@ describe('layering (docs/architecture.md)', () => {
       'src/strategies/up.ts',
       'src/contract/up.ts',
       'src/data/g.ts',
+      'src/ml/h.ts',
     ]);
   });
 

@@ -65,6 +65,8 @@ export function findViolations(files: SourceFile[]): Violation[] {
       const target = relativeImport ? areaOf(posix.normalize(posix.join(posix.dirname(f.path), spec))) : null;
       const flag = (rule: string) => out.push({ file: f.path, specifier: spec, rule });
       if (isTensorLib(spec) && from !== 'src/ml') flag('only src/ml imports TensorFlow.js');
+      if (spec === '@tensorflow/tfjs' && from === 'src/ml' && f.path !== 'src/ml/tf.ts')
+        flag("src/ml imports tfjs through './tf.js' (it sets PROD: no banner, no debug checks)");
       if ((from === 'scoring' || from === 'crypto') && target !== null && target !== from)
         flag(`${from}/ imports nothing from the project`);
       if (from === 'protocol') {

@@ -45,7 +45,7 @@ const csv = [
 ].join('\n');
 writeFileSync(join(dir, 'patients.csv'), `${csv}\n`);
 
-const init = (project: string, data: string) =>
+const init = (project: string, data: string, out: (s: string) => void = () => {}) =>
   initProject(
     {
       dir: join(own, project),
@@ -60,13 +60,20 @@ const init = (project: string, data: string) =>
       seed: 1,
       backend: 'cpu',
     },
-    () => {},
+    out,
   );
 
 describe('fedscore init --data <your file>', () => {
   it('x.npy: copied into the project, described in config.json, split among the silos', async () => {
-    const project = await init('npy', join(dir, 'x.npy'));
+    let said = '';
+    const project = await init('npy', join(dir, 'x.npy'), (s) => {
+      said += s;
+    });
     const p = join(own, 'npy');
+    // It says where the examples went, and why.
+    expect(said).toContain(
+      `data: ${N} examples in ${join(dir, 'x.npy')}: 60 to the common test set every silo evaluates on (a quarter of the examples, at most --test-size 100, the same number of each class), 24 to the server's validation set (a tenth of the examples, at most 500; FedTSV's reference), ${N - 60 - 24} shared among the 3 silos`,
+    );
     const config = JSON.parse(readFileSync(join(p, 'config.json'), 'utf8'));
     expect(config.data).toEqual({
       dataset: 'files',
@@ -99,9 +106,9 @@ describe('fedscore init --data <your file>', () => {
     expect(existsSync(join(own, 'csv', 'source-data/patients.csv'))).toBe(true);
   }, 60_000);
 
-  it('a path that does not exist names the built-ins and the file kinds; files without its block is refused', async () => {
+  it('a path that does not exist says "not found" with the path, and names the built-ins; files without its block is refused', async () => {
     await expect(init('none', join(dir, 'nope.npy'))).rejects.toThrow(
-      /^--data: expected a built-in data set \(fashion-mnist, synthetic, cifar10\) or a data file \(x\.npy with y\.npy beside it, an IDX images file, a \.csv file with a label column\), got '.*nope\.npy'$/,
+      `--data: '${join(dir, 'nope.npy')}' is not a built-in data set (fashion-mnist, synthetic, cifar10), and as a data file (x.npy with y.npy beside it, an IDX images file, a .csv file with a label column) ${join(dir, 'nope.npy')} was not found`,
     );
     expect(existsSync(join(own, 'none'))).toBe(false);
     expect(() => parseConfig({ silos: 2, rounds: 1, data: { dataset: 'files' } })).toThrow(

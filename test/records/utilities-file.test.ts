@@ -74,7 +74,7 @@ describe('parseUtilitiesFile', () => {
       'rounds[0].round: expected an integer',
     ]);
     expect(issues({ rounds: [{ ...example2(), withonly: [1, 2, 3] }] })).toEqual([
-      'rounds[0].withonly: unknown key',
+      "rounds[0].withonly: unknown key (did you mean 'withOnly'?)",
     ]);
     const { without: _, ...noWithout } = example2();
     expect(issues({ rounds: [noWithout] })).toEqual(['rounds[0].without: required']);

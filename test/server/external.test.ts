@@ -245,6 +245,11 @@ describe.each(stores)('reports-only consortia on $name', ({ location }) => {
       409,
       'FEDSCORE_ERR_ROUND_NUMBER',
     );
+    // PUT is for rounds the service ran: a reports-only consortium is told to POST (it answered
+    // FEDSCORE_ERR_ROUND_NOT_FOUND, which sent operators looking for a round that was never opened).
+    const put = await adminInject(h, 'PUT', `${C}/rounds/1/utilities`, body);
+    expectError(put, 409, 'FEDSCORE_ERR_EXTERNAL_AGGREGATION');
+    expect(put.json().message).toContain('POST /v1/consortia/');
     expect((await adminInject(h, 'GET', `${C}/rounds`)).json().rounds).toEqual([]);
     expect((await adminInject(h, 'POST', `${C}/rounds/1/utilities`, body)).statusCode).toBe(201);
     expect((await adminInject(h, 'POST', `${C}/rounds/1/utilities`, body)).statusCode).toBe(200); // retry

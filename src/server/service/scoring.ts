@@ -17,6 +17,7 @@ import { ServiceError } from '../errors.js';
 import type { Database } from '../store/schema.js';
 import { type Consortia, checkUtilities, type LoadedConsortium } from './consortia.js';
 import type { Executor } from './context.js';
+import { refuseExternal } from './external.js';
 import { type RoundRow, type RoundRows, scoresOf, view } from './round-rows.js';
 
 /** The stored signed reports of a round, in silo order (table `reports`). */
@@ -40,10 +41,17 @@ export class Scoring {
 
   /**
    * Sets v(M) and v(M0) for a round in reporting (when the service has no evaluator).
-   * @throws ServiceError UTILITY_OUT_OF_RANGE, NOT_REPORTING, UTILITIES_SET.
+   * @throws ServiceError EXTERNAL_AGGREGATION (a reports-only consortium: it POSTs them), UTILITY_OUT_OF_RANGE,
+   * NOT_REPORTING, UTILITIES_SET.
    */
   async setUtilities(id: string, round: number, full: number, empty: number): Promise<Round> {
     const loaded = await this.consortia.load(id);
+    // A reports-only consortium opens its rounds by posting their utilities: say so, rather than
+    // "round not found" for the round the operator meant to open.
+    refuseExternal(
+      loaded.consortium,
+      `its rounds are opened, with v(M) and v(M0), by POST /v1/consortia/${id}/rounds/${round}/utilities`,
+    );
     checkUtilities(loaded.consortium, [
       ['v(M)', full],
       ['v(M0)', empty],
