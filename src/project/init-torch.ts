@@ -97,10 +97,10 @@ and evaluate() to your own; every silo must run the same model() (its layout is 
 in consortium.json), and the initial model is initial.npy.
 """
 
+from fedscore_client.trainer import serve  # first: it says in one line when torch is missing
+
 import torch
 from torch import nn
-
-from fedscore_client.trainer import serve
 
 INPUT_SHAPE = (${h}, ${w}, ${c})  # height, width, channels of one example
 CLASSES = ${classes}
