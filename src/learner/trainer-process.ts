@@ -10,7 +10,7 @@
  * last lines are quoted when it exits.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,8 +37,15 @@ export const DEFAULT_TRAINER_TIMEOUTS: TrainerTimeouts = {
   evaluate: 600,
 };
 
-/** clients/python: the helper `fedscore_client.trainer`, put on the trainer's PYTHONPATH. */
-export const PYTHON_HELPER_DIR = fileURLToPath(new URL('../../clients/python/', import.meta.url));
+/**
+ * clients/python: the helper `fedscore_client.trainer`, put on the trainer's PYTHONPATH (from a
+ * checkout, src/learner/ is two folders down; from the package, dist/src/learner/ three).
+ */
+export const PYTHON_HELPER_DIR =
+  [new URL('../../clients/python/', import.meta.url), new URL('../../../clients/python/', import.meta.url)]
+    .map((u) => fileURLToPath(u))
+    .find((p) => existsSync(join(p, 'fedscore_client'))) ??
+  fileURLToPath(new URL('../../clients/python/', import.meta.url));
 
 /** Options of {@link TrainerProcess.start}. */
 export interface TrainerProcessOptions {
