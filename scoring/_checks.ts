@@ -14,8 +14,27 @@ export function checkRng(rng: Rng): void {
     throw new TypeError('rng: expected an Rng with a next() method (see createRng)');
 }
 
-export function checkPositiveInteger(name: string, x: number): void {
-  if (!Number.isInteger(x) || x < 1) throw new RangeError(`${name}: expected a positive integer, got ${x}`);
+export function checkPositiveInteger(name: string, x: unknown): asserts x is number {
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < 1)
+    throw new RangeError(`${name}: expected a positive integer, got ${String(x)}`);
+}
+
+/** An array, a typed array or any object with a numeric length. */
+export function isArrayLike(x: unknown): x is ArrayLike<number> {
+  return (
+    ArrayBuffer.isView(x) ||
+    Array.isArray(x) ||
+    (typeof x === 'object' && x !== null && typeof (x as { length?: unknown }).length === 'number')
+  );
+}
+
+/** An array of finite numbers, of `length` when given (checked in place, not copied). */
+export function checkFiniteArray(name: string, a: unknown, length?: number): asserts a is ArrayLike<number> {
+  if (!isArrayLike(a)) throw new TypeError(`${name}: expected an array of numbers`);
+  if (length !== undefined && a.length !== length)
+    throw new RangeError(`${name}: expected length ${length}, got ${a.length}`);
+  for (let i = 0; i < a.length; i++)
+    if (!Number.isFinite(a[i])) throw new RangeError(`${name}: entry ${i} is not finite (${a[i]})`);
 }
 
 export function checkNonNegative(name: string, x: number): void {

@@ -1,5 +1,6 @@
 /**
- * Internal: one permutation walk, shared by MC/TMC (monte-carlo.ts) and GTG (gtg.ts).
+ * Internal: one permutation walk, shared by MC/TMC (monte-carlo.ts), GTG (gtg.ts) and MS-GTG
+ * (ms-gtg.ts, on class-wise vector values).
  *
  * Walks π, measuring v of the prefixes π[0..j]; the marginal of π[j] is v(prefix_j) −
  * v(prefix_{j−1}) (papers/004 App. C, Alg. 3 line 5). With tolerance ε > 0, once
@@ -29,25 +30,61 @@ export async function walkPermutation(
   tolerance: number,
   chunkSize: number,
 ): Promise<Float64Array | null> {
+  return walkVectorPermutation(
+    (batch) => budget.values(batch),
+    perm,
+    Float64Array.of(v0),
+    Float64Array.of(vN),
+    tolerance,
+    chunkSize,
+  );
+}
+
+/** max_c |a_c − b_{offset+c}| */
+function maxGap(a: ArrayLike<number>, b: ArrayLike<number>, offset: number, dims: number): number {
+  let m = 0;
+  for (let c = 0; c < dims; c++) m = Math.max(m, Math.abs(a[c]! - b[offset + c]!));
+  return m;
+}
+
+/**
+ * The same walk over a game whose value is a vector of `v0.length` numbers per coalition (MS-GTG's
+ * class-wise utilities, ms-gtg.ts; `values` returns them coalition-major): marginals n × dims,
+ * player-major, or null when `values` cannot pay. Truncation when max_c |v_N^c − v_{j−1}^c| < ε
+ * (papers/000 Alg. 1 line 15 on the class vector); truncated positions keep marginal 0.
+ */
+export async function walkVectorPermutation(
+  values: (batch: readonly Coalition[]) => Promise<Float64Array | null>,
+  perm: Int32Array,
+  v0: Float64Array,
+  vN: Float64Array,
+  tolerance: number,
+  chunkSize: number,
+): Promise<Float64Array | null> {
   const n = perm.length;
-  const marginal = new Float64Array(n);
+  const dims = v0.length;
+  const marginal = new Float64Array(n * dims);
   const chunk = tolerance > 0 ? chunkSize : n;
   let prefix: Coalition = emptyCoalition(n);
-  let prev = v0;
+  let prev: Float64Array = v0;
+  let prevOffset = 0;
   let j = 0;
+  const settled = () => maxGap(vN, prev, prevOffset, dims) < tolerance;
   while (j < n) {
-    if (Math.abs(vN - prev) < tolerance) return marginal; // truncated: the rest stay 0
+    if (settled()) return marginal; // truncated: the rest stay 0
     const batch: Coalition[] = [];
     for (let k = j; k < Math.min(n, j + chunk); k++) {
       prefix = withPlayer(prefix, perm[k]!);
       batch.push(prefix);
     }
-    const v = await budget.values(batch);
+    const v = await values(batch);
     if (v === null) return null;
     for (let b = 0; b < batch.length; b++, j++) {
-      if (b > 0 && Math.abs(vN - prev) < tolerance) return marginal;
-      marginal[perm[j]!] = v[b]! - prev;
-      prev = v[b]!;
+      if (b > 0 && settled()) return marginal;
+      const p = perm[j]!;
+      for (let c = 0; c < dims; c++) marginal[p * dims + c] = v[b * dims + c]! - prev[prevOffset + c]!;
+      prev = v;
+      prevOffset = b * dims;
     }
   }
   return marginal;

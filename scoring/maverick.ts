@@ -39,6 +39,7 @@
  * - Eq. 8 needs an initial S; Alg. 2 line 3 only says "Initialize". Zeros by default, or `initial`.
  */
 
+import { checkFiniteArray, checkPositiveInteger, isArrayLike } from './_checks.js';
 import { type Coalition, emptyCoalition, grandCoalition, maskToCoalition, members } from './coalition.js';
 import type { Estimate } from './estimate.js';
 import { coordinateGame, type Game, memoizeVector, type VectorGame } from './game.js';
@@ -147,27 +148,6 @@ export interface Coreset {
 export interface CoresetOptions {
   /** Whether the empty coalition is a candidate (default false). */
   includeEmptyCoalition?: boolean;
-}
-
-function checkPositiveInteger(name: string, x: unknown): asserts x is number {
-  if (typeof x !== 'number' || !Number.isInteger(x) || x < 1)
-    throw new RangeError(`${name}: expected a positive integer, got ${String(x)}`);
-}
-
-function isArrayLike(x: unknown): x is ArrayLike<number> {
-  return (
-    ArrayBuffer.isView(x) ||
-    Array.isArray(x) ||
-    (typeof x === 'object' && x !== null && typeof (x as { length?: unknown }).length === 'number')
-  );
-}
-
-function checkFiniteArray(name: string, a: unknown, length?: number): asserts a is ArrayLike<number> {
-  if (!isArrayLike(a)) throw new TypeError(`${name}: expected an array of numbers`);
-  if (length !== undefined && a.length !== length)
-    throw new RangeError(`${name}: expected length ${length}, got ${a.length}`);
-  for (let i = 0; i < a.length; i++)
-    if (!Number.isFinite(a[i])) throw new RangeError(`${name}: entry ${i} is not finite (${a[i]})`);
 }
 
 function checkTemperature(temperature: unknown): asserts temperature is number {
@@ -457,6 +437,15 @@ function checkAccumulated(accumulated: unknown, classes: number): asserts accumu
     );
   checkFiniteArray('accumulated', accumulated);
 }
+
+/**
+ * papers/000 §5.1's settings of Maverick-Shapley, the one owner of these defaults (the harness
+ * estimator and the FedMS strategy both read them): temperature T = 0.01 of the class
+ * difficulties (Eq. 10), decay α = 0.6 of the accumulated class-wise values (Eq. 8; the paper
+ * uses 0.6 for Mavericks + Dir(1) and Dir(0.1), 0.8 for Dir(10); its α = 0.7 is S-FedAvg's and
+ * GreedyFed's), and the error thresholds ε_b = ε_i = 0.001 (Alg. 1).
+ */
+export const PAPER000_DEFAULTS = { temperature: 0.01, alpha: 0.6, epsilon: 0.001 } as const;
 
 /**
  * One step of the accumulated class-wise values (papers/000 Eq. 8, Alg. 2 line 13):

@@ -17,9 +17,11 @@
  * it cannot pay for is discarded. With ε_i = 0 and no stopping, the estimate is an unbiased
  * permutation estimate of every class's Shapley value, like scoring/gtg.ts on each class.
  */
+
 import { checkNonNegative, checkPositiveInteger, checkRng } from './_checks.js';
 import { RunningMoments } from './_stats.js';
-import { type Coalition, coalitionKey, emptyCoalition, grandCoalition, withPlayer } from './coalition.js';
+import { walkVectorPermutation } from './_walk.js';
+import { type Coalition, coalitionKey, emptyCoalition, grandCoalition } from './coalition.js';
 import type { VectorGame } from './game.js';
 import type { JointClassEstimator, JointEstimate } from './maverick.js';
 import { guidedPermutations, type PermutationSampler } from './permutation-sampler.js';
@@ -68,54 +70,6 @@ class VectorBudget {
   }
 }
 
-/** max_c |a_c − b_c| */
-function maxGap(a: ArrayLike<number>, b: ArrayLike<number>, offset: number, dims: number): number {
-  let m = 0;
-  for (let c = 0; c < dims; c++) m = Math.max(m, Math.abs(a[c]! - b[offset + c]!));
-  return m;
-}
-
-/**
- * One walk of π over the vector game: marginals n × C (player-major), or null when the budget
- * cannot pay for it. Truncated positions keep marginal 0 (v_j = v_{j−1}, Alg. 1 line 20).
- */
-async function walk(
-  budget: VectorBudget,
-  perm: Int32Array,
-  v0: Float64Array,
-  vN: Float64Array,
-  tolerance: number,
-  chunkSize: number,
-): Promise<Float64Array | null> {
-  const n = perm.length;
-  const dims = v0.length;
-  const marginal = new Float64Array(n * dims);
-  const chunk = tolerance > 0 ? chunkSize : n;
-  let prefix = emptyCoalition(n);
-  let prev: Float64Array = v0;
-  let prevOffset = 0;
-  let j = 0;
-  const settled = () => maxGap(vN, prev, prevOffset, dims) < tolerance; // not line 15's "≥ ε_i"
-  while (j < n) {
-    if (settled()) return marginal;
-    const batch: Coalition[] = [];
-    for (let k = j; k < Math.min(n, j + chunk); k++) {
-      prefix = withPlayer(prefix, perm[k]!);
-      batch.push(prefix);
-    }
-    const v = await budget.values(batch);
-    if (v === null) return null;
-    for (let b = 0; b < batch.length; b++, j++) {
-      if (b > 0 && settled()) return marginal;
-      const p = perm[j]!;
-      for (let c = 0; c < dims; c++) marginal[p * dims + c] = v[b * dims + c]! - prev[prevOffset + c]!;
-      prev = v;
-      prevOffset = b * dims;
-    }
-  }
-  return marginal;
-}
-
 /**
  * MS-GTG as papers/000 Alg. 1 writes it: a `JointClassEstimator` for `maverickShapleyRound`.
  * @throws RangeError when budget < 2 or an option is out of range (when the round runs).
@@ -141,7 +95,14 @@ export function msGtg(options: MsGtgOptions): JointClassEstimator {
       const weighted = new Float64Array(n);
       let r = 0;
       while (r < maxSamples) {
-        const marginal = await walk(budget, perms.next().value!, ctx.v0, ctx.vN, tolerance, chunkSize);
+        const marginal = await walkVectorPermutation(
+          (batch) => budget.values(batch),
+          perms.next().value!,
+          ctx.v0,
+          ctx.vN,
+          tolerance,
+          chunkSize,
+        );
         if (marginal === null) break; // the budget cannot pay for another walk
         moments.addAll(marginal); // line 22, every class
         r++;

@@ -131,8 +131,14 @@ export function checkScheme(scheme: unknown): Scheme {
   return scheme as Scheme;
 }
 
-/** FP, EE and EE-median divide their weights by D = Σ_j w_j (papers/003 Eq. 2 and 4); LOO and IOI do not. */
-const dividesByNormalizer = (scheme: Scheme) => scheme === 'fp' || scheme === 'ee' || scheme === 'eeMedian';
+/**
+ * The schemes that divide their weights by D = Σ_j w_j, so their scores are shares of v(M)
+ * (papers/003 Eq. 2 and 4): FP, EE and EE-median. LOO and IOI are marginals. The one list of the
+ * two families (the report's panels read it).
+ */
+export const RATIO_SCHEMES: readonly Scheme[] = ['fp', 'ee', 'eeMedian'];
+
+const dividesByNormalizer = (scheme: Scheme) => RATIO_SCHEMES.includes(scheme);
 
 /**
  * Whether a scheme divides its weights by D = Σ_j w_j (FP, EE, EE-median; papers/003 Eq. 2 and 4).

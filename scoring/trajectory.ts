@@ -23,6 +23,7 @@
  * separate pure functions so the round engine folds them over rounds.
  */
 
+import { checkFiniteArray, isArrayLike } from './_checks.js';
 import { type Coalition, members } from './coalition.js';
 import type { Estimate } from './estimate.js';
 import type { Game } from './game.js';
@@ -69,22 +70,6 @@ export interface TrajectoryShapleyOptions extends TrajectoryUtilityOptions {
   budget?: number;
   /** Sampled method only: the random source. Required when sampling. */
   rng?: Rng;
-}
-
-function isArrayLike(x: unknown): x is ArrayLike<number> {
-  return (
-    ArrayBuffer.isView(x) ||
-    Array.isArray(x) ||
-    (typeof x === 'object' && x !== null && typeof (x as { length?: unknown }).length === 'number')
-  );
-}
-
-function checkFiniteArray(name: string, a: ArrayLike<number>, length?: number): void {
-  if (!isArrayLike(a)) throw new TypeError(`${name}: expected an array of numbers`);
-  if (length !== undefined && a.length !== length)
-    throw new RangeError(`${name}: expected length ${length}, got ${a.length}`);
-  for (let i = 0; i < a.length; i++)
-    if (!Number.isFinite(a[i])) throw new RangeError(`${name}: entry ${i} is not finite (${a[i]})`);
 }
 
 function checkGeometry(geom: UpdateGeometry): void {

@@ -6,7 +6,7 @@
  *
  *   npx tsx scripts/gen-signing-vectors.ts
  *
- * The file is committed as a specification artifact: test/client/signing-vectors.test.ts renders
+ * The file is committed as a specification artifact: test/clients/signing-vectors.test.ts renders
  * the vectors in memory and fails when the committed file differs (so it cannot drift from the
  * code), and clients/python/test_vectors.py checks the Python client against the same file.
  */

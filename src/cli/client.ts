@@ -8,7 +8,7 @@
 import { SiloHttp } from '../client/http.js';
 import { runSilo } from '../client/silo.js';
 import { type ConsortiumFile, readConsortiumFile } from '../contract/consortium-file.js';
-import type { LocalFormat } from '../data/local-data.js';
+import { DATA_FORMAT_NAMES } from '../data/formats/registry.js';
 import { checkLocalAgainstFile } from '../engine/consortium-of-run.js';
 import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../engine/local-run.js';
 import { type NetworkedRun, networkedLearner, networkedRun } from '../engine/networked.js';
@@ -106,7 +106,7 @@ async function siloRun(
   const shape = {
     inputShape: pinned!.data.inputShape,
     numClasses: pinned!.data.numClasses,
-    ...(o.dataFormat ? { format: o.dataFormat as LocalFormat } : {}),
+    ...(o.dataFormat ? { format: o.dataFormat } : {}),
   };
   const train = await readSiloData('--data', o.data, shape);
   const test = await readSiloData('--test-data', o.testData!, shape);
@@ -129,6 +129,11 @@ export async function readKeyFile(path: string): Promise<Uint8Array> {
 
 /** Runs `fedscore client`. @returns the exit code. */
 export async function clientCommand(o: ClientArgs): Promise<number> {
+  // The format registry's names (the flag declaration loads no registry, so it is checked here first).
+  if (o.dataFormat !== undefined && !DATA_FORMAT_NAMES.includes(o.dataFormat))
+    throw new UsageError(
+      `--data-format: expected one of ${DATA_FORMAT_NAMES.join(', ')}, got '${o.dataFormat}'`,
+    );
   const log = (line: string) => {
     if (!o.quiet) process.stderr.write(`${line}\n`);
   };

@@ -134,12 +134,9 @@ function shortNote(note: string): string {
 
 /** Runs `fedscore experiment`. @returns the exit code. */
 export async function experimentCommand(values: ExperimentFlags): Promise<number> {
-  const loaded = await loadConfig(values.config);
-  // --schemes is recorded as the configuration's scoring.schemes, so results.json's reports show the same.
-  const cfg =
-    values.schemes === undefined
-      ? loaded
-      : { ...loaded, scoring: { ...loaded.scoring, schemes: schemesFlag(values.schemes) } };
+  // --schemes is an option of the reports (recorded as results.json's `schemes`), checked before anything runs.
+  const schemes = values.schemes === undefined ? undefined : schemesFlag(values.schemes);
+  const cfg = await loadConfig(values.config);
   const seedCount = values.seeds ?? cfg.seeds ?? 1;
   const seeds = Array.from({ length: seedCount }, (_, i) => (cfg.seed ?? 1) + i);
   const log = (line: string) => {
@@ -178,6 +175,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
   };
   try {
     const results = await runSeeds(cfg, seeds, values, learner, onProgress, log);
+    if (schemes) results.schemes = schemes;
     const files = await writeOutputs(values.out, results);
     process.stdout.write(experimentSummary(results, files));
     return 0;

@@ -17,3 +17,16 @@ export const DEFAULT_SELECTION_SEED = 1;
 
 /** The smallest weight (encoding.minWeight) of a consortium created without one. */
 export const DEFAULT_MIN_WEIGHT = 0;
+
+/**
+ * Size of the common test set of a configuration without `data.testSize`. A silo reads it to draw
+ * the same test set as the simulation, so it lives here rather than in the configuration schema
+ * (which the silo does not load).
+ */
+export const DEFAULT_TEST_SIZE = 2000;
+
+/** Local epochs per round of a configuration that sets none (`training.epochs`). */
+export const DEFAULT_EPOCHS = 1;
+
+/** Minibatch size of a configuration that sets none (`training.batchSize`). */
+export const DEFAULT_BATCH_SIZE = 64;

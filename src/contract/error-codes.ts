@@ -180,8 +180,3 @@ export function errorBody(code: ErrorCode, detail?: string): ErrorBody {
   const base = ERRORS[code].message;
   return { code, message: detail === undefined ? base : `${base}: ${detail}` };
 }
-
-/** Whether `code` (as read off a response body) is one of the catalogue's codes. */
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(ERRORS, code);
-}

@@ -18,8 +18,8 @@ import {
   everybodyElse,
   fairPrivate,
   includeOneIn,
-  isRatioScheme,
   leaveOneOut,
+  RATIO_SCHEMES,
   SCHEMES,
   type Scheme,
   schemeWeights,
@@ -56,9 +56,6 @@ export function clipUtility(u: UtilityDeclaration, x: number): number {
 /** The names of the private schemes, in report order (scoring/private.ts owns the list). */
 export const PRIVATE_METHODS: readonly Scheme[] = SCHEMES;
 export type PrivateMethod = Scheme;
-
-/** The schemes rescaled by papers/003 Eq. 2 and 4 (FP, EE, EE-median), whose raw weights `scoring.raw` records. */
-const RATIO_SCHEMES = SCHEMES.filter(isRatioScheme);
 
 /** A ratio scheme's un-rescaled variant: its weights w_i (α(i), (β(i) + γ(i))/2, the median form). */
 export const rawMethodOf = (scheme: Scheme) => `${scheme}Raw`;

@@ -14,20 +14,6 @@ const PIXELS = SIDE * SIDE;
 /** Bytes per record: 1 label + 3·32·32 pixels. */
 export const CIFAR10_RECORD_BYTES = 1 + 3 * PIXELS;
 
-/** CIFAR-10 class names in label order (batches.meta.txt). */
-export const CIFAR10_CLASSES = [
-  'airplane',
-  'automobile',
-  'bird',
-  'cat',
-  'deer',
-  'dog',
-  'frog',
-  'horse',
-  'ship',
-  'truck',
-] as const;
-
 /**
  * Decodes CIFAR-10 binary records. `file` names the source in errors. Throws Error when the size
  * is not a positive multiple of 3073 bytes or a label is outside 0–9.

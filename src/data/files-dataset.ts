@@ -7,22 +7,19 @@
  * (`fedscore init --data <file>` writes them). The common test set and the silos' splits are drawn
  * from the file as from any pool.
  */
-import { readFileSync } from 'node:fs';
 import Type from 'typebox';
-import { readCsvDataset } from './csv.js';
 import type { Dataset } from './dataset.js';
-import { readIdx, readIdxDataset } from './idx.js';
+import { DATA_FORMATS, dataFormat } from './formats/registry.js';
 import { detectLocalFormat } from './local-data.js';
-import { readNpy, readNpyDataset } from './npy.js';
 import type { DatasetDefinition } from './registry.js';
 
-/** The formats the `files` data set reads. */
-export const FILES_FORMATS = ['npy', 'idx', 'csv'] as const;
+/** The formats the `files` data set reads: the registry's synchronous ones. */
+export const FILES_FORMATS: readonly string[] = DATA_FORMATS.filter((f) => f.synchronous).map((f) => f.name);
 
 /** Options of the `files` data set (`data.files`). */
 export interface FilesOptions {
   path: string;
-  format?: (typeof FILES_FORMATS)[number];
+  format?: string;
   shape: [number, number, number];
   classes: number;
   labelColumn?: string;
@@ -37,30 +34,18 @@ function read(
   classes: number,
 ): Dataset {
   const src = detectLocalFormat(o.path, o.format);
+  const format = dataFormat(src.format);
+  if (!format.synchronous)
+    throw new Error(
+      `data.files.path: ${o.path} is ${src.format} data; the files data set reads ${FILES_FORMATS.join(', ')}`,
+    );
   const name = `files:${o.path}`;
-  if (src.format === 'npy')
-    return readNpyDataset(src.path, src.labels!, { inputShape: shape, numClasses: classes, name });
-  if (src.format === 'idx')
-    return readIdxDataset(src.path, src.labels!, { name, source: name, numClasses: classes });
-  if (src.format === 'csv')
-    return readCsvDataset(src.path, {
-      inputShape: shape,
-      numClasses: classes,
-      name,
-      ...(o.labelColumn !== undefined ? { labelColumn: o.labelColumn } : {}),
-    });
-  throw new Error(`data.files.path: ${o.path} is an image folder; the files data set reads npy, idx or csv`);
-}
-
-/** The shape of one example from an array's shape [n, …]: flat → [1, f, 1], [h, w] → [h, w, 1]. */
-function exampleShape(file: string, dims: readonly number[]): [number, number, number] {
-  const rest = dims.slice(1);
-  if (rest.length === 1) return [1, rest[0]!, 1];
-  if (rest.length === 2) return [rest[0]!, rest[1]!, 1];
-  if (rest.length === 3) return [rest[0]!, rest[1]!, rest[2]!];
-  throw new Error(
-    `${file}: examples of shape [${dims.join(', ')}]: expected [n, features], [n, h, w] or [n, h, w, c]`,
-  );
+  return format.read(src, {
+    inputShape: shape,
+    numClasses: classes,
+    name,
+    ...(o.labelColumn !== undefined ? { labelColumn: o.labelColumn } : {}),
+  }) as Dataset;
 }
 
 /**
@@ -74,14 +59,10 @@ export function inferFilesOptions(
   format?: FilesOptions['format'],
 ): { options: FilesOptions; examples: number } {
   const src = detectLocalFormat(path, format);
-  let shape: [number, number, number];
-  if (src.format === 'npy') shape = exampleShape(src.path, readNpy(src.path).shape);
-  else if (src.format === 'idx') shape = exampleShape(src.path, readIdx(src.path).dims);
-  else if (src.format === 'csv') {
-    if (/\.gz$/i.test(src.path)) throw new Error(`${src.path}: a gzipped CSV file; pass it uncompressed`);
-    const header = readFileSync(src.path, 'utf8').split(/\r?\n/, 1)[0] ?? '';
-    shape = [1, header.split(',').length - 1, 1];
-  } else throw new Error(`${path}: an image folder; --data takes x.npy + y.npy, an IDX pair or a CSV file`);
+  const entry = dataFormat(src.format);
+  if (!entry.synchronous || !entry.exampleShape)
+    throw new Error(`${path}: ${src.format} data; --data takes ${FILES_FORMATS.join(', ')} data`);
+  const shape = entry.exampleShape(src);
   const ds = read({ path, format: src.format }, shape, MAX_CLASSES);
   let classes = 1;
   for (const label of ds.y) classes = Math.max(classes, label + 1);
@@ -106,7 +87,7 @@ export const FILES_ENTRY: Omit<DatasetDefinition<FilesOptions>, 'name'> = {
       format: Type.Optional(
         Type.Union(
           FILES_FORMATS.map((f) => Type.Literal(f)),
-          { description: 'npy, idx or csv. Default: detected from the path.' },
+          { description: `${FILES_FORMATS.join(', ')}. Default: detected from the path.` },
         ),
       ),
       shape: Type.Array(Type.Integer({ minimum: 1 }), {

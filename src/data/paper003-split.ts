@@ -30,9 +30,6 @@ import type { Partition } from './partition.js';
 import { createRandom } from './random.js';
 import { deriveSeed, SEED_STREAMS } from './seed.js';
 
-/** The fraction `random_split` keeps in its first part, in both places the authors' code splits 80/20. */
-export const PAPER003_TRAIN_FRACTION = 0.8;
-
 /** Size of the first part of an 80/20 `random_split` of n: torch's int(0.8 · n). */
 export const firstPart = (n: number): number => Math.floor((n * 4) / 5);
 

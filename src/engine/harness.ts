@@ -1,7 +1,7 @@
 /**
  * The comparison harness (full visibility): per round, on the same coalition game the private
  * scores come from, the Shapley-family references the estimator registry lists
- * (./estimators/registry.ts: per-round exact Shapley folded into MR-SV, TMR, GTG, Monte Carlo,
+ * (../estimators/registry.ts: per-round exact Shapley folded into MR-SV, TMR, GTG, Monte Carlo,
  * Owen, Data Banzhaf (MSR), COS, Maverick-Shapley, Trajectory Shapley). It reads individual
  * updates; the private path never does.
  *

@@ -20,7 +20,7 @@
  *   engine passes them to `siloCoalitionModels`.
  *
  * Strategies: FedAvg over all silos by default; a configured strategy runs networked when it fits
- * secure aggregation (./networked-strategy.ts): every silo and the server compute each round's
+ * secure aggregation (../contract/networked-plan.ts): every silo and the server compute each round's
  * selection, and every silo its own weight, from public information (the seed and the published
  * scores), with the engine's random streams, so the selection and weights are the engine's.
  */
@@ -105,7 +105,7 @@ export interface NetworkedRun {
 export function networkedRun(config: ExperimentConfig, seed: number, given?: Consortium): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
   // What fits secure aggregation runs networked; the rest is refused with the reason
-  // (./networked-strategy.ts, the registry entries' `networked`).
+  // (../contract/networked-plan.ts, the registry entries' `networked`).
   const configured = config.strategy as StrategyConfig | undefined;
   const strategyOf = networkedStrategy(configured);
   const strategy = (configured ?? DEFAULT_STRATEGY) as { name: string; weights?: unknown };
@@ -202,7 +202,7 @@ export async function localUpdate(
 
 /**
  * The quantized input x_i = (ŵ_iΔ_i, ŵ_i) for `encoding` (the consortium's clip, weight range and n).
- * With a round's `plan` (a configured strategy, ./networked-strategy.ts) the weight is the plan's,
+ * With a round's `plan` (a configured strategy, ../contract/networked-plan.ts) the weight is the plan's,
  * ŵ_i = w_i / max over the selected, quantized for the k selected silos — the engine's encoding.
  */
 export function siloInput(

@@ -6,14 +6,12 @@
  * noise and data-side misbehaviour. The data set comes from the dataset registry
  * (src/data/registry.ts) by `data.dataset`.
  */
+
+import { DEFAULT_TEST_SIZE } from '../contract/defaults.js';
 import { type Dataset, subset } from '../data/dataset.js';
 import { applyLabelNoise, linearNoiseRates } from '../data/label-noise.js';
-import {
-  applyDataMisbehavior,
-  isDataMisbehavior,
-  type Misbehavior,
-  type UpdateMisbehavior,
-} from '../data/misbehavior.js';
+import type { Misbehavior } from '../data/misbehaviors/definition.js';
+import { misbehaviorKind } from '../data/misbehaviors/registry.js';
 import type { Partition } from '../data/partition.js';
 import { DEFAULT_PARTITION, type PartitionOptions, partitionKind } from '../data/partition-registry.js';
 import {
@@ -26,7 +24,7 @@ import {
 } from '../data/registry.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
-import { DEFAULT_TEST_SIZE, type ExperimentConfig } from '../records/config.js';
+import type { ExperimentConfig } from '../records/config.js';
 
 /** The consortium's data for one seed. */
 export interface Consortium {
@@ -34,7 +32,7 @@ export interface Consortium {
   /** Role of each silo: 'honest', an attack kind, or 'noise=0.33'. */
   roles: string[];
   /** Update-side misbehaviour per silo (undefined for honest updates). */
-  updateAttacks: (UpdateMisbehavior | undefined)[];
+  updateAttacks: (Misbehavior | undefined)[];
   test: Dataset;
   validation: Dataset;
   /** Where the data came from, for the results. */
@@ -201,22 +199,15 @@ export function buildConsortium(
   }
   const noisy: Dataset = labels === pool.y ? pool : { ...pool, y: labels };
   const silos = part.silos.map((idx, i) => subset(noisy, idx, `silo-${i}`));
-  const updateAttacks: (UpdateMisbehavior | undefined)[] = silos.map(() => undefined);
+  const updateAttacks: (Misbehavior | undefined)[] = silos.map(() => undefined);
   for (const [k, a] of (cfg.attacks ?? []).entries()) {
-    const attackSeed = deriveSeed(seed, SEED_STREAMS.run.attack, k);
-    const m: Misbehavior =
-      a.kind === 'label-flip' || a.kind === 'free-rider'
-        ? { kind: a.kind }
-        : a.kind === 'scale'
-          ? { kind: 'scale', factor: a.factor ?? -1 }
-          : a.kind === 'random-update'
-            ? {
-                kind: 'random-update',
-                seed: attackSeed,
-                ...(a.factor !== undefined ? { std: a.factor } : {}),
-              }
-            : { kind: a.kind, seed: attackSeed };
-    if (isDataMisbehavior(m)) silos[a.silo] = applyDataMisbehavior(silos[a.silo]!, m);
+    const kind = misbehaviorKind(a.kind);
+    const m: Misbehavior = {
+      kind: a.kind,
+      seed: deriveSeed(seed, SEED_STREAMS.run.attack, k),
+      ...(a.factor !== undefined ? { factor: a.factor } : {}),
+    };
+    if (kind.side === 'data') silos[a.silo] = kind.apply(silos[a.silo]!, m);
     else updateAttacks[a.silo] = m;
     roles[a.silo] = a.kind;
   }

@@ -4,10 +4,12 @@
  * simulations wrap a plain `train` function, ./attacks.ts); the engine does not know whether they
  * are on.
  */
+
+import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS } from '../contract/defaults.js';
 import type { Dataset } from '../data/dataset.js';
 import { deriveSeed } from '../data/seed.js';
 import type { Learner } from '../learner/learner.js';
-import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, type ExperimentConfig } from '../records/config-schema.js';
+import type { ExperimentConfig } from '../records/config-schema.js';
 import { withUpdateAttacks } from './attacks.js';
 import type { Consortium } from './setup.js';
 

@@ -1,5 +1,7 @@
 /** Schema pieces shared by the estimators' configurations (internal; not re-exported). */
+
 import Type, { type TProperties } from 'typebox';
+import { PAPER000_DEFAULTS } from '../../scoring/maverick.js';
 
 /**
  * An estimator's configuration object: closed, so a misspelt option is reported as an unknown key.
@@ -21,8 +23,8 @@ export const budget = (what = 'Maximum distinct coalition evaluations per round.
     }),
   );
 
-/** papers/000 §5.1: "error threshold ε_b = ε_i = 0.001". */
-export const PAPER000_EPSILON = 0.001;
+/** papers/000 §5.1: "error threshold ε_b = ε_i = 0.001" (scoring/maverick.ts owns it). */
+export const PAPER000_EPSILON = PAPER000_DEFAULTS.epsilon;
 
 /** `epsilonB` and `epsilonI`: GTG's truncation thresholds, the paper's values by default. */
 export const truncation = () => ({

@@ -15,13 +15,14 @@ import {
   type JointClassEstimator,
   maverickScores,
   maverickShapleyRound,
+  PAPER000_DEFAULTS,
 } from '../../scoring/maverick.js';
 import { msGtg } from '../../scoring/ms-gtg.js';
 import { budget, options, PAPER000_EPSILON, truncation } from './_schema.js';
 import { defineEstimator } from './estimator.js';
 
 /** The options a configuration leaves out (the schema documents them as defaults). */
-const DEFAULTS = { temperature: 0.01, alpha: 0.7, sampler: 'joint' } as const;
+const DEFAULTS = { ...PAPER000_DEFAULTS, sampler: 'joint' } as const;
 
 export const maverick = defineEstimator({
   name: 'maverick',

@@ -139,11 +139,6 @@ export function estimatorOf(name: string): EstimatorDefinition | undefined {
   return registry.get(name);
 }
 
-/** Whether a method name is a registered estimator's. */
-export function isEstimatorName(name: string): boolean {
-  return registry.has(name);
-}
-
 type EstimatorsSchemaOf<D extends readonly EstimatorDefinition[]> = TObject<{
   [E in D[number] as E['name']]: TOptional<E['schema']>;
 }>;

@@ -36,9 +36,9 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import * as tf from './tf.js';
 import { type Addon, NATIVE_ISAS } from './_native_addon.js';
 import { convPadding } from './_wasm_kernels.js';
+import * as tf from './tf.js';
 
 type Info = tf.TensorInfo;
 interface KernelArgs {

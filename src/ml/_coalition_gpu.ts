@@ -24,11 +24,12 @@
  * differ in the last bits and a test row on a near-tie may flip its arg-max:
  * test/ml/webgpu.test.ts bounds the accuracy and loss differences.
  */
-import * as tf from './tf.js';
+
 import type { CoalitionCounts } from './_coalition_fast.js';
 import { FUSED_MAX_CLASSES, type FusedShape, fusedCoalitionLogits } from './_coalition_wgsl.js';
 import type { Examples, ModelSpec } from './models.js';
 import { paramLayout } from './models.js';
+import * as tf from './tf.js';
 
 /** What coalition.ts hands over (its checked setup and coefficients). */
 export interface GpuCoalitionSetup {

@@ -21,7 +21,7 @@
  * CPU) the differences are float rounding: M_S in float32 on the device, products summed in
  * another order. Accuracies agree up to near-ties; test/ml/webgpu-conv.test.ts bounds both.
  */
-import * as tf from './tf.js';
+
 import {
   type ChunkDispatcher,
   chunkedCoalitions,
@@ -31,6 +31,7 @@ import {
 } from './_coalition_gpu.js';
 import type { ModelSpec } from './models.js';
 import { paramLayout, poolLayer } from './models.js';
+import * as tf from './tf.js';
 
 /** What coalition.ts hands over (the two-layer setup without its first dense layer's index). */
 export interface GpuConvSetup extends Omit<GpuCoalitionSetup, 'first' | 'maxChunkBytes'> {

@@ -15,10 +15,12 @@
  * (train.ts's Adam loop computes in float64 and rounds θ once per step), and the GPU's products
  * and reductions sum in another order. test/ml/webgpu.test.ts bounds the difference.
  */
-import * as tf from './tf.js';
+
 import type { Rng } from '../../scoring/random.js';
+import { runBatches } from './_batches.js';
 import { softmaxCrossEntropy } from './_blas_kernels.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
+import * as tf from './tf.js';
 
 /** train.ts's resolved options (checked there). */
 export interface GpuTrainPlan {
@@ -45,7 +47,7 @@ export async function trainOnGpu(
 ): Promise<{ delta: Float32Array; epochLosses: Float64Array; steps: number; samples: number }> {
   const layout = paramLayout(spec);
   const features = data.n === 0 ? 0 : data.x.length / data.n;
-  const { batchSize, optimizer, lr, wd, momentum, beta1, beta2, eps, maxSteps } = plan;
+  const { optimizer, lr, wd, momentum, beta1, beta2, eps } = plan;
   const theta = layout.map((e) =>
     tf.variable(tf.tensor(m0.subarray(e.offset, e.offset + e.size), [...e.shape]), false),
   );
@@ -54,26 +56,12 @@ export async function trainOnGpu(
   const v = optimizer === 'adam' ? zeros() : undefined;
   const x = tf.tensor2d(data.x, [data.n, features]);
   const labels = tf.tensor1d(Int32Array.from(data.y), 'int32');
-  const order = new Int32Array(data.n);
-  const epochLosses = new Float64Array(plan.passes);
-  let steps = 0;
-  let samples = 0;
+  let lossSum: tf.Scalar = tf.scalar(0);
+  let steps = 0; // the step being taken, 1, 2, … (Adam's bias corrections, momentum's first step)
   try {
-    for (let epoch = 0; epoch < plan.passes; epoch++) {
-      for (let i = 0; i < data.n; i++) order[i] = i;
-      for (let i = data.n - 1; i > 0; i--) {
-        const j = Math.floor(plan.rng.next() * (i + 1));
-        const t = order[i]!;
-        order[i] = order[j]!;
-        order[j] = t;
-      }
-      let lossSum: tf.Scalar = tf.scalar(0);
-      let seen = 0;
-      for (let start = 0; start < data.n; start += batchSize) {
-        if (maxSteps !== undefined && steps === maxSteps) break;
-        const b = Math.min(batchSize, data.n - start);
-        seen += b;
-        steps++;
+    const run = await runBatches(data.n, plan, {
+      step(order, start, b, taken) {
+        steps = taken;
         const next = tf.tidy(() => {
           const idx = tf.tensor1d(order.subarray(start, start + b), 'int32');
           const xb = tf.gather(x, idx) as tf.Tensor2D;
@@ -86,21 +74,23 @@ export async function trainOnGpu(
         });
         lossSum.dispose();
         lossSum = next;
-      }
-      const total = (await lossSum.data())[0]!;
-      lossSum.dispose();
-      epochLosses[epoch] = total / Math.max(1, seen);
-      samples += seen;
-      plan.onEpoch?.(epoch, epochLosses[epoch]!);
-    }
+      },
+      // Read once per pass, asynchronously (one GPU → CPU transfer per epoch).
+      async passLoss() {
+        const total = (await lossSum.data())[0]!;
+        lossSum.dispose();
+        lossSum = tf.scalar(0);
+        return total;
+      },
+    });
     const delta = new Float32Array(spec.paramCount);
     for (const [k, e] of layout.entries()) {
       const values = (await theta[k]!.data()) as Float32Array;
       for (let j = 0; j < e.size; j++) delta[e.offset + j] = values[j]! - m0[e.offset + j]!;
     }
-    return { delta, epochLosses, steps, samples };
+    return { delta, ...run };
   } finally {
-    tf.dispose([...theta, ...(m ?? []), ...(v ?? []), x, labels]);
+    tf.dispose([...theta, ...(m ?? []), ...(v ?? []), x, labels, lossSum]);
   }
 
   /** One optimizer step on the variables (train.ts's rules, in float32 on the device). */

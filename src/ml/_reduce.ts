@@ -2,10 +2,11 @@
  * Reductions shared by evaluate.ts and coalition.ts (internal): logits → loss sum and
  * confusion matrix → `Evaluation`.
  */
-import type * as tf from './tf.js';
+
 import { heapView, nativeReduceLogits } from './_blas_kernels.js';
 import { onWebGpu } from './_webgpu.js';
 import type { Evaluation } from './evaluate.js';
+import type * as tf from './tf.js';
 
 /**
  * Accumulates one batch of logits into a confusion matrix and returns the batch's summed

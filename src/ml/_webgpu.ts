@@ -14,8 +14,9 @@
  * `OffscreenCanvas is not defined` in Node): `onWebGpu()` tells the training and evaluation
  * paths to use `.data()`.
  */
-import * as tf from './tf.js';
+
 import { type AdapterInfo, isSoftwareAdapter } from './adapter.js';
+import * as tf from './tf.js';
 
 export { type AdapterInfo, describeAdapter, isSoftwareAdapter } from './adapter.js';
 

@@ -13,7 +13,6 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import * as tf from './tf.js';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { registerBlasKernels } from './_blas_kernels.js';
 import { loadNativeAt } from './_native.js';
@@ -21,6 +20,7 @@ import { registerWasmKernels } from './_wasm_kernels.js';
 import { type AdapterInfo, describeAdapter, loadWebGpu } from './_webgpu.js';
 import { gpuDeviceNodes } from './adapter.js';
 import { BACKEND_NAMES, type BackendName, parseBackendName } from './backend-names.js';
+import * as tf from './tf.js';
 
 export type { AdapterInfo } from './_webgpu.js';
 export { BACKEND_NAMES, type BackendName, parseBackendName } from './backend-names.js';

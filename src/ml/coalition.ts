@@ -45,7 +45,7 @@
  * classes (./near-ties.ts bounds which), which the tests and `npm run bench -- ml` check on every
  * coalition they compare.
  */
-import * as tf from './tf.js';
+
 import { type Coalition, coalitionKey, maskToCoalition, members } from '../../scoring/coalition.js';
 import {
   type Game,
@@ -64,6 +64,7 @@ import { onWebGpu } from './_webgpu.js';
 import { type CoalitionSetup, type Coefficients, checkSetup, combine } from './coalition-model.js';
 import { type Evaluation, evaluateAsync } from './evaluate.js';
 import { forward, paramLayout } from './models.js';
+import * as tf from './tf.js';
 
 export { type CoalitionSetup, coalitionCoefficients, coalitionParams } from './coalition-model.js';
 

@@ -2,7 +2,7 @@
  * Utilities of a model on a dataset: accuracy, negative mean cross-entropy loss, and per-class
  * accuracy from the confusion matrix (the class-wise utilities of papers/000 Eq. 7).
  */
-import * as tf from './tf.js';
+
 import { accumulate, accumulateAsync, diagonalOverRows, summarize } from './_reduce.js';
 import {
   checkExamples,
@@ -12,6 +12,7 @@ import {
   type ModelSpec,
   paramTensors,
 } from './models.js';
+import * as tf from './tf.js';
 
 /** Utilities of one model on one dataset. */
 export interface Evaluation {

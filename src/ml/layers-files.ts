@@ -19,8 +19,8 @@
  */
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type * as tf from './tf.js';
 import { JsonDepthError, parseBoundedJson } from './json-depth.js';
+import type * as tf from './tf.js';
 
 /** One weight of the manifest. */
 export interface WeightEntry {

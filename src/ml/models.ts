@@ -18,10 +18,10 @@
  * callers have always imported them from.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import * as tf from './tf.js';
 import { createRng } from '../../scoring/random.js';
 import { addBiasAct } from './_blas_kernels.js';
 import type { LayerSpec, ModelSpec } from './model-registry.js';
+import * as tf from './tf.js';
 
 export {
   type ArchitectureOptions,

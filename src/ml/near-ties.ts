@@ -22,9 +22,10 @@
  * order classes l and c differently only when |z_l − z_c| ≤ 2(τ_l + τ_c) in either of them. The
  * bound is computed here in float32 too, and taken 1 % larger to cover that.
  */
-import * as tf from './tf.js';
+
 import { type CoalitionSetup, coalitionCoefficients, coalitionParams } from './coalition.js';
 import { paramLayout } from './models.js';
+import * as tf from './tf.js';
 
 const U = 2 ** -24;
 const gamma = (k: number) => (k * U) / (1 - k * U);

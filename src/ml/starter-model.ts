@@ -5,8 +5,8 @@
  */
 
 import { mkdirSync } from 'node:fs';
-import * as tf from './tf.js';
 import { layersModelSaveHandler } from './layers-files.js';
+import * as tf from './tf.js';
 
 /** `fedscore init --model`'s built-in choice. */
 export const STARTER_MODEL = 'mlp';

@@ -5,15 +5,18 @@
  * Adam and weight decay follow PyTorch's `torch.optim.Adam(weight_decay=λ)` (the decay is added
  * to the gradient, L2-style, not decoupled), the optimizer papers/003 §5 uses with lr = 1e-3
  * and λ = 1e-3. SGD follows `torch.optim.SGD` (momentum buffer b ← μb + g, θ ← θ − lr·b).
- * Each epoch visits the examples in a fresh seeded permutation; the last batch may be short.
+ * Each epoch visits the examples in a fresh seeded permutation; the last batch may be short
+ * (the schedule both paths share, _batches.ts).
  */
-import * as tf from './tf.js';
+
 import { createRng } from '../../scoring/random.js';
+import { runBatches } from './_batches.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
 import { trainOnGpu } from './_gpu_train.js';
 import { nativeTrainer } from './_native_train.js';
 import { onWebGpu } from './_webgpu.js';
 import { checkExamples, checkParams, type Examples, forward, type ModelSpec, paramLayout } from './models.js';
+import * as tf from './tf.js';
 
 /**
  * Copies a float32 tensor's values into `out` at `offset`. On wasm it reads the heap in place:
@@ -199,72 +202,65 @@ export async function trainLocal(
   const fused = nativeTrainer(spec, batchSize);
   const labels = new Int32Array(fused ? batchSize : 0);
   const hyper = new Float64Array([wd, beta1, beta2, 0, 0, eps]);
-  const order = new Int32Array(data.n);
   const xBuf = new Float32Array(batchSize * features);
   const yBuf = new Float32Array(batchSize * classes);
-  const epochLosses = new Float64Array(passes);
-  let steps = 0;
-  let samples = 0;
-  for (let epoch = 0; epoch < passes; epoch++) {
-    for (let i = 0; i < data.n; i++) order[i] = i;
-    for (let i = data.n - 1; i > 0; i--) {
-      const j = Math.floor(rng.next() * (i + 1));
-      const t = order[i]!;
-      order[i] = order[j]!;
-      order[j] = t;
-    }
-    let lossSum = 0;
-    let seen = 0;
-    for (let start = 0; start < data.n; start += batchSize) {
-      if (maxSteps !== undefined && steps === maxSteps) break;
-      const b = Math.min(batchSize, data.n - start);
-      seen += b;
-      steps++;
-      if (fused) {
+  let lossSum = 0;
+  let steps = 0; // the step being taken, 1, 2, … (Adam's bias corrections, momentum's first step)
+  const run = await runBatches(
+    data.n,
+    { passes, batchSize, maxSteps, rng, onEpoch: options.onEpoch },
+    {
+      step(order, start, b, taken) {
+        steps = taken;
+        if (fused) {
+          for (let k = 0; k < b; k++) {
+            const i = order[start + k]!;
+            xBuf.set(data.x.subarray(i * features, (i + 1) * features), k * features);
+            labels[k] = data.y[i]!;
+          }
+          if (opt === 'adam') {
+            hyper[3] = lr / (1 - beta1 ** steps);
+            hyper[4] = Math.sqrt(1 - beta2 ** steps);
+            lossSum += b * fused.step(theta, grad, xBuf, labels, b, { m: m!, v: v!, hyper });
+          } else {
+            lossSum += b * fused.step(theta, grad, xBuf, labels, b);
+            optimizerStep();
+          }
+          return;
+        }
+        yBuf.fill(0, 0, b * classes);
         for (let k = 0; k < b; k++) {
           const i = order[start + k]!;
           xBuf.set(data.x.subarray(i * features, (i + 1) * features), k * features);
-          labels[k] = data.y[i]!;
+          yBuf[k * classes + data.y[i]!] = 1;
         }
-        if (opt === 'adam') {
-          hyper[3] = lr / (1 - beta1 ** steps);
-          hyper[4] = Math.sqrt(1 - beta2 ** steps);
-          lossSum += b * fused.step(theta, grad, xBuf, labels, b, { m: m!, v: v!, hyper });
-        } else {
-          lossSum += b * fused.step(theta, grad, xBuf, labels, b);
-          step();
-        }
-        continue;
-      }
-      yBuf.fill(0, 0, b * classes);
-      for (let k = 0; k < b; k++) {
-        const i = order[start + k]!;
-        xBuf.set(data.x.subarray(i * features, (i + 1) * features), k * features);
-        yBuf[k * classes + data.y[i]!] = 1;
-      }
-      lossSum +=
-        b *
-        tf.tidy(() => {
-          xb = tf.tensor2d(xBuf.subarray(0, b * features), [b, features]);
-          yb = tf.tensor2d(yBuf.subarray(0, b * classes), [b, classes]);
-          const ws = layout.map((e) => tf.tensor(theta.subarray(e.offset, e.offset + e.size), [...e.shape]));
-          const { value, grads } = valueAndGrads(ws);
-          for (const [k, e] of layout.entries()) copyOut(grads[k]!, grad, e.offset);
-          return value.dataSync()[0]!;
-        });
-      step();
-    }
-    epochLosses[epoch] = lossSum / Math.max(1, seen);
-    samples += seen;
-    options.onEpoch?.(epoch, epochLosses[epoch]!);
-    await Promise.resolve();
-  }
+        lossSum +=
+          b *
+          tf.tidy(() => {
+            xb = tf.tensor2d(xBuf.subarray(0, b * features), [b, features]);
+            yb = tf.tensor2d(yBuf.subarray(0, b * classes), [b, classes]);
+            const ws = layout.map((e) =>
+              tf.tensor(theta.subarray(e.offset, e.offset + e.size), [...e.shape]),
+            );
+            const { value, grads } = valueAndGrads(ws);
+            for (const [k, e] of layout.entries()) copyOut(grads[k]!, grad, e.offset);
+            return value.dataSync()[0]!;
+          });
+        optimizerStep();
+      },
+      passLoss() {
+        const sum = lossSum;
+        lossSum = 0;
+        return sum;
+      },
+    },
+  );
   const delta = new Float32Array(count);
   for (let i = 0; i < count; i++) delta[i] = theta[i]! - m0[i]!;
-  return { delta, epochLosses, steps, samples };
+  return { delta, ...run };
 
   /** One optimizer step on θ with the gradient in `grad` (PyTorch's update rules). */
-  function step(): void {
+  function optimizerStep(): void {
     if (opt === 'adam') {
       const mm = m!;
       const vv = v!;

@@ -19,6 +19,7 @@ import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { minimumThreshold } from '../../protocol/config.js';
 import { consortiumFileDigest } from '../contract/consortium-file.js';
 import { inferFilesOptions } from '../data/files-dataset.js';
+import { dataFormat } from '../data/formats/registry.js';
 import { detectLocalFormat, type LocalFormat } from '../data/local-data.js';
 import { datasetNames, FILES_DATASET } from '../data/registry.js';
 import { writeLocalData, writeNpyDataset } from '../data/write-local-data.js';
@@ -159,6 +160,7 @@ export async function initProject(
   const dir = resolve(o.dir);
   if (existsSync(dir) && readdirSync(dir).length > 0)
     throw new RangeError(`<dir>: ${dir} exists and is not empty; fedscore init writes a new project`);
+  for (const f of o.formats) dataFormat(f, '--format'); // the format registry's names
   const builtIns = datasetNames().filter((n) => n !== FILES_DATASET.name);
   const userData = builtIns.includes(o.data) ? undefined : resolve(o.data);
   if (userData !== undefined && !existsSync(userData))

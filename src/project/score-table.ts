@@ -1,14 +1,11 @@
 /**
  * The per-silo table `fedscore up` prints at the end, from the service's published scores
  * (`GET /v1/consortia/:cid/scores`): one row per silo, its cumulative score under each scheme.
- * One function, to be replaced by the leaderboard (issue 22) once it lands.
  */
+import type { CumulativeScores } from '../contract/schemas.js';
 
-/** The parts of `GET /v1/consortia/:cid/scores` the table reads. */
-export interface PublishedScores {
-  rounds: { round: number }[];
-  cumulative: Record<string, number[]>;
-}
+/** The parts of `GET /v1/consortia/:cid/scores` (the contract's CumulativeScores) the table reads. */
+export type PublishedScores = Pick<CumulativeScores, 'cumulative'> & { rounds: readonly unknown[] };
 
 const num = (x: number | undefined) =>
   x === undefined || !Number.isFinite(x) ? '–' : String(Number(x.toPrecision(4)));

@@ -17,6 +17,7 @@
  */
 import { existsSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type Round, type StageProgress, TERMINAL_STAGES } from '../contract/schemas.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, projectCommands, readProject } from './project.js';
 import { type PublishedScores, siloScoreTable } from './score-table.js';
@@ -32,24 +33,14 @@ export interface UpArgs {
   waitLineSeconds?: number;
 }
 
-interface RoundView {
-  round: number;
-  stage: string;
-  selected: number[] | null;
-  survivors: number[] | null;
-  dropped: number[] | null;
-  utilities: { full: number; empty: number } | null;
-  error: { code: string; detail: string } | null;
-}
-interface Progress {
-  stage: string;
-  deadline: number;
-  expected: number[];
-  received: number[];
-  missing: number[];
-}
+/** What `up` reads of a round and of its progress: the contract's wire types (src/contract/schemas.ts). */
+type RoundView = Pick<
+  Round,
+  'round' | 'stage' | 'selected' | 'survivors' | 'dropped' | 'utilities' | 'error'
+>;
+type Progress = Pick<StageProgress, 'stage' | 'deadline' | 'expected' | 'received' | 'missing'>;
 
-const TERMINAL = new Set(['scored', 'closed', 'aborted']);
+const TERMINAL = new Set<string>(TERMINAL_STAGES);
 const num = (x: number) => String(Number(x.toPrecision(3)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,11 +4,13 @@
  * estimators come from their registries; parseConfig (./config.ts) validates against this schema
  * and the registries.
  */
+
 import Type, { type Static, type TSchema } from 'typebox';
 import { DEFAULT_EMPTY_COALITION, EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
-import { SCHEMES } from '../../scoring/private.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../contract/defaults.js';
 import { withDoc } from '../contract/schema-doc.js';
 import { DEFAULT_MAX_WEIGHT_SHARE, DEFAULT_WEIGHT_FLOOR } from '../contract/weight-floor.js';
+import { BUILTIN_MISBEHAVIORS, MISBEHAVIOR_NAMES } from '../data/misbehaviors/registry.js';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
 import { DATA_SPLITS, DEFAULT_SPLIT, SPLIT_NAMES } from '../data/split-registry.js';
 import {
@@ -22,7 +24,6 @@ import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
 import { DEFAULT_STRATEGY, networkedSupport, STRATEGY_NAMES } from '../strategies/registry.js';
 import { ROUND_SV, TRUE_SV } from './compare.js';
-import { DEFAULT_SHOWN_SCHEMES } from './shown-schemes.js';
 
 const Int = (o: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
   Type.Integer(o);
@@ -44,8 +45,7 @@ const OneOf = <T extends string>(
 ) => Type.Enum(values as T[], typeof o === 'string' ? (o ? { description: o } : {}) : o);
 export const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
 
-/** Size of the common test set of a configuration without `data.testSize`. */
-export const DEFAULT_TEST_SIZE = 2000;
+export { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../contract/defaults.js';
 
 /** The keys of `data` besides the data sets' option blocks. */
 export const DataKeys = {
@@ -195,15 +195,13 @@ export const PartitionSchema = Obj({
 
 export const AttackSchema = Obj({
   silo: Int({ minimum: 0, description: 'The misbehaving silo (< silos).' }),
-  kind: OneOf(
-    ['label-flip', 'label-shuffle', 'random-data', 'random-update', 'free-rider', 'scale'] as const,
-    'label-flip: label c becomes K − 1 − c; label-shuffle: a fixed permutation of the classes; random-data: noise images with random labels; random-update: Δ replaced by Gaussian noise; free-rider: Δ = 0; scale: Δ multiplied by `factor`.',
-  ),
-  /** Update scaling factor (kind = scale) or noise scale (kind = random-update). */
+  kind: OneOf(MISBEHAVIOR_NAMES, BUILTIN_MISBEHAVIORS.map((m) => `${m.name}: ${m.description}`).join('; ')),
+  /** What `factor` means is the kind's (src/data/misbehaviors/); parseConfig checks it against the kind. */
   factor: Type.Optional(
     Num({
-      description:
-        "Update scaling factor (kind = scale) or the noise's standard deviation (kind = random-update). Default: −1 for kind = scale, the RMS of the honest update for kind = random-update.",
+      description: `Only for the kinds that take one: ${BUILTIN_MISBEHAVIORS.filter((m) => m.factor)
+        .map((m) => `kind = ${m.name}: ${m.factor}`)
+        .join('; ')}.`,
     }),
   ),
 });
@@ -226,10 +224,6 @@ export const ModelSchema = Type.Unsafe<{ kind: string; [option: string]: unknown
     },
   ),
 );
-
-/** Local epochs per round and minibatch size of a configuration that sets none. */
-export const DEFAULT_EPOCHS = 1;
-export const DEFAULT_BATCH_SIZE = 64;
 
 export const TrainingSchema = Obj({
   optimizer: Type.Optional(
@@ -512,15 +506,6 @@ export const ExperimentConfigSchema = Obj({
             default: true,
             description:
               "Quarantine the score reports the manipulation audit's detector flags (robust |z| > 3.5 of a silo's reported IOI or LOO among the round's reports; docs/audit.md): the private schemes score the round without them and results.json lists them per round (`quarantined`). An honest silo whose data differs from the others' (a Maverick) is flagged too (docs/audit.md, \"False flags\"): set false to score every report, as papers/003 does.",
-          }),
-        ),
-        schemes: Type.Optional(
-          Type.Array(OneOf(SCHEMES), {
-            minItems: 1,
-            uniqueItems: true,
-            default: [...DEFAULT_SHOWN_SCHEMES],
-            description:
-              "The private schemes the outputs show: the console, report.md/report.html (agreement tables, charts) and the leaderboard's columns; results.json records every scheme either way. FP is shown only when listed here (or with `--schemes`), and then with its † analysis: under FedAvg coalitions and v(∅) = v(M0) its normalizer Σα is often ≤ 0, where FP ranks the silos backwards (docs/findings.md).",
           }),
         ),
         raw: Type.Optional(

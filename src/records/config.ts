@@ -9,8 +9,9 @@ import {
   minimumThreshold,
   weakThresholdMessage,
 } from '../../protocol/config.js';
-import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
 import { didYouMean } from '../contract/did-you-mean.js';
+import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
+import { misbehaviorKind } from '../data/misbehaviors/registry.js';
 import { DEFAULT_PARTITION, partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
@@ -132,6 +133,12 @@ function mergeIssues(schema: ConfigIssue[], registry: ConfigIssue[]): ConfigIssu
   return [...out, ...registry.slice(r)];
 }
 
+/** Keys that configurations once had and that now live elsewhere: what to write instead. */
+const MOVED_KEYS: Readonly<Record<string, string>> = {
+  'scoring.schemes':
+    'no longer a configuration key: it only chose what the report shows; pass --schemes <list> to fedscore experiment or score',
+};
+
 let extended: { estimators: TSchema; schema: TSchema } | undefined;
 
 /** The configuration schema over every registered estimator (rebuilt after a registration). */
@@ -156,6 +163,8 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   const issues = mergeIssues(
     issuesOf(currentSchema(), value),
     registryIssues(value as Record<string, unknown>),
+  ).map((i) =>
+    i.message.startsWith('unknown key') && MOVED_KEYS[i.path] ? { ...i, message: MOVED_KEYS[i.path]! } : i,
   );
   if (issues.length > 0) throw new ConfigError(issues, source);
   const cfg = value as ExperimentConfig;
@@ -169,9 +178,19 @@ export function parseConfig(value: unknown, source = 'config'): ExperimentConfig
   for (const key of Object.keys(noise?.silos ?? {}))
     if (Number(key) >= cfg.silos)
       extra.push({ path: `labelNoise.silos.${key}`, message: `must be a silo index < silos (${cfg.silos})` });
-  for (const [k, a] of (cfg.attacks ?? []).entries())
+  for (const [k, a] of (cfg.attacks ?? []).entries()) {
     if (a.silo >= cfg.silos)
       extra.push({ path: `attacks[${k}].silo`, message: `must be < silos (${cfg.silos})` });
+    const kind = misbehaviorKind(a.kind);
+    if (a.factor !== undefined && !kind.factor)
+      extra.push({ path: `attacks[${k}].factor`, message: `kind ${a.kind} takes no factor` });
+    else if (a.factor !== undefined)
+      try {
+        kind.checkFactor?.(a.factor);
+      } catch (e) {
+        extra.push({ path: `attacks[${k}].factor`, message: (e as Error).message.replace(/^factor: /, '') });
+      }
+  }
   for (const [k, d] of (cfg.secureAggregation?.dropouts ?? []).entries()) {
     if (d.silo >= cfg.silos)
       extra.push({

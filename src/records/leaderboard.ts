@@ -15,8 +15,10 @@
  * round it reported: a free rider), missing reports, and — after `fedscore audit` — reports the
  * audit's detector places outside its undetected box (`auditFlags`).
  */
+
 import { type EmptyCoalition, utilitiesUnder } from '../../scoring/empty-coalition.js';
 import { SCHEMES, type Scheme, schemeWeights } from '../../scoring/private.js';
+import type { QuarantinedReport, RoundScores } from '../contract/schemas.js';
 import { type RecordedUtilities, reportedUtilities, reportingSilos } from './silo-reports.js';
 
 /** The scheme of the headline score (its unnormalised weight; see the module comment). */
@@ -85,15 +87,10 @@ const scoredSilos = (rd: LeaderboardRound) =>
     : (rd.scores[HEADLINE] ?? []).flatMap((v, i) => (v === null || v === undefined ? [] : [i]));
 
 /** A round as the service publishes it (GET /v1/consortia/:cid/scores, `rounds[]`). */
-export interface PublishedScores {
-  round: number;
-  silos: readonly number[];
-  utilities: { full: number; empty: number };
-  withOnly: readonly (number | null)[];
-  without: readonly (number | null)[];
-  schemes: Readonly<Record<string, readonly (number | null)[]>>;
-  quarantined: readonly { silo: number; released: boolean }[];
-}
+export type PublishedScores = Pick<
+  RoundScores,
+  'round' | 'silos' | 'utilities' | 'withOnly' | 'without' | 'schemes'
+> & { quarantined: readonly Pick<QuarantinedReport, 'silo' | 'released'>[] };
 
 /**
  * The leaderboard of a networked consortium's published rounds (the dashboard's and

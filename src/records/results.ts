@@ -158,6 +158,12 @@ export interface ExperimentResults {
   schemaVersion: 1 | typeof RESULTS_SCHEMA_VERSION;
   /** The validated configuration, defaults filled in. */
   config: unknown;
+  /**
+   * The private schemes the outputs show, as `fedscore experiment --schemes` asked (absent: the
+   * default, every scheme but FP; src/records/shown-schemes.ts). A display option of the reports,
+   * not of the run: every scheme is recorded either way.
+   */
+  schemes?: string[];
   /** Tensor backend used (`webgpu`, `tensorflow`, `wasm`, `cpu`). */
   backend: string;
   /** Who ran the products and convolutions, e.g. `OpenBLAS 0.3.21 (2 threads)` (absent when unknown). */

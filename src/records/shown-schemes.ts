@@ -3,9 +3,9 @@
  * report.md/report.html (agreement tables, charts) and the leaderboard's columns. results.json and
  * scores.json record every scheme whatever is shown.
  *
- * FP is left out unless asked for (`scoring.schemes` in an experiment's configuration, `--schemes`
- * on `experiment` and `score`): under FedAvg coalitions and v(∅) = v(M0) its normalizer Σα is
- * often ≤ 0, and there FP(i) = α(i)/Σα·v(M) ranks the silos backwards (papers/003 Eq. 2;
+ * FP is left out unless asked for (`--schemes` on `experiment` and `score`, recorded as `schemes`
+ * in results.json and scores.json: an option of the reports, not of the run): under FedAvg
+ * coalitions and v(∅) = v(M0) its normalizer Σα is often ≤ 0, and there FP(i) = α(i)/Σα·v(M) ranks the silos backwards (papers/003 Eq. 2;
  * docs/findings.md, "FP inverts when Σα < 0"). Asked for, it is shown with its † analysis.
  */
 import { SCHEMES, type Scheme } from '../../scoring/private.js';

@@ -13,9 +13,6 @@ import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
 import { MAX_EXACT_PLAYERS } from '../estimators/mrsv.js';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../ml/json-depth.js';
 
-/** Version of the utilities file format (its `$schema` may name docs/utilities.schema.json). */
-export const UTILITIES_FORMAT_VERSION = 1;
-
 /** Largest number of silos a coalition table may cover: as many as MR-SV handles (2^20 values per round). */
 export const MAX_TABLE_SILOS = MAX_EXACT_PLAYERS;
 

@@ -41,12 +41,7 @@ export const atOf = (r: Reportable): 'cumulative' | number =>
   isUtilityScores(r) ? 'cumulative' : r.comparison.at;
 
 /**
- * The private schemes a report leaves out (src/records/shown-schemes.ts): those not asked for in
- * `scoring.schemes` (an experiment) or `schemes` (a scores.json); by default FP.
+ * The private schemes a report leaves out (src/records/shown-schemes.ts): those not asked for with
+ * `--schemes` (recorded as `schemes` in results.json and scores.json); by default FP.
  */
-export const hiddenOf = (r: Reportable): Set<string> =>
-  hiddenSchemes(
-    isUtilityScores(r)
-      ? r.schemes
-      : ((r.config as { scoring?: { schemes?: string[] } } | undefined)?.scoring?.schemes ?? undefined),
-  );
+export const hiddenOf = (r: Reportable): Set<string> => hiddenSchemes(r.schemes);

@@ -8,6 +8,7 @@
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { RATIO_SCHEMES, SCHEMES } from '../../scoring/private.js';
 import { RAW_METHODS } from '../contract/private-scoring.js';
 import { mrsv } from '../estimators/mrsv.js';
 import { estimatorOf } from '../estimators/registry.js';
@@ -107,10 +108,10 @@ async function render(specs: [string, string, TopLevelSpec][]): Promise<Chart[]>
 
 /** The round's exact Shapley value and the true Shapley value: Shapley values without a registry entry. */
 const SHAPLEY_REFERENCES = new Set<string>([ROUND_SV, TRUE_SV]);
-/** Private scores rescaled to sum to v(M) (papers/003 Eq. 2 and 4). */
-const SHARE_FAMILY = new Set(['fp', 'ee', 'eeMedian']);
-/** Marginals and the ratio schemes' raw weights: differences of utilities. */
-const MARGINAL_FAMILY = new Set(['loo', 'ioi', ...RAW_METHODS]);
+/** Private scores rescaled to sum to v(M) (papers/003 Eq. 2 and 4; scoring/private.ts's RATIO_SCHEMES). */
+const SHARE_FAMILY = new Set<string>(RATIO_SCHEMES);
+/** Marginals (the other private schemes) and the ratio schemes' raw weights: differences of utilities. */
+const MARGINAL_FAMILY = new Set<string>([...SCHEMES.filter((s) => !SHARE_FAMILY.has(s)), ...RAW_METHODS]);
 
 type Family = 'shapley' | 'share' | 'marginal' | 'cosine' | 'other';
 /** A method's panel family: the private scores' own, else its estimator registry entry's `family`. */

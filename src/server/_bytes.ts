@@ -16,15 +16,6 @@ export function readFloat32(bytes: Uint8Array): Float32Array {
   return Float32Array.from({ length: n }, (_, i) => dv.getFloat32(4 * i, true));
 }
 
-/** Float64 little-endian bytes → a fresh Float64Array. */
-export function readFloat64(bytes: Uint8Array): Float64Array {
-  if (bytes.length % 8 !== 0) throw new RangeError(`bytes: length ${bytes.length} is not a multiple of 8`);
-  const n = bytes.length / 8;
-  if (LITTLE_ENDIAN) return new Float64Array(Uint8Array.from(bytes).buffer, 0, n);
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return Float64Array.from({ length: n }, (_, i) => dv.getFloat64(8 * i, true));
-}
-
 /** A float vector's little-endian bytes. */
 export function floatBytes(a: Float32Array | Float64Array): Buffer {
   if (LITTLE_ENDIAN) return Buffer.from(asBuffer(a));

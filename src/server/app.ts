@@ -162,12 +162,40 @@ const DEFAULT_TIMEOUTS: Timeouts = {
 };
 
 /**
- * Builds the service (routes, hooks, OpenAPI document) without listening.
+ * Builds the service (routes, hooks, OpenAPI document) without listening, in named steps: check
+ * the options, create the fastify instance, install request validation and body parsing, the
+ * scoring service and the access checks, the hooks, the OpenAPI document, the routes, and the
+ * schedules.
  *
  * @throws TypeError / RangeError naming a bad option.
  */
 export async function buildApp(options: BuildAppOptions): Promise<App> {
   const o = options;
+  const settings = checkedSettings(o);
+  const app = createFastify(settings, o.logger ?? false);
+  installValidation(app);
+  installBodyParsers(app);
+  const service = new ScoringService({
+    store: o.store,
+    now: settings.now,
+    maxVectorBytes: settings.maxVectorBytes,
+    ...(o.evaluate ? { evaluate: o.evaluate } : {}),
+    onWarning: (message, error) => app.log.warn({ err: error }, message),
+    onRoundEvent: (e) => logRoundEvent(app, e),
+  });
+  installAccess(app, o, service, settings);
+  installHooks(app);
+  await registerOpenApi(app);
+  await registerRoutes(app);
+  const every = o.scheduleIntervalMs ?? 1000;
+  if (every !== false) runScheduleEvery(app, positive('options.scheduleIntervalMs', every));
+  app.addHook('onClose', async () => service.close());
+  if (o.closeStore) app.addHook('onClose', async () => o.store.close());
+  return app;
+}
+
+/** The options checked, with their defaults: the app's `settings`. @throws TypeError / RangeError naming the option. */
+function checkedSettings(o: BuildAppOptions): Settings {
   if (typeof o !== 'object' || o === null) throw new TypeError('options: expected an object');
   if (typeof o.store?.db !== 'object') throw new TypeError('options.store: expected an open store');
   if (typeof o.adminToken !== 'string' || o.adminToken.length < 16)
@@ -185,7 +213,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   };
   if (timeouts.requestMs < timeouts.headersMs)
     throw new RangeError('options.timeouts.requestMs: must be at least options.timeouts.headersMs');
-  const settings: Settings = {
+  return {
     now: o.now ?? Date.now,
     freshnessMs: positive('options.freshnessMs', o.freshnessMs ?? 300_000),
     rateLimit: {
@@ -197,8 +225,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     maxBodyBytes: positive('options.maxBodyBytes', o.maxBodyBytes ?? 1024 * 1024),
     timeouts,
   };
-  const app = Fastify({
-    logger: o.logger ?? false,
+}
+
+/** The fastify instance: logging, limits, timeouts, request ids and the framework's own errors. */
+function createFastify(settings: Settings, logger: BuildAppOptions['logger'] & {}): App {
+  return Fastify({
+    logger,
     // Requests are logged at debug level (the onResponse hook below): at info the log is the rounds'.
     logController: new LogController({ disableRequestLogging: true }),
     // Routes that take vectors set their own limit; anything else (the 404 route too) this one.
@@ -206,9 +238,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     ajv: { customOptions: { coerceTypes: false } },
-    requestTimeout: timeouts.requestMs,
-    connectionTimeout: timeouts.idleMs,
-    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkIntervalMs },
+    requestTimeout: settings.timeouts.requestMs,
+    connectionTimeout: settings.timeouts.idleMs,
+    http: {
+      headersTimeout: settings.timeouts.headersMs,
+      connectionsCheckingInterval: settings.timeouts.checkIntervalMs,
+    },
     clientErrorHandler,
     frameworkErrors: (error, _request, reply) => {
       const code: ErrorCode =
@@ -220,10 +255,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         .send(errorBody(code, code === 'FEDSCORE_ERR_INTERNAL' ? undefined : error.message));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
 
-  // Binary bodies are checked by the handlers (decoders); a `format: binary` schema documents them.
-  // Integer path parameters must be in their canonical decimal form before TypeBox converts them:
-  // its conversion would read `1.5`, `+1`, `01`, ` 1` and `true` as round 1.
+/**
+ * Request validation: TypeBox schemas; binary bodies are checked by the handlers (decoders; a
+ * `format: binary` schema documents them). Integer path parameters must be in their canonical
+ * decimal form before TypeBox converts them: its conversion would read `1.5`, `+1`, `01`, ` 1` and
+ * `true` as round 1.
+ */
+function installValidation(app: App): void {
   app.setValidatorCompiler((route) => {
     if ((route.schema as { format?: string }).format === 'binary') return (value: unknown) => ({ value });
     const check = TypeBoxValidatorCompiler(route as Parameters<typeof TypeBoxValidatorCompiler>[0]);
@@ -250,20 +290,18 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       return check(value);
     };
   });
-  // JSON and octet-stream only: a text/plain body is refused with 415 rather than parsed.
+}
+
+/** JSON and octet-stream only: a text/plain body is refused with 415 rather than parsed. */
+function installBodyParsers(app: App): void {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_req, body, done) => {
     done(null, body);
   });
+}
 
-  const service = new ScoringService({
-    store: o.store,
-    now: settings.now,
-    maxVectorBytes: settings.maxVectorBytes,
-    ...(o.evaluate ? { evaluate: o.evaluate } : {}),
-    onWarning: (message, error) => app.log.warn({ err: error }, message),
-    onRoundEvent: (e) => logRoundEvent(app, e),
-  });
+/** The service and settings on the app, and the access checks the routes call (tokens, signatures, body limits). */
+function installAccess(app: App, o: BuildAppOptions, service: ScoringService, settings: Settings): void {
   const access: AccessContext = {
     service,
     now: settings.now,
@@ -297,7 +335,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     (kind: UploadKind) => (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) =>
       limitBody(access, kind, request, payload),
   );
+}
 
+/** Hooks: 404 before any body is read, request logging, request ids, the error handler. */
+function installHooks(app: App): void {
   // No route, no body: answered before anything is read.
   app.addHook('onRequest', async (request) => {
     if (request.is404)
@@ -325,7 +366,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send(errorBody('FEDSCORE_ERR_ROUTE_NOT_FOUND', `${request.method} ${request.url}`)),
   );
+}
 
+/** The OpenAPI document and its UI (/docs). */
+async function registerOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
     openapi: {
       info: {
@@ -346,7 +390,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+}
 
+/** The routes: health, the /v1 API, the dashboard. */
+async function registerRoutes(app: App): Promise<void> {
   await app.register(healthRoutes);
   await app.register(consortiaRoutes, { prefix: '/v1' });
   await app.register(modelRoutes, { prefix: '/v1' });
@@ -356,12 +403,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await app.register(reportRoutes, { prefix: '/v1' });
   await app.register(scoreRoutes, { prefix: '/v1' });
   await app.register(dashboardRoutes);
-
-  const every = o.scheduleIntervalMs ?? 1000;
-  if (every !== false) runScheduleEvery(app, positive('options.scheduleIntervalMs', every));
-  app.addHook('onClose', async () => service.close());
-  if (o.closeStore) app.addHook('onClose', async () => o.store.close());
-  return app;
 }
 
 /**

@@ -50,6 +50,7 @@ import {
   type JointClassEstimator,
   maverickScores,
   maverickShapleyRound,
+  PAPER000_DEFAULTS,
 } from '../../scoring/maverick.js';
 import { msGtg } from '../../scoring/ms-gtg.js';
 import { exactShapleyOfGame } from '../../scoring/shapley.js';
@@ -95,24 +96,24 @@ export const FEDMS_PARAMETERS = parameters({
   ...roundSizeParameters(0.1),
   temperature: Type.Number({
     exclusiveMinimum: 0,
-    default: 0.01,
+    default: PAPER000_DEFAULTS.temperature,
     description: 'T, temperature of the class difficulties β (papers/000 Eq. 10; §5.1: 0.01).',
   }),
   alpha: Type.Number({
     minimum: 0,
     maximum: 1,
-    default: 0.6,
+    default: PAPER000_DEFAULTS.alpha,
     description:
       'α, decay of the class-wise scores S ← α·S + (1 − α)·φ (papers/000 Eq. 8; §5.1: 0.6 for Dir(1) and Dir(0.1), 0.8 for Dir(10)).',
   }),
   epsilonB: Type.Number({
     minimum: 0,
-    default: 0.001,
+    default: PAPER000_DEFAULTS.epsilon,
     description: 'ε_b, between-round truncation of Maverick-Shapley (papers/000 Alg. 1; §5.1: 0.001).',
   }),
   epsilonI: Type.Number({
     minimum: 0,
-    default: 0.001,
+    default: PAPER000_DEFAULTS.epsilon,
     description: 'ε_i, within-round truncation of GTG (papers/000 Alg. 1; §5.1: 0.001).',
   }),
   scoreUnit: Type.Enum(SCORE_UNITS, {

@@ -12,10 +12,11 @@
  */
 
 import Type from 'typebox';
+import { SCHEMES } from '../../scoring/private.js';
 import { roundSize } from './_sampling.js';
 import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
 import { fedAvgVariant } from './fedavg.js';
-import { currentScores } from './score-weighted.js';
+import { currentScores, DEFAULT_STRATEGY_SCHEME } from './score-weighted.js';
 import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
 
 /** The parameters: half the silos per round by cumulative EE-median (the smallest unflagged self-gain, docs/audit.md), example-count weights, unless configured. */
@@ -23,8 +24,8 @@ export const SCORE_SELECTION_PARAMETERS = parameters({
   ...roundSizeParameters(0.5),
   score: Type.String({
     minLength: 1,
-    default: 'eeMedian',
-    description: 'Score scheme whose published scores rank the silos (fp, ee, eeMedian, loo, ioi).',
+    default: DEFAULT_STRATEGY_SCHEME,
+    description: `Score scheme whose published scores rank the silos (${SCHEMES.join(', ')}).`,
   }),
   accumulate: Type.Enum(['cumulative', 'latest'] as const, {
     default: 'cumulative',

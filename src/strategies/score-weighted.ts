@@ -20,18 +20,24 @@
  */
 
 import Type from 'typebox';
+import { SCHEMES, type Scheme } from '../../scoring/private.js';
 import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
 import { baseWeights, fedAvgVariant } from './fedavg.js';
 import type { BuiltInStrategyEntry, History, Strategy } from './strategy.js';
+
+/**
+ * The scheme a score-driven strategy follows unless configured: EE-median, the private scheme
+ * with the smallest unflagged self-gain (docs/audit.md). One owner: score-selection reads it too.
+ */
+export const DEFAULT_STRATEGY_SCHEME: Scheme = 'eeMedian';
 
 /** The parameters: every silo every round, cumulative EE-median scores (the scheme with the smallest unflagged self-gain, docs/audit.md), uniform base, unless configured. */
 export const SCORE_WEIGHTED_PARAMETERS = parameters({
   ...roundSizeParameters(1),
   score: Type.String({
     minLength: 1,
-    default: 'eeMedian',
-    description:
-      'Score scheme whose published scores weight the silos: a private score (fp, ee, eeMedian, loo, ioi) or an estimator the run computes.',
+    default: DEFAULT_STRATEGY_SCHEME,
+    description: `Score scheme whose published scores weight the silos: a private score (${SCHEMES.join(', ')}) or an estimator the run computes.`,
   }),
   accumulate: Type.Enum(['cumulative', 'latest'] as const, {
     default: 'cumulative',

@@ -9,13 +9,17 @@
  * why; the test fails when a file writes a name more often than its exception allows, and when an
  * exception is no longer needed (count too high), so the list stays short and true.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DATA_FORMATS } from '../../src/data/formats/registry.js';
+import { BUILTIN_MISBEHAVIORS } from '../../src/data/misbehaviors/registry.js';
 import { BUILTIN_DATASETS } from '../../src/data/registry.js';
 import { BUILT_IN_ESTIMATORS } from '../../src/estimators/registry.js';
 import { CONVENTIONS } from '../../src/ml/convention.js';
 import { BUILTIN_MODELS } from '../../src/ml/model-registry.js';
 import { BUILT_IN_STRATEGIES } from '../../src/strategies/registry.js';
-import { findNameUses, type NameHit, sourceNameUses } from './_names.js';
+import { findNameUses, type NameHit, ROOT, sourceNameUses } from './_names.js';
 
 /** Where a built-in's name is written: its entry (a string, initializing `property` if given). */
 interface Home {
@@ -215,5 +219,58 @@ describe('the scanner (./_names.ts)', () => {
       '11:tmr:string:',
       '12:lenet5:string:kind',
     ]);
+  });
+});
+
+/**
+ * Data formats and simulated misbehaviours (`attacks[].kind`) have short everyday names ('csv',
+ * 'scale'), so they are not held to "written once"; what keeps them one file and one line each is
+ * that nothing but their own folder lists or switches on them: a file that writes two different
+ * names of one kind (a second list, a switch or an if-chain) fails unless excepted below.
+ */
+const PLUGIN_KINDS = [
+  {
+    kind: 'data format',
+    folder: 'src/data/formats/',
+    names: DATA_FORMATS.map((f) => f.name),
+    file: (name: string) => `src/data/formats/${name}.ts`,
+  },
+  {
+    kind: 'misbehaviour',
+    folder: 'src/data/misbehaviors/',
+    names: BUILTIN_MISBEHAVIORS.map((m) => m.name),
+    file: (name: string) => `src/data/misbehaviors/${name}.ts`,
+  },
+];
+
+/** Files that write two or more names of one kind for another reason. */
+const LIST_EXCEPTIONS: { file: string; kind: string; why: string }[] = [];
+
+describe('data formats and misbehaviours: one file each, one registry line', () => {
+  it.each(PLUGIN_KINDS)('each $kind lives in its own file, named in its entry', ({ names, file }) => {
+    expect(names.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) {
+      const hits = findNameUses(file(name), readFileSync(join(ROOT, file(name)), 'utf8'), new Set([name]));
+      expect(
+        hits.some((h) => h.kind === 'string' && h.property === 'name'),
+        file(name),
+      ).toBe(true);
+    }
+  });
+
+  it.each(PLUGIN_KINDS)('no file outside $folder lists two $kind names', ({ kind, folder, names }) => {
+    const hits = sourceNameUses(new Set(names)).filter(
+      (h) => h.kind === 'string' && !h.file.startsWith(folder),
+    );
+    const byFile = new Map<string, Set<string>>();
+    for (const h of hits) byFile.set(h.file, (byFile.get(h.file) ?? new Set()).add(h.name));
+    const lists = [...byFile]
+      .filter(
+        ([file, found]) =>
+          found.size >= 2 && !LIST_EXCEPTIONS.some((x) => x.file === file && x.kind === kind),
+      )
+      .map(([file, found]) => `${file}: ${[...found].join(', ')}`);
+    expect(lists).toEqual([]);
   });
 });

@@ -44,6 +44,10 @@ describe('didYouMean', () => {
     expect(problems({ silos: 3, rounds: 2, training: { epoch: 1 } })).toContain(
       "training.epoch: unknown key (did you mean 'epochs'?)",
     );
+    // A key that moved out of the configuration says where it went.
+    expect(problems({ silos: 3, rounds: 2, scoring: { schemes: ['loo'] } })).toContain(
+      'scoring.schemes: no longer a configuration key: it only chose what the report shows; pass --schemes <list> to fedscore experiment or score',
+    );
     expect(problems({ silos: 3, rounds: 2, data: { synthetc: {} } })).toContain(
       "data.synthetc: unknown key (did you mean 'synthetic'?)",
     );

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { datasetDigest } from '../../src/data/digest.js';
+import { DATA_FORMAT_NAMES } from '../../src/data/formats/registry.js';
 import { detectLocalFormat, loadLocalData } from '../../src/data/local-data.js';
 import { encodeNpy } from '../../src/data/npy.js';
 import { imagesAndLabels, tempDir, write } from './_files.js';
@@ -83,8 +84,8 @@ describe('detectLocalFormat', () => {
     expect(() => detectLocalFormat(empty)).toThrow(`${empty}: no data found`);
     expect(() => detectLocalFormat(p.img, 'npy')).toThrow(`${p.img}: no x.npy and y.npy in this directory`);
     expect(() => detectLocalFormat(p.csv, 'image-folder')).toThrow('image folders are directories');
-    expect(() => detectLocalFormat(p.csv, 'xls' as 'csv')).toThrow(
-      'format: expected one of npy, idx, csv, image-folder',
+    expect(() => detectLocalFormat(p.csv, 'xls')).toThrow(
+      `format: expected one of ${DATA_FORMAT_NAMES.join(', ')}, got xls`,
     );
   });
 });

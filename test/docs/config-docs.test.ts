@@ -98,7 +98,7 @@ describe('the built-ins, from their registry entries', () => {
     expect(defaulted('data.dataset')).toBe('`"fashion-mnist"`');
     expect(defaulted('data.testSize')).toBe('`2000`');
     expect(defaulted('data.synthetic.features')).toBe('`784`');
-    expect(defaulted('comparison.estimators.maverick.alpha')).toBe('`0.7`');
+    expect(defaulted('comparison.estimators.maverick.alpha')).toBe('`0.6`');
     expect(defaulted('comparison.estimators.gtg.budget')).toMatch(/^max\(/);
     expect(section('strategy `fedowen`').rows.find((r) => r.path === 'strategy.epsilon')?.default).toBe(
       '`0.1`',

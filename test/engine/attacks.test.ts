@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyUpdateMisbehavior, randomUpdate, withUpdateAttacks } from '../../src/engine/attacks.js';
+import { randomUpdate } from '../../src/data/misbehaviors/random-update.js';
+import { applyUpdateMisbehavior, withUpdateAttacks } from '../../src/engine/attacks.js';
 import type { TrainFn } from '../../src/engine/trainer.js';
 
 /** A fake `train`: silo s sends (s + 1, round) whatever the base. */
@@ -7,7 +8,7 @@ const honest: TrainFn = async (_base, round, silos) => silos.map((s) => Float32A
 
 describe('withUpdateAttacks', () => {
   it('applies each silo its own attack, by global id, whatever its position in the round', async () => {
-    const attacks = [undefined, { kind: 'scale', factor: -2 } as const, { kind: 'free-rider' } as const];
+    const attacks = [undefined, { kind: 'scale', seed: 0, factor: -2 }, { kind: 'free-rider', seed: 0 }];
     const train = withUpdateAttacks(honest, attacks);
     const got = await train(new Float32Array(2), 3, [2, 0, 1]);
     expect(got.map((u) => Array.from(u))).toEqual([
@@ -27,7 +28,7 @@ describe('withUpdateAttacks', () => {
   it('returns train itself when no silo misbehaves, and leaves honest updates untouched', async () => {
     expect(withUpdateAttacks(honest, [undefined, undefined])).toBe(honest);
     const kept = Float32Array.of(5, 6);
-    const train = withUpdateAttacks(async () => [kept], [{ kind: 'scale', factor: 3 }]);
+    const train = withUpdateAttacks(async () => [kept], [{ kind: 'scale', seed: 0, factor: 3 }]);
     const [u] = await train(new Float32Array(2), 1, [0]);
     expect(Array.from(u!)).toEqual([15, 18]);
     expect(Array.from(kept)).toEqual([5, 6]);
@@ -39,11 +40,13 @@ describe('update-side misbehaviour (pure on Float32Array)', () => {
   const copy = honest.slice();
 
   it('free rider sends Δ = 0; scaling multiplies; inputs are not modified', () => {
-    expect(applyUpdateMisbehavior(honest, { kind: 'free-rider' }).every((v) => v === 0)).toBe(true);
-    const scaled = applyUpdateMisbehavior(honest, { kind: 'scale', factor: -3 });
+    expect(applyUpdateMisbehavior(honest, { kind: 'free-rider', seed: 0 }).every((v) => v === 0)).toBe(true);
+    const scaled = applyUpdateMisbehavior(honest, { kind: 'scale', seed: 0, factor: -3 });
     for (let i = 0; i < 100; i++) expect(scaled[i]).toBeCloseTo(-3 * honest[i]!, 7);
     expect(honest).toEqual(copy);
-    expect(() => applyUpdateMisbehavior(honest, { kind: 'scale', factor: Number.NaN })).toThrow(/^factor: /);
+    expect(() => applyUpdateMisbehavior(honest, { kind: 'scale', seed: 0, factor: Number.NaN })).toThrow(
+      /^factor: /,
+    );
   });
 
   it('random update matches the honest RMS by default, or a given std; seeded', () => {
@@ -56,5 +59,12 @@ describe('update-side misbehaviour (pure on Float32Array)', () => {
     expect(randomUpdate(honest, 1)).toEqual(r);
     expect(randomUpdate(honest, 2)).not.toEqual(r);
     expect(() => randomUpdate(honest, 1, -1)).toThrow(/^std: /);
+  });
+
+  it('refuses a data-side or unknown kind', () => {
+    expect(() => applyUpdateMisbehavior(honest, { kind: 'label-flip', seed: 0 })).toThrow(/changes data/);
+    expect(() => applyUpdateMisbehavior(honest, { kind: 'nope', seed: 0 })).toThrow(
+      /unknown misbehaviour 'nope'/,
+    );
   });
 });

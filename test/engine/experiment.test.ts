@@ -211,7 +211,7 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<svg');
     const md = await readFile(join(dir, 'report.md'), 'utf8');
-    // fp is shown only where scoring.schemes asks for it (issue 22); the other private schemes are rows
+    // fp is shown only where --schemes asks for it (issue 22); the other private schemes are rows
     expect(md).toMatch(/\| loo \| /);
     expect(md).toMatch(/\| eeMedian \| /);
     expect(md).not.toMatch(/\| fp[ |]/);

@@ -45,7 +45,7 @@ describe('consortiumTrainer', () => {
     const { learner } = fakeLearner();
     const train = consortiumTrainer(
       learner,
-      { silos: [ds('a'), ds('b')], updateAttacks: [undefined, { kind: 'free-rider' }] },
+      { silos: [ds('a'), ds('b')], updateAttacks: [undefined, { kind: 'free-rider', seed: 0 }] },
       3,
     );
     const [a, b] = await train(Float32Array.of(1), 1, [0, 1]);

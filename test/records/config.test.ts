@@ -93,6 +93,21 @@ describe('experiment configuration', () => {
     expect(
       issues({ silos: 4, rounds: 3, attacks: [{ silo: 4, kind: 'free-rider' }], comparison: { at: 5 } }),
     ).toEqual(['attacks[0].silo: must be < silos (4)', 'comparison.at: must be ≤ rounds (3)']);
+    // `factor` is checked by the attack's own entry (src/data/misbehaviors/).
+    expect(
+      issues({
+        silos: 4,
+        rounds: 3,
+        attacks: [
+          { silo: 0, kind: 'label-flip', factor: 2 },
+          { silo: 1, kind: 'random-update', factor: -1 },
+          { silo: 2, kind: 'scale', factor: 3 },
+        ],
+      }),
+    ).toEqual([
+      'attacks[0].factor: kind label-flip takes no factor',
+      'attacks[1].factor: expected a number in [0, 1.7976931348623157e+308], got -1',
+    ]);
     expect(issues({ silos: 4, rounds: 3, comparison: { at: 'last' } })).toEqual([
       "comparison.at: expected 'cumulative' or a round number ≥ 1",
     ]);

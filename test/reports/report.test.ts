@@ -29,8 +29,9 @@ function fakeResults(): ExperimentResults {
   });
   return {
     schemaVersion: 1,
-    // FP asked for (scoring.schemes): its rows and its † analysis are shown; by default they are not
-    config: { name: 'unit <test>', scoring: { schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'] } },
+    config: { name: 'unit <test>' },
+    // FP asked for (--schemes): its rows and its † analysis are shown; by default they are not
+    schemes: ['loo', 'ioi', 'fp', 'ee', 'eeMedian'],
     backend: 'cpu',
     versions: { fedscore: '0.1.0', node: process.version, tfjs: '4.22.0' },
     createdAt: new Date(0).toISOString(),
@@ -291,6 +292,7 @@ describe('agreement tables', () => {
   it('FP not asked for (the default): no fp row, no † note, no FP warning, no fp column or panel', async () => {
     const r = twoSeeds([2]);
     r.config = { name: 'default' };
+    delete r.schemes;
     r.leaderboard = [
       { silo: 0, name: 'a', rank: 1, headline: 0.2, lastRound: 0.1, scores: { fp: -3, ee: 0.4 }, flags: [] },
     ];
@@ -307,7 +309,7 @@ describe('agreement tables', () => {
     for (const c of charts) expect(c.svg).not.toMatch(/>fp(\b|<)/);
     expect(renderHtml(r, charts)).not.toMatch(/†|Σα/);
     // asked for again: the analysis is back
-    r.config = { name: 'asked', scoring: { schemes: ['fp', 'ee'] } };
+    r.schemes = ['fp', 'ee'];
     expect(renderMarkdown(r, charts)).toContain('† fp: Σα ≤ 0');
     expect(renderMarkdown(r, charts)).toContain(
       '| rank | silo | headline (eeMedian) | last round | fp | ee | flags |',

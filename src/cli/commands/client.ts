@@ -5,8 +5,6 @@ import { backendOption, httpUrlOption, idOption, integerOption, required, UsageE
 import type { ClientArgs } from '../client.js';
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
-/** The formats of `--data` (src/data/local-data.ts LOCAL_FORMATS; not imported: flags load nothing). */
-const DATA_FORMATS = ['npy', 'idx', 'csv', 'image-folder'];
 
 interface ClientFlags {
   server: string;
@@ -92,8 +90,8 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
     new Option('--data <path>', "this silo's own training data (IDX pair, x.npy + y.npy, CSV, image folder)"),
     new Option(
       '--data-format <format>',
-      'the format of --data and --test-data instead of detecting it',
-    ).choices(DATA_FORMATS),
+      'the format of --data and --test-data instead of detecting it (one of the formats in docs/data-and-models.md; checked before any data is read)',
+    ),
     new Option(
       '--test-data <path>',
       "the common test set in one of --data's formats; its digest must be the consortium's testSetDigest",

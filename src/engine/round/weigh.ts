@@ -1,7 +1,7 @@
 /**
  * The weighting step of the round pipeline (../engine.ts): the strategy's aggregation weights.
- * Under secure aggregation the weights get the consortium's floor (../weight-floor.ts, issue 27
- * A1), as a networked silo's plan does (../networked-strategy.ts): no selected silo's weight is
+ * Under secure aggregation the weights get the consortium's floor (../../contract/weight-floor.ts, issue 27
+ * A1), as a networked silo's plan does (../../contract/networked-plan.ts): no selected silo's weight is
  * below f_k·max_j w_j, so the sum never is one silo's update alone. In the clear (secure
  * aggregation disabled) the server sees every update anyway, and the strategy's weights stand.
  * Private strategies read public history only; full-visibility ones also get the round's updates,

@@ -1,0 +1,84 @@
+/**
+ * The silo's runtime module graph (issue 33): what `fedscore client` runs (src/client/silo.ts) is
+ * the silo's code — its learner, local training, the networked plan's use of it — and loads no
+ * simulation engine, no estimator and no configuration schema; the defaults it needs (test-set
+ * size, batch size, epochs) come from the contract (src/contract/defaults.ts). Before issue 33 the
+ * silo loaded the estimator registry and the schema to read DEFAULT_TEST_SIZE and
+ * DEFAULT_BATCH_SIZE (171 modules, 12 estimator files among them).
+ *
+ * The seven engine files the silo runs (SILO_FILES) move to src/fl with the move of issue 33
+ * (the coordinator's move script); after it this test is replaced by its post-move form, which
+ * forbids the whole of src/sim.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { fileCycles } from './_cycles.js';
+import { moduleGraph } from './module-graph.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The silo's own files that still live in src/engine before the move. */
+const SILO_FILES =
+  /^src\/engine\/(networked|local-run|consortium-of-run|setup|trainer|attacks|strategy-setup)\.ts$/;
+
+const FORBIDDEN: readonly [RegExp, string][] = [
+  [/(^|\/)estimators\//, 'a Shapley-family estimator'],
+  [/(^|\/)config-schema\.ts$/, 'the experiment configuration schema'],
+  [/^src\/records\/config\.ts$/, 'the configuration parser (it loads the estimator registry)'],
+  [/^src\/(engine|sim)\//, 'the in-process simulation'],
+  [/^protocol\/simulate\.ts$/, "the simulation's protocol driver"],
+];
+
+describe("the silo's module graph (src/client/silo.ts)", () => {
+  const graph = moduleGraph(root, 'src/client/silo.ts');
+
+  it('reaches the protocol, the contract and its learner', () => {
+    expect(graph.has('protocol/client.ts')).toBe(true);
+    expect(graph.has('src/contract/defaults.ts')).toBe(true);
+    expect(graph.has('src/learner/learner.ts')).toBe(true);
+  });
+
+  it('loads no simulation, estimator or configuration schema', () => {
+    const found = [...graph]
+      .filter((m) => !SILO_FILES.test(m))
+      .flatMap((m) => FORBIDDEN.filter(([re]) => re.test(m)).map(([, what]) => `${m} (${what})`));
+    expect(found).toEqual([]);
+  });
+});
+
+/**
+ * Import cycles between files (type imports included) in src/, scoring/, protocol/ and crypto/:
+ * the ones that exist are listed; a new one fails.
+ */
+const KNOWN_CYCLES = [
+  ['src/data/files-dataset.ts', 'src/data/registry.ts'],
+  ['src/engine/attacks.ts', 'src/engine/trainer.ts'],
+  ['src/engine/round/references.ts', 'src/engine/round/run.ts'],
+  ['src/ml/_reduce.ts', 'src/ml/evaluate.ts'],
+  ['src/ml/layers-model.ts', 'src/ml/model-registry.ts'],
+  ['src/records/comparison-config.ts', 'src/records/config.ts'],
+  // scoring.ts joined with main's 72893de (PUT utilities on a reports-only consortium).
+  ['src/server/service/external.ts', 'src/server/service/rounds.ts', 'src/server/service/scoring.ts'],
+];
+
+describe('no new import cycles', () => {
+  it('the cycles of the source are the known ones', () => {
+    const key = (c: readonly string[]) => [...c].sort().join(' ↔ ');
+    const known = new Set(KNOWN_CYCLES.map(key));
+    expect(
+      fileCycles(root)
+        .map(key)
+        .filter((c) => !known.has(c)),
+    ).toEqual([]);
+  });
+
+  it('finds a cycle (the checker works)', () => {
+    expect(
+      fileCycles(root, [
+        { path: 'src/a/x.ts', text: "import { y } from './y.js';" },
+        { path: 'src/a/y.ts', text: "import type { X } from './x.js';" },
+        { path: 'src/a/z.ts', text: "import { y } from './y.js';" },
+      ]),
+    ).toEqual([['src/a/x.ts', 'src/a/y.ts']]);
+  });
+});
