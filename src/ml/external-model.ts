@@ -8,7 +8,6 @@
  * src/learner/create-learner.ts starts a trainer instead of TF.js for it).
  */
 import Type from 'typebox';
-import type { ModelDefinition } from './model-registry.js';
 
 /** Options of the `external` model. */
 export interface ExternalModelOptions {
@@ -30,7 +29,8 @@ const seconds = (what: string) =>
     Type.Number({ exclusiveMinimum: 0, maximum: 7 * 24 * 3600, description: `Seconds for ${what}.` }),
   );
 
-export const EXTERNAL_MODEL: ModelDefinition<ExternalModelOptions> = {
+/** The definition (a `ModelDefinition<ExternalModelOptions>`, typed where model-registry.ts registers it: no import cycle). */
+export const EXTERNAL_MODEL = {
   kind: 'external',
   description:
     "a model in the silo's own trainer process (PyTorch or any language speaking docs/trainer.md's protocol): it trains, evaluates and plays the coalition games",
@@ -76,7 +76,7 @@ export const EXTERNAL_MODEL: ModelDefinition<ExternalModelOptions> = {
     },
     { additionalProperties: false },
   ),
-  build: () => {
+  build: (): never => {
     throw new RangeError(
       "kind: model 'external' runs in its trainer process (docs/trainer.md) and has no TF.js layers; start it with createLearner (src/learner/create-learner.ts)",
     );

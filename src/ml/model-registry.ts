@@ -20,7 +20,7 @@
  */
 import Type, { type TObject } from 'typebox';
 import Value from 'typebox/value';
-import { EXTERNAL_MODEL } from './external-model.js';
+import { EXTERNAL_MODEL, type ExternalModelOptions } from './external-model.js';
 import { checkLayersModelDigests, loadLayersModel } from './layers-model.js';
 
 /** One layer of a model. Convolutions are stride 1; `pad` zeros are added on every side. */
@@ -477,4 +477,4 @@ export function lenet5(options: ArchitectureOptions = {}): ModelSpec {
 
 for (const definition of BUILTIN_MODELS) registerModel(definition);
 // A model in the silo's trainer process (./external-model.ts), after the TF.js models.
-registerModel(EXTERNAL_MODEL);
+registerModel<ExternalModelOptions>(EXTERNAL_MODEL);
