@@ -88,22 +88,20 @@ describe.runIf(torch.status === 0)('an experiment with an external (PyTorch) mod
       const rb = b.rounds[r]!;
       const u = [ra.utilities.full, ra.utilities.empty, ...ra.utilities.withOnly, ...ra.utilities.without];
       const v = [rb.utilities.full, rb.utilities.empty, ...rb.utilities.withOnly, ...rb.utilities.without];
-      u.forEach((x, i) =>
-        expect(near(x, v[i]!, 1e-5), `round ${r + 1} utility ${i}: ${x} vs ${v[i]}`).toBe(true),
-      );
+      for (const [i, x] of u.entries())
+        expect(near(x, v[i]!, 1e-5), `round ${r + 1} utility ${i}: ${x} vs ${v[i]}`).toBe(true);
       // Scores that are differences of utilities (LOO, IOI, the Shapley values) agree to twice that;
-      // the normalized ones (FP, EE: a silo's difference over the sum of all) to 1e-5 over the
-      // smallest |denominator|, bounded here by 1% of the score's scale.
+      // the normalized ones (FP, EE: a silo's difference over the sum of all, which amplifies the
+      // utilities' rounding by the sum's smallness) to 1% of the score's scale.
       for (const method of Object.keys(ra.scores)) {
         const xs = ra.scores[method]!;
         const scale = Math.max(...xs.map((x) => Math.abs(x ?? 0)));
         const tol = ['loo', 'ioi', 'mrsv', 'trueSv'].includes(method) ? 2e-5 : 1e-2 * scale;
-        xs.forEach((x, i) =>
+        for (const [i, x] of xs.entries())
           expect(
             near(x, rb.scores[method]![i]!, tol),
             `round ${r + 1} ${method}[${i}]: ${x} vs ${rb.scores[method]![i]}`,
-          ).toBe(true),
-        );
+          ).toBe(true);
       }
     }
     expect(Object.keys(b.cumulative)).toEqual(expect.arrayContaining(['loo', 'ee', 'mrsv', 'trueSv']));
