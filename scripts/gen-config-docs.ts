@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUILTIN_DATASETS } from '../src/data/registry.js';
 import { BUILT_IN_ESTIMATORS } from '../src/estimators/registry.js';
+import { EXTERNAL_MODEL } from '../src/ml/external-model.js';
 import { BUILTIN_MODELS } from '../src/ml/model-registry.js';
 import { ExperimentConfigSchema } from '../src/records/config.js';
 import { BUILT_IN_STRATEGIES } from '../src/strategies/registry.js';
@@ -234,7 +235,8 @@ export function builtInSubsections(rows: KeyRow[]): Subsection[] {
         covers: `data.${d.name}`,
       };
     }),
-    ...BUILTIN_MODELS.map((m) => {
+    // The TF.js models, then the trainer process's (src/ml/external-model.ts, docs/trainer.md).
+    ...[...BUILTIN_MODELS, EXTERNAL_MODEL].map((m) => {
       const keys = keyRows(m.options as unknown as SchemaNode, 'model');
       return {
         section: 'model',

@@ -4,7 +4,7 @@
     fedscore-client report --server URL --consortium ID --silo I --key FILE --round R --singleton X --complement Y
     fedscore-client scores --server URL --consortium ID --silo I --key FILE [--round R] [--json]
 
-``pip install ./clients/python`` installs it (pyproject.toml); ``python3 fedscore_client.py …`` runs
+``pip install ./clients/python`` installs it (pyproject.toml); ``python3 fedscore_client_cli.py …`` runs
 the same command from a copy of the folder. Answers are printed as tables for a person to read, or
 as the service's JSON with ``--json``. Requests are retried on transient failures (SiloClient).
 

@@ -1,4 +1,4 @@
-"""SiloClient retries transient failures (fedscore_client.py, SiloClient.request): a connection
+"""SiloClient retries transient failures (fedscore_client, SiloClient.request): a connection
 refused or dropped, 429, 502, 503 and 504 are retried with a doubling backoff (a retry-after is
 waited out instead), each attempt signed afresh; other answers are not retried.
 

@@ -1,4 +1,4 @@
-"""Checks fedscore_client.py against the known-answer vectors of docs/signing.md.
+"""Checks fedscore_client (the package) against the known-answer vectors of docs/signing.md.
 
     python3 clients/python/test_vectors.py [path/to/signing.json]
 

@@ -14,6 +14,7 @@ import { DATA_FORMAT_NAMES } from '../data/formats/registry.js';
 import { checkLocalAgainstFile } from '../engine/consortium-of-run.js';
 import { checkLocalStrategy, localNetworkedRun, pinnedWeights, readSiloData } from '../engine/local-run.js';
 import { type NetworkedRun, networkedLearner, networkedRun } from '../engine/networked.js';
+import { withTrainerCommand } from '../learner/create-learner.js';
 import { describeAdapter } from '../ml/adapter.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { LAYERS_MODEL } from '../ml/model-registry.js';
@@ -44,6 +45,7 @@ export interface ClientArgs {
   dataFormat?: string;
   testData?: string;
   model?: string;
+  trainer?: string;
 }
 
 /** Errors whose message says what went wrong: printed as one line, exit code 1. */
@@ -57,6 +59,8 @@ const SILO_ERRORS = [
   'JournalError',
   'ReplayRefusedError',
   'ModelChainError',
+  'TrainerProtocolError',
+  'TrainerError',
 ];
 
 /** The configuration with `--model`'s Layers model (and the pinned digests, checked on loading). */
@@ -156,7 +160,17 @@ export async function clientCommand(o: ClientArgs): Promise<number> {
     process.stderr.write(
       "fedscore client: WARNING: --insecure-unpinned: taking the roster and threshold from the server; a malicious server can unmask this silo's input\n",
     );
-  const cfg = withPinnedStrategy(withModel(await loadConfig(o.config), o.model, pinned), pinned);
+  const loaded = withModel(await loadConfig(o.config), o.model, pinned);
+  // `--trainer`: the silo's own trainer process trains and evaluates (docs/trainer.md).
+  const model = withTrainerCommand(
+    loaded.model,
+    o.trainer,
+    pinned && {
+      topologyDigest: pinned.model.topologyDigest,
+      weightsDigest: pinned.model.initialWeightsDigest,
+    },
+  );
+  const cfg = withPinnedStrategy({ ...loaded, ...(model ? { model } : {}) } as ExperimentConfig, pinned);
   if (pinned && o.seed !== undefined && o.seed !== pinned.seed)
     throw new UsageError(
       `--seed: ${o.seed} is not the consortium file's seed ${pinned.seed} (the strategy's selection and weights replay it)`,

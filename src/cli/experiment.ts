@@ -8,7 +8,7 @@ import { inertLines } from '../contract/inert-text.js';
 import type { ProgressEvent } from '../engine/engine.js';
 import { assembleResults, runExperiment } from '../engine/experiment.js';
 import { dataShapeOf } from '../engine/setup.js';
-import { createTfLearner } from '../learner/tf-learner.js';
+import { createLearner } from '../learner/create-learner.js';
 import { describeAdapter } from '../ml/adapter.js';
 import { describeEstimators, wantsTrueShapley } from '../records/comparison-config.js';
 import type { ExperimentResults } from '../records/results.js';
@@ -77,7 +77,7 @@ async function runSeeds(
   cfg: Awaited<ReturnType<typeof loadConfig>>,
   seeds: number[],
   values: ExperimentFlags,
-  learner: Awaited<ReturnType<typeof createTfLearner>>,
+  learner: Awaited<ReturnType<typeof createLearner>>,
   onProgress: Parameters<typeof runExperiment>[1]['onProgress'],
   log: (line: string) => void,
 ) {
@@ -152,7 +152,7 @@ export async function experimentCommand(values: ExperimentFlags): Promise<number
   const log = (line: string) => {
     if (!values.quiet) process.stderr.write(`${line}\n`);
   };
-  const learner = await createTfLearner({
+  const learner = await createLearner({
     ...dataShapeOf(cfg),
     model: cfg.model,
     training: cfg.training ?? {},

@@ -95,7 +95,7 @@ export function consortiumFileOf(
     data: { inputShape: [...shape.inputShape] as [number, number, number], numClasses: shape.numClasses },
     model: {
       kind: body.model.name,
-      topologyDigest: modelTopologyDigest(cfg),
+      topologyDigest: learner.topologyDigest ?? modelTopologyDigest(cfg),
       initialWeightsDigest: paramsDigest(initialModel(run, learner)),
     },
     testSetDigest: body.testSetDigest,
@@ -181,7 +181,7 @@ export function checkLocalAgainstFile(
       'parameters',
       `the file's model has ${file.parameters} parameters, the local one ${learner.parameterCount}`,
     );
-  const topology = modelTopologyDigest(run.config);
+  const topology = learner.topologyDigest ?? modelTopologyDigest(run.config);
   if (topology !== file.model.topologyDigest)
     fail(
       'model.topologyDigest',

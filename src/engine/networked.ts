@@ -43,8 +43,8 @@ import {
 import { capWeights, floorWeights, type WeightBounds, weightBoundsOf } from '../contract/weight-floor.js';
 import { datasetDigest } from '../data/digest.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
+import { createLearner } from '../learner/create-learner.js';
 import { type Learner, type UtilityName, utilityValue } from '../learner/learner.js';
-import { createTfLearner } from '../learner/tf-learner.js';
 import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import type { ExperimentConfig } from '../records/config.js';
@@ -168,18 +168,22 @@ export function minWeightOf(
   return Math.max(bounds.weightFloor, Math.min(...weights.map((w) => w / scale)));
 }
 
-/** The learner of a networked run (the engine's TensorFlow.js learner, training in the main thread). */
+/**
+ * The learner of a networked run: the engine's TensorFlow.js learner, training in the main thread,
+ * or the silo's trainer process for an `external` model (src/learner/create-learner.ts).
+ */
 export function networkedLearner(
   config: ExperimentConfig,
-  o: { backend?: string; log?: (line: string) => void } = {},
+  o: { backend?: string; log?: (line: string) => void; cwd?: string } = {},
 ): Promise<Learner> {
-  return createTfLearner({
+  return createLearner({
     ...dataShapeOf(config),
     model: config.model ?? DEFAULT_MODEL,
     training: config.training ?? {},
     workers: 1,
     ...(o.backend !== undefined ? { backend: o.backend } : {}),
     ...(o.log ? { log: o.log } : {}),
+    ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
   });
 }
 

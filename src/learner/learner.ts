@@ -47,6 +47,11 @@ export interface Learner {
   readonly tfjsVersion: string;
   /** Length of the flat parameter vector. */
   readonly parameterCount: number;
+  /**
+   * A model fedscore cannot read (a trainer process, ./trainer-learner.ts): the consortium file's
+   * `model.topologyDigest`, the digest of the trainer's layout. Absent: derived from the configuration.
+   */
+  readonly topologyDigest?: string;
   /** Deterministic initial parameters. */
   initialParameters(seed: number): Float32Array;
   /**

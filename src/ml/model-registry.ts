@@ -8,7 +8,8 @@
  * Linear(128,classes), ReLU, optional 2×2 max pooling), `lenet5` (LeCun et al. 1998, with ReLU
  * and average pooling) for 28×28×1 and 32×32×3 inputs, and `tfjs-layers`, a user-supplied TF.js
  * Layers model read from its files (layers-model.ts), whose initial parameters are the files'
- * weights (`initialParameters`, `fixedInitialParameters`). `registerModel` adds more.
+ * weights (`initialParameters`, `fixedInitialParameters`). `registerModel` adds more; `external`
+ * (./external-model.ts), a model run by the silo's trainer process, is registered after them.
  *
  * A `ModelSpec` is plain data (layers and shapes), and models.ts trains and evaluates any spec
  * made of dense, conv, pool and flatten layers. The training pool (parallel.ts) sends the spec,
@@ -19,6 +20,7 @@
  */
 import Type, { type TObject } from 'typebox';
 import Value from 'typebox/value';
+import { EXTERNAL_MODEL, type ExternalModelOptions } from './external-model.js';
 import { checkLayersModelDigests, loadLayersModel } from './layers-model.js';
 
 /** One layer of a model. Convolutions are stride 1; `pad` zeros are added on every side. */
@@ -474,3 +476,5 @@ export function lenet5(options: ArchitectureOptions = {}): ModelSpec {
 }
 
 for (const definition of BUILTIN_MODELS) registerModel(definition);
+// A model in the silo's trainer process (./external-model.ts), after the TF.js models.
+registerModel<ExternalModelOptions>(EXTERNAL_MODEL);

@@ -44,6 +44,14 @@ import { STARTER_MODEL, writeStarterMlp } from '../ml/starter-model.js';
 import type { ExperimentConfig } from '../records/config.js';
 import { parseConfig } from '../records/config.js';
 import { checkLocalPlans, checkRoundSize, projectStrategy } from './init-strategy.js';
+import {
+  type InitTrainer,
+  TORCH_FILES,
+  torchCommand,
+  torchModelChoice,
+  torchPython,
+  writeTorchModel,
+} from './init-torch.js';
 import { PROJECT_FILE, type Project } from './project.js';
 import { projectReadme } from './readme.js';
 
@@ -78,6 +86,8 @@ export interface InitArgs {
   strategy?: string;
   /** Its silos per round k (`--clients-per-round`; only with `strategy`). */
   clientsPerRound?: number;
+  /** `torch`: a PyTorch project, the model in the silos' trainer processes (./init-torch.ts). */
+  trainer?: InitTrainer;
 }
 
 /**
@@ -181,7 +191,7 @@ export async function initProject(
       `--data: '${o.data}' is not a built-in data set (${builtIns.join(', ')}), and as a data file (x.npy with y.npy beside it, an IDX images file, a .csv file with a label column) ${userData} was not found`,
     );
   const isBuiltinModel = (BUILTIN_MODELS as readonly string[]).includes(o.model);
-  if (!isBuiltinModel && !o.model.endsWith('.json'))
+  if (!o.trainer && !isBuiltinModel && !o.model.endsWith('.json'))
     throw new RangeError(
       `--model: expected ${BUILTIN_MODELS.join(', ')} or the path of a Layers model.json, got '${o.model}'`,
     );
@@ -189,6 +199,8 @@ export async function initProject(
     throw new RangeError('--clients-per-round: only with --strategy (the strategy that selects them)');
   const strategy =
     o.strategy === undefined ? undefined : projectStrategy(o.strategy, o.clientsPerRound, o.silos);
+  // A PyTorch project: the interpreter checked before anything is written.
+  const trainer = o.trainer ? torchCommand(torchPython()) : undefined;
   const id = o.id ?? idOfFolder(dir);
   // A user's own data: its shape and classes read off it, copied into the project (source-data/).
   const ownData = userData === undefined ? undefined : describeOwnData(userData, o);
@@ -202,7 +214,7 @@ export async function initProject(
         userData === undefined
           ? { dataset: o.data, trainSize: o.silos * o.examplesPerSilo, testSize: o.testSize }
           : ownData!.data,
-      model: { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
+      model: trainer ? torchModelChoice(trainer) : { kind: LAYERS_MODEL.kind, path: 'model/model.json' },
       training: { optimizer: 'adam', learningRate: 0.01, epochs: 1, batchSize: 32 },
       ...(strategy ? { strategy } : {}),
       // n_C: the silos that may collude with the server; the threshold t follows (its minimum).
@@ -233,13 +245,15 @@ export async function initProject(
     // The model first: the run's data shape decides the MLP's input.
     const absolute: ExperimentConfig = {
       ...config,
-      model: { kind: LAYERS_MODEL.kind, path: join(work, 'model/model.json') },
+      ...(trainer ? {} : { model: { kind: LAYERS_MODEL.kind, path: join(work, 'model/model.json') } }),
       ...(ownData ? { data: ownData.absolute(work) } : {}),
     };
     const data = buildConsortium(absolute, o.seed);
     // Before anything else is written: a strategy whose rounds the silos would refuse is a usage error.
     await checkRoundSize(networkedRun(absolute, o.seed, data), minimumThreshold(o.silos, o.corruptSilos));
-    if (isBuiltinModel) await writeStarterMlp(join(work, 'model'), data.test.shape, data.numClasses, o.seed);
+    if (trainer) await writeTorchModel(work, data.test.shape, data.numClasses, o.seed, trainer);
+    else if (isBuiltinModel)
+      await writeStarterMlp(join(work, 'model'), data.test.shape, data.numClasses, o.seed);
     else copyLayersModel(resolve(o.model), join(work, 'model'));
     writeFileSync(join(work, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 
@@ -267,7 +281,10 @@ export async function initProject(
     writePrivateFile(join(work, 'tokens/admin.token'), `${token()}\n`);
     writePrivateFile(join(work, 'tokens/viewer.token'), `${token()}\n`);
 
-    const learner = await networkedLearner(absolute, o.backend ? { backend: o.backend } : {});
+    const learner = await networkedLearner(absolute, {
+      ...(o.backend ? { backend: o.backend } : {}),
+      cwd: work,
+    });
     learnerParameters = learner.parameterCount;
     testN = run.data.test.n;
     if (ownData) account = `${ownDataAccount(ownData.examples, o, data)}\n`;
@@ -285,7 +302,8 @@ export async function initProject(
       version: 1,
       id,
       config: 'config.json',
-      model: 'model/model.json',
+      model: trainer ? TORCH_FILES.model : 'model/model.json',
+      ...(trainer ? { trainer } : {}),
       keys: 'keys.txt',
       consortiumFile: 'consortium.json',
       digest,

@@ -33,7 +33,10 @@ export interface Project {
   /** The consortium id. */
   id: string;
   config: string;
+  /** The model's file: the Layers model.json, or a PyTorch project's model.py. */
   model: string;
+  /** A PyTorch project: each silo's trainer command (`fedscore client --trainer`), run in the folder. */
+  trainer?: string;
   keys: string;
   consortiumFile: string;
   /** The consortium file's SHA-256 digest, which silos pin. */
@@ -127,8 +130,7 @@ export function projectCommands(
       s.data,
       '--test-data',
       p.testSet,
-      '--model',
-      p.model,
+      ...(p.trainer !== undefined ? ['--trainer', p.trainer] : ['--model', p.model]),
       ...backend,
     ]),
   };

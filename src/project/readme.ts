@@ -34,7 +34,11 @@ Every command runs in this folder (paths below are relative to it). From a check
 |---|---|
 | \`fedscore-project.json\` | where everything below is (read by \`fedscore up\`) |
 | \`config.json\` | the experiment configuration: data set, model, training, rounds, strategy |
-| \`model/\` | the agreed TF.js Layers model (\`model.json\` and its weight files); its weights are the initial model M0 |
+${
+  p.trainer
+    ? `| \`${p.model}\` | the agreed PyTorch model: \`model()\`, \`train(model, data, seed)\`, \`evaluate(model, data)\`, served to fedscore by \`fedscore_client.trainer\` (each silo runs \`${p.trainer}\`; docs/trainer.md) |\n| \`initial.npy\`, \`layout.json\` | the initial model M0 (float32, in the layout's order) and the layout (names and shapes) the consortium file pins by digest |`
+    : '| `model/` | the agreed TF.js Layers model (`model.json` and its weight files); its weights are the initial model M0 |'
+}
 ${silo.join('\n')}
 | \`keys.txt\` | the silos' public keys, one per line (silo id = line − 1) |
 | \`test-set/\` | the common test set every silo holds (\`x.npy\`, \`y.npy\`) |

@@ -7,8 +7,8 @@
 import { pathToFileURL } from 'node:url';
 import { runSeedRecord } from '../engine/experiment.js';
 import { dataShapeOf } from '../engine/setup.js';
+import { createLearner } from '../learner/create-learner.js';
 import type { Learner } from '../learner/learner.js';
-import { createTfLearner } from '../learner/tf-learner.js';
 import { type ExperimentConfig, parseConfig } from '../records/config.js';
 
 type Message =
@@ -33,7 +33,7 @@ async function handle(m: Message): Promise<void> {
   }
   try {
     const cfg = parseConfig(m.cfg);
-    learner ??= await createTfLearner({
+    learner ??= await createLearner({
       ...dataShapeOf(cfg),
       model: cfg.model,
       training: cfg.training ?? {},

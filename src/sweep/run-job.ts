@@ -9,8 +9,8 @@ import { runSeedRecord } from '../engine/experiment.js';
 import { CHUNKED_REFERENCE, chunkRanges, type ReferenceChunk } from '../engine/reference-chunks.js';
 import { retrainingValues } from '../engine/retraining.js';
 import { buildConsortium, dataShapeOf } from '../engine/setup.js';
+import { createLearner } from '../learner/create-learner.js';
 import type { Learner } from '../learner/learner.js';
-import { createTfLearner } from '../learner/tf-learner.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { parseConfig } from '../records/config.js';
 import { configDigest, type SweepJob, type SweepSpec } from './spec.js';
@@ -67,7 +67,7 @@ export async function runJob(
   };
   const key = canonicalJson(options);
   const kept = o.learners?.get(key);
-  const learner = kept ?? (await createTfLearner(options));
+  const learner = kept ?? (await createLearner(options));
   if (!kept) o.learners?.set(key, learner);
   try {
     const chunked = (spec.chunks?.[configIndex] ?? 0) > 0;

@@ -34,6 +34,9 @@ const SHELL_BLOCKS: Record<string, Verdict> = {
   'docs/consortium.md: fedscore init hospitals --silos 3 --format idx,npy,csv --rounds 2 --examples 60': {
     by: 'test/e2e/up.test.ts', // test/docs/consortium-doc.test.ts checks the doc shows exactly its commands
   },
+  'docs/trainer.md: fedscore init demo --trainer torch --silos 3': {
+    by: 'test/e2e/trainer-up.test.ts', // test/docs/trainer-doc.test.ts checks the doc shows exactly its commands
+  },
   'docs/consortium.md: npm run -s fedscore -- serve --port 8080 --db hospitals.db --config cfg.json': {
     by: 'test/e2e/consortium.test.ts', // serve, consortium create and the silos' clients as processes on loopback
   },

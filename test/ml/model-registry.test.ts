@@ -60,7 +60,7 @@ describe('model registry', () => {
     expect(() => createModel('lenet5', { hidden: [10] })).toThrow("hidden: not an option of 'lenet5'");
     expect(() => createModel('cnn003', { pool: 'yes' })).toThrow('pool: must be boolean');
     expect(() => createModel('resnet')).toThrow(
-      "kind: expected one of 'mlp', 'cnn003', 'lenet5', 'tfjs-layers', got 'resnet'",
+      "kind: expected one of 'mlp', 'cnn003', 'lenet5', 'tfjs-layers', 'external', got 'resnet'",
     );
   });
 

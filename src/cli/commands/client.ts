@@ -26,6 +26,7 @@ interface ClientFlags {
   dataFormat?: string;
   testData?: string;
   model?: string;
+  trainer?: string;
 }
 
 export const client: CommandDefinition<ClientFlags, ClientArgs> = {
@@ -104,6 +105,10 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
       '--model <file>',
       "a TF.js Layers model (model.json + weight files) instead of the configuration's; its digests must be the consortium file's",
     ),
+    new Option(
+      '--trainer <command>',
+      'train and evaluate in this silo\'s own trainer process (e.g. "python3 model.py", docs/trainer.md): JSON lines over its stdin and stdout, vectors as .npy files in a private folder',
+    ),
   ],
   plugins: true,
   args(f) {
@@ -129,6 +134,10 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
       throw new UsageError(
         "--data: needs --consortium-file (the weights' public scale is the consortium file's)",
       );
+    if (f.trainer !== undefined && f.model !== undefined)
+      throw new UsageError('--trainer: cannot be combined with --model (the trainer holds the model)');
+    if (f.trainer !== undefined && f.trainer.trim() === '')
+      throw new UsageError('--trainer: expected a command line, e.g. "python3 model.py"');
     if (f.dataFormat !== undefined && f.data === undefined)
       throw new UsageError('--data-format: only with --data');
     return {
@@ -151,6 +160,7 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
       ...(f.dataFormat !== undefined ? { dataFormat: f.dataFormat } : {}),
       ...(f.testData !== undefined ? { testData: f.testData } : {}),
       ...(f.model !== undefined ? { model: f.model } : {}),
+      ...(f.trainer !== undefined ? { trainer: f.trainer } : {}),
     };
   },
   run: async (args) => (await import('../client.js')).clientCommand(args),

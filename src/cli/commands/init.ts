@@ -20,6 +20,7 @@ interface InitFlags {
   backend?: string;
   strategy?: string;
   clientsPerRound?: number;
+  trainer?: string;
 }
 
 export const init: CommandDefinition<InitFlags, InitArgs> = {
@@ -82,6 +83,10 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       1,
       64,
     ),
+    new Option(
+      '--trainer <kind>',
+      "torch: a PyTorch project — model.py (a small CNN with model(), train() and evaluate()) runs as each silo's trainer process, its init makes the initial model (docs/trainer.md); needs python3 with torch ($FEDSCORE_PYTHON picks the interpreter)",
+    ).choices(['torch']),
   ],
   args(f) {
     const formats = f.format.split(',').map((x) => x.trim());
@@ -100,6 +105,7 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       ...(f.backend !== undefined ? { backend: f.backend } : {}),
       ...(f.strategy !== undefined ? { strategy: f.strategy } : {}),
       ...(f.clientsPerRound !== undefined ? { clientsPerRound: f.clientsPerRound } : {}),
+      ...(f.trainer !== undefined ? { trainer: f.trainer as 'torch' } : {}),
     };
   },
   async run(args) {

@@ -16,7 +16,7 @@ What a silo of a reports-only consortium (docs/networked.md, "Reports-only conso
     client.submit_report(round=1, singleton=0.81, complement=0.87)   # v(M0 + U_i), v(M − U_i)
     print(client.round_scores(1)["schemes"]["ee"])
 
-Command line (``python3 fedscore_client.py --help``): ``keygen``, ``report``, ``scores``.
+Command line (``python3 -m fedscore_client --help``): ``keygen``, ``report``, ``scores``.
 Errors of the service are raised as :class:`FedscoreError` with its code (docs/errors.md).
 
 Answers are bounded (issue 27, A5): a body above ``max_bytes`` (default 16 MiB; 64 KiB for an
