@@ -58,7 +58,7 @@ function seedRows(path: string): { name: string; rows: SeedRow[] } {
       quarantinedHonest: quarantined.filter((i) => roles[i] === 'honest' && sv[i]! > 0),
     };
   });
-  return { name: r.config.name ?? path, rows };
+  return { name: (r.config as { name?: string }).name ?? path, rows };
 }
 
 const paths = process.argv.slice(2);
