@@ -21,6 +21,7 @@ import sys
 from typing import Any, List, Optional, Sequence
 
 from fedscore_client import FedscoreError, SiloClient, SiloKey
+from fedscore_headline import headline_and_shares
 
 PROG = "fedscore-client"
 
@@ -67,20 +68,33 @@ def round_table(r: dict) -> str:
     return head + "\n" + table(["silo", "v(M0+U_i)", "v(M-U_i)", *schemes], rows)
 
 
-def cumulative_table(c: dict) -> str:
-    """Every scored round: the per-silo cumulative score of each scheme, then the rounds scored."""
+def cumulative_table(c: dict, empty_coalition: str = "initialModel") -> str:
+    """Every scored round: the per-silo cumulative score of each scheme, then the headline and its
+    share as the service's leaderboard computes them from the same rounds (fedscore_headline)."""
     schemes = list(c["cumulative"])
     ids = _silos(c["cumulative"])
+    headline, share = headline_and_shares(c["rounds"], len(ids), empty_coalition)
 
     def cell(s: str, i: int) -> str:
         # The service sums 0 where a silo has no score; a silo with no score yet shows "–".
         scored = any(i < len(r["schemes"].get(s, [])) and r["schemes"][s][i] is not None for r in c["rounds"])
         return _number(c["cumulative"][s][i]) if scored else "–"
 
-    rows = [[str(i), *(cell(s, i) for s in schemes)] for i in ids]
+    def scored_ever(i: int) -> bool:
+        return any(i in r.get("silos", []) for r in c["rounds"])
+
+    rows = [
+        [
+            str(i),
+            *(cell(s, i) for s in schemes),
+            _number(headline[i]) if scored_ever(i) else "–",
+            _number(share[i]),
+        ]
+        for i in ids
+    ]
     rounds = [str(r["round"]) for r in c["rounds"]]
     head = f"consortium {c['consortium']}: cumulative scores over {len(rounds)} scored round{'s' if len(rounds) != 1 else ''} ({', '.join(rounds) or 'none yet'})"
-    return head + "\n" + table(["silo", *schemes], rows)
+    return head + "\n" + table(["silo", *schemes, "headline", "share"], rows)
 
 
 def report_line(silo: int, round: int, answer: dict) -> str:
@@ -136,7 +150,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(json.dumps(out) if a.json else round_table(out))
         else:
             out = client.scores()
-            print(json.dumps(out) if a.json else cumulative_table(out))
+            if a.json:
+                print(json.dumps(out))
+            else:
+                empty = client.consortium_config().get("emptyCoalition") or "initialModel"
+                print(cumulative_table(out, empty))
         return 0
     except FedscoreError as e:
         print(f"{PROG}: {e}", file=sys.stderr)

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { CumulativeScores } from '../../src/contract/schemas.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
+import { leaderboardOfPublished } from '../../src/records/leaderboard.js';
 import type { UtilityScores } from '../../src/records/utility-scores.js';
 import { type App, buildApp } from '../../src/server/app.js';
 import { openStore, type StoreHandle } from '../../src/server/store/database.js';
@@ -217,9 +218,19 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
     ) as CumulativeScores;
     const cumulative = (await run(fedscoreClient, ['scores', ...silo(1)])).trimEnd().split('\n');
     expect(cumulative[0]).toBe(`consortium ${CID}: cumulative scores over 3 scored rounds (1, 2, 3)`);
-    expect(cumulative[1]!.split(/\s+/)).toEqual(['silo', ...SCHEMES]);
+    expect(cumulative[1]!.split(/\s+/)).toEqual(['silo', ...SCHEMES, 'headline', 'share']);
+    // the headline and share: the service's leaderboard (the dashboard's) of the same rounds
+    const board = leaderboardOfPublished(['0', '1', '2'], service.rounds);
     expect(cumulative.slice(2).map((l) => l.split(/\s+/))).toEqual(
-      [0, 1, 2].map((i) => [String(i), ...SCHEMES.map((m) => service.cumulative[m]![i]!.toFixed(4))]),
+      [0, 1, 2].map((i) => {
+        const e = board.find((x) => x.silo === i)!;
+        return [
+          String(i),
+          ...SCHEMES.map((m) => service.cumulative[m]![i]!.toFixed(4)),
+          e.headline.toFixed(4),
+          e.share!.toFixed(4),
+        ];
+      }),
     );
     const round3 = (await run(fedscoreClient, ['scores', ...silo(0), '--round', '3'])).trimEnd().split('\n');
     expect(round3[0]).toBe('round 3: v(M) = 0.8300, v(M0) = 0.7900; scored silos 0, 1');
