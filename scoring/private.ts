@@ -14,8 +14,8 @@
  */
 import { checkFiniteNumber, checkFiniteVector } from './_checks.js';
 import { medianOfOthers } from './_median.js';
-import { currentPayoutVariant } from './_payout-variant.js';
 import { payoutWeights } from './payout.js';
+import { currentPayoutVariant } from './payout-variant.js';
 
 /** The utilities a round of private scoring needs (see the module comment). */
 export interface PrivateUtilities {

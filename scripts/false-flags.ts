@@ -27,10 +27,22 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median } from '../scoring/_median.js';
 import { detectReports } from '../scoring/manipulation/detection.js';
 import { quarantineReports } from '../scoring/manipulation/quarantine.js';
 import type { PrivateUtilities } from '../scoring/private.js';
+
+/** The median of `x` (the script's own: scoring/_median.ts is private to scoring/). */
+function median(x: ArrayLike<number>): number {
+  const s = Array.from(x).sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** A configuration file, parsed and checked as `fedscore experiment --config` does. */
+async function loadConfig(path: string) {
+  const { parseConfig } = await import('../src/records/config.js');
+  return parseConfig(JSON.parse(readFileSync(path, 'utf8')), path);
+}
 
 /** One recorded round. */
 interface RecordedRound {
@@ -72,7 +84,6 @@ async function record(argv: string[]): Promise<void> {
   const seedCount = Number(values.seeds ?? 5);
   const file = values.out ?? DEFAULT_FILE;
   mkdirSync(dirname(file), { recursive: true });
-  const { loadConfig } = await import('../src/cli/_config.js');
   const { runSeedRecord } = await import('../src/engine/experiment.js');
   const { dataShapeOf } = await import('../src/engine/setup.js');
   const { createTfLearner } = await import('../src/learner/tf-learner.js');

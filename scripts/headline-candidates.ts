@@ -13,12 +13,12 @@
  *   npx tsx scripts/headline-candidates.ts [results.json …]
  */
 import { readFileSync } from 'node:fs';
-import { withPayoutVariant } from '../scoring/_payout-variant.js';
 import { undetectedCollusionBounds } from '../scoring/manipulation/collusion.js';
 import { singleSiloBounds } from '../scoring/manipulation/single-silo.js';
 import { spearman } from '../scoring/metrics.js';
 import type { PayoutVariant } from '../scoring/payout.js';
 import { payoutWeights } from '../scoring/payout.js';
+import { withPayoutVariant } from '../scoring/payout-variant.js';
 import { checkUtilities, type PrivateUtilities, schemeScores } from '../scoring/private.js';
 import { separationRounds, TRUE_CONTRIBUTIONS } from './_separation-file.js';
 

@@ -61,6 +61,18 @@ const HOMES: Home[] = [
 /** Uses of a name that mean something else: the file, the name, how often, and why. */
 const EXCEPTIONS: { file: string; name: string; count: number; why: string }[] = [
   {
+    file: 'scripts/false-flags.ts',
+    name: 'maverick',
+    count: 2,
+    why: "a silo's role (papers/000 Fig. 1) in the recorded runs, not the estimator: Mavericks are honest and counted apart",
+  },
+  {
+    file: 'scripts/headline-candidates.ts',
+    name: 'mrsv',
+    count: 1,
+    why: "the reference of the candidates' table: a run's cumulative MR-SV, read from its results (docs/findings.md)",
+  },
+  {
     file: 'src/data/partition-registry.ts',
     name: 'maverick',
     count: 1,

@@ -72,6 +72,7 @@ describe('entry files of the package', () => {
       'src/client/answers.ts',
       'src/client/http.ts',
       'src/client/public.ts',
+      'src/contract/inert-text.ts', // server text made inert before it reaches a terminal (issue 32, T1)
       'src/contract/signing.ts',
       // the dependency-free JSON depth scan every reader of JSON shares (issue 27 A5)
       'src/ml/json-depth.ts',
@@ -81,6 +82,7 @@ describe('entry files of the package', () => {
         (f) =>
           /^(src\/client|crypto)\//.test(f) ||
           f === 'src/ml/json-depth.ts' ||
+          f === 'src/contract/inert-text.ts' ||
           f === 'src/contract/signing.ts',
       ),
     ).toBe(true);
