@@ -225,16 +225,18 @@ describe('fedscore audit --utilities', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('audit section added to report.html and report.md');
-    // The leaderboard opens the audit's output, with the audit's own flag: free-rider-d's round-2
-    // reports lie outside the detector's threshold.
+    // The leaderboard opens the audit's output, with the audit's flags: none here. The detector of
+    // issue 37 flags only reports that raise a silo's marginals above the others' (one-sided):
+    // free-rider-d's reports (IOI 0, a zero update's) lie below them and only lower its own score;
+    // its missing round-3 report is flagged.
     expect(r.stdout.trimStart()).toMatch(
       /^Leaderboard — headline: payout weight.*flags include the audit's:/,
     );
     expect(r.stdout.indexOf('Leaderboard')).toBeLessThan(r.stdout.indexOf('Manipulation audit of'));
     expect(r.stdout).toMatch(
-      /free-rider-d .*self-gain: the audit's detector flags its reports .* in round 2:/,
+      /free-rider-d .*missing-reports: no report in 1 of the 3 round\(s\) it was selected for/,
     );
-    expect(r.stdout).not.toMatch(/hospital-a .*self-gain/);
+    expect(r.stdout).not.toMatch(/self-gain: the audit's detector flags/);
     const audit = readJson<AuditResult>(join(out, 'audit.json'));
     expect(audit.source).toEqual({
       createdAt: null,

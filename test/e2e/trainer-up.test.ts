@@ -86,7 +86,7 @@ describe.runIf(torch.status === 0)('a PyTorch consortium: fedscore init --traine
     );
     const text = up.lines.join('\n');
     expect(text).toContain('3 rounds: 3 scored, 0 aborted; dropouts: none');
-    expect(text).toMatch(/scores over 3 scored rounds/);
+    expect(text).toMatch(/Leaderboard — headline: payout/); // the leaderboard `fedscore score` prints
     const admin = readFileSync(join(dir, p.tokens.admin), 'utf8').trim();
     const get = async <T>(path: string) =>
       (await (
@@ -137,8 +137,9 @@ describe.runIf(torch.status === 0)('a PyTorch consortium: fedscore init --traine
   }, 500_000);
 
   it('up again, a silo SIGKILLed in round 2 and restarted: the run finishes', async () => {
-    // --keep-serving: the service stays up for the restarted silo whenever it is back.
-    const up = fedscore([...TORCH_UP, '--backend', 'cpu', '--keep-serving']);
+    // --fresh: the first test's store holds a finished schedule (up would resume it, with nothing
+    // to run). --keep-serving: the service stays up for the restarted silo whenever it is back.
+    const up = fedscore([...TORCH_UP, '--backend', 'cpu', '--keep-serving', '--fresh']);
     onTestFailed(() => console.log(up.lines.join('\n')));
     const victim = await until(
       () => `round 2 to open\n${up.lines.join('\n')}`,

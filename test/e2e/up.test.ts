@@ -118,11 +118,11 @@ describe('fedscore init and fedscore up, from a folder outside the checkout', ()
       expect(text).toMatch(new RegExp(`round ${r} of 2 scored: survivors silo-0, silo-1, silo-2`));
     }
     // The leaderboard (issue 37: the one `fedscore score` prints), and scores.json in its format.
-    const heading = up.lines.findIndex((l) => l.startsWith('Leaderboard — headline: eeMedian'));
+    const heading = up.lines.findIndex((l) => l.startsWith('Leaderboard — headline: payout'));
     expect(heading).toBeGreaterThan(0);
-    expect(up.lines[heading + 2]).toMatch(/^\s*rank\s+silo\s+headline \(eeMedian\)/);
+    expect(up.lines[heading + 2]).toMatch(/^\s*rank\s+silo\s+headline \(payout\)/);
     const scores = JSON.parse(readFileSync(join(dir, 'scores.json'), 'utf8'));
-    expect(scores).toMatchObject({ scoresSchemaVersion: 1, headline: 'eeMedian' });
+    expect(scores).toMatchObject({ scoresSchemaVersion: 1, headline: 'payout' });
     expect(scores.rounds.map((r: { round: number }) => r.round)).toEqual([1, 2]);
     const board = scores.leaderboard as { name: string; rank: number }[];
     expect(board.map((e) => e.name).sort()).toEqual(['silo-0', 'silo-1', 'silo-2']);

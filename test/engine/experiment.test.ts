@@ -191,6 +191,7 @@ describe('experiment end to end (4 silos, 3 rounds, synthetic)', () => {
         'charts/agreement-trueSv.svg',
         'charts/leaderboard.svg',
         'charts/trajectories.svg',
+        'leaderboard.csv',
         'report.html',
         'report.md',
         'results.json',
