@@ -24,7 +24,7 @@ import { decodeServerMessage, encodeClientMessage } from '../protocol/codec.js';
 import { STAGE_MESSAGE_TYPES as INBOX } from '../protocol/server.js';
 import { simulatedIdentities } from '../protocol/simulate.js';
 import { encodeWeightedInput } from '../protocol/weighted.js';
-import { signedReport } from '../src/contract/private-scoring.js';
+import { signedReport } from '../src/consortium/private-scoring.js';
 import type { StoreLocation } from '../src/server/store/database.js';
 import { ADMIN, request, signedHeaders } from './_server-loader.js';
 

@@ -15,7 +15,7 @@ import {
 import type { ClientMessage } from '../protocol/messages.js';
 import { STAGE_MESSAGE_TYPES as INBOX } from '../protocol/server.js';
 import { encodeWeightedInput } from '../protocol/weighted.js';
-import { signedReport } from '../src/contract/private-scoring.js';
+import { signedReport } from '../src/consortium/private-scoring.js';
 import { ADMIN, expectStatus, request, type serve, signedHeaders } from './_server-loader.js';
 
 export const N = 20;
@@ -201,7 +201,7 @@ export async function runRound(
     const agg = expectStatus(await call(i, 'GET', `${base}/aggregate`), 200, 'aggregate');
     expectStatus(await call(i, 'GET', `${base}/aggregate/sum`), 200, 'aggregate sum');
     if (JSON.parse(agg.body.toString()).survivors.length !== N) throw new Error('a silo dropped');
-    // The silo's two utilities would come from evaluating its coalition models (src/contract/private-scoring.ts); fixed here.
+    // The silo's two utilities would come from evaluating its coalition models (src/consortium/private-scoring.ts); fixed here.
     reports[i] = timed(
       () => signedReport(cid, 1, i, 0.5 + i / 1000, 0.6 - i / 1000, keys[i]!),
       'clientCryptoMs',

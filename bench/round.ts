@@ -4,11 +4,11 @@
  * Run: npx tsx bench/round.ts
  */
 import { pathToFileURL } from 'node:url';
-import { runSeed } from '../src/engine/engine.js';
-import { dataShapeOf } from '../src/engine/setup.js';
 import { estimatorDefinitions } from '../src/estimators/registry.js';
-import { createTfLearner } from '../src/learner/tf-learner.js';
+import { dataShapeOf } from '../src/fl/consortium-data.js';
+import { createTfLearner } from '../src/fl/learner/tf-learner.js';
 import { parseConfig } from '../src/records/config.js';
+import { runSeed } from '../src/sim/round-loop.js';
 
 /** The estimators that run per round (those that only fold other estimators' tables cost nothing here). */
 const ESTIMATORS = estimatorDefinitions().filter((e) => e.run);

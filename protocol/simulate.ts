@@ -4,7 +4,7 @@
  * optional dropouts at given points. Messages go through the binary codec by default, so the
  * simulation also exercises the wire format and counts its bytes.
  *
- * This is what the round engine (src/engine) calls in private mode:
+ * This is what the round engine (src/sim) calls in private mode:
  *
  *   const r = await simulateRound({ session, round, threshold, inputs, signingKeys, seed });
  *   if (r.ok) dequantize(r.result.sum) …   else r.code (e.g. 'BELOW_THRESHOLD')

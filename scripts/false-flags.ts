@@ -84,9 +84,9 @@ async function record(argv: string[]): Promise<void> {
   const seedCount = Number(values.seeds ?? 5);
   const file = values.out ?? DEFAULT_FILE;
   mkdirSync(dirname(file), { recursive: true });
-  const { runSeedRecord } = await import('../src/engine/experiment.js');
-  const { dataShapeOf } = await import('../src/engine/setup.js');
-  const { createTfLearner } = await import('../src/learner/tf-learner.js');
+  const { runSeedRecord } = await import('../src/sim/experiment.js');
+  const { dataShapeOf } = await import('../src/fl/consortium-data.js');
+  const { createTfLearner } = await import('../src/fl/learner/tf-learner.js');
   const { readdirSync } = await import('node:fs');
   const configs =
     positionals.length > 0

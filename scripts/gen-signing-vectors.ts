@@ -1,7 +1,7 @@
 /**
  * Generates test/vectors/signing/signing.json, the known-answer vectors of docs/signing.md: a fixed
  * Ed25519 key, fixed silo requests and fixed score reports, each with the exact bytes fedscore's
- * TypeScript implementation signs and the signature it produces (src/contract/signing.ts,
+ * TypeScript implementation signs and the signature it produces (src/consortium/signing.ts,
  * protocol/score-report.ts, crypto/signature.ts; Ed25519 signatures are deterministic).
  *
  *   npx tsx scripts/gen-signing-vectors.ts
@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { signingKeyPairFromSeed, verify } from '../crypto/signature.js';
 import { decodeScoreReport, type ScoreReport, signScoreReport } from '../protocol/score-report.js';
-import { bodyDigest, requestSigningPayload, signRequest } from '../src/contract/signing.js';
+import { bodyDigest, requestSigningPayload, signRequest } from '../src/consortium/signing.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 

@@ -97,7 +97,7 @@ const conventionOf = (r: ExperimentResults) =>
   `${r.scoring?.coalitions ?? DEFAULT_CONVENTION}, v(∅) = ${r.scoring?.emptyCoalition === 'zero' ? '0' : 'v(M0)'}`;
 
 async function table(): Promise<number> {
-  const { normalizerProblems } = await import('../src/reports/report.js');
+  const { normalizerProblems } = await import('../src/report/report.js');
   const methods = (values.methods ?? '').split(',').filter(Boolean);
   const metric = values.metric as 'spearman' | 'kendall' | 'pearson' | 'l2';
   const loaded = configs.map((f) => [f, resultsOf(f)] as const);
@@ -169,7 +169,7 @@ const REFERENCE_WORDS: Record<string, string> = {
 };
 
 async function paper003(): Promise<number> {
-  const { normalizerProblems } = await import('../src/reports/report.js');
+  const { normalizerProblems } = await import('../src/report/report.js');
   const methods = (values.methods ?? '').split(',').filter(Boolean);
   const loaded = configs.flatMap((f) => {
     const r = resultsOf(f);

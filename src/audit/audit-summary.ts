@@ -4,7 +4,7 @@
  * silo, so that a service keeping each round's audit as JSON computes the summary without
  * parsing the rounds' N × N matrices again.
  */
-import { ATTACK_KINDS, type AttackKind } from '../../scoring/manipulation/attacks.js';
+import { ATTACK_KINDS, type AttackKind } from '../../scoring/manipulation/misreports.js';
 import { SCHEMES, type Scheme } from '../../scoring/private.js';
 import type { AttackSummaryJson, BoundJson, RoundAudit, SchemeSummary } from '../records/audit-json.js';
 

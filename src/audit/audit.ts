@@ -14,12 +14,6 @@ import {
   type EmptyCoalition,
   utilitiesUnder,
 } from '../../scoring/empty-coalition.js';
-import {
-  ATTACK_KINDS,
-  type AttackKind,
-  type AttackOutcome,
-  simulateAttacks,
-} from '../../scoring/manipulation/attacks.js';
 import type { Extremum } from '../../scoring/manipulation/bounds.js';
 import {
   eeMedianDamageBound,
@@ -31,6 +25,12 @@ import {
 import { binomial, collusionBounds } from '../../scoring/manipulation/collusion.js';
 import { detectReports, undetectedBox } from '../../scoring/manipulation/detection.js';
 import { influenceMatrix, sensitivityMatrix } from '../../scoring/manipulation/influence.js';
+import {
+  ATTACK_KINDS,
+  type AttackKind,
+  type AttackOutcome,
+  simulateAttacks,
+} from '../../scoring/manipulation/misreports.js';
 import type { ReportBox, UtilityRange } from '../../scoring/manipulation/reports.js';
 import { singleSiloBounds } from '../../scoring/manipulation/single-silo.js';
 import {

@@ -166,7 +166,7 @@ export async function runCli(
     return code;
   } catch (e) {
     // Loaded only here, so that --help loads no module outside src/cli (test/cli/lazy.test.ts).
-    const { inertLines } = await import('../contract/inert-text.js');
+    const { inertLines } = await import('../consortium/inert-text.js');
     return report(e, active, io, inertLines);
   }
 }

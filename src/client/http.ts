@@ -16,9 +16,9 @@
  * {@link AnswerRefusedError} at once (not retried); a timeout is a network failure (retried).
  */
 
-import type { ErrorCode } from '../contract/error-codes.js';
-import { inertText } from '../contract/inert-text.js';
-import { randomNonce, signRequest } from '../contract/signing.js';
+import type { ErrorCode } from '../consortium/error-codes.js';
+import { inertText } from '../consortium/inert-text.js';
+import { randomNonce, signRequest } from '../consortium/signing.js';
 import {
   type AnswerLimits,
   AnswerRefusedError,

@@ -22,7 +22,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SiloCode } from '../contract/error-codes.js';
+import type { SiloCode } from '../consortium/error-codes.js';
 
 /** What an entry records. */
 export type JournalKind =

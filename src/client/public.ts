@@ -17,7 +17,7 @@ export {
   SILO_HEADER,
   signRequest,
   TIMESTAMP_HEADER,
-} from '../contract/signing.js';
+} from '../consortium/signing.js';
 export {
   type Answer,
   DEFAULT_RETRY,

@@ -15,7 +15,7 @@
  * sent. An abort the server reports after the silo's Unmasking response is recorded as a fault of
  * the server (`server-fault`, code FEDSCORE_ERR_ABORT_AFTER_UNMASKING): the server may hold the sum.
  */
-import type { SiloCode } from '../contract/error-codes.js';
+import type { SiloCode } from '../consortium/error-codes.js';
 import type { JournalEntry, SiloJournal } from './journal.js';
 
 /** The code of a round the silo refuses because it already unmasked on the round's base model. */

@@ -9,7 +9,7 @@
  * the digests of its model and of the round's weights (protocol/round-context.ts)
  * (polling with backoff while the server's stage is not ready), then read the published
  * aggregate, evaluate the silo's two coalitions on the common test set and submit the signed
- * score report. The data, training and coalition arithmetic are src/engine/networked.ts's, the same
+ * score report. The data, training and coalition arithmetic are src/fl/networked.ts's, the same
  * as the in-process engine's.
  *
  * Before any round the runtime checks the consortium against its own setup: its public key is
@@ -44,12 +44,17 @@ import type { ClientMessage, RoundContext } from '../../protocol/messages.js';
 import { modelContextDigest, weightsContextDigest } from '../../protocol/round-context.js';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { STAGE_MESSAGE_TYPES as INBOX, isCollectingStage } from '../../protocol/server.js';
-import { type ConsortiumFile, compareWithServed, consortiumFileDigest } from '../contract/consortium-file.js';
-import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../contract/defaults.js';
-import { inertText } from '../contract/inert-text.js';
-import type { PublishedRound, RoundPlan } from '../contract/networked-plan.js';
-import { clipUtility } from '../contract/private-scoring.js';
-import type { Aggregate, Consortium, Round } from '../contract/schemas.js';
+import {
+  type ConsortiumFile,
+  compareWithServed,
+  consortiumFileDigest,
+} from '../consortium/consortium-file.js';
+import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../consortium/defaults.js';
+import { inertText } from '../consortium/inert-text.js';
+import type { PublishedRound, RoundPlan } from '../consortium/networked-plan.js';
+import { clipUtility } from '../consortium/private-scoring.js';
+import type { Aggregate, Consortium, Round } from '../consortium/schemas.js';
+import type { Learner } from '../fl/learner/learner.js';
 import {
   localUpdate,
   type NetworkedRun,
@@ -57,11 +62,10 @@ import {
   siloPlan,
   siloUtilities,
   weightOf,
-} from '../engine/networked.js';
-import type { Learner } from '../learner/learner.js';
+} from '../fl/networked.js';
 import { paramsDigest } from '../ml/layers-model.js';
 import { leaderboardOfPublished, type PublishedScores } from '../records/leaderboard.js';
-import { leaderboardLine } from '../reports/leaderboard-table.js';
+import { leaderboardLine } from '../report/leaderboard-table.js';
 import { parseAnswerJson } from './answers.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 import type { SiloJournal } from './journal.js';
@@ -72,7 +76,7 @@ import { SiloSetupError } from './silo-errors.js';
 import { trainingSeed } from './training-seed.js';
 import { checkRoundWeights, checkServedWeightBounds } from './weight-check.js';
 
-/** The consortium, a round and a round's aggregate as the service returns them (src/contract/schemas.ts). */
+/** The consortium, a round and a round's aggregate as the service returns them (src/consortium/schemas.ts). */
 export type ConsortiumView = Consortium;
 type RoundView = Round;
 type AggregateView = Aggregate;
@@ -105,7 +109,7 @@ export interface SiloOptions {
   readonly run: NetworkedRun;
   readonly learner: Learner;
   /**
-   * The consortium file this silo agreed to (src/contract/consortium-file.ts): the server's view must
+   * The consortium file this silo agreed to (src/consortium/consortium-file.ts): the server's view must
    * equal it field by field before the silo sends anything.
    */
   readonly pinned?: ConsortiumFile;
@@ -391,7 +395,7 @@ async function oneRound(
     if (a.status !== 200) throw responseError(a, `GET ${roundPath}`);
     return parseAnswerJson(a.bytes, `GET ${roundPath}`) as RoundView;
   });
-  // The strategy's plan (src/contract/networked-plan.ts), from the seed and the published rounds:
+  // The strategy's plan (src/consortium/networked-plan.ts), from the seed and the published rounds:
   // only the selected silos take part, each with its own weight; the service must agree.
   const plan = await siloPlan(run, r, await publishedRounds(http, r));
   if (plan && !sameSilos(plan.selected, round.selected ?? null))

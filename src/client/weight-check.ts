@@ -1,13 +1,13 @@
 /**
  * What a silo checks of a round's weights before it masks anything (issues 27 A1 and 32 W1): the
- * consortium's public weight bounds (src/contract/weight-floor.ts) are the silo's own, and its
+ * consortium's public weight bounds (src/consortium/weight-floor.ts) are the silo's own, and its
  * round's weights keep them — at least 3 selected silos, every normalized weight ≥ the floor, no
  * share above maxWeightShare, an effective number of participants (Σw)²/Σw² ≥ minEffectiveSilos.
- * The weights are the plan's (src/contract/networked-plan.ts, capped by `capWeights` from what the
+ * The weights are the plan's (src/consortium/networked-plan.ts, capped by `capWeights` from what the
  * service published) or, without a strategy, every silo's FedAvg weight as a round of all silos
- * caps it (src/engine/networked.ts).
+ * caps it (src/fl/networked.ts).
  */
-import type { RoundPlan } from '../contract/networked-plan.js';
+import type { RoundPlan } from '../consortium/networked-plan.js';
 import {
   DEFAULT_MAX_WEIGHT_SHARE,
   DEFAULT_MIN_EFFECTIVE_SILOS,
@@ -16,8 +16,8 @@ import {
   type WeightBounds,
   weightBoundsProblem,
   weightBoundsViolation,
-} from '../contract/weight-floor.js';
-import type { NetworkedRun } from '../engine/networked.js';
+} from '../consortium/weight-floor.js';
+import type { NetworkedRun } from '../fl/networked.js';
 import { SiloSetupError } from './silo-errors.js';
 
 /**

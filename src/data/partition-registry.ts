@@ -2,7 +2,7 @@
  * The partition kinds of a configuration's `partition` (docs/config.md), one entry each: the
  * options a kind reads, the ones it needs, its checks against the consortium's size, how it splits
  * the pool, and the roles it gives silos (the report's "Outcomes by silo role"). The configuration
- * check (src/records/config.ts) and the run's setup (src/engine/setup.ts) both read this table, so a
+ * check (src/records/config.ts) and the run's setup (src/fl/consortium-data.ts) both read this table, so a
  * kind's options are declared once and no code reads an option another kind owns.
  */
 import type { Labels } from './dataset.js';

@@ -16,15 +16,15 @@ export function deriveSeed(...parts: number[]): number {
 }
 
 /**
- * Every seed stream of a run, in one table: the simulated engine (src/engine/round/, setup.ts) and the
- * networked runs (the silo's src/engine/networked.ts, the service's src/contract/networked-plan.ts) draw
+ * Every seed stream of a run, in one table: the simulated engine (src/sim/round/, setup.ts) and the
+ * networked runs (the silo's src/fl/networked.ts, the service's src/consortium/networked-plan.ts) draw
  * from the same entries, so the two agree by construction rather than by copied constants. The
  * values are historical and frozen: changing one changes every result. test/data/seed.test.ts
  * checks that they are unique within their kind.
  *
  * - `run`: `deriveSeed(seed, stream)` (a second part where noted: the k-th draw or attack).
  * - `round`: `deriveSeed(seed, round, stream)`. The one-part streams `[s]` with s < 1000 (the
- *   largest consortium, config `silos`) are silo s's local training seed (src/engine/trainer.ts), so
+ *   largest consortium, config `silos`) are silo s's local training seed (src/fl/trainer.ts), so
  *   every round stream is ≥ 1000. Estimators draw from `deriveSeed(seed, round, ...stream)` with
  *   their own registered streams (src/estimators/registry.ts refuses a taken one).
  * - `sub`: derived from another stream's seed, `deriveSeed(parent, stream)`.

@@ -3,7 +3,7 @@
  * pool becomes the common test set, the server's validation set, and the pool the partition shares
  * out among the silos (with the labels the partition reads and how its silos map back to examples).
  * The configuration check (src/records/config.ts) reads `problems`, the run's setup
- * (src/engine/setup.ts) `plan`.
+ * (src/fl/consortium-data.ts) `plan`.
  */
 import { type Dataset, type Labels, range, subset } from './dataset.js';
 import { longTailed } from './long-tail.js';

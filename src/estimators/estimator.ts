@@ -89,7 +89,7 @@ export interface EstimatorDefinition<N extends string = string, T extends TObjec
   readonly compare: 'round' | 'cumulative';
   /**
    * Which panel family the report's charts put it in (panels of a family share their units):
-   * Shapley values and estimates, cosines, or 'other' (default) — read by src/reports/report.ts.
+   * Shapley values and estimates, cosines, or 'other' (default) — read by src/report/report.ts.
    */
   readonly family?: EstimatorFamily;
   /** Runs when the configuration names no estimators (built-ins only). */

@@ -15,8 +15,8 @@
  * seeds; Maverick-Shapley's historical `[7]` shares its value with silo 7's.
  */
 import Type, { type Static, type TObject, type TOptional, type TSchema } from 'typebox';
-import { PRIVATE_METHODS, RAW_METHODS } from '../contract/private-scoring.js';
-import { withDoc } from '../contract/schema-doc.js';
+import { PRIVATE_METHODS, RAW_METHODS } from '../consortium/private-scoring.js';
+import { withDoc } from '../schema/doc.js';
 import { banzhaf } from './banzhaf.js';
 import { cos } from './cos.js';
 import type { EstimatorDefinition } from './estimator.js';

@@ -27,7 +27,7 @@ export const DEFAULT_CONVENTION: Convention = FEDAVG_CONVENTION;
  *             1e-12·Σ_all w, e.g. ∅ or a silo of weight 0 alone): M_S = M0;
  *   additive: s = 1 / Σ_all w for every S (0 when every weight is 0).
  * Full-visibility evaluation (coalition.ts, every coalition) and the silo's two private coalitions
- * (src/contract/private-scoring.ts, M0 + U_i and M − U_i) both take it from here.
+ * (src/consortium/private-scoring.ts, M0 + U_i and M − U_i) both take it from here.
  */
 export function coalitionScale(convention: Convention, coalitionWeight: number, totalWeight: number): number {
   if (convention === ADDITIVE_CONVENTION) return totalWeight > 0 ? 1 / totalWeight : 0;

@@ -1,11 +1,11 @@
 /**
  * The `external` model kind: a model that fedscore does not run itself but hands to the silo's
- * trainer process (docs/trainer.md; src/learner/trainer-learner.ts), e.g. a PyTorch model on the
+ * trainer process (docs/trainer.md; src/fl/learner/trainer-learner.ts), e.g. a PyTorch model on the
  * silo's GPU. A configuration names it as `model: { kind: "external", command: "python3 model.py" }`;
  * its topology is the trainer's layout (names and shapes), pinned by digest in the consortium file.
  *
  * Registered by model-registry.ts after the built-ins (it has no layer spec: `build` refuses, and
- * src/learner/create-learner.ts starts a trainer instead of TF.js for it).
+ * src/fl/learner/create-learner.ts starts a trainer instead of TF.js for it).
  */
 import Type from 'typebox';
 
@@ -78,7 +78,7 @@ export const EXTERNAL_MODEL = {
   ),
   build: (): never => {
     throw new RangeError(
-      "kind: model 'external' runs in its trainer process (docs/trainer.md) and has no TF.js layers; start it with createLearner (src/learner/create-learner.ts)",
+      "kind: model 'external' runs in its trainer process (docs/trainer.md) and has no TF.js layers; start it with createLearner (src/fl/learner/create-learner.ts)",
     );
   },
 };

@@ -3,8 +3,9 @@
  * keep the two in step) and computed by ../audit/audit.ts. Plain JSON: numbers that are unbounded or
  * undefined are null.
  */
-import type { AttackKind } from '../../scoring/manipulation/attacks.js';
+
 import type { ExtremumMethod } from '../../scoring/manipulation/bounds.js';
+import type { AttackKind } from '../../scoring/manipulation/misreports.js';
 import type { ReportBox, SiloReports, UtilityRange } from '../../scoring/manipulation/reports.js';
 import type { Scheme } from '../../scoring/private.js';
 

@@ -7,13 +7,12 @@
 
 import Type, { type Static, type TSchema } from 'typebox';
 import { DEFAULT_EMPTY_COALITION, EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
-import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../contract/defaults.js';
-import { withDoc } from '../contract/schema-doc.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../consortium/defaults.js';
 import {
   DEFAULT_MAX_WEIGHT_SHARE,
   DEFAULT_MIN_EFFECTIVE_SILOS,
   DEFAULT_WEIGHT_FLOOR,
-} from '../contract/weight-floor.js';
+} from '../consortium/weight-floor.js';
 import { BUILTIN_MISBEHAVIORS, MISBEHAVIOR_NAMES } from '../data/misbehaviors/registry.js';
 import { BUILTIN_DATASETS, DEFAULT_DATASET } from '../data/registry.js';
 import { DATA_SPLITS, DEFAULT_SPLIT, SPLIT_NAMES } from '../data/split-registry.js';
@@ -26,6 +25,7 @@ import {
 } from '../estimators/registry.js';
 import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
+import { withDoc } from '../schema/doc.js';
 import { DEFAULT_STRATEGY, networkedSupport, STRATEGY_NAMES } from '../strategies/registry.js';
 import { ROUND_SV, TRUE_SV } from './compare.js';
 
@@ -49,7 +49,7 @@ const OneOf = <T extends string>(
 ) => Type.Enum(values as T[], typeof o === 'string' ? (o ? { description: o } : {}) : o);
 export const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
 
-export { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../contract/defaults.js';
+export { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../consortium/defaults.js';
 
 /** The keys of `data` besides the data sets' option blocks. */
 export const DataKeys = {
@@ -297,7 +297,7 @@ export const SecureAggregationSchema = Obj({
       description: 'Each update coordinate is clipped to [−clip, clip] before quantization.',
     }),
   ),
-  /** The weight floor f (src/contract/weight-floor.ts, issue 27 A1). */
+  /** The weight floor f (src/consortium/weight-floor.ts, issue 27 A1). */
   weightFloor: Type.Optional(
     Num({
       exclusiveMinimum: 0,
@@ -307,24 +307,24 @@ export const SecureAggregationSchema = Obj({
         "Floor f of every selected silo's normalized aggregation weight ŵ_i = w_i / max_j w_j: a round of k selected silos lifts every weight below f_k·max_j w_j to it, f_k = max(f, (1 − s)/(s·(k − 1))) with s = maxWeightShare, so a weight of 0 (score-weighted's lowest silo, FedMS, FedTSV) never leaves one silo's update alone in the sum the server unmasks. Applied by the engine under secure aggregation and by every networked silo's plan; a networked consortium pins it (consortium file encoding.weightFloor).",
     }),
   ),
-  /** The largest share s one silo may hold of Σ w (src/contract/weight-floor.ts). */
+  /** The largest share s one silo may hold of Σ w (src/consortium/weight-floor.ts). */
   maxWeightShare: Type.Optional(
     Num({
       minimum: 0.5,
       exclusiveMaximum: 1,
       default: DEFAULT_MAX_WEIGHT_SHARE,
       description:
-        "Largest share w_i / Σ_j w_j one selected silo may hold (in [0.5, 1)); the floor of a round of k silos is raised to (1 − s)/(s·(k − 1)) when that is above weightFloor. Weights above it are capped by the public water-filling rule (capWeights, src/contract/weight-floor.ts); a networked silo refuses a plan that still breaks it. Pinned as the consortium file's encoding.maxWeightShare.",
+        "Largest share w_i / Σ_j w_j one selected silo may hold (in [0.5, 1)); the floor of a round of k silos is raised to (1 − s)/(s·(k − 1)) when that is above weightFloor. Weights above it are capped by the public water-filling rule (capWeights, src/consortium/weight-floor.ts); a networked silo refuses a plan that still breaks it. Pinned as the consortium file's encoding.maxWeightShare.",
     }),
   ),
-  /** The smallest effective number of participants m (src/contract/weight-floor.ts, issue 32 W1). */
+  /** The smallest effective number of participants m (src/consortium/weight-floor.ts, issue 32 W1). */
   minEffectiveSilos: Type.Optional(
     Num({
       minimum: 1,
       maximum: 255,
       default: DEFAULT_MIN_EFFECTIVE_SILOS,
       description:
-        "Smallest effective number of participants (Σ_j w_j)² / Σ_j w_j² of a round under secure aggregation: weights below it (FedAvg by example counts with one large silo, a score-weighted round) are capped from above by the public water-filling rule (capWeights, src/contract/weight-floor.ts) that the engine, the server's plan and every silo apply identically; a networked silo refuses a plan that still breaks it, and any round of fewer than 3 selected silos. Pinned as the consortium file's encoding.minEffectiveSilos.",
+        "Smallest effective number of participants (Σ_j w_j)² / Σ_j w_j² of a round under secure aggregation: weights below it (FedAvg by example counts with one large silo, a score-weighted round) are capped from above by the public water-filling rule (capWeights, src/consortium/weight-floor.ts) that the engine, the server's plan and every silo apply identically; a networked silo refuses a plan that still breaks it, and any round of fewer than 3 selected silos. Pinned as the consortium file's encoding.minEffectiveSilos.",
     }),
   ),
   /** Simulated dropouts: silo `silo` vanishes in round `round` at point `at` of the protocol. */

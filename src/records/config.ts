@@ -9,14 +9,14 @@ import {
   minimumThreshold,
   weakThresholdMessage,
 } from '../../protocol/config.js';
-import { didYouMean } from '../contract/did-you-mean.js';
-import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
 import { misbehaviorKind } from '../data/misbehaviors/registry.js';
 import { DEFAULT_PARTITION, partitionProblems } from '../data/partition-registry.js';
 import { DEFAULT_DATASET, datasetNames, findDataset } from '../data/registry.js';
 import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
 import { estimatorsSchema } from '../estimators/registry.js';
 import { findModel, modelNames } from '../ml/model-registry.js';
+import { didYouMean } from '../schema/did-you-mean.js';
+import { type SchemaIssue, schemaIssues } from '../schema/issues.js';
 import { configuredReferences, referenceProblem } from './comparison-config.js';
 import {
   builtinDatasetBlocks,

@@ -25,7 +25,7 @@ import {
 } from '../../scoring/leaderboard.js';
 import { kendallTau, spearman } from '../../scoring/metrics.js';
 import { type RegisteredScheme, SCHEMES } from '../../scoring/private.js';
-import type { QuarantinedReport, RoundScores } from '../contract/schemas.js';
+import type { QuarantinedReport, RoundScores } from '../consortium/schemas.js';
 import { type RecordedUtilities, reportingSilos } from './silo-reports.js';
 
 /** The scheme of the headline score (its weight; see the module comment). */

@@ -108,7 +108,7 @@ export interface RunRecord {
   participation: number[];
 }
 
-/** One silo role's outcome (see `src/reports/outcomes.ts`). */
+/** One silo role's outcome (see `src/report/outcomes.ts`). */
 export interface RoleOutcome {
   /** The silos with this role. */
   silos: number[];

@@ -9,9 +9,9 @@
  * and names the JSON path of every problem.
  */
 import Type, { type Static } from 'typebox';
-import { type SchemaIssue, schemaIssues } from '../contract/schema-issues.js';
 import { MAX_EXACT_PLAYERS } from '../estimators/mrsv.js';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../ml/json-depth.js';
+import { type SchemaIssue, schemaIssues } from '../schema/issues.js';
 
 /** Largest number of silos a coalition table may cover: as many as MR-SV handles (2^20 values per round). */
 export const MAX_TABLE_SILOS = MAX_EXACT_PLAYERS;

@@ -3,14 +3,14 @@
  * (src/records/leaderboard.ts `leaderboardOfPublished`, the same entries as an experiment's
  * results.json and `fedscore client`'s own line) and, for every scheme of a consortium, the
  * per-round and the cumulative score of each silo over the scored rounds, as the Vega-Lite
- * specifications of src/reports/charts.ts — the module the experiment report draws its charts with —
+ * specifications of src/report/charts.ts — the module the experiment report draws its charts with —
  * which the page draws with vega-embed.
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
-import type { CumulativeScores } from '../contract/schemas.js';
+import type { CumulativeScores } from '../consortium/schemas.js';
 import { HEADLINE, type LeaderboardEntry, leaderboardOfPublished } from '../records/leaderboard.js';
-import { type HistoryKind, type ScoreHistory, scoreHistorySpec } from '../reports/charts.js';
+import { type HistoryKind, type ScoreHistory, scoreHistorySpec } from '../report/charts.js';
 
 /** One chart of the dashboard. */
 export interface DashboardChart {

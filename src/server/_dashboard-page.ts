@@ -1,7 +1,7 @@
 /**
  * The dashboard's HTML (internal to routes/dashboard.ts): one page per consortium with inline CSS
  * and JavaScript, and charts drawn in the browser by vega-embed from the Vega-Lite specifications
- * of src/reports/charts.ts (the experiment report's charts module) — vega, vega-lite and vega-embed are
+ * of src/report/charts.ts (the experiment report's charts module) — vega, vega-lite and vega-embed are
  * served by the dashboard itself from node_modules (`/dashboard/_assets/`), no CDN, so it works
  * on a machine without internet.
  *

@@ -26,7 +26,7 @@ import {
 } from './auth.js';
 import { ServiceError } from './errors.js';
 import type { Bucket, SiloLimiter } from './rate-limits.js';
-import type { ScoringService } from './service.js';
+import type { ScoringService } from './service/scoring-service.js';
 
 /** Who a request was admitted as. */
 export type Reader = 'admin' | 'viewer' | 'silo';

@@ -27,7 +27,7 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
-import { ERRORS, type ErrorBody, type ErrorCode, errorBody } from '../contract/error-codes.js';
+import { ERRORS, type ErrorBody, type ErrorCode, errorBody } from '../consortium/error-codes.js';
 import type { UploadKind } from './_limits.js';
 import {
   type AccessContext,
@@ -51,7 +51,7 @@ import reportRoutes from './routes/reports.js';
 import roundRoutes from './routes/rounds.js';
 import scoreRoutes from './routes/scores.js';
 import secaggRoutes from './routes/secagg.js';
-import { type Evaluator, type RoundEvent, ScoringService } from './service.js';
+import { type Evaluator, type RoundEvent, ScoringService } from './service/scoring-service.js';
 import type { StoreHandle } from './store/database.js';
 
 /** Connection timeouts in ms (see {@link BuildAppOptions.timeouts}). */

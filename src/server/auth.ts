@@ -17,7 +17,7 @@
  * The operator authenticates with `authorization: Bearer <admin token>`; the dashboard (and
  * whoever the operator gives it to) with `authorization: Bearer <viewer token>`, which only reads.
  *
- * The signing side lives in src/contract/signing.ts (the silo client signs with it; src/client may
+ * The signing side lives in src/consortium/signing.ts (the silo client signs with it; src/client may
  * not import src/server, while the server may import src/client); this file parses and verifies.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -31,7 +31,7 @@ import {
   SIGNATURE_HEADER,
   SILO_HEADER,
   TIMESTAMP_HEADER,
-} from '../contract/signing.js';
+} from '../consortium/signing.js';
 
 export {
   bodyDigest,
@@ -43,7 +43,7 @@ export {
   SILO_HEADER,
   signRequest,
   TIMESTAMP_HEADER,
-} from '../contract/signing.js';
+} from '../consortium/signing.js';
 
 const NONCE = NONCE_PATTERN;
 const SIGNATURE = /^[0-9a-f]{128}$/;

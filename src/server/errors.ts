@@ -1,9 +1,9 @@
 /**
- * The service core's error: a code of the contract's catalogue (src/contract/error-codes.ts) and an
+ * The service core's error: a code of the contract's catalogue (src/consortium/error-codes.ts) and an
  * optional detail. The core (src/server/service/) throws it; the HTTP edge (app.ts's error handler)
  * maps it to the status and body.
  */
-import { ERRORS, type ErrorCode } from '../contract/error-codes.js';
+import { ERRORS, type ErrorCode } from '../consortium/error-codes.js';
 
 /** An error of the service core: a catalogue code and an optional detail for the message. */
 export class ServiceError extends Error {

@@ -3,7 +3,7 @@
  * went on and who was late), the round scored (who reported late), closed or aborted. A pure
  * function of the event and the consortium, so the lines are tested without a service.
  */
-import type { Consortium } from '../contract/schemas.js';
+import type { Consortium } from '../consortium/schemas.js';
 import type { RoundEvent } from './service/context.js';
 
 /** A round's log line: its level, its message and the fields the JSON form carries beside it. */

@@ -5,7 +5,7 @@
  *
  *   Δ_val^t      the server's K optimizer steps on its validation set, K = the round's mean local
  *                steps or `training.validationSteps` (lines 14–19; trained by the engine,
- *                ../engine/round/references.ts)
+ *                ../sim/round/references.ts)
  *   φ_i(v^t)     per-round TSV of participant i, utility of Eq. 9–11 against Δ_val^t (line 22)
  *   φ_i^{t+1}    = φ_i^t + φ_i(v^t) for participants, unchanged otherwise (lines 20–26, Eq. 12)
  *   α_i^{t+1}    = max(0, φ_i^{t+1}) (line 27, Eq. 13)

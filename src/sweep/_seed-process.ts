@@ -5,11 +5,11 @@
  * Messages out: `{ ok: true, seed, record }` or `{ ok: false, seed, error }`.
  */
 import { pathToFileURL } from 'node:url';
-import { runSeedRecord } from '../engine/experiment.js';
-import { dataShapeOf } from '../engine/setup.js';
-import { createLearner } from '../learner/create-learner.js';
-import type { Learner } from '../learner/learner.js';
+import { dataShapeOf } from '../fl/consortium-data.js';
+import { createLearner } from '../fl/learner/create-learner.js';
+import type { Learner } from '../fl/learner/learner.js';
 import { type ExperimentConfig, parseConfig } from '../records/config.js';
+import { runSeedRecord } from '../sim/experiment.js';
 
 type Message =
   | { plugins: string[] }

@@ -1,16 +1,16 @@
 /**
  * `sweep collect`: each configuration whose jobs are all done becomes the same results.json and
- * reports that `experiment --seeds k` writes (src/engine/experiment.ts `assembleResults`), under
+ * reports that `experiment --seeds k` writes (src/sim/experiment.ts `assembleResults`), under
  * `<out>/<label>/`. A seed whose true Shapley value was computed in chunks gets it here, from the
- * chunks' table put back together (src/engine/reference-chunks.ts).
+ * chunks' table put back together (src/sim/reference-chunks.ts).
  */
 import { isAbsolute, relative, resolve } from 'node:path';
-import { assembleResults, type SeedRecord, withTrueShapley } from '../engine/experiment.js';
-import { combineChunks, type ReferenceChunk } from '../engine/reference-chunks.js';
-import { retrainingShapleyOf } from '../engine/retraining.js';
 import { parseConfig } from '../records/config.js';
 import type { ExperimentResults } from '../records/results.js';
-import { writeOutputs } from '../reports/outputs.js';
+import { writeOutputs } from '../report/outputs.js';
+import { assembleResults, type SeedRecord, withTrueShapley } from '../sim/experiment.js';
+import { combineChunks, type ReferenceChunk } from '../sim/reference-chunks.js';
+import { retrainingShapleyOf } from '../sim/retraining-game.js';
 import { checkLabel, jobsOf, type SweepJob } from './spec.js';
 import { type JobResult, SweepStore } from './store.js';
 

@@ -3,15 +3,15 @@
  * processes on this machine, one per core (each trains its silos on the training thread pool;
  * the rest of a seed — coalition evaluations, secure aggregation, the references — is
  * single-threaded, which is what the processes spread). Each seed's record is what the seed
- * computes in one process (src/engine/experiment.ts `runSeedRecord`), so the assembled results.json
+ * computes in one process (src/sim/experiment.ts `runSeedRecord`), so the assembled results.json
  * is the single-process one, timings aside.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type { SeedRecord } from '../engine/experiment.js';
 import type { ExperimentConfig } from '../records/config.js';
+import type { SeedRecord } from '../sim/experiment.js';
 
 /** How the seeds run. */
 export interface LocalOptions {

@@ -1,18 +1,18 @@
 /**
- * One sweep job, start to end: the seed's record (src/engine/experiment.ts `runSeedRecord`), or one
- * chunk of its true Shapley value's table (src/engine/reference-chunks.ts), with the digests of what
+ * One sweep job, start to end: the seed's record (src/sim/experiment.ts `runSeedRecord`), or one
+ * chunk of its true Shapley value's table (src/sim/reference-chunks.ts), with the digests of what
  * it ran — the configuration, the data the seed's consortium was built from, and the code version.
  */
 import { createHash } from 'node:crypto';
 import { datasetDigest } from '../data/digest.js';
-import { runSeedRecord } from '../engine/experiment.js';
-import { CHUNKED_REFERENCE, chunkRanges, type ReferenceChunk } from '../engine/reference-chunks.js';
-import { retrainingValues } from '../engine/retraining.js';
-import { buildConsortium, dataShapeOf } from '../engine/setup.js';
-import { createLearner } from '../learner/create-learner.js';
-import type { Learner } from '../learner/learner.js';
+import { buildConsortium, dataShapeOf } from '../fl/consortium-data.js';
+import { createLearner } from '../fl/learner/create-learner.js';
+import type { Learner } from '../fl/learner/learner.js';
 import { canonicalJson } from '../ml/layers-model.js';
 import { parseConfig } from '../records/config.js';
+import { runSeedRecord } from '../sim/experiment.js';
+import { CHUNKED_REFERENCE, chunkRanges, type ReferenceChunk } from '../sim/reference-chunks.js';
+import { retrainingValues } from '../sim/retraining-game.js';
 import { configDigest, type SweepJob, type SweepSpec } from './spec.js';
 import type { JobResult } from './store.js';
 

@@ -1,6 +1,6 @@
 /**
  * A sweep: configurations × seeds, each (configuration, seed) one job — a pure function of the
- * configuration, the seed, the data and the code version (src/engine/experiment.ts `runSeedRecord`)
+ * configuration, the seed, the data and the code version (src/sim/experiment.ts `runSeedRecord`)
  * — and, with `--chunks k`, k more jobs per seed for the chunks of its true Shapley value's table.
  * The sweep's id is a digest of what it runs, so submitting the same configurations and seeds
  * again names the same sweep and the same jobs (docs/sweeps.md).
@@ -27,7 +27,7 @@ export interface SweepSpec {
   seeds: number[][];
   /**
    * `sweep submit --chunks`: configuration i's true Shapley value is computed by `chunks[i]` jobs
-   * per seed, each a range of the retraining game's coalitions (src/engine/reference-chunks.ts);
+   * per seed, each a range of the retraining game's coalitions (src/sim/reference-chunks.ts);
    * 0 or absent: in the seed's own job.
    */
   chunks?: number[];

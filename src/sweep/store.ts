@@ -5,8 +5,8 @@
  * Every worker writes here, so no result lives only on a worker's disk.
  */
 import pg from 'pg';
-import type { SeedRecord } from '../engine/experiment.js';
-import type { ReferenceChunk } from '../engine/reference-chunks.js';
+import type { SeedRecord } from '../sim/experiment.js';
+import type { ReferenceChunk } from '../sim/reference-chunks.js';
 import type { SweepJob, SweepSpec } from './spec.js';
 
 /** A job's state in the store: `running` until its attempt ends; `error` is a failed attempt that will be retried. */
@@ -30,7 +30,7 @@ export interface JobRow {
 export interface JobResult {
   /** A seed's job. */
   record?: SeedRecord;
-  /** A chunk job (src/engine/reference-chunks.ts). */
+  /** A chunk job (src/sim/reference-chunks.ts). */
   chunk?: ReferenceChunk;
   configDigest: string;
   dataDigest: string;

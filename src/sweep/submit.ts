@@ -1,6 +1,7 @@
 /** `sweep submit`: records a sweep and enqueues the jobs that have not run yet. */
-import { chunksFor } from '../engine/reference-chunks.js';
+
 import type { ExperimentConfig } from '../records/config.js';
+import { chunksFor } from '../sim/reference-chunks.js';
 import { DEFAULT_POLICY, enqueue, type JobPolicy, openQueue } from './queue.js';
 import { configDigest, jobsOf, labelsOf, queueJobId, type SweepSpec, seedsOf, sweepId } from './spec.js';
 import { SweepStore } from './store.js';

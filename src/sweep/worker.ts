@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import type PgBoss from 'pg-boss';
-import type { Learner } from '../learner/learner.js';
+import type { Learner } from '../fl/learner/learner.js';
 import { openQueue, type QueuedJob, SWEEP_QUEUE } from './queue.js';
 import { type RunJobOptions, runJob } from './run-job.js';
 import { jobsOf, type SweepSpec } from './spec.js';

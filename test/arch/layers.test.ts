@@ -54,11 +54,11 @@ describe('layering (docs/architecture.md)', () => {
       { path: 'scoring/a.ts', text: "import { x } from '../crypto/prg.js';" },
       { path: 'scoring/b.ts', text: "import * as tf from '@tensorflow/tfjs';" },
       { path: 'crypto/c.ts', text: "export { y } from '../scoring/metrics.js';" },
-      { path: 'protocol/d.ts', text: "import { z } from '../src/engine/engine.js';" },
+      { path: 'protocol/d.ts', text: "import { z } from '../src/sim/round-loop.js';" },
       { path: 'protocol/e.ts', text: "import net from 'node:net';" },
-      { path: 'src/engine/f.ts', text: "const tf = await import('@tensorflow/tfjs');" },
-      { path: 'src/strategies/up.ts', text: "import { run } from '../engine/engine.js';" },
-      { path: 'src/contract/up.ts', text: "import { r } from '../records/results.js';" },
+      { path: 'src/sim/f.ts', text: "const tf = await import('@tensorflow/tfjs');" },
+      { path: 'src/strategies/up.ts', text: "import { run } from '../sim/engine.js';" },
+      { path: 'src/consortium/up.ts', text: "import { r } from '../records/results.js';" },
       { path: 'src/data/g.ts', text: "import { h } from '../ml/model.js';" },
       { path: 'src/ml/h.ts', text: "import * as tf from '@tensorflow/tfjs';" },
       {
@@ -71,7 +71,7 @@ describe('layering (docs/architecture.md)', () => {
       },
       { path: 'protocol/ok.ts', text: "import { s } from '../crypto/shamir.js';" },
       {
-        path: 'src/engine/ok.ts',
+        path: 'src/sim/ok.ts',
         text: "import { t } from '../../scoring/private.js';\nimport { u } from '../../protocol/server.js';",
       },
     ];
@@ -82,9 +82,9 @@ describe('layering (docs/architecture.md)', () => {
       'crypto/c.ts',
       'protocol/d.ts',
       'protocol/e.ts',
-      'src/engine/f.ts',
+      'src/sim/f.ts',
       'src/strategies/up.ts',
-      'src/contract/up.ts',
+      'src/consortium/up.ts',
       'src/data/g.ts',
       'src/ml/h.ts',
     ]);
@@ -96,15 +96,15 @@ describe('layering (docs/architecture.md)', () => {
 
   it('flags a networked module reaching simulation randomness, directly or not', () => {
     const files: SourceFile[] = [
-      { path: 'src/client/a.ts', text: "import { x } from '../engine/b.js';" },
-      { path: 'src/engine/b.ts', text: "import { y } from '../../protocol/simulate.js';" },
+      { path: 'src/client/a.ts', text: "import { x } from '../sim/b.js';" },
+      { path: 'src/sim/b.ts', text: "import { y } from '../../protocol/simulate.js';" },
       { path: 'protocol/simulate.ts', text: '' },
       { path: 'src/server/c.ts', text: "import { seededRandom } from '../../crypto/random.js';" },
       { path: 'crypto/random.ts', text: 'export function seededRandom() {}' },
       { path: 'src/client/ok.ts', text: "import { systemRandom } from '../../crypto/random.js';" },
     ];
     expect(findSimulationRandomnessLeaks(files).map((v) => [v.file, v.specifier])).toEqual([
-      ['src/client/a.ts', 'src/client/a.ts → src/engine/b.ts → protocol/simulate.ts'],
+      ['src/client/a.ts', 'src/client/a.ts → src/sim/b.ts → protocol/simulate.ts'],
       ['src/server/c.ts', 'src/server/c.ts'],
     ]);
   });
@@ -121,8 +121,8 @@ describe('`_` means private to its folder', () => {
     const files: SourceFile[] = [
       { path: 'protocol/a.ts', text: "import { checkBytes } from '../crypto/_check.js';" },
       { path: 'src/client/b.ts', text: "export { c } from '../../crypto/_check.js';" },
-      { path: 'src/engine/c.ts', text: "const m = await import('../strategies/_schema.js');" },
-      { path: 'src/engine/round/d.ts', text: "import type { T } from '../../estimators/_schema.js';" },
+      { path: 'src/sim/c.ts', text: "const m = await import('../strategies/_schema.js');" },
+      { path: 'src/sim/round/d.ts', text: "import type { T } from '../../estimators/_schema.js';" },
       { path: 'scoring/manipulation/ok.ts', text: "import { checkFiniteNumber } from '../_checks.js';" },
       { path: 'scoring/ok.ts', text: "import { Budget } from './_budget.js';" },
       { path: 'src/cli/commands/ok.ts', text: "import { required } from '../_flags.js';" },
@@ -135,11 +135,11 @@ describe('`_` means private to its folder', () => {
       ['protocol/a.ts', "crypto/_check.ts is private to crypto/ (give it a name without '_' to share it)"],
       ['src/client/b.ts', "crypto/_check.ts is private to crypto/ (give it a name without '_' to share it)"],
       [
-        'src/engine/c.ts',
+        'src/sim/c.ts',
         "src/strategies/_schema.ts is private to src/strategies/ (give it a name without '_' to share it)",
       ],
       [
-        'src/engine/round/d.ts',
+        'src/sim/round/d.ts',
         "src/estimators/_schema.ts is private to src/estimators/ (give it a name without '_' to share it)",
       ],
     ]);

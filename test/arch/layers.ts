@@ -16,20 +16,20 @@ export interface Violation {
 /** Layer order of src/: a layer may import itself and the layers after it (downward). */
 const SRC_ORDER = [
   'cli',
-  'project',
   'sweep',
   'server',
+  'sim',
   'client',
-  'engine',
-  'reports',
+  'report',
   'audit',
-  'learner',
+  'fl',
   'records',
   'estimators',
-  'contract',
+  'consortium',
   'strategies',
   'ml',
   'data',
+  'schema',
 ] as const;
 
 const IMPORT_RE =
@@ -91,7 +91,7 @@ export function findViolations(files: SourceFile[]): Violation[] {
 export const SIMULATION_RANDOMNESS = [
   'protocol/simulation-random.ts',
   'protocol/simulate.ts',
-  'src/engine/secure-round.ts',
+  'src/sim/secure-round.ts',
 ] as const;
 
 /** The roots of the networked processes: the silo runtime and the service. */

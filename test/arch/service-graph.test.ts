@@ -30,7 +30,7 @@ describe("the service's module graph (src/server/app.ts)", () => {
   const graph = moduleGraph(root, 'src/server/app.ts');
 
   it('reaches the contract, the protocol and the scoring it serves', () => {
-    expect(graph.has('src/contract/schemas.ts')).toBe(true);
+    expect(graph.has('src/consortium/schemas.ts')).toBe(true);
     expect(graph.has('protocol/server.ts')).toBe(true);
     expect(graph.has('scoring/private.ts')).toBe(true);
   });

@@ -2,13 +2,12 @@
  * The silo's runtime module graph (issue 33): what `fedscore client` runs (src/client/silo.ts) is
  * the silo's code — its learner, local training, the networked plan's use of it — and loads no
  * simulation engine, no estimator and no configuration schema; the defaults it needs (test-set
- * size, batch size, epochs) come from the contract (src/contract/defaults.ts). Before issue 33 the
+ * size, batch size, epochs) come from the contract (src/consortium/defaults.ts). Before issue 33 the
  * silo loaded the estimator registry and the schema to read DEFAULT_TEST_SIZE and
  * DEFAULT_BATCH_SIZE (171 modules, 12 estimator files among them).
  *
- * The seven engine files the silo runs (SILO_FILES) move to src/fl with the move of issue 33
- * (the coordinator's move script); after it this test is replaced by its post-move form, which
- * forbids the whole of src/sim.
+ * The silo's code lives in src/fl, a floor below both the simulation (src/sim) and the client;
+ * the client reaches none of src/sim.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -17,15 +16,11 @@ import { moduleGraph } from './module-graph.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The silo's own files that still live in src/engine before the move. */
-const SILO_FILES =
-  /^src\/engine\/(networked|local-run|consortium-of-run|setup|trainer|attacks|strategy-setup)\.ts$/;
-
 const FORBIDDEN: readonly [RegExp, string][] = [
   [/(^|\/)estimators\//, 'a Shapley-family estimator'],
   [/(^|\/)config-schema\.ts$/, 'the experiment configuration schema'],
   [/^src\/records\/config\.ts$/, 'the configuration parser (it loads the estimator registry)'],
-  [/^src\/(engine|sim)\//, 'the in-process simulation'],
+  [/^src\/sim\//, 'the in-process simulation'],
   [/^protocol\/simulate\.ts$/, "the simulation's protocol driver"],
 ];
 
@@ -34,14 +29,14 @@ describe("the silo's module graph (src/client/silo.ts)", () => {
 
   it('reaches the protocol, the contract and its learner', () => {
     expect(graph.has('protocol/client.ts')).toBe(true);
-    expect(graph.has('src/contract/defaults.ts')).toBe(true);
-    expect(graph.has('src/learner/learner.ts')).toBe(true);
+    expect(graph.has('src/consortium/defaults.ts')).toBe(true);
+    expect(graph.has('src/fl/learner/learner.ts')).toBe(true);
   });
 
   it('loads no simulation, estimator or configuration schema', () => {
-    const found = [...graph]
-      .filter((m) => !SILO_FILES.test(m))
-      .flatMap((m) => FORBIDDEN.filter(([re]) => re.test(m)).map(([, what]) => `${m} (${what})`));
+    const found = [...graph].flatMap((m) =>
+      FORBIDDEN.filter(([re]) => re.test(m)).map(([, what]) => `${m} (${what})`),
+    );
     expect(found).toEqual([]);
   });
 });
@@ -52,16 +47,13 @@ describe("the silo's module graph (src/client/silo.ts)", () => {
  */
 const KNOWN_CYCLES = [
   ['src/data/files-dataset.ts', 'src/data/registry.ts'],
-  ['src/engine/attacks.ts', 'src/engine/trainer.ts'],
-  ['src/engine/round/references.ts', 'src/engine/round/run.ts'],
+  ['src/fl/trainer.ts', 'src/fl/update-attacks.ts'],
+  ['src/sim/round/references.ts', 'src/sim/round/setup.ts'],
   ['src/ml/_reduce.ts', 'src/ml/evaluate.ts'],
   ['src/ml/layers-model.ts', 'src/ml/model-registry.ts'],
   ['src/records/comparison-config.ts', 'src/records/config.ts'],
   // scoring.ts joined with main's 72893de (PUT utilities on a reports-only consortium).
   ['src/server/service/external.ts', 'src/server/service/rounds.ts', 'src/server/service/scoring.ts'],
-  // Issue 37's headline: payout.ts names private.ts's CheckedUtilities type, private.ts registers
-  // payout beside the schemes; the variant switch is headline-candidates' measurement knob.
-  ['scoring/payout-variant.ts', 'scoring/payout.ts', 'scoring/private.ts'],
 ];
 
 describe('no new import cycles', () => {

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { type ClientArgs, clientCommand, readKeyFile } from '../../src/cli/client.js';
-import { keygenCommand } from '../../src/cli/keygen.js';
+import { type ClientArgs, clientCommand, readKeyFile } from '../../src/cli/actions/client.js';
+import { keygenCommand } from '../../src/cli/actions/keygen.js';
 import { DATA_FORMAT_NAMES } from '../../src/data/formats/registry.js';
 import { cli, dryRun, spawnCli } from './_cli.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoConsortium, runDemo } from '../../src/cli/demo.js';
+import { demoConsortium, runDemo } from '../../src/cli/actions/demo.js';
 import { cli, spawnCli } from './_cli.js';
 
 describe('fedscore demo', () => {

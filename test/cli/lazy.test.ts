@@ -49,10 +49,10 @@ describe('lazy command loading', () => {
   });
 
   it('the silo client loads neither the report renderer nor the service', () => {
-    const { files, packages } = closure('src/cli/client.ts');
+    const { files, packages } = closure('src/cli/actions/client.ts');
     expect(files).toContain('src/client/silo.ts');
     const heavy = [...files].filter((f) =>
-      /^src\/server\/|^src\/reports\/(report|outputs|charts|audit)/.test(f),
+      /^src\/server\/|^src\/report\/(report|outputs|charts|audit)/.test(f),
     );
     expect(heavy).toEqual([]);
     for (const p of ['fastify', 'vega', 'vega-lite', 'better-sqlite3', 'pg', 'kysely'])

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { progressText, statusText } from '../../src/cli/rounds.js';
+import { progressText, statusText } from '../../src/cli/actions/rounds.js';
 import {
   ADMIN,
   adminInject,

@@ -1,7 +1,7 @@
 /**
  * Issue 6, Acceptance (first bullet): on loopback, `fedscore serve` and five `fedscore client`
  * processes complete 3 rounds with one silo killed (SIGKILL) mid-round, and the scores equal
- * those of the in-process experiment engine (src/engine/experiment.ts → engine.ts) for the same
+ * those of the in-process experiment engine (src/sim/experiment.ts → engine.ts) for the same
  * configuration and seed, with the killed silo configured there as a dropout at the same point.
  *
  * The kill point is made exact by a loopback proxy between the silos and the server: silo 3's
@@ -15,7 +15,7 @@
  * Equality is exact (toEqual on the numbers), not within a tolerance: both sides quantize the
  * same (ŵ_iΔ_i, ŵ_i) with the same clip, weight range and n, and a sum mod 2^32 of the same
  * integer vectors is the same whatever the masks, so M, every coalition model and every utility
- * are the same floats (src/engine/networked.ts lists the operations that must agree).
+ * are the same floats (src/fl/networked.ts lists the operations that must agree).
  *
  * Every silo pins the consortium file (trust issue, finding 1): `--consortium-file` and its
  * `--consortium-digest`; the consortium is created from that file.
@@ -28,13 +28,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
-import { consortiumFileDigest } from '../../src/contract/consortium-file.js';
-import { PRIVATE_METHODS } from '../../src/contract/private-scoring.js';
-import { consortiumBodyOf, consortiumFileOf } from '../../src/engine/consortium-of-run.js';
-import { runExperiment } from '../../src/engine/experiment.js';
-import { initialModel, networkedLearner, networkedRun } from '../../src/engine/networked.js';
-import { createTfLearner } from '../../src/learner/tf-learner.js';
+import { consortiumFileDigest } from '../../src/consortium/consortium-file.js';
+import { PRIVATE_METHODS } from '../../src/consortium/private-scoring.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
+import { createTfLearner } from '../../src/fl/learner/tf-learner.js';
+import { initialModel, networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
+import { runExperiment } from '../../src/sim/experiment.js';
 import { CliProcesses, exited, until } from '../e2e/_processes.js';
 import { SiloProxy } from '../e2e/_proxy.js';
 

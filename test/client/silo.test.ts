@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiloHttp } from '../../src/client/http.js';
 import { runSilo, SiloSetupError } from '../../src/client/silo.js';
-import { networkedRun } from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
+import { networkedRun } from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { adminInject, consortiumBody, D, type Harness, harness } from '../server/_harness.js';
 import { injectFetch } from './_inject.js';

@@ -14,23 +14,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiloHttp } from '../../src/client/http.js';
 import { type RoundOutcome, runSilo } from '../../src/client/silo.js';
-import { PRIVATE_METHODS } from '../../src/contract/private-scoring.js';
-import { consortiumBodyOf, consortiumFileOf } from '../../src/engine/consortium-of-run.js';
-import { runSeed } from '../../src/engine/engine.js';
+import { PRIVATE_METHODS } from '../../src/consortium/private-scoring.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
 import {
   consortiumInput,
   initialModel,
   networkedLearner,
   networkedRun,
   testSetEvaluator,
-} from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+} from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import {
   type LeaderboardEntry,
   leaderboardOfPublished,
   type PublishedScores,
 } from '../../src/records/leaderboard.js';
+import { runSeed } from '../../src/sim/round-loop.js';
 import { adminInject, type Harness, harness } from '../server/_harness.js';
 import { injectFetch } from './_inject.js';
 import { tempJournal } from './_journal.js';

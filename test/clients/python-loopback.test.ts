@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { CumulativeScores } from '../../src/contract/schemas.js';
+import type { CumulativeScores } from '../../src/consortium/schemas.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { leaderboardOfPublished } from '../../src/records/leaderboard.js';
 import type { UtilityScores } from '../../src/records/utility-scores.js';

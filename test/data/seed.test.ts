@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { deriveSeed } from '../../src/data/seed.js';
 
 describe('deriveSeed', () => {
-  it('keeps the values it had in src/engine/setup.ts (runs stay reproducible across the move)', () => {
-    // Computed with src/engine/setup.ts's deriveSeed at commit 090c416.
+  it('keeps the values it had in src/fl/consortium-data.ts (runs stay reproducible across the move)', () => {
+    // Computed with src/fl/consortium-data.ts's deriveSeed at commit 090c416.
     expect([deriveSeed(1, 1), deriveSeed(1, 3, 2), deriveSeed(7, 0x1417)]).toEqual([
       1047868371, 637447523, 65457532,
     ]);

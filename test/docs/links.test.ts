@@ -3,7 +3,7 @@
  * - every Markdown link (inline, image, reference definition, autolink) is relative and resolves
  *   to an existing file or directory of the repository; a `#fragment` names a heading of the
  *   target file (GitHub's anchors);
- * - no link is absolute (`/…`, `C:\…`) or escapes the root with `../contract/`, and no link has a scheme:
+ * - no link is absolute (`/…`, `C:\…`) or escapes the root with `../consortium/`, and no link has a scheme:
  *   links to other sites (http, https, mailto, …) are not allowed at all — cite a paper by its
  *   title (docs/papers.md), not by a URL;
  * - nothing, code blocks included, refers to the design files outside the repository, and any

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
-import { projectCommands, readProject } from '../../src/project/project.js';
+import { projectCommands, readProject } from '../../src/cli/actions/project.js';
 import { parseUtilitiesFile } from '../../src/records/utilities-file.js';
 import { scoreUtilities } from '../../src/records/utility-scores.js';
 import { ROOT, until } from './_processes.js';

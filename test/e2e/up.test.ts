@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
-import { readProject } from '../../src/project/project.js';
+import { readProject } from '../../src/cli/actions/project.js';
 import { ROOT, until } from './_processes.js';
 import { INIT_ARGS, TEST_ONLY_ARGS, UP_ARGS } from './_quickstart.js';
 

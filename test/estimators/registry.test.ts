@@ -1,6 +1,5 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import * as harness from '../../src/engine/harness.js';
 import { defineEstimator } from '../../src/estimators/estimator.js';
 import {
   BUILT_IN_ESTIMATORS,
@@ -25,6 +24,7 @@ import {
   type ExperimentConfig,
   parseConfig,
 } from '../../src/records/config.js';
+import * as harness from '../../src/sim/comparison-harness.js';
 
 const base = { silos: 9, rounds: 2 };
 const names = (uses: { definition: { name: string } }[]) => uses.map((u) => u.definition.name);

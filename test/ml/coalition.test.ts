@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { coalitionOf, emptyCoalition, grandCoalition, maskToCoalition } from '../../scoring/coalition.js';
 import { coalitionTable } from '../../scoring/game.js';
-import { siloCoalitionModels } from '../../src/contract/private-scoring.js';
+import { siloCoalitionModels } from '../../src/consortium/private-scoring.js';
 import { loadBlasKernels, useBlasKernels } from '../../src/ml/_blas_kernels.js';
 import { initBackend } from '../../src/ml/backend.js';
 import {

@@ -72,8 +72,8 @@ describe('entry files of the package', () => {
       'src/client/answers.ts',
       'src/client/http.ts',
       'src/client/public.ts',
-      'src/contract/inert-text.ts', // server text made inert before it reaches a terminal (issue 32, T1)
-      'src/contract/signing.ts',
+      'src/consortium/inert-text.ts', // server text made inert before it reaches a terminal (issue 32, T1)
+      'src/consortium/signing.ts',
       // the dependency-free JSON depth scan every reader of JSON shares (issue 27 A5)
       'src/ml/json-depth.ts',
     ]);
@@ -82,8 +82,8 @@ describe('entry files of the package', () => {
         (f) =>
           /^(src\/client|crypto)\//.test(f) ||
           f === 'src/ml/json-depth.ts' ||
-          f === 'src/contract/inert-text.ts' ||
-          f === 'src/contract/signing.ts',
+          f === 'src/consortium/inert-text.ts' ||
+          f === 'src/consortium/signing.ts',
       ),
     ).toBe(true);
     expect(packages.every((p) => CRYPTO_PACKAGES.includes(p))).toBe(true);

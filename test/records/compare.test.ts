@@ -32,7 +32,7 @@ describe('compareMethods', () => {
 
 describe('lowestScoreRates', () => {
   it('counts the seeds in which an attacker has the lowest score', async () => {
-    const { lowestScoreRates } = await import('../../src/engine/experiment.js');
+    const { lowestScoreRates } = await import('../../src/sim/experiment.js');
     const run = (fp: number[], ee: number[]) => ({ compared: { fp, ee } }) as never;
     const rates = lowestScoreRates([run([3, 2, 1], [1, 2, 3]), run([3, 1, 2], [2, 3, 1])], [2]);
     expect(rates).toEqual({ fp: 0.5, ee: 0.5 });

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spearman } from '../../scoring/metrics.js';
-import { experimentSummary } from '../../src/cli/experiment.js';
+import { experimentSummary } from '../../src/cli/actions/experiment.js';
 import { headlineOfRound, ranked } from '../../src/records/leaderboard.js';
 import type { ExperimentResults } from '../../src/records/results.js';
-import { renderMarkdown } from '../../src/reports/report.js';
+import { renderMarkdown } from '../../src/report/report.js';
 import { cli } from '../cli/_cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fedscore-leaderboard-'));

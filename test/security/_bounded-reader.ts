@@ -5,7 +5,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { readConsortiumFile } from '../../src/contract/consortium-file.js';
+import { readConsortiumFile } from '../../src/consortium/consortium-file.js';
 import { loadLocalData } from '../../src/data/local-data.js';
 
 const [reader, path, shape] = process.argv.slice(2) as [string, string, string | undefined];

@@ -6,10 +6,10 @@
  */
 import { SiloHttp } from '../../src/client/http.js';
 import { type RoundOutcome, runSilo } from '../../src/client/silo.js';
-import type { ConsortiumFile } from '../../src/contract/consortium-file.js';
-import { consortiumBodyOf, consortiumFileOf } from '../../src/engine/consortium-of-run.js';
-import { initialModel, type NetworkedRun } from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+import type { ConsortiumFile } from '../../src/consortium/consortium-file.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
+import { initialModel, type NetworkedRun } from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { injectFetch } from '../client/_inject.js';
 import { tempJournal } from '../client/_journal.js';

@@ -18,7 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, test } from 'vitest';
-import { signedReport } from '../../src/contract/private-scoring.js';
+import { signedReport } from '../../src/consortium/private-scoring.js';
 import { SERVICE_AUDIT_MAX_OPTIMIZED_SILOS } from '../../src/server/service/audit.js';
 import { ADMIN, adminInject, consortiumBody, type Harness, harness, siloInject } from '../server/_harness.js';
 

@@ -26,7 +26,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { simulatedIdentities } from '../../protocol/simulate.js';
 import { detectReports } from '../../scoring/manipulation/detection.js';
 import { ratioScoreBound, SCHEMES } from '../../scoring/private.js';
-import { scoreReports, signedReport } from '../../src/contract/private-scoring.js';
+import { scoreReports, signedReport } from '../../src/consortium/private-scoring.js';
 import {
   adminInject,
   consortiumBody,

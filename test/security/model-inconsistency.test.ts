@@ -35,8 +35,8 @@ import type { ConsistencyCheck, RoundContext } from '../../protocol/messages.js'
 import { modelContextDigest, roundContext } from '../../protocol/round-context.js';
 import { ModelChainError } from '../../src/client/model-chain.js';
 import type { RoundOutcome } from '../../src/client/silo.js';
-import { networkedLearner, networkedRun } from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
+import { networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import { adminInject } from '../server/_harness.js';
 import { parties, resign, runHonestServer } from './_round.js';
 import {

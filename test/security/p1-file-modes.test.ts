@@ -13,8 +13,8 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { initProject } from '../../src/project/init.js';
-import { ProjectProcesses } from '../../src/project/processes.js';
+import { initProject } from '../../src/cli/actions/init.js';
+import { ProjectProcesses } from '../../src/cli/actions/processes.js';
 import { openStore } from '../../src/server/store/database.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fedscore-p1-'));

@@ -6,13 +6,13 @@
  * `{"error":"Bad Request","message":"Client Error","statusCode":400}` (and the like) instead of the
  * catalogue's `{code, message}`. Against f5e8247 every answer below has that shape.
  *
- * Now every such answer is `{code, message}` with a code from src/contract/error-codes.ts (documented in
+ * Now every such answer is `{code, message}` with a code from src/consortium/error-codes.ts (documented in
  * docs/errors.md): `FEDSCORE_ERR_MALFORMED_REQUEST` (400), `FEDSCORE_ERR_HEADERS_TOO_LARGE` (431),
  * `FEDSCORE_ERR_REQUEST_TIMEOUT` (408, tested with the stalled requests in
  * unauthenticated-memory.test.ts) and, for a bad escape in a path, `FEDSCORE_ERR_VALIDATION`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ERRORS } from '../../src/contract/error-codes.js';
+import { ERRORS } from '../../src/consortium/error-codes.js';
 import { ADMIN, createConsortium, type Harness, harness } from '../server/_harness.js';
 import { head, raw } from './_raw.js';
 

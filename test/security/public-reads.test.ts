@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { simulatedIdentities } from '../../protocol/simulate.js';
-import { signedReport } from '../../src/contract/private-scoring.js';
+import { signedReport } from '../../src/consortium/private-scoring.js';
 import { signRequest } from '../../src/server/auth.js';
 import { ADMIN, adminInject, Clock, type Harness, harness, nonce, siloInject } from '../server/_harness.js';
 import { roundInReporting } from './_service-round.js';

@@ -21,8 +21,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelChainError } from '../../src/client/model-chain.js';
-import { localUpdate, networkedLearner, networkedRun } from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
+import { localUpdate, networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import { adminInject } from '../server/_harness.js';
 import {
   attackerEstimate,

@@ -22,8 +22,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReplayRefusedError } from '../../src/client/replay-guard.js';
-import { localUpdate, networkedLearner, networkedRun } from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
+import { localUpdate, networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import { paramsDigest } from '../../src/ml/layers-model.js';
 import { adminInject } from '../server/_harness.js';
 import {

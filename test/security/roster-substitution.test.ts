@@ -8,7 +8,7 @@
  * their secret keys, decrypts t shares of each, reconstructs both secrets and unmasks the
  * victim's masked input y_1 into x_1 — here checked against the victim's actual quantized
  * update. Bonawitz et al. 2017 §6 assume an authentic roster (a PKI); fedscore's is the
- * consortium file the silo pins (src/contract/consortium-file.ts).
+ * consortium file the silo pins (src/consortium/consortium-file.ts).
  *
  * Checked against the old client (src/client/silo.ts of main at 507f595, which took the
  * roster from the server): the first test's attack recovered x_1 exactly; with the pinned file
@@ -27,16 +27,16 @@ import type { RoundConfig } from '../../protocol/config.js';
 import type { AdvertiseKeys, ClientMessage, MaskedInput, RoundContext } from '../../protocol/messages.js';
 import { SiloHttp } from '../../src/client/http.js';
 import { roundContextOf, runSilo } from '../../src/client/silo.js';
-import { ConsortiumMismatchError } from '../../src/contract/consortium-file.js';
-import { consortiumBodyOf, consortiumFileOf } from '../../src/engine/consortium-of-run.js';
+import { ConsortiumMismatchError } from '../../src/consortium/consortium-file.js';
+import { consortiumBodyOf, consortiumFileOf } from '../../src/fl/consortium-of-run.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
 import {
   initialModel,
   localUpdate,
   networkedLearner,
   networkedRun,
   siloInput,
-} from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+} from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { injectFetch } from '../client/_inject.js';
 import { tempJournal } from '../client/_journal.js';

@@ -31,7 +31,7 @@ import {
   type Scheme,
   scoreScheme,
 } from '../../scoring/private.js';
-import { scoreReports, signedReport } from '../../src/contract/private-scoring.js';
+import { scoreReports, signedReport } from '../../src/consortium/private-scoring.js';
 
 const FULL = 0.86;
 const EMPTY = 0.85;

@@ -5,13 +5,13 @@
  * coefficients from the experiment seed, which is public (it is in the configuration and in
  * results.json): anyone who knows it recomputes b_u and s_u^SK and unmasks x_u — shown below.
  * That is fine for a simulation, fatal on a network. Old behaviour (commit f34f0a2): the modules
- * the silo and the service import reached src/engine/secure-round.ts and protocol/simulate.ts (the
+ * the silo and the service import reached src/sim/secure-round.ts and protocol/simulate.ts (the
  * silo took its threshold rule from secure-round.ts), and the silo accepted any injected random
  * source (`SiloOptions.random`).
  *
  * Now: the seed-derived sources live in protocol/simulation-random.ts; test/arch/layers.ts
  * (`findSimulationRandomnessLeaks`) fails when any module reachable from src/client or
- * src/server imports it, protocol/simulate.ts, src/engine/secure-round.ts, or mentions a seeded
+ * src/server imports it, protocol/simulate.ts, src/sim/secure-round.ts, or mentions a seeded
  * source at all; the silo's randomness has no option to replace it and comes from
  * crypto.getRandomValues.
  */
@@ -88,10 +88,10 @@ describe('security: simulation randomness on networked paths', () => {
   it('no module reachable from src/client or src/server reaches protocol/simulation-random.ts or a seeded source', () => {
     const files = sources();
     expect(findSimulationRandomnessLeaks(files)).toEqual([]);
-    // … and the check is not vacuous: the silo does reach the engine's shared code (src/engine).
+    // … and the check is not vacuous: the silo does reach the engine's shared code (src/sim).
     const leaky = [...files, { path: 'src/client/leak.ts', text: "import '../engine/secure-round.js';" }];
     expect(findSimulationRandomnessLeaks(leaky).map((v) => v.specifier)).toEqual([
-      'src/client/leak.ts → src/engine/secure-round.ts',
+      'src/client/leak.ts → src/sim/secure-round.ts',
     ]);
   });
 

@@ -19,8 +19,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RoundOutcome } from '../../src/client/silo.js';
-import { networkedLearner, networkedRun } from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
+import { networkedLearner, networkedRun } from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { adminInject } from '../server/_harness.js';
 import { json, SPLIT_CONFIG, splitServer, untilStage } from './_split-model.js';

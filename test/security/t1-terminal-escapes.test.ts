@@ -19,9 +19,9 @@ import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SiloHttp } from '../../src/client/http.js';
 import { runSilo } from '../../src/client/silo.js';
-import { hasControlCharacters, inertLines, inertText } from '../../src/contract/inert-text.js';
-import { networkedRun } from '../../src/engine/networked.js';
-import type { Learner } from '../../src/learner/learner.js';
+import { hasControlCharacters, inertLines, inertText } from '../../src/consortium/inert-text.js';
+import type { Learner } from '../../src/fl/learner/learner.js';
+import { networkedRun } from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { cli } from '../cli/_cli.js';
 import { injectFetch } from '../client/_inject.js';
@@ -37,7 +37,7 @@ const EVIL = '\u001b[2J\u001b]0;owned\u0007\nsilo 1 round 1: report accepted (fo
 const tmp = mkdtempSync(join(tmpdir(), 'fedscore-t1-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-describe('inertText / inertLines (src/contract/inert-text.ts)', () => {
+describe('inertText / inertLines (src/consortium/inert-text.ts)', () => {
   it('leaves no control character, bidi override or line break in a field; printable text is unchanged', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (s) => {

@@ -36,7 +36,7 @@ import type {
 import { NO_CONTEXT, PROTOCOL_VERSION } from '../../protocol/messages.js';
 import { serverAdvance, serverHandle } from '../../protocol/server.js';
 import { checkConsortium } from '../../src/client/silo.js';
-import { networkedRun } from '../../src/engine/networked.js';
+import { networkedRun } from '../../src/fl/networked.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { consortiumInput, fixture } from '../server/service/_service.js';
 import { type Party, parties } from './_round.js';

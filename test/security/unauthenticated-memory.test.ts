@@ -18,7 +18,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ERRORS } from '../../src/contract/error-codes.js';
+import { ERRORS } from '../../src/consortium/error-codes.js';
 import { signRequest } from '../../src/server/auth.js';
 import { ADMIN, Clock, createConsortium, D, type Harness, harness, nonce } from '../server/_harness.js';
 import { head, raw } from './_raw.js';

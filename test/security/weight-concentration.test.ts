@@ -3,8 +3,8 @@
  *
  * A malicious server serves every silo the same lie: `/scores` with the target high and every other
  * silo equal, so score-weighted aggregation (papers/003 §5) gives the target the largest weight and
- * the others the floor. Every silo computes the same plan (src/contract/networked-plan.ts), masks
- * ŵ_iΔ_i and the server decodes, through the real secure aggregation (src/engine/secure-round.ts),
+ * the others the floor. Every silo computes the same plan (src/consortium/networked-plan.ts), masks
+ * ŵ_iΔ_i and the server decodes, through the real secure aggregation (src/sim/secure-round.ts),
  * Σ ŵ_iΔ_i / Σ ŵ_i. The measure: its relative error ‖·− Δ_t‖/‖Δ_t‖ and cosine to the target's
  * update Δ_t, against the same measure of the equal-weight sum (what the round should reveal).
  * Updates share a common direction (as local training from one base model does), so the equal
@@ -16,7 +16,7 @@
  * 2-silo plan was masked and the service created a consortium selecting 2 of 3. All four tests
  * failed.
  *
- * After the fix (s = 1/2, m = 3: the cap `capWeights` of src/contract/weight-floor.ts, applied by
+ * After the fix (s = 1/2, m = 3: the cap `capWeights` of src/consortium/weight-floor.ts, applied by
  * every silo's plan): 3 silos, the lie is capped to equal weights — the decoded sum is the
  * equal-weight one (0.474, 0.881); a plan of 2 selected silos is refused
  * (FEDSCORE_ERR_TOO_FEW_SILOS), and so is a consortium whose strategy selects 2. What the same lie
@@ -32,8 +32,8 @@ import {
   type PublishedRound,
   planRound,
   publicSetup,
-} from '../../src/contract/networked-plan.js';
-import { secureAggregate } from '../../src/engine/secure-round.js';
+} from '../../src/consortium/networked-plan.js';
+import { secureAggregate } from '../../src/sim/secure-round.js';
 import type { StrategyConfig } from '../../src/strategies/registry.js';
 import { adminInject, consortiumBody, harness } from '../server/_harness.js';
 

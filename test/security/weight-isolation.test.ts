@@ -3,12 +3,12 @@
  *
  * Score-weighted aggregation normalises scores as (s − min)/mean (papers/003 §5), so the lowest
  * scored selected silo gets weight exactly 0, and Σ ŵ_iΔ_i / Σ ŵ_i — what the server decodes from
- * the real secure aggregation (src/engine/secure-round.ts, the Bonawitz et al. state machines) — is the
+ * the real secure aggregation (src/sim/secure-round.ts, the Bonawitz et al. state machines) — is the
  * other silo's update.
  *
  * (i) Honest-but-curious server, the consortium of docs/consortium.md (3 silos, score-weighted EE,
- *     2 selected per round): the silos' plans (src/contract/networked-plan.ts, what each silo
- *     computes from the published scores) and the engine's weigh step (src/engine/round/weigh.ts).
+ *     2 selected per round): the silos' plans (src/consortium/networked-plan.ts, what each silo
+ *     computes from the published scores) and the engine's weigh step (src/sim/round/weigh.ts).
  *     Against commit dc1119c the plan of round 2 (silos 0 and 2 selected, both scored in round 1)
  *     gave weights [0, 2], the engine's weigh step the same, and the step the server decoded was
  *     silo 2's update to 1.49e-8 (relative L∞ distance; silo 0's: 1.83), i.e. the server read
@@ -23,12 +23,12 @@
  * (f_2 = 1/9), the step is at 0.18 of the heavier silo's update and 1.5–1.6 of the other's;
  * (ii) weights [5, 0.5, 0.5, 0.5, 0.5] (target at 0.41) and [2, 0.222] (target at 0.18).
  * The test asserts that every selected silo's normalized weight is ≥ the consortium's floor f_k
- * (src/contract/weight-floor.ts: 1/9 for two silos, 0.1 otherwise, with the defaults f = 0.1 and
+ * (src/consortium/weight-floor.ts: 1/9 for two silos, 0.1 otherwise, with the defaults f = 0.1 and
  * s = 0.9), no silo holds more than s of Σ w, and the decoded step is no silo's update (each at
  * relative distance ≥ 0.05). A plan that breaks the bounds is refused before masking
  * (WeightBoundsError, FEDSCORE_ERR_WEIGHT_BOUNDS); a server serving another floor than the pinned
  * file's is refused before anything is sent (ConsortiumMismatchError at encoding.weightFloor,
- * test/contract/consortium-file.test.ts; unpinned, WeightBoundsError: test/client/silo.test.ts), and
+ * test/consortium/consortium-file.test.ts; unpinned, WeightBoundsError: test/client/silo.test.ts), and
  * the service refuses a floor of 0 or a share of 1 at creation (below).
  * Issue 32 (W1) raised the defaults to s = 1/2 with an effective number of participants ≥ 3 and
  * at least 3 selected silos; the figures above are issue 27's.
@@ -44,12 +44,12 @@ import {
   type PublishedRound,
   planRound,
   publicSetup,
-} from '../../src/contract/networked-plan.js';
-import { DEFAULT_WEIGHT_BOUNDS, roundFloor } from '../../src/contract/weight-floor.js';
-import type { Run, RunState } from '../../src/engine/round/run.js';
-import { weighStep } from '../../src/engine/round/weigh.js';
-import { secureAggregate } from '../../src/engine/secure-round.js';
+} from '../../src/consortium/networked-plan.js';
+import { DEFAULT_WEIGHT_BOUNDS, roundFloor } from '../../src/consortium/weight-floor.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
+import type { Run, RunState } from '../../src/sim/round/setup.js';
+import { weighStep } from '../../src/sim/round/weigh.js';
+import { secureAggregate } from '../../src/sim/secure-round.js';
 import type { StrategyConfig } from '../../src/strategies/registry.js';
 import { emptyHistory, type History, recordRound } from '../../src/strategies/strategy.js';
 import { adminInject, consortiumBody, harness } from '../server/_harness.js';

@@ -17,7 +17,7 @@ import { simulatedIdentities } from '../../protocol/simulate.js';
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { type App, type BuildAppOptions, buildApp } from '../../src/server/app.js';
 import { signRequest } from '../../src/server/auth.js';
-import type { Evaluator } from '../../src/server/service.js';
+import type { Evaluator } from '../../src/server/service/scoring-service.js';
 import { openStore, type StoreHandle, type StoreLocation } from '../../src/server/store/database.js';
 
 export const ADMIN = 'admin-token-0123456789abcdef';

@@ -10,8 +10,8 @@ import { encodeClientMessage, signedPayload } from '../../protocol/codec.js';
 import type { MaskedInput } from '../../protocol/messages.js';
 import { PROTOCOL_VERSION } from '../../protocol/messages.js';
 import { signScoreReport } from '../../protocol/score-report.js';
-import { ERRORS } from '../../src/contract/error-codes.js';
-import { signedReport } from '../../src/contract/private-scoring.js';
+import { ERRORS } from '../../src/consortium/error-codes.js';
+import { signedReport } from '../../src/consortium/private-scoring.js';
 import { signRequest } from '../../src/server/auth.js';
 import {
   ADMIN,

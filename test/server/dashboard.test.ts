@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { signedReport, siloCoalitionModels } from '../../src/contract/private-scoring.js';
+import { signedReport, siloCoalitionModels } from '../../src/consortium/private-scoring.js';
 import { headlineOfRound, leaderboardOfPublished } from '../../src/records/leaderboard.js';
 import { ASSET_NAMES, assetPath } from '../../src/server/_dashboard-assets.js';
 import { DASHBOARD_CSP, escapeHtml } from '../../src/server/_dashboard-page.js';
@@ -184,7 +184,7 @@ async function step(h: Harness, r: number, silos: Silo[], from: number, to: numb
   }
 }
 
-/** The survivors submit their signed reports (as src/contract/private-scoring.ts computes them). */
+/** The survivors submit their signed reports (as src/consortium/private-scoring.ts computes them). */
 async function report(h: Harness, r: number) {
   const agg = (await adminInject(h, 'GET', `/v1/consortia/${CID}/rounds/${r}/aggregate`)).json();
   const sum = await adminInject(h, 'GET', `/v1/consortia/${CID}/rounds/${r}/aggregate/sum`);

@@ -5,8 +5,8 @@
  * measured.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { scoreReports, signedReport, siloCoalitionModels } from '../../src/contract/private-scoring.js';
-import { ScoringService } from '../../src/server/service.js';
+import { scoreReports, signedReport, siloCoalitionModels } from '../../src/consortium/private-scoring.js';
+import { ScoringService } from '../../src/server/service/scoring-service.js';
 import {
   adminInject,
   consortiumBody,

@@ -1,7 +1,7 @@
 /** The error catalogue: every code documented in docs/errors.md with its status, and nothing else. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { ERRORS, errorBody, SILO_CODES } from '../../src/contract/error-codes.js';
+import { ERRORS, errorBody, SILO_CODES } from '../../src/consortium/error-codes.js';
 import { toErrorResponse } from '../../src/server/app.js';
 import { ServiceError } from '../../src/server/errors.js';
 

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { keptUtilities, quarantineReports } from '../../scoring/manipulation/quarantine.js';
 import { SCHEMES, scoreScheme } from '../../scoring/private.js';
-import { signedReport } from '../../src/contract/private-scoring.js';
+import { signedReport } from '../../src/consortium/private-scoring.js';
 import { signRequest } from '../../src/server/auth.js';
 import type { StoreLocation } from '../../src/server/store/database.js';
 import {

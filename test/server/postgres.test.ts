@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { signedReport } from '../../src/contract/private-scoring.js';
+import { signedReport } from '../../src/consortium/private-scoring.js';
 import {
   adminInject,
   Clock,

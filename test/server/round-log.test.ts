@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { signedReport } from '../../src/contract/private-scoring.js';
+import { signedReport } from '../../src/consortium/private-scoring.js';
 import { roundLogLine } from '../../src/server/round-log.js';
 import { adminInject, createConsortium, type Harness, harness, Silo, STEPS, siloInject } from './_harness.js';
 

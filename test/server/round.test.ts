@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { decodeWeightedSum, valueErrorBound } from '../../protocol/weighted.js';
 import { leaveOneOut } from '../../scoring/private.js';
-import { scoreReports, signedReport, siloCoalitionModels } from '../../src/contract/private-scoring.js';
+import { scoreReports, signedReport, siloCoalitionModels } from '../../src/consortium/private-scoring.js';
 import {
   adminInject,
   createConsortium,
@@ -61,7 +61,7 @@ function plainSum(silos: readonly Silo[], ids: readonly number[]): Uint32Array {
   return sum;
 }
 
-/** Each survivor's report, computed as a silo would (src/contract/private-scoring.ts). */
+/** Each survivor's report, computed as a silo would (src/consortium/private-scoring.ts). */
 async function reportsOf(h: Harness, round: number, survivors: number[], base: Float32Array) {
   const agg = await get(h, `/v1/consortia/c1/rounds/${round}/aggregate`);
   const sum = await get(h, `/v1/consortia/c1/rounds/${round}/aggregate/sum`);

@@ -8,7 +8,7 @@
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { signedReport } from '../../src/contract/private-scoring.js';
+import { signedReport } from '../../src/consortium/private-scoring.js';
 import type { StoreLocation } from '../../src/server/store/database.js';
 import {
   adminInject,

@@ -3,10 +3,10 @@
  * the results.json a single process computes, timings aside; a failing seed names itself.
  */
 import { describe, expect, it } from 'vitest';
-import { assembleResults, runExperiment } from '../../src/engine/experiment.js';
-import { dataShapeOf } from '../../src/engine/setup.js';
-import { createTfLearner } from '../../src/learner/tf-learner.js';
+import { dataShapeOf } from '../../src/fl/consortium-data.js';
+import { createTfLearner } from '../../src/fl/learner/tf-learner.js';
 import { parseConfig } from '../../src/records/config.js';
+import { assembleResults, runExperiment } from '../../src/sim/experiment.js';
 import { runSeedsLocally } from '../../src/sweep/local.js';
 
 const tiny = (extra: Record<string, unknown> = {}) =>

@@ -1,8 +1,8 @@
-/** `fedscore audit`: its flags; the action (src/cli/audit.ts) is imported when it runs. */
+/** `fedscore audit`: its flags; the action (src/cli/actions/audit.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, UsageError } from '../_flags.js';
-import type { AuditExperimentFlags, AuditFlags } from '../audit.js';
+import type { AuditExperimentFlags, AuditFlags } from '../actions/audit.js';
 
 /** The flags as commander parses them (none is required alone: --from or --utilities). */
 type ParsedAuditFlags = Partial<AuditExperimentFlags> & { utilities?: string; out?: string };
@@ -38,5 +38,5 @@ export const audit: CommandDefinition<ParsedAuditFlags, AuditFlags> = {
     const { out: _, utilities: __, ...rest } = flags;
     return { ...rest, from: flags.from };
   },
-  run: async (flags) => (await import('../audit.js')).auditCommand(flags),
+  run: async (flags) => (await import('../actions/audit.js')).auditCommand(flags),
 };

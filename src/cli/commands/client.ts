@@ -1,8 +1,8 @@
-/** `fedscore client`: its flags; the action (src/cli/client.ts) is imported when it runs. */
+/** `fedscore client`: its flags; the action (src/cli/actions/client.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, httpUrlOption, idOption, integerOption, required, UsageError } from '../_flags.js';
-import type { ClientArgs } from '../client.js';
+import type { ClientArgs } from '../actions/client.js';
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
@@ -163,5 +163,5 @@ export const client: CommandDefinition<ClientFlags, ClientArgs> = {
       ...(f.trainer !== undefined ? { trainer: f.trainer } : {}),
     };
   },
-  run: async (args) => (await import('../client.js')).clientCommand(args),
+  run: async (args) => (await import('../actions/client.js')).clientCommand(args),
 };

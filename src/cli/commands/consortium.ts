@@ -1,9 +1,9 @@
-/** `fedscore consortium`: its flags; the action (src/cli/consortium.ts) is imported when it runs. */
+/** `fedscore consortium`: its flags; the action (src/cli/actions/consortium.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, httpUrlOption, idOption, integerOption, required, UsageError } from '../_flags.js';
-import type { ConsortiumArgs } from '../consortium.js';
-import type { ConsortiumCreateArgs } from '../consortium-create.js';
+import type { ConsortiumArgs } from '../actions/consortium.js';
+import type { ConsortiumCreateArgs } from '../actions/consortium-create.js';
 
 interface CreateFlags {
   server?: string;
@@ -83,7 +83,7 @@ export const consortiumCreate: CommandDefinition<CreateFlags, ConsortiumCreateAr
       ...(f.external ? { external: true } : {}),
     };
   },
-  run: async (args) => (await import('../consortium-create.js')).consortiumCreateCommand(args),
+  run: async (args) => (await import('../actions/consortium-create.js')).consortiumCreateCommand(args),
 };
 
 interface ConsortiumFlags {
@@ -129,6 +129,6 @@ export const consortium: CommandDefinition<ConsortiumFlags, ConsortiumArgs> = {
       adminToken,
     };
   },
-  run: async (args) => (await import('../consortium.js')).consortiumCommand(args),
+  run: async (args) => (await import('../actions/consortium.js')).consortiumCommand(args),
   subcommands: [consortiumCreate as CommandDefinition<never, unknown>],
 };

@@ -1,4 +1,4 @@
-/** `fedscore demo`: its flags and action; the demo itself (src/cli/demo.ts) is imported when it runs. */
+/** `fedscore demo`: its flags and action; the demo itself (src/cli/actions/demo.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { integerOption, UsageError } from '../_flags.js';
@@ -28,7 +28,7 @@ export const demo: CommandDefinition<DemoFlags, DemoFlags> = {
   ],
   args: (flags) => flags,
   run: async ({ silos, seed, json }) => {
-    const { formatDemo, runDemo } = await import('../demo.js');
+    const { formatDemo, runDemo } = await import('../actions/demo.js');
     const result = await runDemo(silos, seed);
     process.stdout.write(`${json ? JSON.stringify(result, null, 2) : formatDemo(result)}\n`);
     return 0;

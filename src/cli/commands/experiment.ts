@@ -1,8 +1,8 @@
-/** `fedscore experiment`: its flags; the action (src/cli/experiment.ts) is imported when it runs. */
+/** `fedscore experiment`: its flags; the action (src/cli/actions/experiment.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, integerOption, required } from '../_flags.js';
-import type { ExperimentFlags } from '../experiment.js';
+import type { ExperimentFlags } from '../actions/experiment.js';
 
 export const experiment: CommandDefinition<ExperimentFlags, ExperimentFlags> = {
   name: 'experiment',
@@ -35,5 +35,5 @@ export const experiment: CommandDefinition<ExperimentFlags, ExperimentFlags> = {
   ],
   plugins: true,
   args: (flags) => flags,
-  run: async (flags) => (await import('../experiment.js')).experimentCommand(flags),
+  run: async (flags) => (await import('../actions/experiment.js')).experimentCommand(flags),
 };

@@ -1,9 +1,9 @@
-/** `fedscore init <dir>`: its flags; the action (src/project/init.ts) is imported when it runs. */
+/** `fedscore init <dir>`: its flags; the action (src/cli/actions/init.ts) is imported when it runs. */
 
 import { Option } from 'commander';
-import type { InitArgs } from '../../project/init.js';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, idOption, integerOption, UsageError } from '../_flags.js';
+import type { InitArgs } from '../actions/init.js';
 
 interface InitFlags {
   dir: string;
@@ -36,7 +36,7 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
       'silos',
       'n',
       "number of silos, at least 3: in a round of 2 each silo would read the other's update off the sum (default 3)",
-      // MIN_SELECTED_SILOS (src/contract/weight-floor.ts; initProject checks it too): a literal here,
+      // MIN_SELECTED_SILOS (src/consortium/weight-floor.ts; initProject checks it too): a literal here,
       // since the command definitions load no module beyond the CLI's own.
       3,
       64,
@@ -109,7 +109,7 @@ export const init: CommandDefinition<InitFlags, InitArgs> = {
     };
   },
   async run(args) {
-    const { initProject } = await import('../../project/init.js');
+    const { initProject } = await import('../actions/init.js');
     try {
       await initProject(args);
     } catch (e) {

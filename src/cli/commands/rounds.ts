@@ -1,11 +1,11 @@
 /**
  * `fedscore rounds open|status|close|release`: the operator's manual control of a consortium's rounds over
- * HTTP with the admin token; the actions (src/cli/rounds.ts) are imported when they run.
+ * HTTP with the admin token; the actions (src/cli/actions/rounds.ts) are imported when they run.
  */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { httpUrlOption, idOption, integerOption, required, UsageError } from '../_flags.js';
-import type { RoundsArgs } from '../rounds.js';
+import type { RoundsArgs } from '../actions/rounds.js';
 
 interface RoundsFlags {
   server: string;
@@ -55,7 +55,7 @@ function argsOf(
   } satisfies RoundsArgs;
 }
 
-const run = async (args: RoundsArgs) => (await import('../rounds.js')).roundsCommand(args);
+const run = async (args: RoundsArgs) => (await import('../actions/rounds.js')).roundsCommand(args);
 
 const open: CommandDefinition<RoundsFlags, RoundsArgs> = {
   name: 'open',

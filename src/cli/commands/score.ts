@@ -1,8 +1,8 @@
-/** `fedscore score`: its flags; the action (src/cli/score.ts) is imported when it runs. */
+/** `fedscore score`: its flags; the action (src/cli/actions/score.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { required } from '../_flags.js';
-import type { ScoreFlags } from '../score.js';
+import type { ScoreFlags } from '../actions/score.js';
 
 export const score: CommandDefinition<ScoreFlags, ScoreFlags> = {
   name: 'score',
@@ -18,5 +18,5 @@ export const score: CommandDefinition<ScoreFlags, ScoreFlags> = {
     ),
   ],
   args: (flags) => flags,
-  run: async (flags) => (await import('../score.js')).scoreCommand(flags),
+  run: async (flags) => (await import('../actions/score.js')).scoreCommand(flags),
 };

@@ -1,9 +1,9 @@
-/** `fedscore serve`: its flags; the action (src/cli/serve.ts) is imported when it runs. */
+/** `fedscore serve`: its flags; the action (src/cli/actions/serve.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, integerOption, required, UsageError } from '../_flags.js';
 import { LOG_FORMATS, type LogFormat } from '../_log-format.js';
-import type { ServeArgs } from '../serve.js';
+import type { ServeArgs } from '../actions/serve.js';
 
 interface ServeFlags {
   port: number;
@@ -100,5 +100,5 @@ export const serve: CommandDefinition<ServeFlags, ServeArgs> = {
       ...(f.backend !== undefined ? { backend: f.backend } : {}),
     };
   },
-  run: async (args) => (await import('../serve.js')).serveCommand(args),
+  run: async (args) => (await import('../actions/serve.js')).serveCommand(args),
 };

@@ -1,12 +1,12 @@
 /**
  * `fedscore sweep submit|status|collect`: experiment sweeps on a PostgreSQL job queue
- * (docs/sweeps.md); the actions (src/cli/sweep.ts) are imported when they run. Workers:
+ * (docs/sweeps.md); the actions (src/cli/actions/sweep.ts) are imported when they run. Workers:
  * `fedscore worker` (commands/worker.ts).
  */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { integerOption, required, UsageError } from '../_flags.js';
-import type { SweepArgs } from '../sweep.js';
+import type { SweepArgs } from '../actions/sweep.js';
 
 /** `--queue <url>`: a postgres:// or postgresql:// URL. @throws UsageError naming the flag. */
 export const queueOption = () =>
@@ -49,7 +49,7 @@ interface IdFlags {
   json?: boolean;
 }
 
-const run = async (args: SweepArgs) => (await import('../sweep.js')).sweepCommand(args);
+const run = async (args: SweepArgs) => (await import('../actions/sweep.js')).sweepCommand(args);
 
 const submit: CommandDefinition<SubmitFlags, SweepArgs> = {
   name: 'submit',

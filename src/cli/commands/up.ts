@@ -1,8 +1,8 @@
-/** `fedscore up <dir>`: its flags; the action (src/project/up.ts) is imported when it runs. */
+/** `fedscore up <dir>`: its flags; the action (src/cli/actions/up.ts) is imported when it runs. */
 import { Option } from 'commander';
-import type { UpArgs } from '../../project/up.js';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, integerOption } from '../_flags.js';
+import type { UpArgs } from '../actions/up.js';
 
 interface UpFlags {
   dir: string;
@@ -40,7 +40,7 @@ export const up: CommandDefinition<UpFlags, UpArgs> = {
     fresh: f.fresh === true,
   }),
   async run(args) {
-    const { upCommand } = await import('../../project/up.js');
+    const { upCommand } = await import('../actions/up.js');
     const { packageVersion } = await import('../_package.js');
     return upCommand({ ...args, version: packageVersion() });
   },

@@ -1,8 +1,8 @@
-/** `fedscore worker`: runs sweep jobs from the queue; the action (src/cli/worker.ts) is imported when it runs. */
+/** `fedscore worker`: runs sweep jobs from the queue; the action (src/cli/actions/worker.ts) is imported when it runs. */
 import { Option } from 'commander';
 import type { CommandDefinition } from '../_command.js';
 import { backendOption, integerOption, required } from '../_flags.js';
-import type { WorkerArgs } from '../worker.js';
+import type { WorkerArgs } from '../actions/worker.js';
 import { queueOption } from './sweep.js';
 
 interface WorkerFlags {
@@ -51,5 +51,5 @@ export const worker: CommandDefinition<WorkerFlags, WorkerArgs> = {
     ...(f.idleExit !== undefined ? { idleExit: f.idleExit } : {}),
     ...(f.quiet ? { quiet: true } : {}),
   }),
-  run: async (args) => (await import('../worker.js')).workerCommand(args),
+  run: async (args) => (await import('../actions/worker.js')).workerCommand(args),
 };

@@ -3,7 +3,7 @@
  * the viewer token read its configuration.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Consortium, ConsortiumInput, ConsortiumParams, errors, READERS } from '../../contract/schemas.js';
+import { Consortium, ConsortiumInput, ConsortiumParams, errors, READERS } from '../../consortium/schemas.js';
 
 const consortia: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -2,7 +2,7 @@
  * The dashboard (issue 6): an HTML page per consortium — its configuration, each round's progress
  * through the stages, and score charts per scheme over the rounds — that reads the JSON endpoints
  * (`GET /v1/consortia/:cid`, `…/rounds`) and its charts (`GET /dashboard/:cid/charts`, Vega-Lite
- * specifications of src/reports/charts.ts, the report's chart module) from the browser with the viewer
+ * specifications of src/report/charts.ts, the report's chart module) from the browser with the viewer
  * (or admin) token, and draws the charts with vega-embed from `/dashboard/_assets/` (vega,
  * vega-lite and vega-embed from node_modules, no CDN). The page, the index and the scripts hold no
  * consortium data and are public; the page is served for any well-formed id, existing or not, so
@@ -12,7 +12,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { ConsortiumId, ConsortiumParams, errors, READERS } from '../../contract/schemas.js';
+import { ConsortiumId, ConsortiumParams, errors, READERS } from '../../consortium/schemas.js';
 import { ASSET_NAMES, dashboardAsset } from '../_dashboard-assets.js';
 import { dashboardCharts } from '../_dashboard-charts.js';
 import { DASHBOARD_CSP, dashboardIndex, dashboardPage } from '../_dashboard-page.js';
@@ -80,7 +80,7 @@ const Charts = Type.Object(
           scheme: Type.String(),
           kind: Type.Union([Type.Literal('round'), Type.Literal('cumulative')]),
           spec: Type.Unknown({
-            description: 'a Vega-Lite specification with its data (src/reports/charts.ts)',
+            description: 'a Vega-Lite specification with its data (src/report/charts.ts)',
           }),
           final: Type.Optional(Type.Array(Type.Number(), { description: 'cumulative: each silo’s sum' })),
         },

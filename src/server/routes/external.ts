@@ -4,7 +4,7 @@
  * post their signed reports on the ordinary report route (routes/reports.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ExternalUtilitiesInput, errors, Round, RoundParams } from '../../contract/schemas.js';
+import { ExternalUtilitiesInput, errors, Round, RoundParams } from '../../consortium/schemas.js';
 
 const external: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -1,7 +1,7 @@
 /** Liveness (`/health`: the process answers) and readiness (`/ready`: the store answers). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { errors } from '../../contract/schemas.js';
+import { errors } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 
 const Status = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { Binary, ConsortiumParams, errors, MEMBERS, VersionParams } from '../../contract/schemas.js';
+import { Binary, ConsortiumParams, errors, MEMBERS, VersionParams } from '../../consortium/schemas.js';
 import { bodyBytes, sendBytes } from '../_http.js';
 
 const MODEL_VERSION_HEADER = 'x-fedscore-model-version';

@@ -15,7 +15,7 @@ import {
   ReportParams,
   RoundParams,
   RoundScores,
-} from '../../contract/schemas.js';
+} from '../../consortium/schemas.js';
 import { bodyBytes } from '../_http.js';
 
 const reports: FastifyPluginAsyncTypebox = async (app) => {

@@ -18,7 +18,7 @@ import {
   RoundParams,
   StageProgress,
   UtilitiesInput,
-} from '../../contract/schemas.js';
+} from '../../consortium/schemas.js';
 import { sendBytes } from '../_http.js';
 
 /** A round as `reader` may see it: the viewer token does not see Σ w_i. */

@@ -13,7 +13,7 @@ import {
   READERS,
   RoundParams,
   RoundScores,
-} from '../../contract/schemas.js';
+} from '../../consortium/schemas.js';
 
 const scores: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -8,7 +8,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { type CollectingStage, STAGE_MESSAGE_TYPES } from '../../../protocol/server.js';
-import { Accepted, Binary, ConsortiumId, errors } from '../../contract/schemas.js';
+import { Accepted, Binary, ConsortiumId, errors } from '../../consortium/schemas.js';
 import { bodyBytes, sendBytes } from '../_http.js';
 
 const STAGES: readonly { stage: CollectingStage; summary: string }[] = [

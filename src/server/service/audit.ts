@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
 import { type AuditOptions, assembleRecordedSummary, type RoundAuditSummaryPart } from '../../audit/audit.js';
-import type { Consortium } from '../../contract/schemas.js';
+import type { Consortium } from '../../consortium/schemas.js';
 import { type AuditedRoundJson, AuditWorker } from './audit-worker.js';
 import { type Consortia, rangeOf } from './consortia.js';
 import type { ServiceContext } from './context.js';

@@ -16,11 +16,11 @@ import {
 } from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
-import { DEFAULT_MIN_WEIGHT, DEFAULT_SELECTION_SEED, DEFAULT_UTILITY } from '../../contract/defaults.js';
-import { networkedStrategy, planRound, publicSetup } from '../../contract/networked-plan.js';
-import { utilityRange } from '../../contract/private-scoring.js';
-import type { Consortium, ConsortiumInput, Deadlines } from '../../contract/schemas.js';
-import { MIN_SELECTED_SILOS } from '../../contract/weight-floor.js';
+import { DEFAULT_MIN_WEIGHT, DEFAULT_SELECTION_SEED, DEFAULT_UTILITY } from '../../consortium/defaults.js';
+import { networkedStrategy, planRound, publicSetup } from '../../consortium/networked-plan.js';
+import { utilityRange } from '../../consortium/private-scoring.js';
+import type { Consortium, ConsortiumInput, Deadlines } from '../../consortium/schemas.js';
+import { MIN_SELECTED_SILOS } from '../../consortium/weight-floor.js';
 import { DEFAULT_CONVENTION } from '../../ml/convention.js';
 import type { StrategyConfig } from '../../strategies/registry.js';
 import { fromHex } from '../_bytes.js';
@@ -94,7 +94,7 @@ export function roundConfig(
 /**
  * How the consortium's silos quantize their weighted inputs (protocol/weighted.ts): for n summands,
  * or for the round's k selected silos when its strategy selects (the engine's encoding,
- * src/engine/secure-round.ts, quantizes for the k silos of the round).
+ * src/sim/secure-round.ts, quantizes for the k silos of the round).
  */
 export function weightedEncoding(c: Consortium, selected?: readonly number[] | null): WeightedEncoding {
   return {

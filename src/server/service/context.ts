@@ -1,10 +1,10 @@
 /**
  * What every part of the scoring service shares: the store (its Kysely handle and dialect), the
  * clock, the optional evaluator of v(·) and where its failures are reported. The parts get it
- * from the facade (../service.ts); nothing here is a module-level singleton.
+ * from the facade (./scoring-service.ts); nothing here is a module-level singleton.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { Consortium } from '../../contract/schemas.js';
+import type { Consortium } from '../../consortium/schemas.js';
 import type { StoreHandle } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 

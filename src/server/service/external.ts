@@ -15,7 +15,7 @@
  * and a round opens only when the previous one is over, as for fedscore's own rounds.
  */
 
-import { type Consortium, isTerminal, type Round } from '../../contract/schemas.js';
+import { type Consortium, isTerminal, type Round } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Consortia } from './consortia.js';
 import { checkUtilities } from './consortia.js';

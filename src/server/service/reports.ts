@@ -5,8 +5,8 @@
  */
 import { SecAggError } from '../../../protocol/errors.js';
 import { verifyScoreReport } from '../../../protocol/score-report.js';
-import type { ErrorCode } from '../../contract/error-codes.js';
-import type { Round } from '../../contract/schemas.js';
+import type { ErrorCode } from '../../consortium/error-codes.js';
+import type { Round } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import { type Consortia, checkUtilities } from './consortia.js';
 import { view } from './round-rows.js';

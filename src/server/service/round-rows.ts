@@ -8,7 +8,7 @@
  * before the route answers.
  */
 import type { Selectable, Transaction } from 'kysely';
-import type { Round, RoundScores, RoundStage } from '../../contract/schemas.js';
+import type { Round, RoundScores, RoundStage } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Database, RoundsTable } from '../store/schema.js';
 import { BlobCache } from './blob-cache.js';

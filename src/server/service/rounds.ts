@@ -8,7 +8,7 @@
  * ./scoring.ts.
  */
 import type { Transaction } from 'kysely';
-import { isTerminal, type Round, type RoundStage } from '../../contract/schemas.js';
+import { isTerminal, type Round, type RoundStage } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Database } from '../store/schema.js';
 import type { Aggregation } from './aggregation.js';

@@ -18,7 +18,7 @@
  * (RoundEvent, ./context.ts).
  */
 
-import { isTerminal } from '../../contract/schemas.js';
+import { isTerminal } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Consortia } from './consortia.js';
 import type { ServiceContext } from './context.js';

@@ -1,6 +1,6 @@
 /** Published scores: a scored round's, and every scored round's with per-silo sums per scheme. */
 
-import type { CumulativeScores, RoundScores } from '../../contract/schemas.js';
+import type { CumulativeScores, RoundScores } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Consortia } from './consortia.js';
 import { type RoundRows, scoresOf } from './round-rows.js';

@@ -1,5 +1,5 @@
 /**
- * Scoring a round in reporting: it is scored (src/contract/private-scoring.ts, the same scorer as the
+ * Scoring a round in reporting: it is scored (src/consortium/private-scoring.ts, the same scorer as the
  * in-process engine) as soon as every survivor reported and v(M), v(M0) are known — from the
  * evaluator or posted by the operator ({@link Scoring.setUtilities}). At the reporting deadline
  * (or when the operator closes it) it is scored from the reports that arrived, or closed without
@@ -11,8 +11,8 @@
  * which scores the round again with it.
  */
 import type { Transaction } from 'kysely';
-import { scoreReports } from '../../contract/private-scoring.js';
-import type { QuarantinedReport, Round, RoundScores } from '../../contract/schemas.js';
+import { scoreReports } from '../../consortium/private-scoring.js';
+import type { QuarantinedReport, Round, RoundScores } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Database } from '../store/schema.js';
 import { type Consortia, checkUtilities, type LoadedConsortium } from './consortia.js';

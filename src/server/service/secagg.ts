@@ -15,8 +15,8 @@ import {
   serverHandle,
   stageProgress,
 } from '../../../protocol/server.js';
-import { secAggCode } from '../../contract/error-codes.js';
-import type { Round } from '../../contract/schemas.js';
+import { secAggCode } from '../../consortium/error-codes.js';
+import type { Round } from '../../consortium/schemas.js';
 import { ServiceError } from '../errors.js';
 import type { Aggregation } from './aggregation.js';
 import type { Consortia } from './consortia.js';

@@ -1,5 +1,5 @@
 /**
- * The round's selection by the consortium's strategy (src/contract/networked-plan.ts): computed from
+ * The round's selection by the consortium's strategy (src/consortium/networked-plan.ts): computed from
  * public information only — the strategy, the public seed, the number of silos and the published
  * rounds before it (their selections, survivors and private scores) — when the round opens, and
  * stored with it (`rounds.selected`). Every silo computes the same selection; the service refuses
@@ -7,13 +7,13 @@
  * strategy takes every silo (null).
  */
 
-import { DEFAULT_SELECTION_SEED } from '../../contract/defaults.js';
+import { DEFAULT_SELECTION_SEED } from '../../consortium/defaults.js';
 import {
   networkedStrategy,
   type PublishedRound,
   planRound,
   publicSetup,
-} from '../../contract/networked-plan.js';
+} from '../../consortium/networked-plan.js';
 import { type LoadedConsortium, strategyConfigOf } from './consortia.js';
 import { type RoundRow, scoresOf, selectedOf } from './round-rows.js';
 

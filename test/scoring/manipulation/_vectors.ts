@@ -4,7 +4,7 @@
  * the same recording ran on the pre-split scoring/manipulation.ts (test/vectors/manipulation/pre-split.json) and
  * runs on the current modules (regression.test.ts, generate-vectors.ts).
  */
-import { simulateAttacks } from '../../../scoring/manipulation/attacks.js';
+
 import type { Extremum } from '../../../scoring/manipulation/bounds.js';
 import {
   eeMedianDamageBound,
@@ -16,6 +16,7 @@ import {
 import { collusionBounds } from '../../../scoring/manipulation/collusion.js';
 import { detectReports, undetectedBox } from '../../../scoring/manipulation/detection.js';
 import { influenceMatrix, sensitivityMatrix } from '../../../scoring/manipulation/influence.js';
+import { simulateAttacks } from '../../../scoring/manipulation/misreports.js';
 import { singleSiloBounds } from '../../../scoring/manipulation/single-silo.js';
 import {
   type PrivateUtilities,

@@ -9,8 +9,8 @@ import { decodeServerMessage, encodeClientMessage } from '../../../protocol/code
 import type { ClientMessage } from '../../../protocol/messages.js';
 import type { StageMessageType } from '../../../protocol/server.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
-import type { ConsortiumInput } from '../../../src/contract/schemas.js';
-import { ScoringService } from '../../../src/server/service.js';
+import type { ConsortiumInput } from '../../../src/consortium/schemas.js';
+import { ScoringService } from '../../../src/server/service/scoring-service.js';
 import { openStore, type StoreHandle } from '../../../src/server/store/database.js';
 import { Clock, consortiumBody, D, f32bytes, INITIAL } from '../_harness.js';
 

@@ -1,7 +1,7 @@
 /** src/server/service/consortia.ts: creation checks, and reading a consortium back (cached). */
 import { afterEach, describe, expect, test } from 'vitest';
 import { DEFAULT_DEADLINES } from '../../../src/server/service/consortia.js';
-import { ScoringService } from '../../../src/server/service.js';
+import { ScoringService } from '../../../src/server/service/scoring-service.js';
 import { T0 } from '../_harness.js';
 import { consortiumInput, type Fixture, fixture } from './_service.js';
 

@@ -11,9 +11,9 @@ import { signingKeyPairFromSeed } from '../../../crypto/signature.js';
 import { utilitiesUnder } from '../../../scoring/empty-coalition.js';
 import { keptUtilities, quarantineReports } from '../../../scoring/manipulation/quarantine.js';
 import { SCHEMES, scoreScheme } from '../../../scoring/private.js';
-import { signedReport } from '../../../src/contract/private-scoring.js';
-import type { ConsortiumInput } from '../../../src/contract/schemas.js';
-import { ScoringService } from '../../../src/server/service.js';
+import { signedReport } from '../../../src/consortium/private-scoring.js';
+import type { ConsortiumInput } from '../../../src/consortium/schemas.js';
+import { ScoringService } from '../../../src/server/service/scoring-service.js';
 import { openStore } from '../../../src/server/store/database.js';
 import { Clock } from '../_harness.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { STAGE_MESSAGE_TYPES } from '../../../protocol/server.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
-import { ScoringService } from '../../../src/server/service.js';
+import { ScoringService } from '../../../src/server/service/scoring-service.js';
 import { openStore } from '../../../src/server/store/database.js';
 import { Clock, f32bytes, INITIAL } from '../_harness.js';
 import { consortiumInput, DirectSilo, type Fixture } from './_service.js';

@@ -1,7 +1,7 @@
 /** src/server/service/nonces.ts: a nonce is used once within its lifetime, then pruned. */
 import { afterEach, describe, expect, test } from 'vitest';
 import { PRUNE_INTERVAL_MS } from '../../../src/server/service/nonces.js';
-import { ScoringService } from '../../../src/server/service.js';
+import { ScoringService } from '../../../src/server/service/scoring-service.js';
 import { openStore, type StoreLocation } from '../../../src/server/store/database.js';
 import { Clock } from '../_harness.js';
 import { type Fixture, fixture } from './_service.js';

@@ -13,7 +13,7 @@ import { STAGE_MESSAGE_TYPES } from '../../../protocol/server.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
 import type { ServiceContext } from '../../../src/server/service/context.js';
 import { RoundRows } from '../../../src/server/service/round-rows.js';
-import { ScoringService } from '../../../src/server/service.js';
+import { ScoringService } from '../../../src/server/service/scoring-service.js';
 import { openStore, type StoreHandle } from '../../../src/server/store/database.js';
 import { Clock, D, f32bytes, INITIAL } from '../_harness.js';
 import { consortiumInput, DirectSilo, type Fixture } from './_service.js';
