@@ -54,6 +54,9 @@ const KNOWN_CYCLES = [
   ['src/records/comparison-config.ts', 'src/records/config.ts'],
   // scoring.ts joined with main's 72893de (PUT utilities on a reports-only consortium).
   ['src/server/service/external.ts', 'src/server/service/rounds.ts', 'src/server/service/scoring.ts'],
+  // Issue 37's headline: payout.ts names private.ts's CheckedUtilities type, private.ts registers
+  // payout beside the schemes; the variant switch is headline-candidates' measurement knob.
+  ['scoring/payout-variant.ts', 'scoring/payout.ts', 'scoring/private.ts'],
 ];
 
 describe('no new import cycles', () => {

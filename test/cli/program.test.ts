@@ -27,6 +27,7 @@ const FLAGS: Record<string, string[]> = {
     '--backend <name>',
     '--strategy <name>',
     '--clients-per-round <k>',
+    '--trainer <kind>',
   ],
   up: ['--port <n>', '--backend <name>', '--keep-serving', '--fresh'],
   experiment: [
@@ -92,6 +93,7 @@ const FLAGS: Record<string, string[]> = {
     '--data-format <format>',
     '--test-data <path>',
     '--model <file>',
+    '--trainer <command>',
     '--plugin <module>',
   ],
   consortium: [

@@ -89,7 +89,7 @@ describe('security: simulation randomness on networked paths', () => {
     const files = sources();
     expect(findSimulationRandomnessLeaks(files)).toEqual([]);
     // … and the check is not vacuous: the silo does reach the engine's shared code (src/sim).
-    const leaky = [...files, { path: 'src/client/leak.ts', text: "import '../engine/secure-round.js';" }];
+    const leaky = [...files, { path: 'src/client/leak.ts', text: "import '../sim/secure-round.js';" }];
     expect(findSimulationRandomnessLeaks(leaky).map((v) => v.specifier)).toEqual([
       'src/client/leak.ts → src/sim/secure-round.ts',
     ]);

@@ -104,7 +104,7 @@ describe.skipIf(!url)('sweeps on the PostgreSQL queue', () => {
   it('two workers, one SIGKILLed mid-job: every job completes once, the retry shows, results equal experiment --seeds 3', async () => {
     const configs = ['--config', join(dir, 'tiny-a.json'), join(dir, 'tiny-b.json')];
     // expiry: longer than any job here (a few seconds each), short enough for the test
-    const submit = ['sweep', 'submit', '--queue', queue, ...configs, '--seeds', '3', '--expire-in', '40'];
+    const submit = ['sweep', 'submit', '--queue', queue, ...configs, '--seeds', '3', '--expire-in', '25'];
     const first = fedscore(submit);
     expect(first.code, first.err).toBe(0);
     const id = first.out.trim();
@@ -118,7 +118,7 @@ describe.skipIf(!url)('sweeps on the PostgreSQL queue', () => {
     expect(queued.rows[0].n).toBe(6);
 
     const a = worker(queue, ['--idle-exit', '120']);
-    const b = worker(queue, ['--idle-exit', '60']);
+    const b = worker(queue, ['--idle-exit', '35']); // outlives the killed job's expiry (25 s) and the maintenance that takes it back (1 s)
     workers.push(a, b);
     // wait until worker a is mid-job, then kill it outright
     let killed: string | undefined;

@@ -39,10 +39,13 @@ export const DEFAULT_TRAINER_TIMEOUTS: TrainerTimeouts = {
 
 /**
  * clients/python: the helper `fedscore_client.trainer`, put on the trainer's PYTHONPATH (from a
- * checkout, src/fl/learner/ is two folders down; from the package, dist/src/learner/ three).
+ * checkout, src/fl/learner/ is three folders down; from the package, dist/src/fl/learner/ four).
  */
 export const PYTHON_HELPER_DIR =
-  [new URL('../../../clients/python/', import.meta.url), new URL('../../../clients/python/', import.meta.url)]
+  [
+    new URL('../../../clients/python/', import.meta.url),
+    new URL('../../../../clients/python/', import.meta.url),
+  ]
     .map((u) => fileURLToPath(u))
     .find((p) => existsSync(join(p, 'fedscore_client'))) ??
   fileURLToPath(new URL('../../../clients/python/', import.meta.url));
