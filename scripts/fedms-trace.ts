@@ -3,7 +3,7 @@
  * that also appends one JSON line per round to `$FEDMS_TRACE` (default `fedms-trace.jsonl`), so a
  * run shows why FedMS selects whom (docs/reproductions.md, "FedMS's selection"):
  *
- *   npm run -s fedscore -- experiment --plugin scripts/fedms-trace.ts --config <fedms config with
+ *   npx fedscore experiment --plugin scripts/fedms-trace.ts --config <fedms config with
  *     "name": "fedms-trace"> --out runs/x
  *
  * Each line: the round, the selected silos, the coreset (global ids), the aggregation weights, the

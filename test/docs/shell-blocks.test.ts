@@ -37,33 +37,31 @@ const SHELL_BLOCKS: Record<string, Verdict> = {
   'docs/trainer.md: fedscore init demo --trainer torch --silos 3': {
     by: 'test/e2e/trainer-up.test.ts', // test/docs/trainer-doc.test.ts checks the doc shows exactly its commands
   },
-  'docs/consortium.md: npm run -s fedscore -- serve --port 8080 --db hospitals.db --config cfg.json': {
+  'docs/consortium.md: npx fedscore serve --port 8080 --db hospitals.db --config cfg.json': {
     by: 'test/e2e/consortium.test.ts', // serve, consortium create and the silos' clients as processes on loopback
   },
-  'docs/consortium.md: npm run -s fedscore -- keygen --out silo-0.key      # prints the public key: send it to the operator':
+  'docs/consortium.md: npx fedscore keygen --out silo-0.key      # prints the public key: send it to the operator':
     { by: 'test/cli/client.test.ts' },
-  'docs/consortium.md: npm run -s fedscore -- consortium create --server http://127.0.0.1:8080 --id hospitals \\':
+  'docs/consortium.md: npx fedscore consortium create --server http://127.0.0.1:8080 --id hospitals \\': {
+    by: 'test/e2e/consortium.test.ts',
+  },
+  'docs/consortium.md: npx fedscore client --server http://127.0.0.1:8080 --consortium hospitals --silo 0 \\':
     {
       by: 'test/e2e/consortium.test.ts',
     },
-  'docs/consortium.md: npm run -s fedscore -- client --server http://127.0.0.1:8080 --consortium hospitals --silo 0 \\':
-    {
-      by: 'test/e2e/consortium.test.ts',
-    },
-  'docs/consortium.md: npm run -s fedscore -- rounds status --server http://127.0.0.1:8080 --consortium hospitals':
-    {
-      by: 'test/e2e/consortium.test.ts',
-    },
-  'docs/networked.md: npm run -s fedscore -- keygen --out silo-0.key >> keys.txt     # one per silo; keys.txt: public keys':
+  'docs/consortium.md: npx fedscore rounds status --server http://127.0.0.1:8080 --consortium hospitals': {
+    by: 'test/e2e/consortium.test.ts',
+  },
+  'docs/networked.md: npx fedscore keygen --out silo-0.key >> keys.txt     # one per silo; keys.txt: public keys':
     { by: 'test/e2e/consortium.test.ts' },
-  'docs/networked.md: FEDSCORE_ADMIN_TOKEN=… npm run -s fedscore -- serve --port 8080 &': {
+  'docs/networked.md: FEDSCORE_ADMIN_TOKEN=… npx fedscore serve --port 8080 &': {
     by: 'test/clients/python-loopback.test.ts',
   },
   'docs/reproductions.md: fedscore sweep submit --queue $Q --config examples/full-scale/paper003-*.json                # 120 jobs':
     { notInCi: 'the full-scale sweep: days of compute on a PostgreSQL queue and several machines' },
-  'docs/reproductions.md: nice -n 10 npm run -s fedscore -- experiment --config examples/$c.json --out runs/split003/$c --seeds 10 --workers 1; done':
+  'docs/reproductions.md: nice -n 10 npx fedscore experiment --config examples/$c.json --out runs/split003/$c --seeds 10 --workers 1; done':
     { notInCi: 'a reproduction: 30 seeded runs of papers/003 Table 4, about an hour on 2 cores' },
-  'docs/reproductions.md: FEDMS_TRACE=runs/trace.jsonl npm run -s fedscore -- experiment --plugin scripts/fedms-trace.ts --config /tmp/trace.json --out runs/trace --seeds 1':
+  'docs/reproductions.md: FEDMS_TRACE=runs/trace.jsonl npx fedscore experiment --plugin scripts/fedms-trace.ts --config /tmp/trace.json --out runs/trace --seeds 1':
     { by: 'test/scripts/fedms-trace.test.ts' },
   'docs/sweeps.md: fedscore sweep submit --queue postgres://me@db:5432/fedscore --config examples/full-scale/paper003-table7-*.json --seeds 10':
     { by: 'test/sweep/chunks.test.ts' },
@@ -72,7 +70,7 @@ const SHELL_BLOCKS: Record<string, Verdict> = {
 };
 
 const COMMAND =
-  /^\s*(?:npm ci && )?(?:[A-Z_]+=\S*\s+)*(?:npm run (?:-s )?fedscore\b|npx fedscore\b|fedscore\s|npm run quickstart\b|nice -n \d+ npm run (?:-s )?fedscore\b)/;
+  /^\s*(?:npm ci && )?(?:[A-Z_]+=\S*\s+)*(?:npm run (?:-s )?fedscore\b|npx fedscore\b|fedscore\s|npm run quickstart\b|nice -n \d+ (?:npm run (?:-s )?fedscore|npx fedscore)\b)/;
 
 /** The shell blocks of the docs that run fedscore, keyed as in SHELL_BLOCKS. */
 function shellBlocks(): Map<string, string> {
