@@ -189,7 +189,7 @@ describe('data sets and models come from their registries', () => {
       "data.dataset: expected one of 'fashion-mnist', 'synthetic', 'cifar10', 'files'",
     ]);
     expect(issues({ silos: 4, rounds: 3, model: { kind: 'resnet18' } })).toEqual([
-      "model.kind: expected one of 'mlp', 'cnn003', 'lenet5', 'tfjs-layers'",
+      "model.kind: expected one of 'mlp', 'cnn003', 'lenet5', 'tfjs-layers', 'external'",
     ]);
     expect(issues({ silos: 4, rounds: 3, model: {} })).toEqual(['model.kind: required']);
   });
