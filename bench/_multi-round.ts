@@ -14,7 +14,7 @@
  * every silo compute. Used by bench/multi-round.ts (the figures of docs/threat-model.md) and
  * test/security/multi-round-differencing.test.ts.
  */
-import { createRng, type Rng } from '../scoring/random.js';
+import { createRng, type Rng } from '../scoring/seeded-rng.js';
 import {
   networkedStrategy,
   type PublishedRound,

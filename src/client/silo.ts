@@ -29,7 +29,7 @@
  * engine's seed-derived randomness (protocol/simulation-random.ts) is public-seed randomness and
  * no module the silo imports can reach it (test/arch/layers.ts).
  */
-import { systemRandom } from '../../crypto/random.js';
+import { systemRandom } from '../../crypto/random-bytes.js';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import {
   type ClientState,
@@ -153,7 +153,7 @@ export interface SiloOptions {
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 /**
- * The protocol dependencies of a silo: randomness from the OS CSPRNG (crypto/random.ts
+ * The protocol dependencies of a silo: randomness from the OS CSPRNG (crypto/random-bytes.ts
  * `systemRandom`, crypto.getRandomValues), fresh for every round.
  */
 export function siloDeps(): SecAggDeps {

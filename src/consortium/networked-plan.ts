@@ -23,7 +23,7 @@
  * histograms) are refused by their registry entry's `networked` (strategies/strategy.ts), with the
  * reason; a `score` parameter must name a private score, the only scores a networked run publishes.
  */
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import {
   createStrategy,

@@ -418,7 +418,7 @@ export type CumulativeScores = Static<typeof CumulativeScores>;
 
 /**
  * The manipulation audit (`audit.json`, docs/audit.md): a large nested document whose schema is
- * documented there and typed in src/audit/audit.ts; only its top-level keys are fixed here.
+ * documented there and typed in src/audit/manipulation-audit.ts; only its top-level keys are fixed here.
  */
 export const AuditBody = Type.Object(
   {

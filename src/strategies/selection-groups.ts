@@ -22,7 +22,7 @@
  * round let the server separate a group's members again: the defence bounds the selection, not the
  * weights.
  */
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 import type { Strategy } from './strategy.js';
 
 /** The smallest group: a sum of 2 shows each the other's update (src/consortium/weight-floor.ts). */

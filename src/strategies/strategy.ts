@@ -33,7 +33,7 @@
 
 import type { TObject } from 'typebox';
 import type { Game, VectorGame } from '../../scoring/game.js';
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 
 /** Public metadata of one silo. */
 export interface SiloInfo {

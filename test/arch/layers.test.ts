@@ -99,9 +99,9 @@ describe('layering (docs/architecture.md)', () => {
       { path: 'src/client/a.ts', text: "import { x } from '../sim/b.js';" },
       { path: 'src/sim/b.ts', text: "import { y } from '../../protocol/simulate.js';" },
       { path: 'protocol/simulate.ts', text: '' },
-      { path: 'src/server/c.ts', text: "import { seededRandom } from '../../crypto/random.js';" },
-      { path: 'crypto/random.ts', text: 'export function seededRandom() {}' },
-      { path: 'src/client/ok.ts', text: "import { systemRandom } from '../../crypto/random.js';" },
+      { path: 'src/server/c.ts', text: "import { seededRandom } from '../../crypto/random-bytes.js';" },
+      { path: 'crypto/random-bytes.ts', text: 'export function seededRandom() {}' },
+      { path: 'src/client/ok.ts', text: "import { systemRandom } from '../../crypto/random-bytes.js';" },
     ];
     expect(findSimulationRandomnessLeaks(files).map((v) => [v.file, v.specifier])).toEqual([
       ['src/client/a.ts', 'src/client/a.ts → src/sim/b.ts → protocol/simulate.ts'],

@@ -4,7 +4,7 @@
  * and the engine's; and the protocol refuses a sender outside the round's participants.
  */
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { networkedStrategy, planRound, publicSetup } from '../../src/consortium/networked-plan.js';
 import { deriveSeed } from '../../src/data/seed.js';
 import { networkedRun } from '../../src/fl/networked.js';

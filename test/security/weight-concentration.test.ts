@@ -25,7 +25,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { simulatedIdentities } from '../../protocol/simulate.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { checkPlanWeights } from '../../src/client/silo.js';
 import {
   networkedStrategy,

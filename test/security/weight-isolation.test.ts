@@ -37,7 +37,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { simulatedIdentities } from '../../protocol/simulate.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { checkPlanWeights, WeightBoundsError } from '../../src/client/silo.js';
 import {
   networkedStrategy,

@@ -10,7 +10,7 @@
  * valuation cost, papers/004's budget parity) and, when they ask for it, Δ_val.
  */
 import { type MemoGame, type MemoVectorGame, memoize, memoizeVector } from '../../../scoring/game.js';
-import { createRng } from '../../../scoring/random.js';
+import { createRng } from '../../../scoring/seeded-rng.js';
 import { capWeights, weightBoundsOf } from '../../consortium/weight-floor.js';
 import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import type { FullVisibility } from '../../strategies/strategy.js';
