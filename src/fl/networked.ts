@@ -45,19 +45,19 @@ import { datasetDigest } from '../data/digest.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
-import type { ExperimentConfig } from '../records/config.js';
 import { fedAvgWeight } from '../strategies/fedavg.js';
 import { DEFAULT_STRATEGY, networkedSupport, type StrategyConfig } from '../strategies/registry.js';
 import type { Strategy, StrategySetup } from '../strategies/strategy.js';
 import { buildConsortium, type Consortium, dataShapeOf } from './consortium-data.js';
 import { createLearner } from './learner/create-learner.js';
 import { type Learner, type UtilityName, utilityValue } from './learner/learner.js';
+import type { RunConfig } from './run-config.js';
 import { strategySetupOf } from './strategy-setup.js';
 import { consortiumTrainer } from './trainer.js';
 
 /** What every process of a networked run derives from the configuration and seed. */
 export interface NetworkedRun {
-  readonly config: ExperimentConfig;
+  readonly config: RunConfig;
   readonly seed: number;
   /** The consortium's data (every silo's partition, the test set). */
   readonly data: Consortium;
@@ -105,7 +105,7 @@ export interface NetworkedRun {
  *   (`strategy.name` of a strategy that needs individual updates, with the reason; `strategy.score`
  *   not a private score; `secureAggregation.enabled` false) or its data cannot be built.
  */
-export function networkedRun(config: ExperimentConfig, seed: number, given?: Consortium): NetworkedRun {
+export function networkedRun(config: RunConfig, seed: number, given?: Consortium): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
   // What fits secure aggregation runs networked; the rest is refused with the reason
   // (../consortium/networked-plan.ts, the registry entries' `networked`).
@@ -173,7 +173,7 @@ export function minWeightOf(
  * or the silo's trainer process for an `external` model (src/fl/learner/create-learner.ts).
  */
 export function networkedLearner(
-  config: ExperimentConfig,
+  config: RunConfig,
   o: { backend?: string; log?: (line: string) => void; cwd?: string } = {},
 ): Promise<Learner> {
   return createLearner({
