@@ -19,8 +19,9 @@ import {
 } from '../consortium/consortium-file.js';
 import type { ConsortiumInput } from '../consortium/schemas.js';
 import { capWeights } from '../consortium/weight-floor.js';
-import { canonicalJson, layersModelDigests, paramsDigest } from '../ml/layers-model.js';
+import { layersModelDigests, paramsDigest } from '../ml/layers-model.js';
 import { DEFAULT_MODEL, LAYERS_MODEL } from '../ml/model-registry.js';
+import { canonicalJson } from '../schema/canonical-json.js';
 import { DEFAULT_STRATEGY, networkedSupport } from '../strategies/registry.js';
 import { dataShapeOf } from './consortium-data.js';
 import type { Learner } from './learner/learner.js';

@@ -20,20 +20,14 @@
  *   engine passes them to `siloCoalitionModels`.
  *
  * Strategies: FedAvg over all silos by default; a configured strategy runs networked when it fits
- * secure aggregation (../consortium/networked-plan.ts): every silo and the server compute each round's
+ * secure aggregation (../strategies/networked-plan.ts): every silo and the server compute each round's
  * selection, and every silo its own weight, from public information (the seed and the published
  * scores), with the engine's random streams, so the selection and weights are the engine's.
  */
 import { defaultCorruptTolerated, roundThreshold } from '../../protocol/config.js';
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { checkEmptyCoalition, type EmptyCoalition } from '../../scoring/empty-coalition.js';
-import {
-  networkedStrategy,
-  type PublishedRound,
-  planRound,
-  planScale,
-  type RoundPlan,
-} from '../consortium/networked-plan.js';
+import { type Convention, DEFAULT_CONVENTION } from '../consortium/convention.js';
 import {
   NEG_LOSS_BOUND_PER_LN_CLASS,
   PRIVATE_METHODS,
@@ -43,9 +37,15 @@ import {
 import { capWeights, floorWeights, type WeightBounds, weightBoundsOf } from '../consortium/weight-floor.js';
 import { datasetDigest } from '../data/digest.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
-import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
 import { fedAvgWeight } from '../strategies/fedavg.js';
+import {
+  networkedStrategy,
+  type PublishedRound,
+  planRound,
+  planScale,
+  type RoundPlan,
+} from '../strategies/networked-plan.js';
 import { DEFAULT_STRATEGY, networkedSupport, type StrategyConfig } from '../strategies/registry.js';
 import type { Strategy, StrategySetup } from '../strategies/strategy.js';
 import { buildConsortium, type Consortium, dataShapeOf } from './consortium-data.js';
@@ -108,7 +108,7 @@ export interface NetworkedRun {
 export function networkedRun(config: RunConfig, seed: number, given?: Consortium): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
   // What fits secure aggregation runs networked; the rest is refused with the reason
-  // (../consortium/networked-plan.ts, the registry entries' `networked`).
+  // (../strategies/networked-plan.ts, the registry entries' `networked`).
   const configured = config.strategy as StrategyConfig | undefined;
   const strategyOf = networkedStrategy(configured);
   const strategy = (configured ?? DEFAULT_STRATEGY) as { name: string; weights?: unknown };
@@ -222,7 +222,7 @@ export async function localUpdate(
 
 /**
  * The quantized input x_i = (ŵ_iΔ_i, ŵ_i) for `encoding` (the consortium's clip, weight range and n).
- * With a round's `plan` (a configured strategy, ../consortium/networked-plan.ts) the weight is the plan's,
+ * With a round's `plan` (a configured strategy, ../strategies/networked-plan.ts) the weight is the plan's,
  * ŵ_i = w_i / max over the selected, quantized for the k selected silos — the engine's encoding.
  */
 export function siloInput(

@@ -8,8 +8,8 @@
  * checked by the parser (`parseConfig`) before they get here.
  */
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
+import type { Convention } from '../consortium/convention.js';
 import type { PartitionOptions } from '../data/partition-registry.js';
-import type { Convention } from '../ml/convention.js';
 import type { UtilityName } from './learner/learner.js';
 
 /** `data`: the data set, its sizes and split, and the data sets' option blocks (`data.synthetic`). */

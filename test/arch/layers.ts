@@ -25,10 +25,10 @@ const SRC_ORDER = [
   'fl',
   'records',
   'estimators',
-  'consortium',
   'strategies',
   'ml',
   'data',
+  'consortium',
   'schema',
 ] as const;
 
