@@ -51,19 +51,6 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Constant-time equality of two byte arrays of equal length (false when the lengths differ). */
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
-  return d === 0;
-}
-
-/** Overwrites secret material with zeros (the caller owns `buf`). */
-export function wipe(...bufs: (Uint8Array | undefined)[]): void {
-  for (const b of bufs) b?.fill(0);
-}
-
 const enc = new TextEncoder();
 
 /**

@@ -9,9 +9,6 @@
 import { createHash } from 'node:crypto';
 import { checkBytes } from './check.js';
 
-/** Length of a SHA-256 digest. */
-export const SHA256_LENGTH = 32;
-
 /**
  * SHA-256 of the concatenation of `parts`.
  *

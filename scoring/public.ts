@@ -6,7 +6,7 @@
  * this surface; test/package/package.test.ts checks that the built declarations export nothing
  * `_`-prefixed). Sorted by file: private scores in private.ts (papers/003 §4); games in coalition.ts,
  * game.ts, games.ts; estimators in shapley.ts, monte-carlo.ts, gtg.ts, owen.ts, banzhaf-msr.ts,
- * multi-round.ts (with random.ts, stopping.ts, permutation-sampler.ts to configure them); rank
+ * multi-round.ts (with seeded-rng.ts, stopping.ts, permutation-sampler.ts to configure them); rank
  * metrics in metrics.ts (papers/003 §5); manipulation bounds in manipulation/ (papers/003 §3.2);
  * the leaderboard's numbers (headline, share, interval, rank range) in leaderboard.ts, the headline's
  * weight in payout.ts (issue 37).

@@ -16,7 +16,7 @@
  * by); the strategy `{ name, parameters }`, the public seed of its selection and of every
  * process's training (`seed`), and the number of rounds of the operator's schedule — the service
  * stores the three as registered (`POST /v1/consortia` `strategy`, `seed`, `rounds`) and every silo
- * replays the strategy from them (networked-strategy.ts).
+ * replays the strategy from them (src/strategies/networked-plan.ts).
  *
  * Its digest (`consortiumFileDigest`) is the hex SHA-256 of `fedscore/consortium/v1` + LF + the
  * file's canonical JSON (keys sorted at every level, no spaces): whitespace and key order of the

@@ -21,8 +21,8 @@
  * A round of k ≥ 2 selected silos lifts every weight below f_k·max_j w_j to f_k·max_j w_j, with
  * f_k = max(f, (1 − s) / (s·(k − 1))): the largest weight stays the largest, every ratio w_i / w_j
  * is ≥ f_k, and any one silo's share is ≤ 1 / (1 + (k − 1)·f_k) ≤ s. The lift needs only k and
- * the largest weight, so the engine (round/weigh.ts), a silo's plan (networked-strategy.ts) and a
- * silo that knows only the public scale max_j w_j (networked.ts, local-run.ts) compute it alike:
+ * the largest weight, so the engine (round/weigh.ts), a silo's plan (src/strategies/networked-plan.ts) and a
+ * silo that knows only the public scale max_j w_j (src/fl/networked.ts, src/fl/own-data.ts) compute it alike:
  * this module is the one owner of the rule. A weight already above the floor is unchanged (FedAvg
  * weights within a ratio of f_k are exactly the old ones).
  */

@@ -104,9 +104,6 @@ export function secondSplitLabels(labels: Labels, splits: Pick<Paper003Splits, '
   return Int32Array.from(splits.second, (i) => labels[i]!);
 }
 
-/** What a silo of `n` examples keeps for training: int(0.8 · n) (`data_configuration.py` 201). */
-export const localTrainSize = firstPart;
-
 /**
  * The silos' training data from a partition of A2's positions (0 … T−1): silo i gets A1 at its
  * positions (`data_configuration.py` 199), then a random int(0.8·n_i) of them (201–203). Each
@@ -126,7 +123,8 @@ export function applyToFirstSplit(
       return v;
     });
     const kept = createRandom(deriveSeed(seed, SEED_STREAMS.sub.paper003Local, i)).shuffle(mapped);
-    return kept.slice(0, localTrainSize(kept.length)).sort();
+    // What a silo keeps for training: int(0.8 · n) of its examples (`data_configuration.py` 201).
+    return kept.slice(0, firstPart(kept.length)).sort();
   });
   return {
     silos,

@@ -1,7 +1,7 @@
 /**
  * An experiment configuration run over the network (`fedscore serve --config` and
  * `fedscore client --config`): the same data, model, training, weights, quantization and
- * coalition models as the in-process round engine (engine.ts), split between the processes.
+ * coalition models as the in-process round loop (src/sim/round-loop.ts), split between the processes.
  *
  * Each silo derives its own partition from the configuration and seed (a stand-in for its local
  * data; synthetic and Fashion-MNIST partitions are deterministic in the seed), the server derives
@@ -63,7 +63,7 @@ export interface NetworkedRun {
   readonly data: Consortium;
   /** The configured strategy (FedAvg over every silo without one), checked to run networked. */
   readonly strategy: Strategy;
-  /** What the strategy knows before the first round (the engine's, round/run.ts). */
+  /** What the strategy knows before the first round (the engine's, src/sim/round/setup.ts). */
   readonly setup: StrategySetup;
   /**
    * FedAvg weight w_i of each silo (its example count, or 1 with `strategy.weights: 'equal'`),
@@ -99,7 +99,7 @@ export interface NetworkedRun {
 
 /**
  * Derives a networked run from a validated configuration (and `given` data instead of the
- * configuration's partition: local-run.ts).
+ * configuration's partition: ./own-data.ts).
  *
  * @throws RangeError naming the field when the configuration cannot run over the network
  *   (`strategy.name` of a strategy that needs individual updates, with the reason; `strategy.score`
@@ -114,7 +114,7 @@ export function networkedRun(config: RunConfig, seed: number, given?: Consortium
   const strategy = (configured ?? DEFAULT_STRATEGY) as { name: string; weights?: unknown };
   if (config.secureAggregation?.enabled === false)
     throw new RangeError('secureAggregation.enabled: networked runs always use secure aggregation');
-  // A silo with its own data (local-run.ts) passes them; otherwise the configuration's partition.
+  // A silo with its own data (./own-data.ts) passes them; otherwise the configuration's partition.
   const data = given ?? buildConsortium(config, seed);
   const k = config.silos;
   const sa = config.secureAggregation;
@@ -123,7 +123,7 @@ export function networkedRun(config: RunConfig, seed: number, given?: Consortium
   // Every silo's weight known (the configuration's partition): the public cap of a round of all
   // silos (weight-floor.ts `capWeights`, the engine's weigh step), so the scale max_j w_j is the
   // capped one. A silo on its own data knows only its own (sparse `raw`): its scale and cap come
-  // from the pinned file (local-run.ts), and weightOf clips its weight at that scale.
+  // from the pinned file (./own-data.ts), and weightOf clips its weight at that scale.
   const known = raw.filter((w) => w !== undefined).length === k;
   const weights = known ? capWeights(raw, weightBounds) : raw;
   const corruptSilos = sa?.corruptSilos ?? defaultCorruptTolerated(k);
@@ -253,7 +253,7 @@ export function weightOf(
 ): { weight: number; scale: number } {
   if (!plan) {
     // The cap of a round of all silos (weight-floor.ts `capWeights`): every weight known, they are
-    // capped already; a silo on its own data (local-run.ts) clamps its count to the pinned file's
+    // capped already; a silo on its own data (./own-data.ts) clamps its count to the pinned file's
     // [minWeight·scale, scale] — the capped weights' smallest and largest, so it sends the same.
     const known = run.weights.filter((w) => w !== undefined).length === run.config.silos;
     const bounds = known

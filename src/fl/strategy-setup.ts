@@ -1,6 +1,6 @@
 /**
  * What a strategy knows before the first round (strategies/strategy.ts `StrategySetup`), from the
- * configuration, the seed and the consortium's data: the engine (round/run.ts) and every silo of a
+ * configuration, the seed and the consortium's data: the engine (src/sim/round/setup.ts) and every silo of a
  * networked run (networked.ts) derive the same one, so their strategies select and weigh alike.
  */
 import { classCounts } from '../data/dataset.js';

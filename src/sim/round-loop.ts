@@ -2,10 +2,10 @@
  * The round engine: one seed of a consortium experiment (docs/architecture.md, "One round, private
  * mode", and "Full-visibility mode"), as a pipeline of named steps driven by one loop:
  *
- *   setup       round/run.ts         strategy, data, identities, `train`, aggregator, initial state
+ *   setup       round/setup.ts       strategy, data, identities, `train`, aggregator, initial state
  *   select      round/select.ts      the strategy picks the round's silos (public information only)
  *   train       round/train.ts       the silos train; `run.train` carries whatever wraps training
- *                                    (update-side attacks, attacks.ts), the engine does not know
+ *                                    (update-side attacks, src/fl/update-attacks.ts), the engine does not know
  *   reference   round/references.ts  the server's Δ_val, when the strategy or an estimator asks
  *   weigh       round/weigh.ts       the strategy's aggregation weights (full visibility if it asks)
  *   aggregate   round/aggregate.ts   secure or plaintext sum (aggregator.ts), the next global model

@@ -1,6 +1,6 @@
 /**
  * Strategies over the network: what fits secure aggregation runs networked, with the same
- * selection and weights as the in-process engine (engine.ts) given the same seed.
+ * selection and weights as the in-process engine (src/sim/round-loop.ts) given the same seed.
  *
  * A round's plan — the selected silos and their aggregation weights — is a pure function of public
  * information: the strategy configuration, the public seed, the number of silos, the example counts

@@ -14,10 +14,10 @@
 import Type from 'typebox';
 import { SCHEMES } from '../../scoring/private.js';
 import { roundSize } from './_sampling.js';
-import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
+import { parameters, roundSizeParameters } from './_schema.js';
 import { fedAvgVariant } from './fedavg.js';
 import { currentScores, DEFAULT_STRATEGY_SCHEME } from './score-weighted.js';
-import type { BuiltInStrategyEntry, Strategy } from './strategy.js';
+import type { BuiltInStrategyEntry } from './strategy.js';
 
 /** The parameters: half the silos per round by cumulative EE-median (the smallest unflagged self-gain, docs/audit.md), example-count weights, unless configured. */
 export const SCORE_SELECTION_PARAMETERS = parameters({
@@ -36,9 +36,6 @@ export const SCORE_SELECTION_PARAMETERS = parameters({
     description: "A silo's aggregation weight: its example count n_i (FedAvg) or 1.",
   }),
 });
-
-/** Parameters of `scoreSelection` (SCORE_SELECTION_PARAMETERS'). */
-export type ScoreSelectionParams = ParamsOf<typeof SCORE_SELECTION_PARAMETERS>;
 
 /**
  * The k silos of largest current score, unscored silos first, ties to the lower id; increasing.
@@ -63,12 +60,5 @@ const SCORE_SELECTION = fedAvgVariant({
     topScored(currentScores(ctx.history, o.score, o.accumulate), roundSize(ctx.setup.numSilos, o)),
 });
 
-/**
- * Selection by cumulative private scores with FedAvg's weights.
- * @throws RangeError for a bad round size, accumulate or weights.
- */
-export const scoreSelection: (params?: Partial<ScoreSelectionParams>) => Strategy<null> =
-  SCORE_SELECTION.create;
-
-/** The registry entry (./registry.ts): `scoreSelection` from a JSON config. */
+/** The registry entry (./registry.ts): selection by cumulative private scores with FedAvg's weights, from a JSON config. */
 export const scoreSelectionEntry: BuiltInStrategyEntry = SCORE_SELECTION.entry;

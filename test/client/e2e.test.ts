@@ -1,7 +1,7 @@
 /**
  * Issue 6, Acceptance (first bullet): on loopback, `fedscore serve` and five `fedscore client`
  * processes complete 3 rounds with one silo killed (SIGKILL) mid-round, and the scores equal
- * those of the in-process experiment engine (src/sim/experiment.ts → engine.ts) for the same
+ * those of the in-process experiment engine (src/sim/experiment.ts → round-loop.ts) for the same
  * configuration and seed, with the killed silo configured there as a dropout at the same point.
  *
  * The kill point is made exact by a loopback proxy between the silos and the server: silo 3's

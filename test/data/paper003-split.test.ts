@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { classCounts, type Labels, range } from '../../src/data/dataset.js';
 import {
   applyToFirstSplit,
-  localTrainSize,
+  firstPart,
   paper003DataSize,
   paper003Splits,
   secondSplitLabels,
@@ -128,7 +128,7 @@ describe("applyToFirstSplit: the partition of A2's labels applied to A1's positi
             indices: range(1000),
           });
           expect(again.silos.map((s) => s.length)).toEqual(positions.silos.map((s) => s.length));
-          expect(p.silos.map((s) => s.length)).toEqual(positions.silos.map((s) => localTrainSize(s.length)));
+          expect(p.silos.map((s) => s.length)).toEqual(positions.silos.map((s) => firstPart(s.length)));
           const seen = new Set<number>();
           p.silos.forEach((s, i) => {
             expect(isIncreasing(s)).toBe(true);

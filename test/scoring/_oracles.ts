@@ -4,7 +4,7 @@
  * marginal moments. Not a test file (no `.test.ts`), imported by the estimator tests.
  */
 import { popcount } from '../../scoring/coalition.js';
-import { coalitionTable, type Game } from '../../scoring/game.js';
+import type { Game } from '../../scoring/game.js';
 import { AIRPORT_COSTS, AIRPORT_GROUPS } from '../../scoring/games.js';
 
 /** Failure probability allowed per test (split over players by a union bound where needed). */
@@ -40,15 +40,6 @@ export function marginalRanges(n: number, table: Float64Array): { lo: Float64Arr
       if (d > hi[i]!) hi[i] = d;
     }
   return { lo, hi };
-}
-
-/** The largest marginal range over players (a common Hoeffding range). */
-export async function maxMarginalRange(game: Game): Promise<number> {
-  const table = await coalitionTable(game);
-  const { lo, hi } = marginalRanges(game.n, table);
-  let r = 0;
-  for (let i = 0; i < game.n; i++) r = Math.max(r, hi[i]! - lo[i]!);
-  return r;
 }
 
 /**

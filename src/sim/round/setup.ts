@@ -99,7 +99,7 @@ export function createRun(
   const progress = (round: number, phase: ProgressEvent['phase'], detail?: string) =>
     o.onProgress?.({ seed, round, rounds: cfg.rounds, phase, ...(detail ? { detail } : {}) });
   progress(0, 'setup');
-  // Given data: the silos' own files (a networked consortium's, local-run.ts), as they hold them.
+  // Given data: the silos' own files (a networked consortium's, src/fl/own-data.ts), as they hold them.
   const consortium = o.data ?? buildConsortium(cfg, seed);
   const identities = simulatedIdentities(n, deriveSeed(seed, SEED_STREAMS.run.identities) >>> 0);
   const estimators = cfg.comparison?.estimators ?? DEFAULT_ESTIMATORS;
