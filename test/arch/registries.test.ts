@@ -272,12 +272,14 @@ const PLUGIN_KINDS = [
   {
     kind: 'data format',
     folder: 'src/data/formats/',
+    list: 'src/data/formats/builtin.ts',
     names: DATA_FORMATS.map((f) => f.name),
     file: (name: string) => `src/data/formats/${name}.ts`,
   },
   {
     kind: 'misbehaviour',
     folder: 'src/data/misbehaviors/',
+    list: 'src/data/misbehaviors/builtin.ts',
     names: BUILTIN_MISBEHAVIORS.map((m) => m.name),
     file: (name: string) => `src/data/misbehaviors/${name}.ts`,
   },
@@ -297,6 +299,27 @@ describe('data formats and misbehaviours: one file each, one registry line', () 
         file(name),
       ).toBe(true);
     }
+  });
+
+  it.each(PLUGIN_KINDS)(
+    '$list is one `export { x } from` line per $kind and nothing else',
+    ({ list, names, file }) => {
+      const lines = readFileSync(join(ROOT, list), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '' && !/^\s*(\/\*\*|\*|\/\/)/.test(l));
+      const listed = lines.map(
+        (l) => /^export \{ \w+ \} from '\.\/([\w-]+)\.js';$/.exec(l)?.[1] ?? `not a list line: ${l}`,
+      );
+      expect(listed.map((f) => `src/${list.split('/').slice(1, -1).join('/')}/${f}.ts`).sort()).toEqual(
+        names.map(file).sort(),
+      );
+    },
+  );
+
+  it('data formats have distinct detection ranks (the detection order is theirs, not the list order)', () => {
+    const ranks = DATA_FORMATS.map((f) => f.detectionRank);
+    expect(new Set(ranks).size).toBe(ranks.length);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   });
 
   it.each(PLUGIN_KINDS)('no file outside $folder lists two $kind names', ({ kind, folder, names }) => {

@@ -6,6 +6,7 @@ import type { DataFormat } from './format.js';
 
 export const csvFormat: DataFormat = {
   name: 'csv',
+  detectionRank: 30,
   path: 'a `.csv` (or `.csv.gz`) file',
   writes: 'silo.csv (one column per feature, then `label`)',
   synchronous: true,

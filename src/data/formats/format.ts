@@ -3,7 +3,7 @@
  * `fedscore init --format`): one format per file in this folder, listed once in ./registry.ts.
  * A format declares how to find its files under a path, how to read them into a Dataset, and how
  * to write a Dataset so that it reads back to the same examples. Detection asks the formats in
- * registry order; the first that claims the path reads it.
+ * ascending `detectionRank`; the first that claims the path reads it.
  */
 import { statSync } from 'node:fs';
 import type { Dataset } from '../dataset.js';
@@ -43,6 +43,12 @@ export interface FormatReadOptions {
 export interface DataFormat {
   /** The name `--data-format`, `format` and `--format` take. */
   readonly name: string;
+  /**
+   * Where detection asks this format, lower first (and the order formats are listed in): the
+   * formats of named files first, a format that claims any folder (image folders) last. Distinct
+   * across formats (test/arch/registries.test.ts).
+   */
+  readonly detectionRank: number;
   /** What `path` is for this format (documentation and errors). */
   readonly path: string;
   /** The files `write` creates, for a project's README. */

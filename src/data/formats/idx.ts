@@ -29,6 +29,7 @@ export function idxBytes(type: number, dims: readonly number[], payload: Uint8Ar
 
 export const idxFormat: DataFormat = {
   name: 'idx',
+  detectionRank: 20,
   path: 'a directory with one `*images*idx*` / `*labels*idx*` pair (gz or not), or the images file',
   writes: 'train-images-idx3-ubyte, train-labels-idx1-ubyte (IDX, as MNIST ships)',
   synchronous: true,

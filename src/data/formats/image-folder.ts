@@ -7,6 +7,8 @@ import { checkPixels, type DataFormat, kindOf, pixelBytes } from './format.js';
 
 export const imageFolderFormat: DataFormat = {
   name: 'image-folder',
+  // Last: any folder with sub-folders is one.
+  detectionRank: 90,
   path: 'a directory of class sub-folders with PNG/JPEG images',
   writes: 'one folder per class (0, 1, …) of PNG images',
   synchronous: false,

@@ -22,6 +22,7 @@ export function writeNpyDataset(dir: string, ds: Dataset): void {
 
 export const npyFormat: DataFormat = {
   name: 'npy',
+  detectionRank: 10,
   path: 'a directory with `x.npy` and `y.npy`, or the `…x.npy` file (`…y.npy` beside it)',
   writes: 'x.npy (float32 [N, h, w, c]) and y.npy (int32 labels)',
   synchronous: true,

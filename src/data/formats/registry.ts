@@ -1,19 +1,15 @@
 /**
- * The data file formats (./format.ts), one file each, listed once here in detection order:
- * `fedscore client --data`, the `files` data set and `fedscore init --format` read this list.
+ * The data file formats (./format.ts), one file each, listed once in ./builtin.ts (one line per
+ * format) and collected here in detection order (each format's `detectionRank`): `fedscore client
+ * --data`, the `files` data set and `fedscore init --format` read this list.
  */
-import { csvFormat } from './csv.js';
+import * as BUILTIN from './builtin.js';
 import type { DataFormat } from './format.js';
-import { idxFormat } from './idx.js';
-import { imageFolderFormat } from './image-folder.js';
-import { npyFormat } from './npy.js';
 
-export const DATA_FORMATS: readonly DataFormat[] = [
-  npyFormat,
-  idxFormat,
-  csvFormat,
-  imageFolderFormat, // last: any folder with sub-folders is one
-];
+/** Every format, in detection order (ascending `detectionRank`). */
+export const DATA_FORMATS: readonly DataFormat[] = Object.values<DataFormat>(BUILTIN).sort(
+  (a, b) => a.detectionRank - b.detectionRank,
+);
 
 /** The formats' names, in registry order. */
 export const DATA_FORMAT_NAMES: readonly string[] = DATA_FORMATS.map((f) => f.name);

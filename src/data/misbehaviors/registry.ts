@@ -1,24 +1,16 @@
 /**
  * The misbehaviours a simulated silo can be given (the configuration's `attacks[].kind`): each
- * kind in its own file of this folder (./definition.ts), listed once here. The configuration
- * schema, its checks and its documentation read this list; the run applies the entries.
+ * kind in its own file of this folder (./definition.ts), listed once in ./builtin.ts (one line per
+ * kind) and collected here, ordered by name. The configuration schema, its checks and its
+ * documentation read this list; the run applies the entries.
  */
+import * as BUILTIN from './builtin.js';
 import type { MisbehaviorDefinition } from './definition.js';
-import { freeRider } from './free-rider.js';
-import { labelFlip } from './label-flip.js';
-import { labelShuffle } from './label-shuffle.js';
-import { randomData } from './random-data.js';
-import { randomUpdateAttack } from './random-update.js';
-import { scale } from './scale.js';
 
-export const BUILTIN_MISBEHAVIORS: readonly MisbehaviorDefinition[] = [
-  labelFlip,
-  labelShuffle,
-  randomData,
-  randomUpdateAttack,
-  freeRider,
-  scale,
-];
+/** Every kind, ordered by name. */
+export const BUILTIN_MISBEHAVIORS: readonly MisbehaviorDefinition[] = Object.values<MisbehaviorDefinition>(
+  BUILTIN,
+).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
 /** The kinds, in registry order. */
 export const MISBEHAVIOR_NAMES: readonly string[] = BUILTIN_MISBEHAVIORS.map((m) => m.name);
