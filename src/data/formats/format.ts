@@ -1,6 +1,7 @@
 /**
  * A file format a silo's data can come in (`fedscore client --data`, the `files` data set,
- * `fedscore init --format`): one format per file in this folder, listed once in ./registry.ts.
+ * `fedscore init --format`): one format per file in this folder, listed once in ./builtin.ts (one
+ * line; ./registry.ts collects them).
  * A format declares how to find its files under a path, how to read them into a Dataset, and how
  * to write a Dataset so that it reads back to the same examples. Detection asks the formats in
  * ascending `detectionRank`; the first that claims the path reads it.

@@ -1,6 +1,7 @@
 /**
  * A simulated misbehaving silo (the configuration's `attacks`; papers/000 §5, papers/002 §5,
- * papers/003 §5.4): one kind per file in this folder, listed once in ./registry.ts. A kind
+ * papers/003 §5.4): one kind per file in this folder, listed once in ./builtin.ts (one line;
+ * ./registry.ts collects them). A kind
  * declares its name, what it does (the configuration's documentation reads it), whether it takes
  * `factor` and how that is checked, and its behaviour: a data-side kind changes the silo's
  * dataset before training, an update-side kind changes the update Δ = M_local − M0 the silo
