@@ -9,13 +9,11 @@
  */
 
 import {
-  DEFAULT_MAX_WEIGHT_SHARE,
-  DEFAULT_MIN_EFFECTIVE_SILOS,
-  DEFAULT_WEIGHT_FLOOR,
   MIN_SELECTED_SILOS,
   type WeightBounds,
   weightBoundsProblem,
   weightBoundsViolation,
+  withDefaultWeightBounds,
 } from '../consortium/weight-floor.js';
 import type { NetworkedRun } from '../fl/networked.js';
 import type { RoundPlan } from '../strategies/networked-plan.js';
@@ -93,11 +91,7 @@ export function checkServedWeightBounds(
   },
   mine: WeightBounds,
 ): void {
-  const served: WeightBounds = {
-    weightFloor: encoding.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
-    maxWeightShare: encoding.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
-    minEffectiveSilos: encoding.minEffectiveSilos ?? DEFAULT_MIN_EFFECTIVE_SILOS,
-  };
+  const served = withDefaultWeightBounds(encoding);
   const problem = weightBoundsProblem(served);
   if (problem) throw new WeightBoundsError(`encoding.${problem.field}`, problem.detail);
   for (const key of ['weightFloor', 'maxWeightShare', 'minEffectiveSilos'] as const)

@@ -41,11 +41,7 @@ import {
   DEFAULT_UTILITY,
 } from './defaults.js';
 import { type Consortium, EmptyCoalition, Scheme, Utility } from './schemas.js';
-import {
-  DEFAULT_MAX_WEIGHT_SHARE,
-  DEFAULT_MIN_EFFECTIVE_SILOS,
-  DEFAULT_WEIGHT_FLOOR,
-} from './weight-floor.js';
+import { withDefaultWeightBounds } from './weight-floor.js';
 
 export const CONSORTIUM_FILE_FORMAT = 'fedscore-consortium';
 export const CONSORTIUM_FILE_VERSION = 1;
@@ -289,21 +285,9 @@ export function compareWithServed(file: ConsortiumFile, served: ServedConsortium
   same('encoding.clip', file.encoding.clip, served.encoding?.clip);
   same('encoding.weightRange', file.encoding.weightRange, served.encoding?.weightRange);
   same('encoding.minWeight', file.encoding.minWeight, served.encoding?.minWeight ?? DEFAULT_MIN_WEIGHT);
-  same(
-    'encoding.weightFloor',
-    file.encoding.weightFloor,
-    served.encoding?.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
-  );
-  same(
-    'encoding.maxWeightShare',
-    file.encoding.maxWeightShare,
-    served.encoding?.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
-  );
-  same(
-    'encoding.minEffectiveSilos',
-    file.encoding.minEffectiveSilos,
-    served.encoding?.minEffectiveSilos ?? DEFAULT_MIN_EFFECTIVE_SILOS,
-  );
+  const servedBounds = withDefaultWeightBounds(served.encoding);
+  for (const key of ['weightFloor', 'maxWeightShare', 'minEffectiveSilos'] as const)
+    same(`encoding.${key}`, file.encoding[key], servedBounds[key]);
   // The strategy the service selects by (none: FedAvg over every silo) and its public seed: a
   // silo replays the file's, so a service that runs another would refuse it every round — or,
   // worse, select silos the file's strategy does not.

@@ -87,25 +87,31 @@ export function checkWeightBounds(b: WeightBounds, where: string): WeightBounds 
   return b;
 }
 
+/** A section that may set the three bounds: a configuration's `secureAggregation`, a consortium's `encoding`. */
+export interface WeightBoundsSection {
+  readonly weightFloor?: number | undefined;
+  readonly maxWeightShare?: number | undefined;
+  readonly minEffectiveSilos?: number | undefined;
+}
+
+/**
+ * The bounds a section gives, each missing one the default: the one place the defaults are applied
+ * (the configuration, the served consortium a silo checks, the consortium file's comparison).
+ */
+export function withDefaultWeightBounds(section: WeightBoundsSection | undefined): WeightBounds {
+  return {
+    weightFloor: section?.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
+    maxWeightShare: section?.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
+    minEffectiveSilos: section?.minEffectiveSilos ?? DEFAULT_MIN_EFFECTIVE_SILOS,
+  };
+}
+
 /** The bounds a configuration section gives (`secureAggregation`), defaults filled in and checked. */
 export function weightBoundsOf(
-  section:
-    | {
-        readonly weightFloor?: number;
-        readonly maxWeightShare?: number;
-        readonly minEffectiveSilos?: number;
-      }
-    | undefined,
+  section: WeightBoundsSection | undefined,
   where = 'secureAggregation',
 ): WeightBounds {
-  return checkWeightBounds(
-    {
-      weightFloor: section?.weightFloor ?? DEFAULT_WEIGHT_FLOOR,
-      maxWeightShare: section?.maxWeightShare ?? DEFAULT_MAX_WEIGHT_SHARE,
-      minEffectiveSilos: section?.minEffectiveSilos ?? DEFAULT_MIN_EFFECTIVE_SILOS,
-    },
-    where,
-  );
+  return checkWeightBounds(withDefaultWeightBounds(section), where);
 }
 
 /**
