@@ -1,7 +1,8 @@
 /**
  * The fault matrix (issue 34), a row per cell: store (SQLite, PostgreSQL on DATABASE_URL) × fault
- * (./_faults.ts: the service abandoned in process, the service SIGKILLed, a silo gone) × stage of a
- * round (advertise, share, mask, consistency, unmask, reporting, scoring). After each:
+ * (./_faults.ts: the service abandoned in process, the service SIGKILLed, a silo gone in process, a
+ * silo's own process SIGKILLed) × stage of a round (advertise, share, mask, consistency, unmask,
+ * reporting, scoring). After each:
  *
  * 1. every write the service acknowledged (stage messages, reports) is in the store;
  * 2. the round completes (scored) or aborts with a coded reason;
@@ -20,6 +21,7 @@
  * ./fault-matrix.test.ts runs the fast cells (CI), ./fault-matrix.slow.test.ts the rest.
  */
 import { rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, test } from 'vitest';
 import { leaderboardOfPublished } from '../../../src/records/leaderboard.js';
 import type { StoreLocation } from '../../../src/server/store/database.js';
@@ -38,6 +40,7 @@ import {
   resumeRound,
   roundView,
   SILOS,
+  SiloProcess,
   storedWrites,
   VICTIM,
 } from './_faults.js';
@@ -50,10 +53,13 @@ export interface Cell {
   stage: FaultStage;
 }
 
+/** A fault of silo VICTIM's (in process, or its own process SIGKILLed). */
+const isSiloFault = (f: FaultKind) => f === 'silo' || f === 'silo-sigkill';
+
 /** Every cell of the matrix (a silo cannot be gone "at scoring": the service scores alone). */
 export const CELLS: Cell[] = (['sqlite', 'postgres'] as const).flatMap((store) =>
-  (['service', 'service-sigkill', 'silo'] as const).flatMap((fault) =>
-    FAULT_STAGES.filter((stage) => !(fault === 'silo' && stage === 'scoring')).map((stage) => ({
+  (['service', 'service-sigkill', 'silo', 'silo-sigkill'] as const).flatMap((fault) =>
+    FAULT_STAGES.filter((stage) => !(isSiloFault(fault) && stage === 'scoring')).map((stage) => ({
       store,
       fault,
       stage,
@@ -67,7 +73,8 @@ export const CELLS: Cell[] = (['sqlite', 'postgres'] as const).flatMap((store) =
  * leaves masked inputs or shares half-collected); the service lost in process at the other stages
  * the kills leave out (advertise, reporting, scoring) on SQLite; a silo killed between its journal
  * entry and its message, before its masked input is sent (a dropout) and before its Unmasking
- * response (its input in the sum). test/server/durability.test.ts and postgres.test.ts add a
+ * response (its input in the sum), and the same silo's own process SIGKILLed before its Unmasking
+ * response. test/server/durability.test.ts and postgres.test.ts add a
  * SIGKILL mid-ShareKeys on each store.
  */
 export const ciCell = (c: Cell) =>
@@ -75,7 +82,8 @@ export const ciCell = (c: Cell) =>
   (c.fault === 'service' &&
     c.store === 'sqlite' &&
     ['advertise', 'reporting', 'scoring'].includes(c.stage)) ||
-  (c.fault === 'silo' && c.store === 'sqlite' && (c.stage === 'mask' || c.stage === 'unmask'));
+  (c.fault === 'silo' && c.store === 'sqlite' && (c.stage === 'mask' || c.stage === 'unmask')) ||
+  (c.fault === 'silo-sigkill' && c.store === 'sqlite' && c.stage === 'unmask');
 
 const names = SILOS.map((i) => `silo-${i}`);
 const leaderboard = (p: { rounds: Parameters<typeof leaderboardOfPublished>[1] }) =>
@@ -180,11 +188,18 @@ export function faultMatrix(pick: (c: Cell) => boolean): void {
         } else {
           h = track(await consortiumOn(location, clock));
           await openRound(h, 1);
+          let remote: SiloProcess | undefined;
+          if (cell.fault === 'silo-sigkill') {
+            // The victim in its own process, over HTTP: the service listens.
+            await h.app.listen({ port: 0, host: '127.0.0.1' });
+            const { port } = h.app.server.address() as AddressInfo;
+            remote = new SiloProcess(`http://127.0.0.1:${port}`, journals, 1, VICTIM);
+          }
           await driveRound(() => h, 1, {
             acked,
             journals,
-            ...(cell.fault === 'silo'
-              ? { absentFrom: { silo: VICTIM, stage: cell.stage } }
+            ...(isSiloFault(cell.fault)
+              ? { absentFrom: { silo: VICTIM, stage: cell.stage }, ...(remote ? { remote } : {}) }
               : {
                   // The service goes away after the stage's first acknowledgement; another app
                   // over the same store takes over (the first is never closed).
@@ -203,11 +218,11 @@ export function faultMatrix(pick: (c: Cell) => boolean): void {
           throw new Error(`round 1 aborted: ${round.error?.code}`); // no cell of this matrix should
         }
         // The victim of a silo fault at a journaled stage died between its entry and its message.
-        const kind = cell.fault === 'silo' ? JOURNALED[cell.stage as keyof typeof JOURNALED] : undefined;
+        const kind = isSiloFault(cell.fault) ? JOURNALED[cell.stage as keyof typeof JOURNALED] : undefined;
         const died = kind ? { silo: VICTIM, round: 1, kind } : undefined;
         await expectJournalsAgree(h, journals, [1], SILOS, died);
         const now = await published(h);
-        if (cell.fault !== 'silo') {
+        if (!isSiloFault(cell.fault)) {
           // The same scores and leaderboard as the uninterrupted run.
           expect(scoresOf(now, 1)).toEqual(scoresOf(ref.one as never, 1));
           expect(leaderboard(now)).toEqual(leaderboard(ref.one as never));

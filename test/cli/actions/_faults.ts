@@ -15,6 +15,10 @@
  *   back for the next round. At a stage whose message is journaled (a masked input, an Unmasking
  *   response, a report's accepted model) it dies between its journal entry and its message: the
  *   write-ahead case.
+ * - `silo-sigkill` (a real crash of a silo): as `silo`, but silo 3 runs in its own process
+ *   (./_silo-child.ts, over HTTP to the listening service) from the start of the round, and that
+ *   process is SIGKILLed right after it wrote the stage's journal entry; restarted for the next
+ *   round, the silo reads the journal the killed process left.
  *
  * Every silo keeps a real masking journal (./_journals.ts). Every acknowledgement is recorded, and
  * {@link storedWrites} reads back what the store holds.
@@ -55,7 +59,7 @@ export const FAULT_STAGES = [
   'scoring',
 ] as const;
 export type FaultStage = (typeof FAULT_STAGES)[number];
-export type FaultKind = 'service' | 'service-sigkill' | 'silo';
+export type FaultKind = 'service' | 'service-sigkill' | 'silo' | 'silo-sigkill';
 
 /** The inbox each protocol stage's message answers (advertise answers none). */
 const INBOX = { share: 'keys', mask: 'shares', consistency: 'survivors', unmask: 'unmask-request' } as const;
@@ -75,12 +79,85 @@ export const reportOf = (i: number, r: number) => ({
  * before each protocol message is sent. `resend` lists the message types its journal already holds
  * for the round (a silo that survived a crash of the service sends them again, journaling nothing).
  */
-class JournaledSilo extends Silo {
+export class JournaledSilo extends Silo {
   rg!: RoundGuard;
   readonly resend = new Set<string>();
   override post(message: ClientMessage): ReturnType<Silo['post']> {
     if (!this.resend.has(message.type)) this.rg.beforeSend(message.type);
     return super.post(message);
+  }
+}
+
+/** Sends silo `s`'s message of a protocol stage. */
+export async function siloStep(s: Silo, stage: (typeof PROTOCOL)[number]): Promise<void> {
+  if (stage === 'advertise') await s.start();
+  else await s.step(INBOX[stage]);
+}
+
+/**
+ * A silo in its own process (./_silo-child.ts) talking HTTP to the service at `url`, for a real
+ * kill: `run(stage)` has it send its message of the stage (or its report), `kill(stage)` has it
+ * write the stage's journal entry and then SIGKILLs it.
+ */
+export class SiloProcess {
+  private readonly child;
+  private readonly lines: string[] = [];
+  private waiting: ((line: string) => void) | undefined;
+  constructor(
+    url: string,
+    journals: SiloJournals,
+    round: number,
+    readonly silo: number,
+  ) {
+    this.child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        new URL('./_silo-child.ts', import.meta.url).pathname,
+        url,
+        journals.dir,
+        String(round),
+        String(silo),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    let buf = '';
+    this.child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      for (const l of lines) {
+        const w = this.waiting;
+        this.waiting = undefined;
+        if (w) w(l);
+        else this.lines.push(l);
+      }
+    });
+  }
+
+  private async command(clock: Clock, what: 'run' | 'die', stage: FaultStage): Promise<void> {
+    this.child.stdin.write(`${clock.ms} ${what} ${stage}\n`);
+    const line =
+      this.lines.shift() ??
+      (await new Promise<string>((resolve, reject) => {
+        this.waiting = resolve;
+        this.child.once('exit', (code) => reject(new Error(`silo ${this.silo}'s process exited ${code}`)));
+      }));
+    if (line !== 'ok') throw new Error(`silo ${this.silo} (${what} ${stage}): ${line}`);
+  }
+
+  /** Sends its message of `stage`. */
+  run(clock: Clock, stage: FaultStage): Promise<void> {
+    return this.command(clock, 'run', stage);
+  }
+
+  /** Writes the journal entry of `stage`'s message, then is SIGKILLed before sending it. */
+  async kill(clock: Clock, stage: FaultStage): Promise<void> {
+    await this.command(clock, 'die', stage);
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.kill('SIGKILL');
+    await exited;
   }
 }
 
@@ -142,10 +219,13 @@ export async function driveRound(
     journals: SiloJournals;
     afterFirstAck?: (stage: FaultStage) => Promise<void>;
     absentFrom?: { silo: number; stage: FaultStage };
+    /** The absent silo runs in this process until it is SIGKILLed at its stage. */
+    remote?: SiloProcess;
   },
 ): Promise<void> {
   const silos = SILOS.map((i) => new JournaledSilo(get(), 'c1', r, i, 3));
-  for (const s of silos) s.rg = await beginRound(get(), o.journals, r, s.id);
+  const remote = (i: number) => o.remote?.silo === i;
+  for (const s of silos) if (!remote(s.id)) s.rg = await beginRound(get(), o.journals, r, s.id);
   const gone = (i: number, stage: FaultStage) =>
     o.absentFrom !== undefined &&
     o.absentFrom.silo === i &&
@@ -160,12 +240,13 @@ export async function driveRound(
     let first = true;
     for (const s of silos) {
       if (gone(s.id, stage)) {
-        if (dies(s.id, stage) && (stage === 'mask' || stage === 'unmask')) s.rg.beforeSend(stage);
+        if (dies(s.id, stage) && remote(s.id)) await o.remote!.kill(get().clock, stage);
+        else if (dies(s.id, stage) && (stage === 'mask' || stage === 'unmask')) s.rg.beforeSend(stage);
         continue;
       }
       s.h = get();
-      if (stage === 'advertise') await s.start();
-      else await s.step(INBOX[stage]);
+      if (remote(s.id)) await o.remote!.run(get().clock, stage);
+      else await siloStep(s, stage);
       await ack(stage, s.id, first);
       first = false;
     }
@@ -177,12 +258,16 @@ export async function driveRound(
   for (const i of survivors) {
     const rg = silos[i]!.rg;
     if (gone(i, 'reporting')) {
-      if (dies(i, 'reporting')) await acceptRound(get(), rg, r, i);
+      if (dies(i, 'reporting') && remote(i)) await o.remote!.kill(get().clock, 'reporting');
+      else if (dies(i, 'reporting')) await acceptRound(get(), rg, r, i);
       continue;
     }
-    await acceptRound(get(), rg, r, i);
-    const status = await postReport(get(), r, i);
-    if (status !== 201) throw new Error(`report of silo ${i}: ${status}`);
+    if (remote(i)) await o.remote!.run(get().clock, 'reporting');
+    else {
+      await acceptRound(get(), rg, r, i);
+      const status = await postReport(get(), r, i);
+      if (status !== 201) throw new Error(`report of silo ${i}: ${status}`);
+    }
     await ack('reporting', i, first);
     first = false;
   }

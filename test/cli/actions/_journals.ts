@@ -24,6 +24,9 @@ import { ReplayGuard, RoundGuard } from '../../../src/client/replay-guard.js';
 import { paramsDigest } from '../../../src/ml/layers-model.js';
 import { adminInject, type Harness, siloInject } from '../../server/_harness.js';
 
+/** What a silo needs of the harness: the service's app (or an HTTP stand-in), the clock, the keys. */
+type SiloSide = Pick<Harness, 'app' | 'clock' | 'keys'>;
+
 /** The consortium as the journals record it (an unpinned silo: src/client/silo.ts). */
 export const JOURNAL_CONSORTIUM = 'unpinned:c1';
 /** The kinds a message of the round leaves in the journal, by the fault stage that sends it. */
@@ -88,7 +91,7 @@ async function baseOf(h: Pick<Harness, 'app'>, r: number): Promise<Float32Array>
 
 /** Silo i starts round r: the guard's `begin` on the served base model's digest (may refuse). */
 export async function beginRound(
-  h: Harness,
+  h: SiloSide,
   journals: SiloJournals,
   r: number,
   i: number,
@@ -101,7 +104,7 @@ export async function beginRound(
  * `begin`), the attempt as its journal recorded it.
  */
 export async function rebuiltRound(
-  h: Harness,
+  h: SiloSide,
   journals: SiloJournals,
   r: number,
   i: number,
@@ -130,7 +133,7 @@ export function journaled(journals: SiloJournals, i: number, r: number, kind: Ki
  * Silo i accepts round r's result as src/client/silo.ts does: M_r from the served base, Σ w_iΔ_i
  * and Σ w_i (`stepModel`), its digest journaled before the report is sent.
  */
-export async function acceptRound(h: Harness, rg: RoundGuard, r: number, i: number): Promise<void> {
+export async function acceptRound(h: SiloSide, rg: RoundGuard, r: number, i: number): Promise<void> {
   const model = await baseOf(h, r);
   const agg = await siloInject(h, i, 'GET', `/v1/consortia/c1/rounds/${r}/aggregate`);
   const sum = await siloInject(h, i, 'GET', `/v1/consortia/c1/rounds/${r}/aggregate/sum`);
