@@ -26,4 +26,12 @@ if (Number.isInteger(parent) && parent > 0) {
   }, 500).unref();
 }
 
+// `fedscore --help | head`: a reader that closes the pipe early ends the output, not in an EPIPE
+// stack trace.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(process.exitCode ?? 0);
+  });
+
 process.exitCode = await runCli(process.argv.slice(2));

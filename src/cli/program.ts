@@ -72,7 +72,7 @@ const processIo = (): CliIo => ({
 const INPUT_ERRORS = new Set(['ConfigError', 'UtilitiesFileError']);
 
 /** Errors whose message says it all: printed without a stack trace (exit code 1). */
-const RUNTIME_ERRORS = new Set(['RangeError', 'TypeError', 'SecureRoundAborted']);
+const RUNTIME_ERRORS = new Set(['RangeError', 'TypeError', 'SecureRoundAborted', 'DataNotFoundError']);
 
 const EXIT_CODES = `
 Exit codes: 0 done; 1 the command failed while running; 2 usage error (an unknown

@@ -21,6 +21,14 @@ import { type Dataset, indicesByClass, subset, take } from './dataset.js';
 import { readIdxDataset } from './idx.js';
 import { createRandom } from './seeded-draws.js';
 
+/**
+ * No Fashion-MNIST files where a load looked (the message names the folder and how to provide
+ * them); the CLI prints it without a stack trace.
+ */
+export class DataNotFoundError extends Error {
+  override readonly name = 'DataNotFoundError';
+}
+
 /** Where a Fashion-MNIST load found its files. */
 export type FashionMnistSource = 'env' | 'debian' | 'bundled';
 
@@ -121,7 +129,7 @@ export function locateFashionMnist(options: LocateOptions = {}): FashionMnistFil
   if (envDir !== undefined && envDir !== '' && (want === undefined || want === 'env')) {
     const found = filesIn(envDir, 'env') ?? filesIn(join(envDir, 'fashion-mnist'), 'env');
     if (found) return found;
-    throw new Error(
+    throw new DataNotFoundError(
       `${envDir}: ${options.dataDir !== undefined ? 'dataDir' : DATA_DIR_ENV} holds no Fashion-MNIST files ${what}, neither directly nor under fashion-mnist/`,
     );
   }
@@ -131,11 +139,15 @@ export function locateFashionMnist(options: LocateOptions = {}): FashionMnistFil
     const found = filesIn(debianDir, 'debian');
     if (found) return found;
     if (want === 'debian')
-      throw new Error(`${debianDir}: no Fashion-MNIST files ${what}; apt-get install dataset-fashion-mnist`);
+      throw new DataNotFoundError(
+        `${debianDir}: no Fashion-MNIST files ${what}; apt-get install dataset-fashion-mnist`,
+      );
   }
   const found = filesIn(bundledDir, 'bundled');
   if (found) return found;
-  throw new Error(`${bundledDir}: no Fashion-MNIST files ${what} (the repository's bundled copy is missing)`);
+  throw new DataNotFoundError(
+    `${bundledDir}: no Fashion-MNIST files ${what} (the repository's bundled copy is missing); set ${DATA_DIR_ENV} to a folder holding them, or apt-get install dataset-fashion-mnist`,
+  );
 }
 
 /** Options for {@link loadFashionMnist}. */

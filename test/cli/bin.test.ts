@@ -2,7 +2,7 @@
  * The `fedscore` command as a user runs it (package.json "bin": bin/fedscore.mjs): `npx fedscore`
  * in a checkout after `npm ci`, with no build, and no command printing TensorFlow.js's banner.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,18 @@ describe('the fedscore bin', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Usage: fedscore /);
     expect(r.stdout).toContain('init');
+  });
+
+  it('a reader that closes the pipe early (`fedscore --help | head -1`) ends the output quietly', async () => {
+    const child = spawn(process.execPath, [bin, '--help'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // closed before the bin writes: its every write fails with EPIPE
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('init prints no TensorFlow.js banner, and paths are relative to where it was typed', () => {

@@ -161,6 +161,9 @@ describe('npm pack → npm install → import', () => {
     // the README's links resolve inside the package (test/package/readme-links.test.ts checks each)
     for (const f of ['LICENSE', 'docs/api.md', 'docs/networked.md', 'examples/api/scoring.mjs'])
       expect(existsSync(join(installed, f)), f).toBe(true);
+    // `fedscore init`'s default data set (src/data/fashion-mnist.ts, source 'bundled') ships with it
+    for (const f of ['t10k-images-idx3-ubyte.gz', 't10k-labels-idx1-ubyte.gz', 'LICENSE'])
+      expect(existsSync(join(installed, 'examples/data/fashion-mnist', f)), f).toBe(true);
     expect(existsSync(join(installed, 'dist/.tsbuildinfo'))).toBe(false);
     const deep = spawnSync(process.execPath, ['-e', "import('fedscore/dist/scoring/private.js')"], {
       cwd: project,

@@ -64,7 +64,9 @@ export function readProject(dir: string): Project {
     throw new RangeError(
       code === 'ENOENT'
         ? `${dir} is not a consortium project (no ${PROJECT_FILE}; create one with "fedscore init ${dir}")`
-        : `${path}: ${code ?? (e as Error).message}`,
+        : code === 'ENOTDIR'
+          ? `${dir} is a file, not a consortium project's folder (give the folder fedscore init made, the one holding ${PROJECT_FILE})`
+          : `${path}: ${code === undefined ? (e as Error).message : `cannot be read (${code})`}`,
     );
   }
   if (p?.format !== 'fedscore-project' || p.version !== 1 || !Array.isArray(p.silos))

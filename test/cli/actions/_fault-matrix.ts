@@ -1,11 +1,19 @@
 /**
  * The fault matrix (issue 34), a row per cell: store (SQLite, PostgreSQL on DATABASE_URL) × fault
- * (./_faults.ts: the service abandoned in process, the service SIGKILLed, a silo gone) × stage of a
- * round (advertise, share, mask, consistency, unmask, reporting, scoring). After each:
+ * (./_faults.ts: the service abandoned in process, the service SIGKILLed, a silo gone in process, a
+ * silo's own process SIGKILLed) × stage of a round (advertise, share, mask, consistency, unmask,
+ * reporting, scoring). After each:
  *
  * 1. every write the service acknowledged (stage messages, reports) is in the store;
  * 2. the round completes (scored) or aborts with a coded reason;
- * 3. where the fault is the service's, the published scores and the leaderboard equal an
+ * 3. the silos' journals (the replay defence, src/client/journal.ts) agree with the store, for
+ *    every silo and every round played (./_journals.ts `expectJournalsAgree`): a silo journaled
+ *    a masked input, an Unmasking response, an accepted model exactly when the store holds it (or
+ *    its masked input is in the stored sum, or the model it accepted is the stored model), except
+ *    the one write of a silo killed between its journal entry and its message, which is journaled
+ *    and not stored; no kind twice in a round; every entry on the store's base model; one
+ *    Unmasking response per base model;
+ * 4. where the fault is the service's, the published scores and the leaderboard equal an
  *    uninterrupted run's; where a silo went away, the protocol's rule holds (a silo gone before
  *    its masked input is a dropout, not in the sum; after it, its input is in the sum and the next
  *    round equals the uninterrupted run's), and the silo, restarted, is scored in the next round.
@@ -13,6 +21,7 @@
  * ./fault-matrix.test.ts runs the fast cells (CI), ./fault-matrix.slow.test.ts the rest.
  */
 import { rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, test } from 'vitest';
 import { leaderboardOfPublished } from '../../../src/records/leaderboard.js';
 import type { StoreLocation } from '../../../src/server/store/database.js';
@@ -31,9 +40,11 @@ import {
   resumeRound,
   roundView,
   SILOS,
+  SiloProcess,
   storedWrites,
   VICTIM,
 } from './_faults.js';
+import { expectJournalsAgree, JOURNALED, SiloJournals } from './_journals.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 export interface Cell {
@@ -42,10 +53,13 @@ export interface Cell {
   stage: FaultStage;
 }
 
+/** A fault of silo VICTIM's (in process, or its own process SIGKILLed). */
+const isSiloFault = (f: FaultKind) => f === 'silo' || f === 'silo-sigkill';
+
 /** Every cell of the matrix (a silo cannot be gone "at scoring": the service scores alone). */
 export const CELLS: Cell[] = (['sqlite', 'postgres'] as const).flatMap((store) =>
-  (['service', 'service-sigkill', 'silo'] as const).flatMap((fault) =>
-    FAULT_STAGES.filter((stage) => !(fault === 'silo' && stage === 'scoring')).map((stage) => ({
+  (['service', 'service-sigkill', 'silo', 'silo-sigkill'] as const).flatMap((fault) =>
+    FAULT_STAGES.filter((stage) => !(isSiloFault(fault) && stage === 'scoring')).map((stage) => ({
       store,
       fault,
       stage,
@@ -54,15 +68,22 @@ export const CELLS: Cell[] = (['sqlite', 'postgres'] as const).flatMap((store) =
 );
 
 /**
- * The cells ./fault-matrix.test.ts runs in CI (< 60 s on a loaded 2-core machine): the service lost at every stage on SQLite
- * (in process), at one stage on PostgreSQL; a silo gone before its masked input and after it; one
- * real SIGKILL of the service's process (test/server/durability.test.ts and postgres.test.ts add
- * one mid-ShareKeys on each store).
+ * The cells ./fault-matrix.test.ts runs in CI (about 24 s of CPU): the service's process really
+ * SIGKILLed at masking and at unmasking on SQLite and on PostgreSQL (the stages where a crash
+ * leaves masked inputs or shares half-collected); the service lost in process at the other stages
+ * the kills leave out (advertise, reporting, scoring) on SQLite; a silo killed between its journal
+ * entry and its message, before its masked input is sent (a dropout) and before its Unmasking
+ * response (its input in the sum), and the same silo's own process SIGKILLed before its Unmasking
+ * response. test/server/durability.test.ts and postgres.test.ts add a
+ * SIGKILL mid-ShareKeys on each store.
  */
 export const ciCell = (c: Cell) =>
-  (c.fault === 'service' && (c.store === 'sqlite' || c.stage === 'mask')) ||
-  (c.fault === 'silo' && c.store === 'sqlite' && (c.stage === 'share' || c.stage === 'consistency')) ||
-  (c.fault === 'service-sigkill' && c.store === 'sqlite' && c.stage === 'unmask');
+  (c.fault === 'service-sigkill' && (c.stage === 'mask' || c.stage === 'unmask')) ||
+  (c.fault === 'service' &&
+    c.store === 'sqlite' &&
+    ['advertise', 'reporting', 'scoring'].includes(c.stage)) ||
+  (c.fault === 'silo' && c.store === 'sqlite' && (c.stage === 'mask' || c.stage === 'unmask')) ||
+  (c.fault === 'silo-sigkill' && c.store === 'sqlite' && c.stage === 'unmask');
 
 const names = SILOS.map((i) => `silo-${i}`);
 const leaderboard = (p: { rounds: Parameters<typeof leaderboardOfPublished>[1] }) =>
@@ -77,11 +98,18 @@ export function faultMatrix(pick: (c: Cell) => boolean): void {
   const pgdb = url ? postgresDatabases(url) : undefined;
   const open: Harness[] = [];
   const dirs: string[] = [];
+  const journalSets: SiloJournals[] = [];
   afterAll(async () => {
     for (const h of open.splice(0)) await h.close().catch(() => {});
     await pgdb?.dropAll();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    for (const j of journalSets) j.remove();
   });
+  const journalsOfCell = () => {
+    const j = new SiloJournals();
+    journalSets.push(j);
+    return j;
+  };
   const fresh = async (store: StoreKind): Promise<StoreLocation> => {
     if (store === 'postgres') return pgdb!.fresh();
     const t = tempSqlite();
@@ -93,22 +121,24 @@ export function faultMatrix(pick: (c: Cell) => boolean): void {
     return h;
   };
 
-  /** The uninterrupted run of each store: rounds 1 and 2 with every silo. */
-  const references = new Map<StoreKind, Promise<{ one: unknown; two: unknown }>>();
-  const reference = (store: StoreKind) => {
-    let ref = references.get(store);
+  /**
+   * The uninterrupted run, rounds 1 and 2 with every silo, on SQLite: the cells of both stores are
+   * compared with it (the published scores do not depend on the store).
+   */
+  let ref: Promise<{ one: unknown; two: unknown }> | undefined;
+  const reference = () => {
     if (!ref) {
       ref = (async () => {
         const clock = new Clock();
-        const h = track(await consortiumOn(await fresh(store), clock));
+        const h = track(await consortiumOn(await fresh('sqlite'), clock));
+        const journals = journalsOfCell();
         await openRound(h, 1);
-        await driveRound(() => h, 1, { acked: [] });
+        await driveRound(() => h, 1, { acked: [], journals });
         const one = await published(h);
         await openRound(h, 2);
-        await driveRound(() => h, 2, { acked: [] });
+        await driveRound(() => h, 2, { acked: [], journals });
         return { one, two: await published(h) };
       })();
-      references.set(store, ref);
     }
     return ref;
   };
@@ -140,27 +170,36 @@ export function faultMatrix(pick: (c: Cell) => boolean): void {
     if (cells.length === 0) continue;
     describe.skipIf(store === 'postgres' && !url)(`fault matrix on ${store}`, () => {
       test.each(cells.map((c) => [`${c.fault} at ${c.stage}`, c] as const))('%s', async (_, cell) => {
-        const ref = await reference(store);
+        const ref = await reference();
         const location = await fresh(store);
         const clock = new Clock();
         const acked: Ack[] = [];
+        const journals = journalsOfCell();
         let h: Harness;
         if (cell.fault === 'service-sigkill') {
-          const printed = await crashChildAt(location, clock, cell.stage);
+          const printed = await crashChildAt(location, clock, cell.stage, journals);
           expect(printed.some((a) => a.stage === (cell.stage === 'scoring' ? 'reporting' : cell.stage))).toBe(
             true,
           );
           acked.push(...printed);
           h = track(await harness({ location, clock }));
           await expectAcknowledgedStored(h, acked, 1);
-          await resumeRound(h, acked);
+          await resumeRound(h, acked, journals);
         } else {
           h = track(await consortiumOn(location, clock));
           await openRound(h, 1);
+          let remote: SiloProcess | undefined;
+          if (cell.fault === 'silo-sigkill') {
+            // The victim in its own process, over HTTP: the service listens.
+            await h.app.listen({ port: 0, host: '127.0.0.1' });
+            const { port } = h.app.server.address() as AddressInfo;
+            remote = new SiloProcess(`http://127.0.0.1:${port}`, journals, 1, VICTIM);
+          }
           await driveRound(() => h, 1, {
             acked,
-            ...(cell.fault === 'silo'
-              ? { absentFrom: { silo: VICTIM, stage: cell.stage } }
+            journals,
+            ...(isSiloFault(cell.fault)
+              ? { absentFrom: { silo: VICTIM, stage: cell.stage }, ...(remote ? { remote } : {}) }
               : {
                   // The service goes away after the stage's first acknowledgement; another app
                   // over the same store takes over (the first is never closed).
@@ -178,8 +217,12 @@ export function faultMatrix(pick: (c: Cell) => boolean): void {
           expect(round.error?.code).toMatch(/^FEDSCORE_ERR_[A-Z_]+$/);
           throw new Error(`round 1 aborted: ${round.error?.code}`); // no cell of this matrix should
         }
+        // The victim of a silo fault at a journaled stage died between its entry and its message.
+        const kind = isSiloFault(cell.fault) ? JOURNALED[cell.stage as keyof typeof JOURNALED] : undefined;
+        const died = kind ? { silo: VICTIM, round: 1, kind } : undefined;
+        await expectJournalsAgree(h, journals, [1], SILOS, died);
         const now = await published(h);
-        if (cell.fault !== 'silo') {
+        if (!isSiloFault(cell.fault)) {
           // The same scores and leaderboard as the uninterrupted run.
           expect(scoresOf(now, 1)).toEqual(scoresOf(ref.one as never, 1));
           expect(leaderboard(now)).toEqual(leaderboard(ref.one as never));
@@ -193,8 +236,9 @@ export function faultMatrix(pick: (c: Cell) => boolean): void {
         // Restarted, it takes part in round 2 and is scored there.
         await openRound(h, 2);
         const acked2: Ack[] = [];
-        await driveRound(() => h, 2, { acked: acked2 });
+        await driveRound(() => h, 2, { acked: acked2, journals });
         await expectAcknowledgedStored(h, acked2, 2);
+        await expectJournalsAgree(h, journals, [1, 2], SILOS, died);
         expect(await roundView(h, 2)).toMatchObject({ stage: 'scored', survivors: SILOS });
         const after = await published(h);
         expect(scoresOf(after, 2)!.silos).toEqual(SILOS);

@@ -11,13 +11,22 @@
  *   state is rebuilt from their deterministic random streams, and each message the store already
  *   has is not sent again (the silo has it in its journal; a message whose acknowledgement the kill
  *   cut off is there too);
- * - `silo`: silo 3 goes away before sending its message of the stage (its process killed, its
- *   round state gone) and comes back for the next round.
+ * - `silo`: silo 3 goes away at the stage (its process killed, its round state gone) and comes
+ *   back for the next round. At a stage whose message is journaled (a masked input, an Unmasking
+ *   response, a report's accepted model) it dies between its journal entry and its message: the
+ *   write-ahead case.
+ * - `silo-sigkill` (a real crash of a silo): as `silo`, but silo 3 runs in its own process
+ *   (./_silo-child.ts, over HTTP to the listening service) from the start of the round, and that
+ *   process is SIGKILLed right after it wrote the stage's journal entry; restarted for the next
+ *   round, the silo reads the journal the killed process left.
  *
- * Every acknowledgement is recorded, and {@link storedWrites} reads back what the store holds.
+ * Every silo keeps a real masking journal (./_journals.ts). Every acknowledgement is recorded, and
+ * {@link storedWrites} reads back what the store holds.
  */
 import { spawn } from 'node:child_process';
 import pg from 'pg';
+import type { ClientMessage } from '../../../protocol/messages.js';
+import type { RoundGuard } from '../../../src/client/replay-guard.js';
 import { signedReport } from '../../../src/consortium/private-scoring.js';
 import type { StoreLocation } from '../../../src/server/store/database.js';
 import {
@@ -30,6 +39,14 @@ import {
   Silo,
   siloInject,
 } from '../../server/_harness.js';
+import {
+  acceptRound,
+  beginRound,
+  JOURNALED,
+  journaled,
+  rebuiltRound,
+  type SiloJournals,
+} from './_journals.js';
 
 /** The stages of a round a fault can hit: the five protocol stages, the reports, the scoring. */
 export const FAULT_STAGES = [
@@ -42,7 +59,7 @@ export const FAULT_STAGES = [
   'scoring',
 ] as const;
 export type FaultStage = (typeof FAULT_STAGES)[number];
-export type FaultKind = 'service' | 'service-sigkill' | 'silo';
+export type FaultKind = 'service' | 'service-sigkill' | 'silo' | 'silo-sigkill';
 
 /** The inbox each protocol stage's message answers (advertise answers none). */
 const INBOX = { share: 'keys', mask: 'shares', consistency: 'survivors', unmask: 'unmask-request' } as const;
@@ -56,6 +73,93 @@ export const reportOf = (i: number, r: number) => ({
   singleton: -0.2 - 0.01 * i - 0.001 * r,
   complement: -0.1 - 0.02 * i + 0.001 * r,
 });
+
+/**
+ * A test silo with its journal's guard (./_journals.ts), called where src/client/silo.ts calls it:
+ * before each protocol message is sent. `resend` lists the message types its journal already holds
+ * for the round (a silo that survived a crash of the service sends them again, journaling nothing).
+ */
+export class JournaledSilo extends Silo {
+  rg!: RoundGuard;
+  readonly resend = new Set<string>();
+  override post(message: ClientMessage): ReturnType<Silo['post']> {
+    if (!this.resend.has(message.type)) this.rg.beforeSend(message.type);
+    return super.post(message);
+  }
+}
+
+/** Sends silo `s`'s message of a protocol stage. */
+export async function siloStep(s: Silo, stage: (typeof PROTOCOL)[number]): Promise<void> {
+  if (stage === 'advertise') await s.start();
+  else await s.step(INBOX[stage]);
+}
+
+/**
+ * A silo in its own process (./_silo-child.ts) talking HTTP to the service at `url`, for a real
+ * kill: `run(stage)` has it send its message of the stage (or its report), `kill(stage)` has it
+ * write the stage's journal entry and then SIGKILLs it.
+ */
+export class SiloProcess {
+  private readonly child;
+  private readonly lines: string[] = [];
+  private waiting: ((line: string) => void) | undefined;
+  constructor(
+    url: string,
+    journals: SiloJournals,
+    round: number,
+    readonly silo: number,
+  ) {
+    this.child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        new URL('./_silo-child.ts', import.meta.url).pathname,
+        url,
+        journals.dir,
+        String(round),
+        String(silo),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    let buf = '';
+    this.child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      for (const l of lines) {
+        const w = this.waiting;
+        this.waiting = undefined;
+        if (w) w(l);
+        else this.lines.push(l);
+      }
+    });
+  }
+
+  private async command(clock: Clock, what: 'run' | 'die', stage: FaultStage): Promise<void> {
+    this.child.stdin.write(`${clock.ms} ${what} ${stage}\n`);
+    const line =
+      this.lines.shift() ??
+      (await new Promise<string>((resolve, reject) => {
+        this.waiting = resolve;
+        this.child.once('exit', (code) => reject(new Error(`silo ${this.silo}'s process exited ${code}`)));
+      }));
+    if (line !== 'ok') throw new Error(`silo ${this.silo} (${what} ${stage}): ${line}`);
+  }
+
+  /** Sends its message of `stage`. */
+  run(clock: Clock, stage: FaultStage): Promise<void> {
+    return this.command(clock, 'run', stage);
+  }
+
+  /** Writes the journal entry of `stage`'s message, then is SIGKILLed before sending it. */
+  async kill(clock: Clock, stage: FaultStage): Promise<void> {
+    await this.command(clock, 'die', stage);
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+}
 
 /** One acknowledged write: a stage message or a report, by silo. */
 export interface Ack {
@@ -112,15 +216,22 @@ export async function driveRound(
   r: number,
   o: {
     acked: Ack[];
+    journals: SiloJournals;
     afterFirstAck?: (stage: FaultStage) => Promise<void>;
     absentFrom?: { silo: number; stage: FaultStage };
+    /** The absent silo runs in this process until it is SIGKILLed at its stage. */
+    remote?: SiloProcess;
   },
 ): Promise<void> {
-  const silos = SILOS.map((i) => new Silo(get(), 'c1', r, i, 3));
+  const silos = SILOS.map((i) => new JournaledSilo(get(), 'c1', r, i, 3));
+  const remote = (i: number) => o.remote?.silo === i;
+  for (const s of silos) if (!remote(s.id)) s.rg = await beginRound(get(), o.journals, r, s.id);
   const gone = (i: number, stage: FaultStage) =>
     o.absentFrom !== undefined &&
     o.absentFrom.silo === i &&
     FAULT_STAGES.indexOf(stage) >= FAULT_STAGES.indexOf(o.absentFrom.stage);
+  /** The absent silo dies at its stage after the journal entry of the stage's message, if any. */
+  const dies = (i: number, stage: FaultStage) => o.absentFrom?.silo === i && o.absentFrom.stage === stage;
   const ack = async (stage: FaultStage, silo: number, first: boolean) => {
     o.acked.push({ stage, silo });
     if (first) await o.afterFirstAck?.(stage);
@@ -128,10 +239,14 @@ export async function driveRound(
   for (const stage of PROTOCOL) {
     let first = true;
     for (const s of silos) {
-      if (gone(s.id, stage)) continue;
+      if (gone(s.id, stage)) {
+        if (dies(s.id, stage) && remote(s.id)) await o.remote!.kill(get().clock, stage);
+        else if (dies(s.id, stage) && (stage === 'mask' || stage === 'unmask')) s.rg.beforeSend(stage);
+        continue;
+      }
       s.h = get();
-      if (stage === 'advertise') await s.start();
-      else await s.step(INBOX[stage]);
+      if (remote(s.id)) await o.remote!.run(get().clock, stage);
+      else await siloStep(s, stage);
       await ack(stage, s.id, first);
       first = false;
     }
@@ -141,9 +256,18 @@ export async function driveRound(
   let first = true;
   const survivors = (await roundView(get(), r)).survivors ?? [];
   for (const i of survivors) {
-    if (gone(i, 'reporting')) continue;
-    const status = await postReport(get(), r, i);
-    if (status !== 201) throw new Error(`report of silo ${i}: ${status}`);
+    const rg = silos[i]!.rg;
+    if (gone(i, 'reporting')) {
+      if (dies(i, 'reporting') && remote(i)) await o.remote!.kill(get().clock, 'reporting');
+      else if (dies(i, 'reporting')) await acceptRound(get(), rg, r, i);
+      continue;
+    }
+    if (remote(i)) await o.remote!.run(get().clock, 'reporting');
+    else {
+      await acceptRound(get(), rg, r, i);
+      const status = await postReport(get(), r, i);
+      if (status !== 201) throw new Error(`report of silo ${i}: ${status}`);
+    }
     await ack('reporting', i, first);
     first = false;
   }
@@ -171,15 +295,20 @@ export async function consortiumOn(location: StoreLocation, clock: Clock): Promi
 }
 
 /**
- * A real crash: the service runs in a child process over `location` and drives round 1; it is
- * SIGKILLed right after it printed the first acknowledgement of `stage`. @returns the
- * acknowledgements it printed.
+ * A real crash: the service runs in a child process over `location` and drives round 1 (the silos'
+ * journals in `journals`' folder); it is SIGKILLed right after it printed the first
+ * acknowledgement of `stage`. @returns the acknowledgements it printed.
  */
-export async function crashChildAt(location: StoreLocation, clock: Clock, stage: FaultStage): Promise<Ack[]> {
+export async function crashChildAt(
+  location: StoreLocation,
+  clock: Clock,
+  stage: FaultStage,
+  journals: SiloJournals,
+): Promise<Ack[]> {
   const [kind, where] = 'sqlite' in location ? ['sqlite', location.sqlite] : ['postgres', location.postgres];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', new URL('./_fault-child.ts', import.meta.url).pathname, kind, where],
+    ['--import', 'tsx', new URL('./_fault-child.ts', import.meta.url).pathname, kind, where, journals.dir],
     {
       env: { ...process.env, FEDSCORE_TEST_CLOCK: String(clock.ms), FEDSCORE_TEST_ADMIN: ADMIN },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -210,13 +339,18 @@ export async function crashChildAt(location: StoreLocation, clock: Clock, stage:
 }
 
 /**
- * After a real crash: the silos of round 1 rebuild their state (same random streams) and go on
- * against `h`, sending only what the store does not have.
+ * After a real crash: the silos of round 1 rebuild their state (same random streams and journals;
+ * ./_journals.ts `rebuiltRound`) and go on against `h`, sending only what the store does not have.
  */
-export async function resumeRound(h: Harness, acked: Ack[]): Promise<void> {
+export async function resumeRound(h: Harness, acked: Ack[], journals: SiloJournals): Promise<void> {
   const has = async (stage: string, silo: number) =>
     (await storedWrites(h, 1)).some((w) => w.stage === stage && w.silo === silo);
-  const silos = SILOS.map((i) => new Silo(h, 'c1', 1, i, 3));
+  const silos = SILOS.map((i) => new JournaledSilo(h, 'c1', 1, i, 3));
+  for (const s of silos) {
+    s.rg = await rebuiltRound(h, journals, 1, s.id);
+    for (const type of ['mask', 'unmask'] as const)
+      if (journaled(journals, s.id, 1, JOURNALED[type])) s.resend.add(type);
+  }
   // Past the protocol stages, a silo needs none of its round state (its report is its own).
   const now = (await roundView(h, 1)).stage;
   const protocolOver = !(PROTOCOL as readonly string[]).includes(now);
@@ -234,6 +368,7 @@ export async function resumeRound(h: Harness, acked: Ack[]): Promise<void> {
     }
   for (const i of SILOS)
     if (!(await has('reporting', i))) {
+      if (!journaled(journals, i, 1, 'accepted')) await acceptRound(h, silos[i]!.rg, 1, i);
       const status = await postReport(h, 1, i);
       if (status !== 201) throw new Error(`report of silo ${i}: ${status}`);
       acked.push({ stage: 'reporting', silo: i });
