@@ -1,5 +1,5 @@
 /**
- * Load held (issue 34), `npm run bench -- server --load [--minutes N] [--consortia C] [--silos S]`:
+ * Load held (issue 34), `npm run bench -- server --load [--minutes N] [--consortia C] [--silos S] [--store sqlite|postgres]`:
  * C consortia (default 8) of S silos (default 32) run secure-aggregation rounds concurrently on one
  * service for N minutes (default 10), on SQLite and — when DATABASE_URL is set — on PostgreSQL.
  *
@@ -48,6 +48,8 @@ export interface LoadResult {
   unexpected: number;
   rssMinute1MiB: number;
   rssLastMinuteMiB: number;
+  /** Peak RSS of each minute of the run (MiB), minute 1 first: whether memory plateaus or climbs. */
+  rssPerMinuteMiB: number[];
   routes: { route: string; requests: number; p50: number; p99: number }[];
 }
 
@@ -229,8 +231,19 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
   const t0 = performance.now();
   const end = t0 + o.minutes * 60_000;
   const rss: { t: number; mib: number }[] = [];
-  const sampler = setInterval(() => rss.push({ t: performance.now() - t0, mib: service.rssMiB() }), 1000);
   let rounds = 0;
+  let minute = 0;
+  const sampler = setInterval(() => {
+    const t = performance.now() - t0;
+    rss.push({ t, mib: service.rssMiB() });
+    // Progress on long work: one line a minute on stderr (the tables go to stdout).
+    if (t >= (minute + 1) * 60_000) {
+      minute++;
+      process.stderr.write(
+        `load ${label}: minute ${minute}, ${rounds} rounds scored, ${requests} requests, ${errors5xx} 5xx, RSS ${rss.at(-1)!.mib.toFixed(0)} MiB\n`,
+      );
+    }
+  }, 1000);
   await Promise.all(
     consortia.map(async (c) => {
       for (let r = 1; performance.now() < end; r++) {
@@ -263,6 +276,9 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     unexpected,
     rssMinute1MiB: peak(0, 60_000),
     rssLastMinuteMiB: peak(lastFrom, Number.POSITIVE_INFINITY),
+    rssPerMinuteMiB: Array.from({ length: Math.ceil(elapsedMin) }, (_, m) =>
+      peak(m * 60_000, (m + 1) * 60_000),
+    ),
     routes: [...latencies.entries()]
       .map(([route, ms]) => {
         const s = [...ms].sort((a, b) => a - b);
