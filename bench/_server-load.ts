@@ -50,6 +50,14 @@ export interface LoadResult {
   rssLastMinuteMiB: number;
   /** Peak RSS of each minute of the run (MiB), minute 1 first: whether memory plateaus or climbs. */
   rssPerMinuteMiB: number[];
+  /**
+   * Minutes until every consortium had scored its first round (the warm-up: before it, the service
+   * has not yet held a whole round's state), and the peak RSS of the minute after it (MiB). Minute
+   * 1 is the issue's reference; on a machine where a first round takes longer than a minute it is
+   * still warm-up, and this is the steady-state reference beside it.
+   */
+  warmupMinutes: number;
+  rssAfterWarmupMiB: number;
   routes: { route: string; requests: number; p50: number; p99: number }[];
 }
 
@@ -232,6 +240,8 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
   const end = t0 + o.minutes * 60_000;
   const rss: { t: number; mib: number }[] = [];
   let rounds = 0;
+  let warmed = 0;
+  let warmAt = Number.NaN;
   let minute = 0;
   const sampler = setInterval(() => {
     const t = performance.now() - t0;
@@ -250,6 +260,7 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
         try {
           await round(c, r);
           rounds++;
+          if (r === 1 && ++warmed === consortia.length) warmAt = performance.now() - t0;
         } catch (e) {
           // Counted above (unexpected status); the round is left to its deadline: a new consortium
           // round cannot open before it ends, so this consortium stops here.
@@ -276,6 +287,8 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     unexpected,
     rssMinute1MiB: peak(0, 60_000),
     rssLastMinuteMiB: peak(lastFrom, Number.POSITIVE_INFINITY),
+    warmupMinutes: warmAt / 60_000,
+    rssAfterWarmupMiB: Number.isNaN(warmAt) ? Number.NaN : peak(warmAt, warmAt + 60_000),
     rssPerMinuteMiB: Array.from({ length: Math.ceil(elapsedMin) }, (_, m) =>
       peak(m * 60_000, (m + 1) * 60_000),
     ),

@@ -224,6 +224,9 @@ async function loadMain(): Promise<void> {
         'peak RSS min 1 MiB',
         'peak RSS last min MiB',
         'RSS growth',
+        'warm-up min',
+        'peak RSS after warm-up MiB',
+        'growth after warm-up',
       ],
       results.map((r) => [
         r.store,
@@ -236,6 +239,9 @@ async function loadMain(): Promise<void> {
         mib(r.rssMinute1MiB),
         mib(r.rssLastMinuteMiB),
         `${((100 * (r.rssLastMinuteMiB - r.rssMinute1MiB)) / r.rssMinute1MiB).toFixed(1)} %`,
+        r.warmupMinutes.toFixed(1),
+        mib(r.rssAfterWarmupMiB),
+        `${((100 * (r.rssLastMinuteMiB - r.rssAfterWarmupMiB)) / r.rssAfterWarmupMiB).toFixed(1)} %`,
       ]),
     ),
   );
