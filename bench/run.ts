@@ -30,7 +30,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 // Options: --json <file> writes the sections' results as one JSON object; flags (--quick, …) and
 // --baseline <dir> are read by the sections themselves (bench/ml.ts, bench/_exact-shapley.ts).
 const args = process.argv.slice(2);
-const VALUED = ['--json', '--baseline', '--minutes', '--consortia', '--silos'];
+const VALUED = ['--json', '--baseline', '--minutes', '--consortia', '--silos', '--store'];
 const asked: string[] = [];
 let jsonFile: string | undefined;
 for (let i = 0; i < args.length; i++) {

@@ -44,7 +44,7 @@
  *
  * Run: npx tsx bench/server.ts [--quick]   (--quick: d = 10^5, fewer requests, one round per store)
  *
- * `--load [--minutes N] [--consortia C] [--silos S]` runs instead the load row of issue 34: C
+ * `--load [--minutes N] [--consortia C] [--silos S] [--store sqlite|postgres]` runs instead the load row of issue 34: C
  * consortia (8) × S silos (32) running rounds concurrently on one service for N minutes (10) per
  * store — rounds per minute, p50/p99 per route, peak RSS in minute 1 and the last minute, 5xx
  * (bench/_server-load.ts).
@@ -189,12 +189,18 @@ async function loadMain(): Promise<void> {
     consortia: numberFlag('consortia', 8),
     silos: numberFlag('silos', 32),
   };
-  const dir = mkdtempSync(join(tmpdir(), 'fedscore-bench-load-'));
+  const i = process.argv.indexOf('--store');
+  const only = i < 0 ? undefined : process.argv[i + 1];
+  if (only !== undefined && only !== 'sqlite' && only !== 'postgres')
+    throw new RangeError(`--store: expected 'sqlite' or 'postgres', got '${only}'`);
   const url = process.env.DATABASE_URL;
-  const postgres = url ? await freshPostgres(url) : undefined;
+  if (only === 'postgres' && !url)
+    throw new Error('--store postgres: DATABASE_URL is not set (scripts/ci-postgres.sh starts a PostgreSQL)');
+  const dir = mkdtempSync(join(tmpdir(), 'fedscore-bench-load-'));
+  const postgres = url && only !== 'sqlite' ? await freshPostgres(url) : undefined;
   const results: LoadResult[] = [];
   try {
-    results.push(await runLoad('SQLite', { sqlite: join(dir, 'store.db') }, o));
+    if (only !== 'postgres') results.push(await runLoad('SQLite', { sqlite: join(dir, 'store.db') }, o));
     if (postgres) results.push(await runLoad('PostgreSQL', { postgres: postgres.postgres }, o));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -218,6 +224,9 @@ async function loadMain(): Promise<void> {
         'peak RSS min 1 MiB',
         'peak RSS last min MiB',
         'RSS growth',
+        'warm-up min',
+        'peak RSS after warm-up MiB',
+        'growth after warm-up',
       ],
       results.map((r) => [
         r.store,
@@ -230,9 +239,14 @@ async function loadMain(): Promise<void> {
         mib(r.rssMinute1MiB),
         mib(r.rssLastMinuteMiB),
         `${((100 * (r.rssLastMinuteMiB - r.rssMinute1MiB)) / r.rssMinute1MiB).toFixed(1)} %`,
+        r.warmupMinutes.toFixed(1),
+        mib(r.rssAfterWarmupMiB),
+        `${((100 * (r.rssLastMinuteMiB - r.rssAfterWarmupMiB)) / r.rssAfterWarmupMiB).toFixed(1)} %`,
       ]),
     ),
   );
+  console.log('\nPeak RSS of each minute (MiB):\n');
+  for (const r of results) console.log(`${r.store}: ${r.rssPerMinuteMiB.map(mib).join(' ')}`);
   console.log('\nLatency per route (client side, ms):\n');
   console.log(
     table(
