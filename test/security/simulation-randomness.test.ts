@@ -58,7 +58,7 @@ function recordSystemRandom(): Uint8Array[] {
   vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation(
     <T extends ArrayBufferView | null>(a: T): T => {
       real(a as unknown as Uint8Array);
-      if (/crypto[/\\]random\.ts/.test(new Error().stack ?? ''))
+      if (/crypto[/\\]random-bytes\.ts/.test(new Error().stack ?? ''))
         drawn.push(Uint8Array.from(a as unknown as Uint8Array));
       return a;
     },
