@@ -41,7 +41,7 @@ import { MIN_REFERENCE } from './_reference-z.js';
 /**
  * The evidence reference's scale relative to the evidence: with threshold 3.5 a marginal up to
  * about 1.52 × its evidence passes (a silo's singleton model can beat the aggregate it is averaged
- * into: the dominant honest silos of the recorded runs reach 1.43 E_j). Calibrated on the honest
+ * into: the dominant honest silos of the recorded runs reach 1.36 × theirs). Calibrated on the honest
  * runs of every example configuration (docs/audit.md, "False flags"; `scripts/false-flags.ts`).
  */
 export const EVIDENCE_SCALE = 0.1;

@@ -195,7 +195,7 @@ describe('detection', () => {
         },
       },
       // paper000-adversaries-58-fedavg seed 4 round 1 (silo 5 a random-update attacker): silo 2's
-      // singleton beats the aggregate, IOI 0.292 = 1.34 E
+      // singleton beats the aggregate, IOI 0.292 = 1.30 × its evidence
       {
         dominant: 2,
         u: {
@@ -205,7 +205,7 @@ describe('detection', () => {
           without: [0.314, 0.3115, 0.2605, 0.306, 0.376, 0.3135],
         },
       },
-      // paper000-selection-50-fedemd seed 4 round 2: silo 4, IOI 0.0845 = 1.43 E
+      // paper000-selection-50-fedemd seed 4 round 2: silo 4, IOI 0.0845 = 1.36 × its evidence
       {
         dominant: 4,
         u: {
