@@ -377,9 +377,10 @@ function detection(argv: string[]): void {
     const honest = detectors.map(([, f]) => f(u, r.testExamples));
     r.silos.forEach((s, k) => {
       const role = r.roles[s] ?? 'honest';
+      // paper003-fig2-label-noise's silos (noise rates 0 … 1) are one row
       if (!isHonest(role))
         count(
-          `${role} (truthful reports)`,
+          `${role.startsWith('noise=') ? 'label noise' : role} (truthful reports)`,
           honest.map((f) => f[k]!),
         );
     });
