@@ -2,7 +2,8 @@
  * Detecting misreports (papers/003 §5.3: "augmenting the averaging step in EE's definition with
  * anomaly detection techniques"): robust z-scores of the marginals every silo reports, IOI_j and
  * LOO_j (computed by scoring/private.ts), each against the other silos' reports and robust to two
- * colluders (issues 32 and 37; ./_reference-z.ts), and the reports a silo can send without being
+ * colluders (issues 32 and 37; ./_reference-z.ts) and against what the round's public improvement
+ * leaves for the silo (its evidence, ./_evidence.ts), and the reports a silo can send without being
  * flagged.
  */
 import { checkFiniteVector } from '../_checks.js';
