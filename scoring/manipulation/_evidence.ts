@@ -11,6 +11,7 @@
  *
  *   IOI evidence  E_j = Δ − max(0, max_{k≠j} LOO_k)
  *   LOO evidence  F_j = Δ − Σ_{k≠j} max(0, LOO_k)
+ *   (the maximum and the sum over the others but their `drop` largest LOO; below)
  *
  * E_j is how much every evaluated model that contains U_j — M itself and each M − U_k, k ≠ j —
  * improves on M0 at least (v(M − U_k) − v(M0) = Δ − LOO_k): a singleton model that claims about
@@ -31,10 +32,11 @@
  *   evidence, and adding a colluder's value to the others can only raise an order statistic of
  *   them and the sum of all but the largest `drop`, i.e. lower the evidence. It is at most what the
  *   honest silos' reports allow with their `drop` largest LOO left out.
- * Where one or two dominant honest silos report their large LOO, a third silo's evidence (the
- * third largest left) shrinks by theirs only when three silos claim the improvement; so in a round
- * with one dominant silo any silo may claim up to about its evidence. The evidence only lowers z
- * (one more reference in a minimum): it never flags what the reference sets accept.
+ * The cost: since the two largest of the others' LOO are left out, a dominant honest silo's large
+ * LOO does not shrink a third silo's evidence, so in a round with one or two dominant silos any
+ * silo may claim up to about 1.5 × what the others but those two leave unexplained
+ * (docs/audit.md, "What the detector catches"). The evidence only lowers z (one more reference in
+ * a minimum): it never flags what the reference sets accept.
  */
 import { MIN_REFERENCE } from './_reference-z.js';
 
