@@ -3,7 +3,8 @@
  * table of docs/audit.md ("False flags").
  *
  *   npx tsx scripts/false-flags.ts record [--rounds R] [--seeds S] [--out F] [config.json …]
- *   npx tsx scripts/false-flags.ts table [--in F]
+ *   npx tsx scripts/false-flags.ts table [--in F] [--seeds S]
+ *   npx tsx scripts/false-flags.ts detection [--in F] [--seeds S]
  *   npx tsx scripts/false-flags.ts framing
  *
  * `record` runs each configuration (default: every examples/*.json) for seeds seed … seed + S − 1
@@ -16,10 +17,18 @@
  *
  * `table` re-runs the detector offline on the recorded reports (no training) and prints, per
  * configuration: seeds, rounds, honest silo-rounds (silos whose role is not a simulated attack or
- * label noise; Mavericks are honest), how many of them the detector quarantines now and how many
- * the detector before issue 37 did (robust z among all reports, MAD scale, 5 reports), and the
- * flags on the simulated attackers and noisy silos (their reports are honest too: the engine
- * computes every utility truthfully).
+ * label noise; Mavericks are honest), how many of them the detector quarantines now, how many the
+ * detector of the last session did (the reference sets alone, without the evidence reference of
+ * scoring/manipulation/_evidence.ts) and how many the detector before issue 37 did (robust z among
+ * all reports, MAD scale, 5 reports), and the flags on the simulated attackers and noisy silos
+ * (their reports are honest too: the engine computes every utility truthfully). `--seeds S` keeps
+ * the first S seeds of each configuration.
+ *
+ * `detection` measures what the three detectors catch on the recorded rounds of ≥ 5 reports (where
+ * quarantine acts): every silo in turn misreports, the others honest, with the audit's simulated
+ * misreports (scoring/manipulation/misreports.ts: inflate-self ×2, deflate-others, 20 uniform random
+ * reports; and inflate-self ×5), and the rate at which the attacker is flagged; and the rate at
+ * which the simulated attackers' and noisy silos' (truthful) reports are flagged, per role.
  *
  * `framing` prints the pair table of docs/audit.md (issue 32, S1): whether a colluding pair's
  * reports get an honest silo quarantined, under the detector before issue 37 and now.
@@ -27,8 +36,16 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { detectReports } from '../scoring/manipulation/detection.js';
-import { quarantineReports } from '../scoring/manipulation/quarantine.js';
+import { referenceZAll } from '../scoring/manipulation/_reference-z.js';
+import {
+  COLLUDERS_TOLERATED,
+  DEFAULT_THRESHOLD,
+  detectReports,
+  SCALE_FLOOR_STEPS,
+  SCALE_FLOOR_TYPICAL,
+} from '../scoring/manipulation/detection.js';
+import { simulateAttacks } from '../scoring/manipulation/misreports.js';
+import { MIN_REPORTS_FOR_QUARANTINE, quarantineReports } from '../scoring/manipulation/quarantine.js';
 import type { PrivateUtilities } from '../scoring/private.js';
 
 /** The median of `x` (the script's own: scoring/_median.ts is private to scoring/). */
@@ -180,6 +197,43 @@ function legacyFlags(u: PrivateUtilities): boolean[] {
   return zi.map((a, j) => Math.abs(a) > 3.5 || Math.abs(zl[j]!) > 3.5);
 }
 
+/**
+ * The detector of the last session (issue 37 before the evidence reference): z against the others'
+ * reference sets alone, with the same floors, threshold, rounding and minimum of reports.
+ */
+function previousFlags(u: PrivateUtilities, testExamples: number): boolean[] {
+  const n = u.withOnly.length;
+  if (n < MIN_REPORTS_FOR_QUARANTINE) return Array.from(u.withOnly, () => false);
+  const step = (v: number) => Math.round(v * testExamples);
+  const ioi = Float64Array.from(u.withOnly, (a) => step(a - u.empty));
+  const loo = Float64Array.from(u.without, (b) => step(u.full - b));
+  const mag = ioi.map((a, k) => Math.max(Math.abs(a), Math.abs(loo[k]!)));
+  const floor = { floor: SCALE_FLOOR_STEPS, kappa: SCALE_FLOOR_TYPICAL };
+  const zi = referenceZAll(ioi, mag, COLLUDERS_TOLERATED, floor);
+  const zl = referenceZAll(loo, mag, COLLUDERS_TOLERATED, floor);
+  return Array.from(zi, (z, j) => z > DEFAULT_THRESHOLD || zl[j]! > DEFAULT_THRESHOLD);
+}
+
+/** The detector now, as the scorer applies it (quarantine: ≥ 5 reports, rounded to 1/T). */
+function nowFlags(u: PrivateUtilities, testExamples: number): boolean[] {
+  const flags = Array.from(u.withOnly, () => false);
+  for (const q of quarantineReports(u, { resolution: 1 / testExamples }).quarantined) flags[q.index] = true;
+  return flags;
+}
+
+/** The first `seeds` seeds of each configuration (all when undefined). */
+function firstSeeds(recorded: RecordedRound[], seeds: number | undefined): RecordedRound[] {
+  if (seeds === undefined) return recorded;
+  const kept = new Map<string, number[]>();
+  for (const r of recorded) {
+    const s = kept.get(r.config) ?? [];
+    if (!s.includes(r.seed)) s.push(r.seed);
+    kept.set(r.config, s);
+  }
+  const keep = new Map([...kept].map(([c, s]) => [c, new Set([...s].sort((a, b) => a - b).slice(0, seeds))]));
+  return recorded.filter((r) => keep.get(r.config)!.has(r.seed));
+}
+
 /** The z values of the detector before issue 37 (|z| > 3.5 flagged). */
 function legacyZ(u: PrivateUtilities): { zi: number[]; zl: number[] } {
   const z = (x: number[]) => {
@@ -199,14 +253,21 @@ function legacyZ(u: PrivateUtilities): { zi: number[]; zl: number[] } {
 const isHonest = (role: string) => role === 'honest' || role === 'maverick' || role.startsWith('non-iid');
 
 function table(argv: string[]): void {
-  const { values } = parseArgs({ args: argv, options: { in: { type: 'string' } } });
-  const recorded = readRecorded(values.in ?? DEFAULT_FILE);
+  const { values } = parseArgs({
+    args: argv,
+    options: { in: { type: 'string' }, seeds: { type: 'string' } },
+  });
+  const recorded = firstSeeds(
+    readRecorded(values.in ?? DEFAULT_FILE),
+    values.seeds === undefined ? undefined : Number(values.seeds),
+  );
   interface Row {
     seeds: Set<number>;
     rounds: Set<number>;
     silos: number;
     honest: number;
     flagged: number;
+    previous: number;
     legacy: number;
     mavericks: number;
     mavericksFlagged: number;
@@ -222,6 +283,7 @@ function table(argv: string[]): void {
       silos: r.roles.length,
       honest: 0,
       flagged: 0,
+      previous: 0,
       legacy: 0,
       mavericks: 0,
       mavericksFlagged: 0,
@@ -234,47 +296,122 @@ function table(argv: string[]): void {
     row.rounds.add(r.rounds);
     const u = { full: r.full, empty: r.empty, withOnly: r.withOnly, without: r.without };
     if (r.silos.length < 2) continue;
-    const now = new Set(
-      quarantineReports(u, { resolution: 1 / r.testExamples }).quarantined.map((q) => r.silos[q.index]!),
-    );
+    const now = nowFlags(u, r.testExamples);
+    const previous = previousFlags(u, r.testExamples);
     const before = legacyFlags(u);
     r.silos.forEach((s, k) => {
       const role = r.roles[s] ?? 'honest';
       if (isHonest(role)) {
         row.honest++;
-        if (now.has(s)) row.flagged++;
+        if (now[k]) row.flagged++;
+        if (previous[k]) row.previous++;
         if (before[k]) row.legacy++;
         if (role === 'maverick') {
           row.mavericks++;
-          if (now.has(s)) row.mavericksFlagged++;
+          if (now[k]) row.mavericksFlagged++;
           if (before[k]) row.legacyMavericks++;
         }
       } else {
         row.other++;
-        if (now.has(s)) row.otherFlagged++;
+        if (now[k]) row.otherFlagged++;
       }
     });
   }
-  const pct = (a: number, b: number) => (b === 0 ? '–' : `${((100 * a) / b).toFixed(1)} %`);
+  const pct = (a: number, b: number) =>
+    b === 0 ? '–' : `${((100 * a) / b).toFixed(a > 0 && (100 * a) / b < 0.1 ? 2 : 1)} %`;
   const out = [
-    '| configuration | silos | seeds | rounds | honest silo-rounds | flagged | rate | before (issue 27 detector) | Maverick silo-rounds flagged (before) | attacker/noisy silo-rounds flagged |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| configuration | silos | seeds | rounds | honest silo-rounds | flagged | rate | without the evidence (last session) | before (issue 27 detector) | Maverick silo-rounds flagged (before) | attacker/noisy silo-rounds flagged |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
-  const total = { honest: 0, flagged: 0, legacy: 0, mav: 0, mavF: 0, mavL: 0 };
+  const total = { honest: 0, flagged: 0, previous: 0, legacy: 0, mav: 0, mavF: 0, mavL: 0 };
   for (const [name, row] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
     total.honest += row.honest;
     total.flagged += row.flagged;
+    total.previous += row.previous;
     total.legacy += row.legacy;
     total.mav += row.mavericks;
     total.mavF += row.mavericksFlagged;
     total.mavL += row.legacyMavericks;
     out.push(
-      `| ${name} | ${row.silos} | ${row.seeds.size} | ${[...row.rounds].sort((a, b) => a - b).join(', ')} | ${row.honest} | ${row.flagged} | ${pct(row.flagged, row.honest)} | ${row.legacy} (${pct(row.legacy, row.honest)}) | ${row.mavericks === 0 ? '–' : `${row.mavericksFlagged} of ${row.mavericks} (${row.legacyMavericks})`} | ${row.other === 0 ? '–' : `${row.otherFlagged} of ${row.other}`} |`,
+      `| ${name} | ${row.silos} | ${row.seeds.size} | ${[...row.rounds].sort((a, b) => a - b).join(', ')} | ${row.honest} | ${row.flagged} | ${pct(row.flagged, row.honest)} | ${row.previous} (${pct(row.previous, row.honest)}) | ${row.legacy} (${pct(row.legacy, row.honest)}) | ${row.mavericks === 0 ? '–' : `${row.mavericksFlagged} of ${row.mavericks} (${row.legacyMavericks})`} | ${row.other === 0 ? '–' : `${row.otherFlagged} of ${row.other}`} |`,
     );
   }
   out.push(
-    `| **all** | | | | ${total.honest} | ${total.flagged} | ${pct(total.flagged, total.honest)} | ${total.legacy} (${pct(total.legacy, total.honest)}) | ${total.mavF} of ${total.mav} (${total.mavL}) | |`,
+    `| **all** | | | | ${total.honest} | ${total.flagged} | ${pct(total.flagged, total.honest)} | ${total.previous} (${pct(total.previous, total.honest)}) | ${total.legacy} (${pct(total.legacy, total.honest)}) | ${total.mavF} of ${total.mav} (${total.mavL}) | |`,
   );
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/**
+ * What the detectors catch (see the file's doc): the audit's simulated misreports on every recorded
+ * round of ≥ 5 reports, and the simulated attackers' truthful reports.
+ */
+function detection(argv: string[]): void {
+  const { values } = parseArgs({
+    args: argv,
+    options: { in: { type: 'string' }, seeds: { type: 'string' } },
+  });
+  const recorded = firstSeeds(
+    readRecorded(values.in ?? DEFAULT_FILE),
+    values.seeds === undefined ? undefined : Number(values.seeds),
+  );
+  const detectors: [string, (u: PrivateUtilities, t: number) => boolean[]][] = [
+    ['before (issue 27)', (u) => legacyFlags(u)],
+    ['last session', previousFlags],
+    ['now', nowFlags],
+  ];
+  const counts = new Map<string, number[]>();
+  const count = (key: string, flags: boolean[]) => {
+    const c = counts.get(key) ?? [0, ...detectors.map(() => 0)];
+    c[0]!++;
+    flags.forEach((f, d) => {
+      if (f) c[d + 1]!++;
+    });
+    counts.set(key, c);
+  };
+  let rounds = 0;
+  for (const r of recorded) {
+    if (r.silos.length < MIN_REPORTS_FOR_QUARANTINE) continue;
+    rounds++;
+    const u = { full: r.full, empty: r.empty, withOnly: r.withOnly, without: r.without };
+    const honest = detectors.map(([, f]) => f(u, r.testExamples));
+    r.silos.forEach((s, k) => {
+      const role = r.roles[s] ?? 'honest';
+      // paper003-fig2-label-noise's silos (noise rates 0 … 1) are one row
+      if (!isHonest(role))
+        count(
+          `${role.startsWith('noise=') ? 'label noise' : role} (truthful reports)`,
+          honest.map((f) => f[k]!),
+        );
+    });
+    const attacks = [
+      ...simulateAttacks(u, { schemes: ['loo'], seed: rounds }),
+      ...simulateAttacks(u, { schemes: ['loo'], inflateFactor: 5, randomTrials: 0 })
+        .filter((a) => a.kind === 'inflateSelf')
+        .map((a) => ({ ...a, kind: 'inflateSelf ×5' })),
+    ];
+    for (const a of attacks) {
+      const withOnly = [...u.withOnly];
+      const without = [...u.without];
+      withOnly[a.attacker] = a.reports.withOnly;
+      without[a.attacker] = a.reports.without;
+      const lie = { ...u, withOnly, without };
+      const kind = a.kind === 'inflateSelf' ? 'inflateSelf ×2' : a.kind;
+      count(
+        kind,
+        detectors.map(([, f]) => f(lie, r.testExamples)[a.attacker]!),
+      );
+    }
+  }
+  const pct = (a: number, b: number) => (b === 0 ? '–' : `${((100 * a) / b).toFixed(1)} %`);
+  const out = [
+    `${rounds} recorded rounds of ≥ ${MIN_REPORTS_FOR_QUARANTINE} reports; the attacker flagged (of the cases):`,
+    '',
+    `| misreport | cases | ${detectors.map(([d]) => d).join(' | ')} |`,
+    `| --- | ---: | ${detectors.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const [key, [cases, ...hits]] of [...counts].sort(([a], [b]) => a.localeCompare(b)))
+    out.push(`| ${key} | ${cases} | ${hits.map((h) => pct(h, cases!)).join(' | ')} |`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -418,8 +555,9 @@ function framing(): void {
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'record') await record(rest);
 else if (command === 'table') table(rest);
+else if (command === 'detection') detection(rest);
 else if (command === 'framing') framing();
 else {
-  process.stderr.write('usage: tsx scripts/false-flags.ts record|table|framing [options]\n');
+  process.stderr.write('usage: tsx scripts/false-flags.ts record|table|detection|framing [options]\n');
   process.exitCode = 2;
 }

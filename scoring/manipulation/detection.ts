@@ -2,7 +2,8 @@
  * Detecting misreports (papers/003 §5.3: "augmenting the averaging step in EE's definition with
  * anomaly detection techniques"): robust z-scores of the marginals every silo reports, IOI_j and
  * LOO_j (computed by scoring/private.ts), each against the other silos' reports and robust to two
- * colluders (issues 32 and 37; ./_reference-z.ts), and the reports a silo can send without being
+ * colluders (issues 32 and 37; ./_reference-z.ts) and against what the round's public improvement
+ * leaves for the silo (its evidence, ./_evidence.ts), and the reports a silo can send without being
  * flagged.
  */
 import { checkFiniteVector } from '../_checks.js';
@@ -14,6 +15,7 @@ import {
   scoreCheckedScheme,
 } from '../private.js';
 import { checkRange, checkSilo, checkThreshold } from './_checks.js';
+import { evidenceOf, evidenceScale } from './_evidence.js';
 import { IGLEWICZ_HOAGLIN, largestUnflagged, referenceZ, referenceZAll } from './_reference-z.js';
 import type { ReportBox, UtilityRange } from './reports.js';
 
@@ -90,18 +92,41 @@ const includeOneIn = (u: CheckedUtilities) => scoreCheckedScheme('ioi', u).weigh
 /** LOO_j = v(M) − v(M − U_j) per silo, from scoring/private.ts (papers/003 Def. 2). */
 const leaveOneOut = (u: CheckedUtilities) => scoreCheckedScheme('loo', u).weights;
 
-/** Both marginals in the detector's units (resolution steps when a resolution is given), each silo's magnitude and the floor. */
+/**
+ * Both marginals in the detector's units (resolution steps when a resolution is given), each silo's
+ * magnitude, the evidence of its IOI and LOO (./_evidence.ts) and the floor.
+ */
 function marginals(u: CheckedUtilities, resolution: number | undefined) {
   const units = (m: Float64Array) =>
     resolution === undefined ? m : m.map((v) => Math.round(v / resolution));
   const ioi = units(includeOneIn(u));
   const loo = units(leaveOneOut(u));
   const mag = ioi.map((a, k) => Math.max(Math.abs(a), Math.abs(loo[k]!)));
+  const gain = resolution === undefined ? u.full - u.empty : Math.round((u.full - u.empty) / resolution);
   const floor = {
     floor: resolution === undefined ? SCALE_FLOOR_STEPS * DEFAULT_RESOLUTION : SCALE_FLOOR_STEPS,
     kappa: SCALE_FLOOR_TYPICAL,
   };
-  return { ioi, loo, mag, floor, unit: resolution ?? 1 };
+  return {
+    ioi,
+    loo,
+    mag,
+    evidence: evidenceOf(loo, gain, COLLUDERS_TOLERATED),
+    floor,
+    unit: resolution ?? 1,
+  };
+}
+
+/** z of x against the evidence reference (centre e, scale max(floor, 0.1·e)); +∞ without one. */
+function evidenceZ(x: number, e: number, floor: number): number {
+  const scale = evidenceScale(e, floor);
+  return scale === null ? Number.POSITIVE_INFINITY : (IGLEWICZ_HOAGLIN * (x - e)) / scale;
+}
+
+/** The largest x the evidence reference accepts at the threshold; −∞ without one. */
+function evidenceBound(e: number, floor: number, threshold: number): number {
+  const scale = evidenceScale(e, floor);
+  return scale === null ? Number.NEGATIVE_INFINITY : e + (threshold * scale) / IGLEWICZ_HOAGLIN;
 }
 
 function checkResolution(r: unknown): number | undefined {
@@ -113,9 +138,13 @@ function checkResolution(r: unknown): number | undefined {
 
 /** The detector on checked reports. */
 function detect(u: CheckedUtilities, threshold: number, resolution: number | undefined): Detection {
-  const { ioi, loo, mag, floor } = marginals(u, resolution);
-  const zWithOnly = referenceZAll(ioi, mag, COLLUDERS_TOLERATED, floor);
-  const zWithout = referenceZAll(loo, mag, COLLUDERS_TOLERATED, floor);
+  const { ioi, loo, mag, evidence, floor } = marginals(u, resolution);
+  const withEvidence = (x: Float64Array, e: Float64Array) =>
+    referenceZAll(x, mag, COLLUDERS_TOLERATED, floor).map((z, j) =>
+      Math.min(z, evidenceZ(x[j]!, e[j]!, floor.floor)),
+    );
+  const zWithOnly = withEvidence(ioi, evidence.ioi);
+  const zWithout = withEvidence(loo, evidence.loo);
   const flagged = Array.from(zWithOnly, (z, j) => z > threshold || zWithout[j]! > threshold);
   return { zWithOnly, zWithout, flagged };
 }
@@ -124,9 +153,12 @@ function detect(u: CheckedUtilities, threshold: number, resolution: number | und
  * Flags reports that claim more than the other silos' reports can support (issue 37). For each
  * silo j and each of its marginals — IOI_j = v(M0 + U_j) − v(M0) and LOO_j = v(M) − v(M − U_j) —
  * z is 0.6745 (x_j − median)/scale against the *other* silos' marginals (never its own), the
- * smallest over every way of leaving out up to {@link COLLUDERS_TOLERATED} of them (at least 3
- * stay), with scale = max(MAD, {@link SCALE_FLOOR_STEPS} resolution steps); a silo is flagged when
- * either z > threshold. One-sided: every report that raises a silo's own score or a colluder's —
+ * smallest over every way of leaving out up to {@link COLLUDERS_TOLERATED} of them (at least 2
+ * stay), with scale = max(MAD, {@link SCALE_FLOOR_STEPS} resolution steps, {@link SCALE_FLOOR_TYPICAL}
+ * × their typical magnitude), and over one more reference: the silo's evidence, what the round's
+ * public improvement v(M) − v(M0) less the other silos' LOO leaves for it (./_evidence.ts: a
+ * dominant honest silo's marginals are what the round's own numbers account for); a silo is
+ * flagged when either z > threshold. One-sided: every report that raises a silo's own score or a colluder's —
  * its LOO or IOI (LOO, IOI, FP's α), or the others' lower β, γ terms under EE and EE-median (which
  * lower D) — raises the reporter's marginals, while a marginal far *below* the others is what an
  * honest Maverick or a silo with bad data reports (papers/000: an exclusive Maverick's singleton
@@ -150,7 +182,8 @@ export function detectReports(
  * The reports of one silo the detector lets through while everyone else reports honestly: for each
  * of withOnly and without, the interval of values in [lo, hi] whose z stays within the threshold.
  * A silo's z is measured against the others' reports only, so the accepted marginals are those up
- * to the largest over reference sets of median + threshold · scale / 0.6745 (`largestUnflagged`);
+ * to the largest over reference sets of median + threshold · scale / 0.6745 (`largestUnflagged`,
+ * and the evidence reference's E + threshold · max(floor, 0.1 E) / 0.6745);
  * the detector is one-sided, so the interval reaches the end of the range on the other side. If
  * the honest value is itself flagged, the interval is that value alone. With a resolution, the
  * end is the last resolution step accepted.
@@ -173,25 +206,36 @@ export function undetectedBox(
   const { lo, hi } = checkRange(range);
   checkThreshold(threshold);
   const resolution = checkResolution(options.resolution);
-  const { ioi, loo, mag, floor, unit } = marginals(u, resolution);
+  const { ioi, loo, mag, evidence, floor, unit } = marginals(u, resolution);
   // the silo's own z only (the others' do not decide whether its reports are flagged)
-  const zWithOnly = referenceZ(ioi, mag, silo, COLLUDERS_TOLERATED, floor);
-  const zWithout = referenceZ(loo, mag, silo, COLLUDERS_TOLERATED, floor);
-  /** The largest unflagged marginal of `silo`, in utility units (its own magnitude is not in its reference). */
-  const bound = (x: Float64Array): number => {
-    const b = largestUnflagged(x, mag, silo, COLLUDERS_TOLERATED, floor, threshold);
+  const own = (x: Float64Array, e: Float64Array) =>
+    Math.min(
+      referenceZ(x, mag, silo, COLLUDERS_TOLERATED, floor),
+      evidenceZ(x[silo]!, e[silo]!, floor.floor),
+    );
+  const zWithOnly = own(ioi, evidence.ioi);
+  const zWithout = own(loo, evidence.loo);
+  /**
+   * The largest unflagged marginal of `silo`, in utility units (its own magnitude is not in its
+   * reference, its own reports not in its evidence).
+   */
+  const bound = (x: Float64Array, e: Float64Array): number => {
+    const b = Math.max(
+      largestUnflagged(x, mag, silo, COLLUDERS_TOLERATED, floor, threshold),
+      evidenceBound(e[silo]!, floor.floor, threshold),
+    );
     return resolution === undefined ? b : Math.floor(b) * unit;
   };
   let withOnlyLo = u.withOnly[silo]!;
   let withOnlyHi = withOnlyLo;
   if (zWithOnly <= threshold) {
     withOnlyLo = Math.min(withOnlyLo, lo);
-    withOnlyHi = Math.max(withOnlyHi, Math.min(hi, u.empty + bound(ioi)));
+    withOnlyHi = Math.max(withOnlyHi, Math.min(hi, u.empty + bound(ioi, evidence.ioi)));
   }
   let withoutLo = u.without[silo]!;
   let withoutHi = withoutLo;
   if (zWithout <= threshold) {
-    withoutLo = Math.min(withoutLo, Math.max(lo, u.full - bound(loo)));
+    withoutLo = Math.min(withoutLo, Math.max(lo, u.full - bound(loo, evidence.loo)));
     withoutHi = Math.max(withoutHi, hi);
   }
   return { withOnlyLo, withOnlyHi, withoutLo, withoutHi };

@@ -1,5 +1,6 @@
 /** scoring/manipulation/detection.ts: z against the others, flags, and the reports the detector lets through. */
 import { describe, expect, it } from 'vitest';
+import { EVIDENCE_SCALE, evidenceOf } from '../../../scoring/manipulation/_evidence.js';
 import { EXACT_UP_TO } from '../../../scoring/manipulation/_reference-z.js';
 import {
   DEFAULT_RESOLUTION,
@@ -12,7 +13,7 @@ import {
 import { singleSiloBounds } from '../../../scoring/manipulation/single-silo.js';
 import { type PrivateUtilities, ratioScoreBound, SCHEMES, schemeScores } from '../../../scoring/private.js';
 import { createRng } from '../../../scoring/seeded-rng.js';
-import { unitRange, withReports } from './_rounds.js';
+import { sum, unitRange, withReports } from './_rounds.js';
 
 /** Median of a small array (the oracle's own, not the module's). */
 const med = (a: readonly number[]) => {
@@ -97,7 +98,9 @@ describe('detection', () => {
 
   // Others' marginals in [c − δ, c + δ]: every reference set has its median there, MAD ≤ 2δ and
   // typical magnitude ≤ |c| + δ, so a marginal at c + D is flagged once
-  // 0.6745 (D − δ) / max(2δ, floor, κ (|c| + δ)) > 3.5.
+  // 0.6745 (D − δ) / max(2δ, floor, κ (|c| + δ)) > 3.5 — and once it lies beyond the evidence
+  // reference, E + 3.5 max(floor, 0.1 E) / 0.6745 with E = v(M) − v(M0) − max(0, max LOO_k) for an
+  // IOI and E = v(M) − v(M0) − Σ max(0, LOO_k) for a LOO, over the others but their two largest LOO.
   it('flags a marginal above the others by more than the bound', () => {
     const rng = createRng(11);
     for (let trial = 0; trial < 200; trial++) {
@@ -107,12 +110,120 @@ describe('detection', () => {
       const u = honestRound(rng, n, c, d);
       const o = trial % n;
       const scale = Math.max(2 * d, FLOOR, SCALE_FLOOR_TYPICAL * (Math.abs(c) + d));
-      const D = d + (3.5 / 0.6745) * scale * 1.01;
-      if (trial % 2 === 0) u.withOnly[o] = u.empty + c + D;
-      else u.without[o] = u.full - (c + D);
+      // the others' positive LOO, largest first, less the two largest (while two others stay)
+      const others = u.without
+        .flatMap((b, k) => (k === o ? [] : [Math.max(0, u.full - b)]))
+        .sort((a, b) => b - a);
+      const m = Math.max(0, Math.min(2, others.length - 2));
+      const e = u.full - u.empty - (trial % 2 === 0 ? (others[m] ?? 0) : sum(others.slice(m)));
+      const evidenceBound = e + (3.5 * Math.max(FLOOR, EVIDENCE_SCALE * e)) / 0.6745;
+      const x = Math.max(c + d + (3.5 / 0.6745) * scale * 1.01, evidenceBound * 1.01);
+      if (trial % 2 === 0) u.withOnly[o] = u.empty + x;
+      else u.without[o] = u.full - x;
       const det = detectReports(u);
       expect(det.flagged[o]).toBe(true);
       expect(Math.max(det.zWithOnly[o]!, det.zWithout[o]!)).toBeGreaterThan(3.5);
+    }
+  });
+
+  it('the evidence: the public improvement less the others’ LOO but their two largest; colluders can only lower it', () => {
+    const rng = createRng(23);
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 2 + (trial % 12);
+      const loo = Array.from({ length: n }, () => rng.next() - 0.4);
+      const gain = rng.next() - 0.2;
+      const e = evidenceOf(loo, gain, 2);
+      for (let j = 0; j < n; j++) {
+        // the oracle: the others' positive parts, largest first, less the largest m (2 while 2 others stay)
+        const others = loo
+          .filter((_, k) => k !== j)
+          .map((v) => Math.max(0, v))
+          .sort((a, b) => b - a);
+        const m = Math.max(0, Math.min(2, others.length - 2));
+        expect(e.ioi[j]).toBe(gain - (others[m] ?? 0));
+        expect(e.loo[j]).toBeCloseTo(gain - sum(others.slice(m)), 12);
+        // a silo's own LOO does not move its evidence
+        const own = [...loo];
+        own[j] = 5 * rng.next() - 2;
+        expect(evidenceOf(own, gain, 2).ioi[j]).toBe(e.ioi[j]);
+        expect(evidenceOf(own, gain, 2).loo[j]).toBeCloseTo(e.loo[j]!, 12);
+        if (n < 3) continue;
+        // a colluder's report, whatever it is, gives j no more evidence than the honest reports
+        // with that colluder's value at 0 would; and honest silo j keeps at least the evidence of
+        // the others without the pair (a pair's two values are among those left out, or lower)
+        const k = (j + 1 + (trial % (n - 1))) % n;
+        const lie = [...loo];
+        lie[k] = 4 * rng.next() - 2;
+        const zeroed = [...loo];
+        zeroed[k] = 0;
+        expect(evidenceOf(lie, gain, 2).ioi[j]!).toBeLessThanOrEqual(
+          evidenceOf(zeroed, gain, 2).ioi[j]! + 1e-12,
+        );
+        expect(evidenceOf(lie, gain, 2).loo[j]!).toBeLessThanOrEqual(
+          evidenceOf(zeroed, gain, 2).loo[j]! + 1e-12,
+        );
+        if (n < 6) continue;
+        const b = (k + 1) % n === j ? (k + 2) % n : (k + 1) % n;
+        const pair = [...loo];
+        pair[k] = 4 * rng.next();
+        pair[b] = 4 * rng.next();
+        const honest = loo.filter((_, t) => t !== k && t !== b).map((v) => Math.max(0, v));
+        const ownHonest = Math.max(0, loo[j]!);
+        const withoutPairIoi =
+          gain - Math.max(0, ...honest.filter((_, t) => t !== honest.indexOf(ownHonest)));
+        expect(evidenceOf(pair, gain, 2).ioi[j]!).toBeGreaterThanOrEqual(withoutPairIoi - 1e-12);
+        expect(evidenceOf(pair, gain, 2).loo[j]!).toBeGreaterThanOrEqual(
+          gain - (sum(honest) - ownHonest) - 1e-12,
+        );
+      }
+    }
+  });
+
+  it('first rounds of trained runs: the dominant honest silo is not flagged, for its evidence', () => {
+    // issue 37: the detector of the last session quarantined these honest silos (z 8.2 and 9.3;
+    // 5.0; 6.3): one silo moves the model several times more than every other
+    const T = 2000;
+    const rounds = [
+      // paper000-selection-50-fedemd seed 4 round 1: silo 2 has IOI 0.095, LOO 0.099; the others ≤ 0.012
+      {
+        dominant: 2,
+        u: {
+          full: 0.199,
+          empty: 0.0885,
+          withOnly: [0.1, 0.1, 0.1835, 0.1, 0.1],
+          without: [0.199, 0.199, 0.1, 0.199, 0.1905],
+        },
+      },
+      // paper000-adversaries-58-fedavg seed 4 round 1 (silo 5 a random-update attacker): silo 2's
+      // singleton beats the aggregate, IOI 0.292 = 1.30 × its evidence
+      {
+        dominant: 2,
+        u: {
+          full: 0.313,
+          empty: 0.0885,
+          withOnly: [0.2225, 0.1, 0.3805, 0.1, 0.101, 0.0895],
+          without: [0.314, 0.3115, 0.2605, 0.306, 0.376, 0.3135],
+        },
+      },
+      // paper000-selection-50-fedemd seed 4 round 2: silo 4, IOI 0.0845 = 1.36 × its evidence
+      {
+        dominant: 4,
+        u: {
+          full: 0.261,
+          empty: 0.199,
+          withOnly: [0.1985, 0.198, 0.1995, 0.2095, 0.2835],
+          without: [0.258, 0.264, 0.26, 0.2865, 0.237],
+        },
+      },
+    ];
+    for (const { dominant, u } of rounds) {
+      const n = u.withOnly.length;
+      expect(detectReports(u, 3.5, { resolution: 1 / T }).flagged).toEqual(Array(n).fill(false));
+      // what excuses it is the evidence: the same marginals in a round without the public
+      // improvement (v(M0) raised to v(M), every IOI kept) are flagged, as the detector of the
+      // last session flagged them
+      const flat = { ...u, empty: u.full, withOnly: u.withOnly.map((a) => a + u.full - u.empty) };
+      expect(detectReports(flat, 3.5, { resolution: 1 / T }).flagged[dominant]).toBe(true);
     }
   });
 

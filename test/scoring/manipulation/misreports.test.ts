@@ -26,7 +26,17 @@ describe('simulated attacks', () => {
   });
 
   it('deflate-others zeroes t_i and is caught on tight honest reports; it raises the attacker under EE', () => {
-    const out = simulateAttacks(u, { randomTrials: 0 });
+    // 9 silos whose LOO (0.004–0.006) account for most of v(M) − v(M0) = 0.05. (In the 6-silo round
+    // above, the claim of the whole improvement passes for 3 of the 6 silos since issue 37's
+    // evidence reference: the others' LOO but their two largest leave 0.028–0.033 of the 0.05
+    // unexplained, and a marginal up to about 1.52 × that passes; docs/audit.md, "False flags".)
+    const u9 = {
+      full: 0.85,
+      empty: 0.8,
+      withOnly: [0.806, 0.805, 0.809, 0.807, 0.808, 0.806, 0.81, 0.805, 0.807],
+      without: [0.845, 0.846, 0.844, 0.845, 0.8455, 0.844, 0.846, 0.8445, 0.845],
+    };
+    const out = simulateAttacks(u9, { randomTrials: 0 });
     for (const o of out.filter((x) => x.kind === 'deflateOthers')) {
       expect(o.reports).toEqual({ withOnly: 0.85, without: 0.8 });
       expect(o.detected).toBe(true);

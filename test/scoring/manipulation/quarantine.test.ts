@@ -19,8 +19,9 @@ describe('quarantineReports', () => {
   test('quarantines nothing below 5 reports: the silo, two colluders and two references', () => {
     expect(MIN_REPORTS_FOR_QUARANTINE).toBe(1 + COLLUDERS_TOLERATED + 2);
     expect(MIN_REPORTS_FOR_QUARANTINE).toBe(5);
-    // Three reporters: IOI 0.001, 0.002, 0.05 — the detector flags the third.
-    const three = { full: 0.8, empty: 0.7, withOnly: [0.701, 0.702, 0.75], without: [0.799, 0.799, 0.799] };
+    // Three reporters: IOI 0.001, 0.002, 0.05 and LOO 0.001 of v(M) − v(M0) = 0.005 — the detector
+    // flags the third (no other silo's report nor the round's improvement accounts for its IOI).
+    const three = { full: 0.705, empty: 0.7, withOnly: [0.701, 0.702, 0.75], without: [0.704, 0.704, 0.704] };
     expect(detectReports(three).flagged).toContain(true);
     expect(quarantineReports(three)).toEqual({ kept: [0, 1, 2], quarantined: [] });
     const four = { ...ROUND, withOnly: ROUND.withOnly.slice(0, 4), without: ROUND.without.slice(0, 4) };
