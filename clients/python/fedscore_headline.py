@@ -4,9 +4,10 @@ The service publishes per round the utilities each silo reported (GET …/scores
 ``withOnly``, ``without``, ``silos`` scored, ``selected``) but no leaderboard; the dashboard and
 ``fedscore client`` compute it from those rounds (src/records/leaderboard.ts
 ``leaderboardOfPublished``). This module is the same computation for the headline and its share
-(scoring/payout.ts, scoring/leaderboard.ts; docs/findings.md, "The headline score"); the bootstrap
-``interval`` and ``rankRange`` are not computed here. test/clients/python-tables.test.ts checks
-it against the TypeScript leaderboard.
+(scoring/payout.ts, scoring/leaderboard.ts; docs/findings.md, "The headline score"), with the
+bootstrap ``interval`` and ``rankRange`` (``leaderboard_numbers``: the same seeded resampling of the
+rounds, xoshiro128** as in scoring/random.ts, so the numbers are the service's).
+test/clients/python-tables.test.ts checks it against the TypeScript leaderboard.
 
 Per round, over the silos scored and reporting (at least 2), with α(i) = (LOO_i + IOI_i)/2
 (papers/003 Def. 2, Eq. 3), β_j = v(M) − v(M0 + U_j), γ_j = v(M − U_j) − v(M0):
@@ -94,3 +95,113 @@ def headline_and_shares(rounds: Sequence[dict], n: int, empty_coalition: str = "
         None if not eligible[i] else (pos[i] / total if total > 0 else 1 / count) for i in every
     ]
     return headline, share
+
+
+# --- the bootstrap over rounds (scoring/leaderboard.ts `headlineLeaderboard`) -----------------
+
+_M32 = 0xFFFFFFFF
+
+
+def _imul(a: int, b: int) -> int:
+    return (a * b) & _M32
+
+
+def _rotl(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & _M32
+
+
+def xoshiro128ss(seed: int, salt: int):
+    """The raw xoshiro128** stream of 32-bit words (Blackman & Vigna 2018), state seeded by splitmix32
+    from ``seed ^ salt``: scoring/random.ts ``xoshiro128ss``, word for word."""
+    x = (int(seed) ^ salt) & _M32
+
+    def splitmix32() -> int:
+        nonlocal x
+        x = (x + 0x9E3779B9) & _M32
+        z = x
+        z = _imul(z ^ (z >> 16), 0x85EBCA6B)
+        z = _imul(z ^ (z >> 13), 0xC2B2AE35)
+        return (z ^ (z >> 16)) & _M32
+
+    a, b, c, d = splitmix32(), splitmix32(), splitmix32(), splitmix32()
+    if (a | b | c | d) == 0:
+        a = 1
+    state = [a, b, c, d]
+
+    def nxt() -> int:
+        a, b, c, d = state
+        result = _imul(_rotl(_imul(b, 5), 7), 9)
+        t = (b << 9) & _M32
+        c ^= a
+        d ^= b
+        b ^= c
+        a ^= d
+        c ^= t
+        d = _rotl(d, 11)
+        state[:] = [a, b, c, d]
+        return result
+
+    return nxt
+
+
+def _quantile(sorted_xs: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted values with linear interpolation (scoring/leaderboard.ts)."""
+    if not sorted_xs:
+        return math.nan
+    p = q * (len(sorted_xs) - 1)
+    lo, hi = math.floor(p), math.ceil(p)
+    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (p - lo)
+
+
+def _ranks(values: Sequence[float]) -> List[int]:
+    """Competition ranks (1, 2, 2, 4), highest first."""
+    return [1 + sum(1 for x in values if x > v) for v in values]
+
+
+def rank_label(rank_range: Sequence[int]) -> str:
+    """"2–3" for a near-tie (a rank the bootstrap moves), "2" for a rank no resampling changes."""
+    best, worst = rank_range
+    return f"{best}–{worst}" if best != worst else str(best)
+
+
+def leaderboard_numbers(
+    rounds: Sequence[dict], n: int, empty_coalition: str = "initialModel", resamples: int = 1000, seed: int = 0
+) -> List[dict]:
+    """Per silo (in silo order) the leaderboard's numbers: ``headline``, ``share``, ``interval`` (the 95 %
+    percentile bootstrap of the headline over the scored rounds, resampled with replacement),
+    ``rank`` and ``rankRange`` ([best, worst] rank over the middle 95 % of the replicates, widened
+    to contain ``rank``) — scoring/leaderboard.ts ``headlineLeaderboard`` for one run."""
+    headline, share = headline_and_shares(rounds, n, empty_coalition)
+    per_round = [h for h in (round_headline(r, n, empty_coalition) for r in rounds) if any(v is not None for v in h)]
+    rank = _ranks(headline)
+    nxt = xoshiro128ss(seed, 0x9E3779B9)
+    reps: List[List[float]] = []
+    rep_ranks: List[List[int]] = []
+    k = len(per_round)
+    for _ in range(resamples):
+        total = [0.0] * n
+        for _ in range(k):
+            h = per_round[math.floor(nxt() / 4294967296 * k)]
+            for i in range(n):
+                total[i] += h[i] if h[i] is not None else 0.0
+        # the mean over one run: TypeScript divides the sum over runs by their number (1)
+        total = [t / 1 for t in total]
+        reps.append(total)
+        rep_ranks.append(_ranks(total))
+    out = []
+    for i in range(n):
+        hs = sorted(r[i] for r in reps)
+        rs = sorted(r[i] for r in rep_ranks)
+        best = min(rank[i], math.floor(_quantile(rs, 0.025) + 0.5))
+        worst = max(rank[i], math.floor(_quantile(rs, 0.975) + 0.5))
+        out.append(
+            {
+                "silo": i,
+                "headline": headline[i],
+                "share": share[i],
+                "interval": [_quantile(hs, 0.025), _quantile(hs, 0.975)],
+                "rank": rank[i],
+                "rankRange": [best, worst],
+            }
+        )
+    return out
