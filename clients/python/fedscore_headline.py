@@ -12,9 +12,14 @@ test/clients/python-tables.test.ts checks it against the TypeScript leaderboard.
 Per round, over the silos scored and reporting (at least 2), with α(i) = (LOO_i + IOI_i)/2
 (papers/003 Def. 2, Eq. 3), β_j = v(M) − v(M0 + U_j), γ_j = v(M − U_j) − v(M0):
 
-    w_i = base_i · g_i · (1 + λ · clip(z_i, −1, 1)),  τ = 0.5, λ = 0.1
+    w_i = G_i · (c_i · r_i + 1 − c_i) · (1 + λ · clip(z_i, −1, 1)),  τ = 0.5, λ = 0.05, κ = 1
+    G_i = min(max(0, base_i), even)
     base_i = (median_{j≠i} β_j + median_{j≠i} γ_j) / (2(N − 1))        (EE-median, Eq. 4, §5.3)
-    g_i = 0 if α_i ≤ 0; 1 if m_i ≤ 0; else min(1, α_i / (τ m_i)), m_i = median_{j≠i} α_j
+    r_i = 0 if α_i ≤ 0; 1 if m_i ≤ 0; else min(1, α_i / (τ m_i)), m_i = median_{j≠i} α_j
+    c_i = 0 if m⁺ ≤ 0; else min(1, m⁺ / (κ σ_i)): m⁺ the others' median α with their 2 lowest left
+          out, σ_i = 1.4826 · their MAD about m⁺ with the 2 largest deviations left out (else
+          1.2533 · MeanAD of those; c_i = 1 when both are 0); at least 3 values stay
+    even = max(0, v(M) − v(M0)) / (N − 1)    (a round whose others show no signal pays it in equal parts)
     z_i = (α_i − m_i) / s_i, s_i = 1.2533 · mean_{j≠i} |α_j − m_i| (no tie-break when s_i = 0)
 
 headline_i = Σ_rounds w_i; share_i = max(0, h_i) / Σ_j max(0, h_j) over the silos ever selected
@@ -27,8 +32,12 @@ import math
 from typing import List, Optional, Sequence
 
 TAU = 0.5
-TIE = 0.1
+TIE = 0.05
+SIGNAL = 1.0
+QUIET = 1.0
+TRIM = 2
 MEAN_AD_TO_SD = 1.2533141373155
+MAD_TO_SD = 1.482602218505602
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -41,6 +50,21 @@ def _median_of_others(xs: Sequence[float]) -> List[float]:
     return [_median([x for j, x in enumerate(xs) if j != i]) for i in range(len(xs))]
 
 
+def _signal(a: Sequence[float], i: int) -> float:
+    """c_i: how clearly the others' α exceed a zero update's, trimmed against colluders
+    (scoring/payout.ts ``signalOfOthers``)."""
+    others = sorted(x for j, x in enumerate(a) if j != i)
+    k = max(0, min(TRIM, len(a) - 1 - 3))
+    mi = _median(others[k:])
+    if mi <= 0:
+        return 0.0
+    dev = sorted(abs(x - mi) for x in others)[: len(others) - k]
+    sd = MAD_TO_SD * _median(dev)
+    if sd == 0:
+        sd = MEAN_AD_TO_SD * sum(dev) / len(dev)
+    return 1.0 if sd == 0 else min(1.0, mi / (SIGNAL * sd))
+
+
 def payout_weights(full: float, empty: float, with_only: Sequence[float], without: Sequence[float]) -> List[float]:
     """The headline weights of one round's reporting silos (scoring/payout.ts, the default variant)."""
     n = len(with_only)
@@ -49,15 +73,19 @@ def payout_weights(full: float, empty: float, with_only: Sequence[float], withou
     mb, mg = _median_of_others(beta), _median_of_others(gamma)
     base = [(mb[i] + mg[i]) / 2 / (n - 1) for i in range(n)]
     a = [((full - without[i]) + (with_only[i] - empty)) / 2 for i in range(n)]
+    even = max(0.0, full - empty) / (n - 1)
     m = _median_of_others(a)
     out = []
     for i in range(n):
         ai, mi = a[i], m[i]
-        gate = 0.0 if ai <= 0 else 1.0 if mi <= 0 else min(1.0, ai / (TAU * mi))
+        ramp = 0.0 if ai <= 0 else 1.0 if mi <= 0 else min(1.0, ai / (TAU * mi))
+        c = _signal(a, i)
+        capped = min(max(0.0, base[i]), even)
+        paid = c * capped * ramp + (1 - c) * QUIET * capped
         dev = sum(abs(a[j] - mi) for j in range(n) if j != i)
         s = MEAN_AD_TO_SD * dev / (n - 1)
         tie = max(-1.0, min(1.0, (ai - mi) / s)) if s > 0 else 0.0
-        out.append(base[i] * gate * (1 + TIE * tie))
+        out.append(paid * (1 + TIE * tie))
     return out
 
 

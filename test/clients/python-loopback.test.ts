@@ -15,9 +15,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { rankLabel } from '../../scoring/leaderboard.js';
 import type { CumulativeScores } from '../../src/consortium/schemas.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
-import { rankLabel } from '../../scoring/leaderboard.js';
 import { leaderboardOfPublished } from '../../src/records/leaderboard.js';
 import type { UtilityScores } from '../../src/records/utility-scores.js';
 import { type App, buildApp } from '../../src/server/app.js';
@@ -221,7 +221,16 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
     expect(cumulative[0]).toBe(
       `consortium ${CID}: cumulative scores over 3 scored rounds (1, 2, 3); headline: 95 % interval by bootstrap over rounds, rank "2–3" a near-tie`,
     );
-    expect(cumulative[1]!.split(/\s+/)).toEqual(['silo', ...SCHEMES, 'headline', '95', '%', 'interval', 'share', 'rank']);
+    expect(cumulative[1]!.split(/\s+/)).toEqual([
+      'silo',
+      ...SCHEMES,
+      'headline',
+      '95',
+      '%',
+      'interval',
+      'share',
+      'rank',
+    ]);
     // the headline and share: the service's leaderboard (the dashboard's) of the same rounds
     const board = leaderboardOfPublished(['0', '1', '2'], service.rounds);
     expect(cumulative.slice(2).map((l) => l.split(/\s+/))).toEqual(
