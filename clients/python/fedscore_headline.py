@@ -6,7 +6,7 @@ The service publishes per round the utilities each silo reported (GET …/scores
 ``leaderboardOfPublished``). This module is the same computation for the headline and its share
 (scoring/payout.ts, scoring/leaderboard.ts; docs/findings.md, "The headline score"), with the
 bootstrap ``interval`` and ``rankRange`` (``leaderboard_numbers``: the same seeded resampling of the
-rounds, xoshiro128** as in scoring/random.ts, so the numbers are the service's).
+rounds, xoshiro128** as in scoring/seeded-rng.ts, so the numbers are the service's).
 test/clients/python-tables.test.ts checks it against the TypeScript leaderboard.
 
 Per round, over the silos scored and reporting (at least 2), with α(i) = (LOO_i + IOI_i)/2
@@ -140,7 +140,7 @@ def _rotl(x: int, k: int) -> int:
 
 def xoshiro128ss(seed: int, salt: int):
     """The raw xoshiro128** stream of 32-bit words (Blackman & Vigna 2018), state seeded by splitmix32
-    from ``seed ^ salt``: scoring/random.ts ``xoshiro128ss``, word for word."""
+    from ``seed ^ salt``: scoring/seeded-rng.ts ``xoshiro128ss``, word for word."""
     x = (int(seed) ^ salt) & _M32
 
     def splitmix32() -> int:

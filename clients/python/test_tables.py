@@ -11,7 +11,7 @@ import unittest
 from fedscore_client_cli import cumulative_table, round_table
 from fedscore_headline import headline_and_shares, leaderboard_numbers, rank_label, xoshiro128ss
 
-# scoring/random.ts: xoshiro128ss(0, 0x9e3779b9)'s first four words (the bootstrap's stream, seed 0)
+# scoring/seeded-rng.ts: xoshiro128ss(0, 0x9e3779b9)'s first four words (the bootstrap's stream, seed 0)
 XOSHIRO_FIRST_WORDS = [1292791899, 1284423797, 2013314966, 3703690653]
 
 ROUND = {
@@ -95,7 +95,7 @@ class Tables(unittest.TestCase):
         self.assertEqual([e["rankRange"] for e in board], [[1, 1], [1, 1]])
 
     def test_the_generator_is_scoring_random_ts(self):
-        # xoshiro128**(seed 0, salt 0x9e3779b9): the first words of scoring/random.ts `xoshiro128ss(0, 0x9e3779b9)`
+        # xoshiro128**(seed 0, salt 0x9e3779b9): the first words of scoring/seeded-rng.ts `xoshiro128ss(0, 0x9e3779b9)`
         # (printed by node; test/clients/python-tables.test.ts checks the whole bootstrap against TypeScript)
         nxt = xoshiro128ss(0, 0x9E3779B9)
         self.assertEqual([nxt() for _ in range(4)], XOSHIRO_FIRST_WORDS)

@@ -95,7 +95,7 @@ describe.skipIf(problem !== undefined)("the Python client's score tables", () =>
         const p = py[e.silo]!;
         expect(p.headline).toBeCloseTo(e.headline, 12);
         expect(p.share).toBeCloseTo(e.share!, 12);
-        // the same seeded bootstrap over rounds (xoshiro128** of scoring/random.ts, ported)
+        // the same seeded bootstrap over rounds (xoshiro128** of scoring/seeded-rng.ts, ported)
         expect(p.interval[0]).toBeCloseTo(e.interval![0], 12);
         expect(p.interval[1]).toBeCloseTo(e.interval![1], 12);
         expect(p.rank).toBe(e.rank);
