@@ -58,12 +58,12 @@ export interface PayoutVariant {
   /** λ: the tie-break's weight (0: none). */
   tie: number;
   /**
-   * κ: the gate is blended with `quiet` by the others' signal c_i = clip(m_i / (κ σ_i), 0, 1)
-   * (m_i, σ_i: median and robust scale of the others' α). Absent: no blend (the gate of issue 37's
-   * first version: 1 for any a_i > 0 when m_i ≤ 0).
+   * κ: the gated part is blended with a round-without-signal part by the others' signal
+   * c_i = clip(m_i⁺ / (κ σ_i), 0, 1) (see the module comment). Absent: no blend (issue 37's first
+   * version: the gate alone, 1 for any a_i > 0 when m_i ≤ 0).
    */
   signal?: number;
-  /** γ0: the gate of every silo in a round whose others show no signal (c_i = 0). Default 1. */
+  /** A factor on the round-without-signal part (with `signal`). Default 1. */
   quiet?: number;
   /**
    * What a round without signal pays (with `signal`): 'eeMedian' (default) the base above,

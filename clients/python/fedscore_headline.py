@@ -28,6 +28,7 @@ headline_i = Σ_rounds w_i; share_i = max(0, h_i) / Σ_j max(0, h_j) over the si
 
 from __future__ import annotations
 
+import bisect
 import math
 from typing import List, Optional, Sequence
 
@@ -182,8 +183,9 @@ def _quantile(sorted_xs: Sequence[float], q: float) -> float:
 
 
 def _ranks(values: Sequence[float]) -> List[int]:
-    """Competition ranks (1, 2, 2, 4), highest first."""
-    return [1 + sum(1 for x in values if x > v) for v in values]
+    """Competition ranks (1, 2, 2, 4), highest first: 1 + the number of values above each."""
+    ordered = sorted(values)
+    return [1 + len(ordered) - bisect.bisect_right(ordered, v) for v in values]
 
 
 def rank_label(rank_range: Sequence[int]) -> str:
