@@ -8,9 +8,12 @@
  *     weight with the run's cumulative reference (mean over seeds);
  *   self-gain — docs/audit.md's table for the candidate, computed by the audit's own optimizer
  *     (`singleSiloBounds(…).selfGainUndetected`, `undetectedCollusionBounds`) on the issue 27
- *     rounds: the largest (honest + gain)/honest of one silo and of a pair.
+ *     rounds: the largest (honest + gain)/honest of one silo and of a pair; with `--audit
+ *     results.json`, also on that run's last round of its first seed (docs/audit.md's third round:
+ *     the quickstart's round 5; the 9-silo pair search costs minutes per candidate).
  *
- *   npx tsx scripts/headline-candidates.ts [results.json …]
+ *   npx tsx scripts/headline-candidates.ts [--audit results.json] [--only 1,5] [results.json …]
+ *   (--only: the candidates of those rows, 1-based)
  */
 import { readFileSync } from 'node:fs';
 import { undetectedCollusionBounds } from '../scoring/manipulation/collusion.js';
@@ -21,6 +24,8 @@ import { payoutWeights } from '../scoring/payout.js';
 import { withPayoutVariant } from '../scoring/payout-variant.js';
 import { checkUtilities, type PrivateUtilities, schemeScores } from '../scoring/private.js';
 import { separationRounds, TRUE_CONTRIBUTIONS } from './_separation-file.js';
+
+const GATED = { base: 'eeMedian', gate: 'alpha', tau: 0.5 } as const;
 
 const CANDIDATES: [string, PayoutVariant][] = [
   ['EE-median weight (headline before issue 37)', { base: 'eeMedian', gate: 'none', tau: 0.5, tie: 0 }],
@@ -34,6 +39,30 @@ const CANDIDATES: [string, PayoutVariant][] = [
   ['EE-median × gate(α, τ 1) × tie 0.1', { base: 'eeMedian', gate: 'alpha', tau: 1, tie: 0.1 }],
   ['EE × gate(α, τ 0.5)', { base: 'ee', gate: 'alpha', tau: 0.5, tie: 0 }],
   ['trimmed × gate(α, τ 0.5) × tie 0.1', { base: 'trimmed', gate: 'alpha', tau: 0.5, tie: 0.1 }],
+  // after issue 37's first version: the gate blended by the others' signal c_i (scoring/payout.ts)
+  ['signal κ 1: quiet rounds EE-median, tie 0.1', { ...GATED, tie: 0.1, signal: 1, quiet: 1 }],
+  ['signal κ 2: quiet rounds EE-median, tie 0.1', { ...GATED, tie: 0.1, signal: 2, quiet: 1 }],
+  ['signal κ 1: quiet rounds EE-median × 0.5, tie 0.05', { ...GATED, tie: 0.05, signal: 1, quiet: 0.5 }],
+  [
+    'signal κ 1: quiet rounds even, tie 0.05',
+    { ...GATED, tie: 0.05, signal: 1, quiet: 1, quietBase: 'even' },
+  ],
+  [
+    'signal κ 1: quiet rounds even, gated part capped at even, tie 0.05',
+    { ...GATED, tie: 0.05, signal: 1, quiet: 1, quietBase: 'evenCapped' },
+  ],
+  [
+    'signal κ 1: both parts min(base, even), untrimmed, tie 0.05',
+    { ...GATED, tie: 0.05, signal: 1, quiet: 1, quietBase: 'capped' },
+  ],
+  [
+    'signal κ 1 trimmed 2: both parts min(base, even), tie 0.05 (headline)',
+    { ...GATED, tie: 0.05, signal: 1, quiet: 1, quietBase: 'capped', trim: 2 },
+  ],
+  [
+    'signal κ 1 trimmed 2: both parts min(base, even), tie 0.1',
+    { ...GATED, tie: 0.1, signal: 1, quiet: 1, quietBase: 'capped', trim: 2 },
+  ],
 ];
 
 const AUDIT_ROUNDS: PrivateUtilities[] = [
@@ -79,11 +108,11 @@ function separation(v: PayoutVariant) {
   };
 }
 
-function selfGains(v: PayoutVariant) {
+function selfGains(v: PayoutVariant, rounds: readonly PrivateUtilities[]) {
   return withPayoutVariant(v, () => {
     let one = 1;
     let pair = 1;
-    for (const u of AUDIT_ROUNDS) {
+    for (const u of rounds) {
       const honest = schemeScores('payout', u);
       const bounds = singleSiloBounds('payout', u);
       bounds.forEach((b, i) => {
@@ -140,17 +169,49 @@ function referenceAgreement(path: string, v: PayoutVariant): number {
   return sum(rhos) / rhos.length;
 }
 
-const paths = process.argv.slice(2);
+/** The last round of a results.json's first seed over its reporting silos (docs/audit.md's third round). */
+function lastRoundOf(path: string): PrivateUtilities {
+  const r = JSON.parse(readFileSync(path, 'utf8')) as Results;
+  const u = r.runs[0]!.rounds.at(-1)!.utilities;
+  const silos = u.withOnly.flatMap((x, i) => (x !== null && u.without[i] !== null ? [i] : []));
+  return {
+    full: u.full,
+    empty: u.empty,
+    withOnly: silos.map((i) => u.withOnly[i]!),
+    without: silos.map((i) => u.without[i]!),
+  };
+}
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const k = args.indexOf(name);
+  if (k < 0) return undefined;
+  const value = args[k + 1];
+  if (value === undefined) throw new Error(`${name}: expected a value`);
+  args.splice(k, 2);
+  return value;
+};
+const auditPath = flag('--audit');
+const only = flag('--only')
+  ?.split(',')
+  .map((x) => Number(x) - 1);
+const paths = args;
+const auditRound = auditPath === undefined ? undefined : lastRoundOf(auditPath);
 const f = (x: number) => x.toFixed(3);
+const auditHead = auditPath ? ` ${auditPath} last round: one silo × | pair × |` : '';
 process.stdout.write(
-  `| candidate | honest Spearman (min of 5) | free rider share (max) | last alone | ${paths.map((p) => `Spearman vs reference, ${p}`).join(' | ')}${paths.length ? ' | ' : ''}one silo × | pair × |\n`,
+  `| candidate | honest Spearman (min of 5) | free rider share (max) | last alone | ${paths.map((p) => `Spearman vs reference, ${p}`).join(' | ')}${paths.length ? ' | ' : ''}issue 27 rounds: one silo × | pair × |${auditHead}\n`,
 );
-process.stdout.write(`|---|---:|---:|---|${paths.map(() => '---:|').join('')}---:|---:|\n`);
-for (const [name, v] of CANDIDATES) {
+process.stdout.write(
+  `|---|---:|---:|---|${paths.map(() => '---:|').join('')}---:|---:|${auditPath ? '---:|---:|' : ''}\n`,
+);
+CANDIDATES.forEach(([name, v], k) => {
+  if (only && !only.includes(k)) return;
   const s = separation(v);
   const refs = paths.map((p) => f(referenceAgreement(p, v)));
-  const g = selfGains(v);
+  const g = selfGains(v, AUDIT_ROUNDS);
+  const a = auditRound ? selfGains(v, [auditRound]) : undefined;
   process.stdout.write(
-    `| ${name} | ${f(s.rho)} | ${f(s.share)} | ${s.lastAlone ? 'yes' : 'no'} | ${refs.join(' | ')}${refs.length ? ' | ' : ''}${f(g.one)} | ${f(g.pair)} |\n`,
+    `| ${name} | ${f(s.rho)} | ${f(s.share)} | ${s.lastAlone ? 'yes' : 'no'} | ${refs.join(' | ')}${refs.length ? ' | ' : ''}${f(g.one)} | ${f(g.pair)} |${a ? ` ${f(a.one)} | ${f(a.pair)} |` : ''}\n`,
   );
-}
+});

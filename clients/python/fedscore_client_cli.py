@@ -21,7 +21,7 @@ import sys
 from typing import Any, List, Optional, Sequence
 
 from fedscore_client import FedscoreError, SiloClient, SiloKey
-from fedscore_headline import headline_and_shares
+from fedscore_headline import leaderboard_numbers, rank_label
 
 PROG = "fedscore-client"
 
@@ -69,11 +69,12 @@ def round_table(r: dict) -> str:
 
 
 def cumulative_table(c: dict, empty_coalition: str = "initialModel") -> str:
-    """Every scored round: the per-silo cumulative score of each scheme, then the headline and its
-    share as the service's leaderboard computes them from the same rounds (fedscore_headline)."""
+    """Every scored round: the per-silo cumulative score of each scheme, then the headline, its 95 %
+    interval (bootstrap over rounds), its share and its rank as the service's leaderboard computes
+    them from the same rounds (fedscore_headline); a near-tie's rank is a range ("2–3")."""
     schemes = list(c["cumulative"])
     ids = _silos(c["cumulative"])
-    headline, share = headline_and_shares(c["rounds"], len(ids), empty_coalition)
+    board = leaderboard_numbers(c["rounds"], len(ids), empty_coalition)
 
     def cell(s: str, i: int) -> str:
         # The service sums 0 where a silo has no score; a silo with no score yet shows "–".
@@ -83,18 +84,27 @@ def cumulative_table(c: dict, empty_coalition: str = "initialModel") -> str:
     def scored_ever(i: int) -> bool:
         return any(i in r.get("silos", []) for r in c["rounds"])
 
+    def interval(i: int) -> str:
+        lo, hi = board[i]["interval"]
+        return f"[{lo:.4f}, {hi:.4f}]" if scored_ever(i) else "–"
+
     rows = [
         [
             str(i),
             *(cell(s, i) for s in schemes),
-            _number(headline[i]) if scored_ever(i) else "–",
-            _number(share[i]),
+            _number(board[i]["headline"]) if scored_ever(i) else "–",
+            interval(i),
+            _number(board[i]["share"]),
+            rank_label(board[i]["rankRange"]) if scored_ever(i) else "–",
         ]
         for i in ids
     ]
     rounds = [str(r["round"]) for r in c["rounds"]]
-    head = f"consortium {c['consortium']}: cumulative scores over {len(rounds)} scored round{'s' if len(rounds) != 1 else ''} ({', '.join(rounds) or 'none yet'})"
-    return head + "\n" + table(["silo", *schemes, "headline", "share"], rows)
+    head = (
+        f"consortium {c['consortium']}: cumulative scores over {len(rounds)} scored round{'s' if len(rounds) != 1 else ''}"
+        f" ({', '.join(rounds) or 'none yet'}); headline: 95 % interval by bootstrap over rounds, rank \"2–3\" a near-tie"
+    )
+    return head + "\n" + table(["silo", *schemes, "headline", "95 % interval", "share", "rank"], rows)
 
 
 def report_line(silo: int, round: int, answer: dict) -> str:

@@ -5,9 +5,10 @@
  *
  * The headline score is the `payout` weight (scoring/payout.ts, issue 37): EE-median's weight
  * (papers/003 Eq. 4 with the median of the others' reports, before any rescaling) gated by the
- * silo's own improvement over a zero update, summed over the scored rounds. It has no normalizer, so
- * a D ≤ 0 — which reverses FP in the quickstart (docs/findings.md) — never reverses it; a free rider
- * gets 0. Why: docs/findings.md#the-headline-score (separation against self-gain, measured). The
+ * silo's own improvement over a zero update where the other silos' improvements show a signal,
+ * the same part of the round's gain for every silo where they do not, summed over the scored
+ * rounds. It has no normalizer, so a D ≤ 0 — which reverses FP in the quickstart
+ * (docs/findings.md) — never reverses it; a free rider gets 0 in every round with signal. Why: docs/findings.md#the-headline-score (separation against self-gain, measured). The
  * numbers — headline, share, interval, rank, rankRange — come from scoring/leaderboard.ts (pure,
  * exported by `@fedscore/scoring`); this module adds names, every scheme's column and flags.
  *

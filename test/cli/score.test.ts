@@ -100,7 +100,7 @@ describe('fedscore score --utilities', () => {
     expect(r.stdout.trimStart()).toMatch(/^Leaderboard — headline: payout weight/);
     expect(r.stdout.indexOf('Leaderboard')).toBeLessThan(r.stdout.indexOf('Agreement with'));
     expect(r.stdout).toMatch(
-      / {2}1–4 {3}free-rider-d +0\.0069 +\[0\.0000, 0\.0208\] +4\.0 % +– +0\.0026 .* missing-reports: no report in 1 of the 3/,
+      / {2}4 {5}free-rider-d +0\.0241 +\[0\.0000, 0\.0504\] +8\.8 % +– +0\.0026 .* missing-reports: no report in 1 of the 3/,
     );
     expect(r.stdout).toContain('note: the Fair-Private normalizer Σα was ≤ 0 (rounds 2, 3)');
   });

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { rankLabel } from '../../scoring/leaderboard.js';
 import type { CumulativeScores } from '../../src/consortium/schemas.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import { leaderboardOfPublished } from '../../src/records/leaderboard.js';
@@ -217,8 +218,19 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
       await run(fedscoreClient, ['scores', ...silo(1), '--json']),
     ) as CumulativeScores;
     const cumulative = (await run(fedscoreClient, ['scores', ...silo(1)])).trimEnd().split('\n');
-    expect(cumulative[0]).toBe(`consortium ${CID}: cumulative scores over 3 scored rounds (1, 2, 3)`);
-    expect(cumulative[1]!.split(/\s+/)).toEqual(['silo', ...SCHEMES, 'headline', 'share']);
+    expect(cumulative[0]).toBe(
+      `consortium ${CID}: cumulative scores over 3 scored rounds (1, 2, 3); headline: 95 % interval by bootstrap over rounds, rank "2–3" a near-tie`,
+    );
+    expect(cumulative[1]!.split(/\s+/)).toEqual([
+      'silo',
+      ...SCHEMES,
+      'headline',
+      '95',
+      '%',
+      'interval',
+      'share',
+      'rank',
+    ]);
     // the headline and share: the service's leaderboard (the dashboard's) of the same rounds
     const board = leaderboardOfPublished(['0', '1', '2'], service.rounds);
     expect(cumulative.slice(2).map((l) => l.split(/\s+/))).toEqual(
@@ -228,7 +240,10 @@ describe.skipIf(problem !== undefined)('three Python silos in a reports-only con
           String(i),
           ...SCHEMES.map((m) => service.cumulative[m]![i]!.toFixed(4)),
           e.headline.toFixed(4),
+          `[${e.interval![0].toFixed(4)},`,
+          `${e.interval![1].toFixed(4)}]`,
           e.share!.toFixed(4),
+          rankLabel(e),
         ];
       }),
     );

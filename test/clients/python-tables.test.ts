@@ -1,7 +1,7 @@
 /**
  * The Python client's tables (clients/python/test_tables.py, issue 37): a silo with no score yet
  * prints "–", not 0.0000, a silo the strategy left out of a round is marked "(not selected)", and
- * the headline and share it prints (clients/python/fedscore_headline.py) are the service's
+ * the headline, share, 95 % interval and rank range it prints (clients/python/fedscore_headline.py) are the service's
  * leaderboard's (src/records/leaderboard.ts `leaderboardOfPublished`) on the same published rounds.
  * Skipped, saying why, only without python3 or `cryptography`.
  */
@@ -61,7 +61,7 @@ describe.skipIf(problem !== undefined)("the Python client's score tables", () =>
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect(r.stderr).toMatch(/Ran 6 tests in [\d.]+s\n\nOK\n$/);
+    expect(r.stderr).toMatch(/Ran 8 tests in [\d.]+s\n\nOK\n$/);
     expect(r.status).toBe(0);
   });
 
@@ -74,7 +74,7 @@ describe.skipIf(problem !== undefined)("the Python client's score tables", () =>
         'python3',
         [
           '-c',
-          'import json, sys; from fedscore_headline import headline_and_shares; a = json.load(sys.stdin); print(json.dumps(headline_and_shares(a["rounds"], 5, a["empty"])))',
+          'import json, sys; from fedscore_headline import leaderboard_numbers; a = json.load(sys.stdin); print(json.dumps(leaderboard_numbers(a["rounds"], 5, a["empty"])))',
         ],
         {
           cwd: PYTHON_CLIENT_DIR,
@@ -84,11 +84,25 @@ describe.skipIf(problem !== undefined)("the Python client's score tables", () =>
         },
       );
       expect(r.stderr).toBe('');
-      const [headline, share] = JSON.parse(r.stdout) as [number[], (number | null)[]];
+      const py = JSON.parse(r.stdout) as {
+        headline: number;
+        share: number | null;
+        interval: [number, number];
+        rank: number;
+        rankRange: [number, number];
+      }[];
       for (const e of board) {
-        expect(headline[e.silo]).toBeCloseTo(e.headline, 12);
-        expect(share[e.silo]).toBeCloseTo(e.share!, 12);
+        const p = py[e.silo]!;
+        expect(p.headline).toBeCloseTo(e.headline, 12);
+        expect(p.share).toBeCloseTo(e.share!, 12);
+        // the same seeded bootstrap over rounds (xoshiro128** of scoring/seeded-rng.ts, ported)
+        expect(p.interval[0]).toBeCloseTo(e.interval![0], 12);
+        expect(p.interval[1]).toBeCloseTo(e.interval![1], 12);
+        expect(p.rank).toBe(e.rank);
+        expect(p.rankRange).toEqual(e.rankRange);
       }
+      // the fixture has a near-tie (a rank range), so the comparison of rankRange is not vacuous
+      expect(board.some((e) => e.rankRange![0] !== e.rankRange![1])).toBe(true);
       // the fixture exercises the gate: the free rider is paid nothing under v(∅) = v(M0)
       if (empty === 'initialModel') expect(board.find((e) => e.silo === 3)!.share).toBe(0);
       expect(new Set(board.map((e) => e.share)).size).toBeGreaterThan(3);
