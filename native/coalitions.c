@@ -22,12 +22,15 @@
  * Cache blocking: the test rows are cut into blocks of 32 (two panels of 16 rows stored
  * unit-major, so that 16 rows are one AVX-512 vector), the coalitions into chunks of
  * consecutive ones; a chunk's W2_S are formed once, then for each row block the chunk's
- * coalitions are walked with a stack of prefix sums, all of it in the core's L2. Chunks run on
- * up to two threads; each coalition's result depends on nothing but the coalition.
+ * coalitions are walked with a stack of prefix sums, all of it in the core's L2. The chunks form
+ * a queue (an atomic counter) that every thread of large_threads() drains, so N threads share
+ * them evenly; each coalition's result depends on nothing but the coalition, not on the chunk
+ * or thread that computed it.
  */
 #include "_coalitions.h"
 
 #define CHUNK 128
+#define QUEUE_DEPTH 4
 #define MAX_PLAYERS 30
 
 /* The thread's buffers: coalitions of the chunk, their second layers, the prefix-sum stack. */
@@ -335,17 +338,14 @@ napi_value eval_coalitions(napi_env env, napi_callback_info info) {
   }
   if (job.loss) memset(job.loss, 0, (size_t)job.count * sizeof(double));
   int threads = large_threads();
+  /* At least QUEUE_DEPTH chunks per thread when there are several, so that they end together. */
   job.chunk = CHUNK;
-  if (job.count < (int64_t)threads * CHUNK) job.chunk = (job.count + threads - 1) / threads;
+  const int64_t depth = threads > 1 ? (int64_t)threads * QUEUE_DEPTH : 1;
+  if (job.count < depth * CHUNK) job.chunk = (job.count + depth - 1) / depth;
   if (job.chunk < 1) job.chunk = 1;
   job.chunks = (job.count + job.chunk - 1) / job.chunk;
   if (threads > job.chunks) threads = (int)job.chunks;
-  pthread_t helper[SPLIT];
-  int started[SPLIT] = {0};
-  for (int i = 1; i < threads && i < SPLIT; i++) started[i] = pthread_create(&helper[i], NULL, worker, &job) == 0;
-  worker(&job);
-  for (int i = 1; i < SPLIT; i++)
-    if (started[i]) pthread_join(helper[i], NULL);
+  run_on_threads(threads, worker, &job);
   free(job.label_masks);
   if (job.failed) return fail(env, "Error", "evalCoalitions: out of memory");
   return NULL;

@@ -218,6 +218,26 @@ describe.runIf(load.ok)('native coalition kernel', () => {
     });
   });
 
+  it('gives the same counts and loss bits on 1, 2, 3 and 4 threads (each coalition computed whole by one thread)', () => {
+    // 2⁹ coalitions: one thread walks chunks of 128, four threads chunks of 32 (a queue of at
+    // least four chunks per thread), so chunk boundaries and threads differ; the bits must not.
+    const setThreads = (addon as unknown as { setLocalThreads(k: number): void }).setLocalThreads;
+    const pr = problem(9, 70, 24, 10, 9, false);
+    const runs = [1, 2, 3, 4].map((t) => {
+      setThreads(t);
+      try {
+        return run(addon.evalCoalitions, pr, 0, true);
+      } finally {
+        setThreads(0);
+      }
+    });
+    for (const r of runs.slice(1)) {
+      expect(Array.from(r.counts)).toEqual(Array.from(runs[0]!.counts));
+      expect(Array.from(r.loss)).toEqual(Array.from(runs[0]!.loss));
+    }
+    expect(new Set(runs[0]!.counts).size).toBeGreaterThan(2);
+  });
+
   it('rejects bad arguments, naming them', () => {
     const pr = problem(3, 20, 5, 4, 1, false);
     expect(() => run(addon.evalCoalitions, pr, 0, true, [[1, 0]])).toThrow(/^members: expected increasing/);

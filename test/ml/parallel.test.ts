@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/ml/backend.js';
 import { cnn003, initParams, mlp } from '../../src/ml/models.js';
-import { createTrainPool, trainParallel } from '../../src/ml/parallel.js';
+import { createTrainPool, trainParallel, workerBlasThreads } from '../../src/ml/parallel.js';
 import { trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, sameBits } from './_synthetic.js';
 
@@ -31,8 +31,9 @@ describe('trainParallel', () => {
 
   it('same bits for a model with large products (cnn003) in the main thread and in a worker', async () => {
     // cnn003's dense layer at batch 64 is a 64×18432·18432×128 product: the native kernels cut
-    // it into fixed blocks that the main thread runs on two threads and a worker on one. The
-    // bits must not depend on that (threading OpenBLAS itself would change them).
+    // it into fixed blocks that the main thread's threads (every core) take from a queue, and a
+    // worker with its share of the cores. The bits must not depend on that (threading OpenBLAS
+    // itself would change them).
     const spec = cnn003();
     const m0 = initParams(spec, 4);
     const tasks = [0, 1].map((i) => ({
@@ -45,6 +46,16 @@ describe('trainParallel', () => {
     for (const [i, t] of tasks.entries())
       expect(sameBits(par[i]!.delta, (await trainLocal(t.spec, t.m0, t.data, t.options)).delta)).toBe(true);
   }, 60_000);
+
+  it('gives each worker its share of the cores for the native kernels, never oversubscribing', () => {
+    expect(workerBlasThreads(16, 16)).toBe(1);
+    expect(workerBlasThreads(4, 16)).toBe(4);
+    expect(workerBlasThreads(3, 16)).toBe(5);
+    expect(workerBlasThreads(3, 2)).toBe(1);
+    expect(workerBlasThreads(1, 2)).toBe(2);
+    for (let cores = 1; cores <= 64; cores++)
+      for (let w = 1; w <= cores; w++) expect(w * workerBlasThreads(w, cores)).toBeLessThanOrEqual(cores);
+  });
 
   it('views into a larger array are sent as themselves, and shared copies are reused across batches; M0 is read afresh', async () => {
     const spec = mlp({ inputShape: [8, 8, 1], hidden: [8] });
