@@ -138,7 +138,7 @@ function logitErrorBound(
   return worst;
 }
 
-function run(kernel: Kernel, pr: Problem, isa: number, withLoss: boolean, lists?: number[][]) {
+function run(kernel: Kernel, pr: Problem, isa: number, withLoss: boolean, lists?: number[][], gray?: number) {
   const count = lists?.length ?? 0;
   const out = lists ? count : 2 ** pr.n;
   const offsets = new Int32Array(count + 1);
@@ -166,6 +166,7 @@ function run(kernel: Kernel, pr: Problem, isa: number, withLoss: boolean, lists?
     isa,
     counts,
     loss,
+    ...(gray === undefined ? [] : [gray]),
   );
   return { counts, loss };
 }
@@ -236,6 +237,23 @@ describe.runIf(load.ok)('native coalition kernel', () => {
       expect(Array.from(r.loss)).toEqual(Array.from(runs[0]!.loss));
     }
     expect(new Set(runs[0]!.counts).size).toBeGreaterThan(2);
+  });
+
+  it('Gray-code order: anchored at every coalition it gives the prefix order bits; between anchors it drifts only by rounding', () => {
+    const pr = problem(8, 45, 20, 10, 21, false);
+    const prefix = run(addon.evalCoalitions, pr, 0, true);
+    const exact = run(addon.evalCoalitions, pr, 0, true, undefined, 1);
+    expect(Array.from(exact.counts)).toEqual(Array.from(prefix.counts));
+    expect(Array.from(exact.loss)).toEqual(Array.from(prefix.loss));
+    // One anchor for all 256 coalitions (the longest chain of ± additions): the losses move by
+    // float32 rounding of U_S only, far below a single example's loss.
+    const drift = run(addon.evalCoalitions, pr, 0, true, undefined, 256);
+    let worst = 0;
+    for (let m = 0; m < 256; m++)
+      worst = Math.max(worst, Math.abs(drift.loss[m]! - prefix.loss[m]!) / prefix.loss[m]!);
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(1e-4);
+    expect(() => run(addon.evalCoalitions, pr, 0, true, [[0]], 4)).toThrow(/^grayAnchor: only with count 0/);
   });
 
   it('rejects bad arguments, naming them', () => {
