@@ -13,8 +13,11 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type BackendName, currentBackend, parseBackendName } from './backend.js';
+import { workerBlasThreads } from './core-share.js';
 import { checkExamples, checkParams, type Examples, type ModelSpec } from './models.js';
 import type { TrainOptions, TrainResult } from './train.js';
+
+export { workerBlasThreads } from './core-share.js';
 
 /** One silo's training job. `options.onEpoch` is not supported across threads and is rejected. */
 export interface TrainTask {
@@ -56,15 +59,6 @@ function startWorker(backend: BackendName | undefined, blasThreads: number): Wor
   const target = new URL('./_train_worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
   return new Worker(boot, { eval: true, workerData });
-}
-
-/**
- * Native kernel threads for each of `workers` pool workers: the cores this process may run on
- * (`os.availableParallelism()`, or `cores`) shared out, at least one, so that workers × threads
- * never exceeds the cores when there are fewer workers than cores.
- */
-export function workerBlasThreads(workers: number, cores = availableParallelism()): number {
-  return Math.max(1, Math.min(256, Math.floor(cores / Math.max(1, workers))));
 }
 
 function checkTasks(tasks: readonly TrainTask[]): void {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/ml/backend.js';
 import { cnn003, initParams, mlp } from '../../src/ml/models.js';
-import { createTrainPool, trainParallel, workerBlasThreads } from '../../src/ml/parallel.js';
+import { createTrainPool, trainParallel } from '../../src/ml/parallel.js';
 import { trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, sameBits } from './_synthetic.js';
 
@@ -46,16 +46,6 @@ describe('trainParallel', () => {
     for (const [i, t] of tasks.entries())
       expect(sameBits(par[i]!.delta, (await trainLocal(t.spec, t.m0, t.data, t.options)).delta)).toBe(true);
   }, 60_000);
-
-  it('gives each worker its share of the cores for the native kernels, never oversubscribing', () => {
-    expect(workerBlasThreads(16, 16)).toBe(1);
-    expect(workerBlasThreads(4, 16)).toBe(4);
-    expect(workerBlasThreads(3, 16)).toBe(5);
-    expect(workerBlasThreads(3, 2)).toBe(1);
-    expect(workerBlasThreads(1, 2)).toBe(2);
-    for (let cores = 1; cores <= 64; cores++)
-      for (let w = 1; w <= cores; w++) expect(w * workerBlasThreads(w, cores)).toBeLessThanOrEqual(cores);
-  });
 
   it('views into a larger array are sent as themselves, and shared copies are reused across batches; M0 is read afresh', async () => {
     const spec = mlp({ inputShape: [8, 8, 1], hidden: [8] });
