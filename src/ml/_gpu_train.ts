@@ -16,7 +16,7 @@
  * and reductions sum in another order. test/ml/webgpu.test.ts bounds the difference.
  */
 
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 import { runBatches } from './_batches.js';
 import { softmaxCrossEntropy } from './_blas_kernels.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
