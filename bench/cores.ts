@@ -17,13 +17,12 @@
  */
 import { availableParallelism, cpus } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { createRng } from '../scoring/random.js';
+import { createRng } from '../scoring/seeded-rng.js';
 import { gaussianMixture } from '../src/data/synthetic.js';
 import { loadBlasKernels } from '../src/ml/_blas_kernels.js';
 import { initBackend } from '../src/ml/backend.js';
 import { createCoalitionEvaluator } from '../src/ml/coalition.js';
-import { createModel } from '../src/ml/model-registry.js';
-import { initParams } from '../src/ml/models.js';
+import { initParams, mlp } from '../src/ml/models.js';
 
 /** One row: a thread count's times. */
 export interface CoresRow {
@@ -70,7 +69,7 @@ export async function main(
   if (!load.ok) throw new Error(`bench cores: the native kernels are needed (${load.why})`);
   const addon = load.addon;
 
-  const spec = createModel('mlp', { hidden: [200], inputShape: [28, 28, 1], numClasses: 10 });
+  const spec = mlp({ hidden: [200], inputShape: [28, 28, 1], numClasses: 10 });
   const test = gaussianMixture({ n: 2000, shape: [28, 28, 1], numClasses: 10, seed: 9 });
   const m0 = initParams(spec, 2);
   const updates = Array.from({ length: n }, (_, i) => {

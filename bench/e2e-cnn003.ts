@@ -5,7 +5,8 @@
  * coalitions every round — as the reference; one seed, one process) on the named backend
  * (webgpu, wasm: the CPU path, with the OpenBLAS kernels on every core when built) and prints
  * one Markdown row: the machine's cores and the kernels' threads, the sizes, the wall time, and
- * where it went (training, MR-SV's coalition evaluations, the rest) from results.json.
+ * where it went (training, the reference's coalition evaluations — MR-SV's —, the rest) from
+ * results.json.
  * The flags shrink the configuration for a machine where the full one does not fit (each row
  * says what it ran); they write a copy of it, never the file.
  *
@@ -78,7 +79,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     silos: number;
     rounds: number;
     data: { trainSize: number; testSize: number };
+    comparison: { reference: string };
   };
+  // The reference's estimator (MR-SV in bench/cnn003-20-silos.json): its timings and evaluations.
+  const reference = cfg.comparison.reference;
   if (o.silos !== undefined) cfg.silos = o.silos;
   if (o.rounds !== undefined) cfg.rounds = o.rounds;
   if (o.test !== undefined) cfg.data.testSize = o.test;
@@ -126,8 +130,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       train: cfg.data.trainSize,
       wallS,
       trainingS: sum(run.timingsMs, (k) => k === 'training') / 1000,
-      mrsvS: sum(run.timingsMs, (k) => k === 'mrsv') / 1000,
-      coalitions: sum(run.evaluations, (k) => k === 'mrsv'),
+      mrsvS: sum(run.timingsMs, (k) => k === reference) / 1000,
+      coalitions: sum(run.evaluations, (k) => k === reference),
     };
     console.log(
       '\n| backend | kernels | cores | silos | rounds | train / test images | MR-SV coalitions | training s | MR-SV s | wall s |',

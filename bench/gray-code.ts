@@ -26,8 +26,7 @@ import { gaussianMixture } from '../src/data/synthetic.js';
 import { loadBlasKernels } from '../src/ml/_blas_kernels.js';
 import { coalitionKernel, nativeCoalitions } from '../src/ml/_coalition_fast.js';
 import { initBackend } from '../src/ml/backend.js';
-import { createModel } from '../src/ml/model-registry.js';
-import { initParams } from '../src/ml/models.js';
+import { initParams, mlp } from '../src/ml/models.js';
 
 /** One row per n. */
 export interface GrayRow {
@@ -117,7 +116,7 @@ export async function main(
   const native = coalitionKernel();
   if (!load.ok || native === undefined) throw new Error('bench gray: the native kernels are needed');
   const threads = load.addon.info().threads;
-  const spec = createModel('mlp', { hidden: [200], inputShape: [28, 28, 1], numClasses: 10 });
+  const spec = mlp({ hidden: [200], inputShape: [28, 28, 1], numClasses: 10 });
   const data = gaussianMixture({ n: 2000, shape: [28, 28, 1], numClasses: 10, seed: 9 });
   const m0 = initParams(spec, 2);
   const restStart = 784 * 200 + 200;
