@@ -18,7 +18,8 @@
  *    samples/s for training; PyTorch s ÷ fedscore s for the tables); else one line saying so.
  * `--quick`: small sizes (n = 4 and 6, 200 test images, fewer samples), for lavapipe and CI.
  * `--cpu`: the CPU path's rows only (wasm with the OpenBLAS kernels when built) against the
- * anchor; no WebGPU adapter needed.
+ * anchor; no WebGPU adapter needed. `--players 15` (a comma-separated list): the tables' n
+ * instead of 15 and 20 (n = 20 takes minutes on a small CPU, for fedscore and PyTorch alike).
  * Data are seeded synthetic images (src/data/synthetic.ts): the timing does not depend on them.
  */
 import { availableParallelism } from 'node:os';
@@ -26,6 +27,7 @@ import * as tf from '@tensorflow/tfjs';
 import { createRng } from '../scoring/seeded-rng.js';
 import { exactShapley } from '../scoring/shapley.js';
 import { gaussianMixture } from '../src/data/synthetic.js';
+import { oneBlasThreadHere } from '../src/ml/_blas_kernels.js';
 import { type BackendName, describeBackend, initBackend } from '../src/ml/backend.js';
 import { createCoalitionEvaluator } from '../src/ml/coalition.js';
 import { createModel } from '../src/ml/model-registry.js';
@@ -44,7 +46,15 @@ if (chunkMb !== undefined && !(Number.isFinite(chunkMb) && chunkMb > 0)) {
   process.exit(2);
 }
 
-const SIZES = quick
+const playersAt = args.indexOf('--players');
+const playersArg = playersAt >= 0 ? args[playersAt + 1] : undefined;
+const playersList = playersArg?.split(',').map(Number);
+if (playersAt >= 0 && !playersList?.every((k) => Number.isInteger(k) && k >= 2 && k <= 22)) {
+  console.error(`bench gpu: --players: expected integers in [2, 22] separated by commas, got ${playersArg}`);
+  process.exit(2);
+}
+
+const BASE_SIZES = quick
   ? { matmul: 128, trainSamples: { mlp: 256, cnn003: 16, lenet5: 64 }, testImages: 200, players: [4, 6] }
   : {
       matmul: 1024,
@@ -52,6 +62,7 @@ const SIZES = quick
       testImages: 2000,
       players: [15, 20],
     };
+const SIZES = playersList ? { ...BASE_SIZES, players: playersList } : BASE_SIZES;
 
 /** What `main` returns for `--json` (`gpu`). */
 export interface GpuBench {
@@ -216,7 +227,9 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       ? null
       : await stepCost((steps) => trainLocal(spec, initParams(spec, 1), counted, { seed: 3, steps }), 2, 4);
     await use('wasm');
-    const cpu = await trainingRate(spec, data);
+    // "1 core": the native kernels on one thread (the engine's workers train that way, one per core).
+    oneBlasThreadHere(true);
+    const cpu = await trainingRate(spec, data).finally(() => oneBlasThreadHere(false));
     await onGpu();
     training.push({
       model: spec.name,

@@ -1,12 +1,13 @@
 /**
  * `npm run bench [-- [--json <file>] [--baseline <dir>] <section> ...]`: runs the benchmark
  * sections in one process, one after the other, each printing its own Markdown table. Sections:
- * shapley, estimators, msgtg, secagg, ml, layers-model, round, server, gpu. Comparisons inside a
+ * shapley, estimators, msgtg, secagg, ml, layers-model, round, server, gpu, cores, gray-code. Comparisons inside a
  * section are made side by side in the same run (ratios), since these machines are noisy. With
  * `--json <file>`, what the sections report is also written to <file> as one JSON object: the
  * rows they pass to bench/_json.ts's report() (`training`, `secagg`, `serverRound`) and the `json`
  * object their main() returns (ml: `exactShapley`). Other `--flags` are left for the sections
- * (`--quick`; server's `--load [--minutes N] [--consortia C] [--silos S]`).
+ * (`--quick`; server's `--load [--minutes N] [--consortia C] [--silos S]`; cores' `--threads 1,2,4`,
+ * `--players N` and `--repeat K`).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -24,13 +25,25 @@ const SECTIONS = [
   'round',
   'server',
   'gpu',
+  'cores',
+  'gray-code',
 ] as const;
 const here = dirname(fileURLToPath(import.meta.url));
 
 // Options: --json <file> writes the sections' results as one JSON object; flags (--quick, …) and
 // --baseline <dir> are read by the sections themselves (bench/ml.ts, bench/_exact-shapley.ts).
 const args = process.argv.slice(2);
-const VALUED = ['--json', '--baseline', '--minutes', '--consortia', '--silos', '--store'];
+const VALUED = [
+  '--json',
+  '--baseline',
+  '--minutes',
+  '--consortia',
+  '--silos',
+  '--store',
+  '--threads',
+  '--players',
+  '--repeat',
+];
 const asked: string[] = [];
 let jsonFile: string | undefined;
 for (let i = 0; i < args.length; i++) {

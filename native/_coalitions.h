@@ -20,6 +20,8 @@ typedef struct {
   const int32_t *labels, *offsets, *members;
   uint16_t *label_masks; /* AVX-512 counting: per panel and class, the rows of that class */
   int all, with_loss, isa;
+  int64_t gray;      /* 0: member-list prefix order; P ≥ 1: Gray-code order, re-anchored every P coalitions */
+  const float *neg;  /* Gray-code order: −Qᵢ's panels (n × rowsPad × hidden) */
   int32_t *counts;
   double *loss;
   int64_t next;

@@ -36,12 +36,16 @@ napi_value set_isa(napi_env env, napi_callback_info info);
 #define NARROW_MAX 16
 void narrow_product(int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c);
 
-/* Large products are cut into SPLIT fixed blocks (products.c, "Threads"). */
-#define SPLIT 2
+/* Large products are cut into fixed blocks that threads take from a queue (products.c, "Threads"). */
+#define MAX_THREADS 256
 /* Threads for this process's large products (products.c; 0 until NAPI_MODULE_INIT sets the cores). */
 extern int threads_large;
-/* products.c: threads for the calling thread's large products (setLocalThreads, else threads_large), 1..SPLIT. */
+/* products.c: threads for the calling thread's large products (setLocalThreads, else threads_large), 1..MAX_THREADS. */
 int large_threads(void);
+/* products.c: fn(arg) on the calling thread and threads − 1 helper threads, all joined before it returns. */
+void run_on_threads(int threads, void *(*fn)(void *), void *arg);
+/* products.c: the fixed blocks of an m×n×k product (1: whole), a function of the shape only. */
+int product_blocks(int64_t m, int64_t n, int64_t k);
 
 /* fedscore_kernels.c: argument checks (each throws a TypeError/RangeError naming the argument). */
 napi_value fail(napi_env env, const char *kind, const char *msg);

@@ -22,12 +22,15 @@
  * Cache blocking: the test rows are cut into blocks of 32 (two panels of 16 rows stored
  * unit-major, so that 16 rows are one AVX-512 vector), the coalitions into chunks of
  * consecutive ones; a chunk's W2_S are formed once, then for each row block the chunk's
- * coalitions are walked with a stack of prefix sums, all of it in the core's L2. Chunks run on
- * up to two threads; each coalition's result depends on nothing but the coalition.
+ * coalitions are walked with a stack of prefix sums, all of it in the core's L2. The chunks form
+ * a queue (an atomic counter) that every thread of large_threads() drains, so N threads share
+ * them evenly; each coalition's result depends on nothing but the coalition, not on the chunk
+ * or thread that computed it.
  */
 #include "_coalitions.h"
 
 #define CHUNK 128
+#define QUEUE_DEPTH 4
 #define MAX_PLAYERS 30
 
 /* The thread's buffers: coalitions of the chunk, their second layers, the prefix-sum stack. */
@@ -76,10 +79,17 @@ static int64_t load_chunk(const Job *job, Work *wk, int64_t c) {
   int64_t hi = lo + job->chunk;
   if (hi > job->count) hi = job->count;
   int32_t path[MAX_PLAYERS + 1];
-  int len = job->all ? preorder_at((int)n, lo, path) : 0;
+  int len = job->all && !job->gray ? preorder_at((int)n, lo, path) : 0;
   for (int64_t j = 0; j < hi - lo; j++) {
     int32_t *ms = wk->ms + j * n;
-    if (job->all) {
+    if (job->gray) {
+      const int64_t mask = (lo + j) ^ ((lo + j) >> 1); /* the (lo+j)-th Gray code */
+      int32_t m = 0;
+      for (int32_t i = 0; i < n; i++)
+        if ((mask >> i) & 1) ms[m++] = i;
+      wk->len[j] = m;
+      wk->out[j] = mask;
+    } else if (job->all) {
       if (j > 0) len = preorder_next((int)n, path, len);
       int64_t mask = 0;
       for (int d = 0; d < len; d++) {
@@ -210,6 +220,76 @@ static void run_chunk(const Job *job, Work *wk, int64_t c) {
   }
 }
 
+/* −Qᵢ's panels of the row block starting at r0 (Gray-code order). */
+static inline const float *neg_block(const Job *job, int32_t i, int64_t r0) {
+  const int64_t rows_pad = (job->rows + PANEL - 1) / PANEL * PANEL;
+  return job->neg + (int64_t)i * rows_pad * job->hidden + r0 * job->hidden;
+}
+
+/*
+ * Gray-code order (an alternative walk, for measurements: evalCoalitions' grayAnchor): the k-th
+ * coalition is k ^ (k >> 1), one silo away from the (k−1)-th, so U_S = U_prev ± Q_i, one
+ * addition per coalition whatever its size. At an anchor (the chunk's first coalition and every
+ * P-th one) U_S is summed afresh along the member list, as the prefix walk does, so it has the
+ * default order's bits there; in between it drifts by the additions and subtractions since.
+ */
+static void run_chunk_gray(const Job *job, Work *wk, int64_t c) {
+  const int64_t H = job->hidden, R = job->head, C = job->classes, lo = c * job->chunk;
+  const int64_t size = load_chunk(job, wk, c);
+  chunk_heads(job, wk, size);
+  const int64_t rows_pad = (job->rows + PANEL - 1) / PANEL * PANEL;
+  for (int64_t r0 = 0; r0 < job->rows; r0 += BLOCK) {
+    const int64_t len = (rows_pad - r0 < BLOCK ? rows_pad - r0 : BLOCK) * H;
+    const int64_t rows = job->rows - r0 < BLOCK ? job->rows - r0 : BLOCK;
+    const float *p0 = job->panels + r0 * H;
+    float *u = wk->stack, *v = wk->stack + BLOCK * H;
+    for (int64_t j = 0; j < size; j++) {
+      const int64_t k = lo + j;
+      const int32_t *ms = wk->ms + j * job->n;
+      const int32_t m = wk->len[j];
+      const float s = scale_of(job, ms, m);
+      const float *w = wk->w2 + j * R;
+      if (j == 0 || k % job->gray == 0) {
+        /* Anchor: U_S = ((Q_{m0} + Q_{m1}) + …) afresh. */
+        if (m == 0) {
+          memset(u, 0, (size_t)len * sizeof(float));
+          coal_hidden_none(len, p0, wk->h);
+        } else {
+          memcpy(u, q_block(job, ms[0], r0), (size_t)len * sizeof(float));
+          for (int32_t d = 1; d < m; d++) {
+            coal_add_into(len, u, q_block(job, ms[d], r0), v);
+            float *t = u;
+            u = v;
+            v = t;
+          }
+          coal_hidden_one(len, p0, u, s, wk->h);
+        }
+        coal_product(job, wk->h, w, wk->z);
+      } else {
+        const int32_t bit = __builtin_ctzll((unsigned long long)k);
+        const float *q = (wk->out[j] >> bit) & 1 ? q_block(job, bit, r0) : neg_block(job, bit, r0);
+        if (m == 0) {
+          coal_add_into(len, u, q, v);
+          coal_hidden_none(len, p0, wk->h);
+          coal_product(job, wk->h, w, wk->z);
+        } else if (len != BLOCK * H || !coal_fused(job, p0, u, q, v, s, w, wk->z)) {
+          coal_hidden_sum(len, p0, u, q, v, s, wk->h);
+          coal_product(job, wk->h, w, wk->z);
+        }
+        float *t = u;
+        u = v;
+        v = t;
+      }
+      const float *bias = w + H * C;
+      int32_t *counts = job->counts + wk->out[j] * C;
+      if (job->label_masks)
+        coal_count_block512(job, wk->z, bias, r0, rows, counts);
+      else
+        coal_reduce_block(job, wk->z, bias, r0, rows, counts, job->with_loss ? job->loss + wk->out[j] : NULL);
+    }
+  }
+}
+
 static void *worker(void *arg) {
   Job *job = (Job *)arg;
   const int64_t n = job->n, R = job->head, H = job->hidden, K = job->chunk;
@@ -221,7 +301,7 @@ static void *worker(void *arg) {
   wk.out = (int64_t *)malloc((size_t)K * sizeof(int64_t));
   wk.w2 = (float *)malloc((size_t)(K * R) * sizeof(float));
   wk.acc = (double *)malloc((size_t)((n > 0 ? n : 1) * R) * sizeof(double));
-  wk.stack = (float *)calloc((size_t)((n > 0 ? n : 1) * BLOCK * H), sizeof(float));
+  wk.stack = (float *)calloc((size_t)((n > 2 ? n : 2) * BLOCK * H), sizeof(float));
   wk.h = (float *)calloc((size_t)(BLOCK * H), sizeof(float));
   if (!wk.ms || !wk.len || !wk.lcp || !wk.out || !wk.w2 || !wk.acc || !wk.stack || !wk.h) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_SEQ_CST);
@@ -229,7 +309,10 @@ static void *worker(void *arg) {
     for (;;) {
       const int64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_SEQ_CST);
       if (c >= job->chunks) break;
-      run_chunk(job, &wk, c);
+      if (job->gray)
+        run_chunk_gray(job, &wk, c);
+      else
+        run_chunk(job, &wk, c);
     }
   }
   free(wk.ms);
@@ -257,12 +340,23 @@ static void *worker(void *arg) {
  *            members[offsets[j] … offsets[j+1]) strictly increasing, out = j (sort them
  *            lexicographically so that neighbours share prefixes);
  *   isa      0 auto (isa.c: the best the processor has, or setIsa's cap), 1 portable C, 2 AVX2,
- *            3 AVX-512 (all give the same bits).
+ *            3 AVX-512 (all give the same bits);
+ *   grayAnchor (optional, count 0 only) 0 or absent: the member-list prefix order above; P ≥ 1:
+ *            Gray-code order re-anchored every P coalitions (run_chunk_gray: a measurement of
+ *            issue 36, not the default — its values drift from the prefix order's between anchors).
  */
 napi_value eval_coalitions(napi_env env, napi_callback_info info) {
-  ARGS(17)
+  size_t argc = 18;
+  napi_value argv[18];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
+  if (argc < 17) return fail(env, "TypeError", "expected 17 arguments (18 with grayAnchor)");
   Job job;
   memset(&job, 0, sizeof job);
+  if (argc >= 18) {
+    napi_valuetype t;
+    if (napi_typeof(env, argv[17], &t) != napi_ok) return NULL;
+    if (t != napi_undefined && !dim(env, argv[17], "grayAnchor", &job.gray)) return NULL;
+  }
   int64_t withLoss, isa;
   if (!dim(env, argv[0], "n", &job.n) || !dim(env, argv[1], "rows", &job.rows) ||
       !dim(env, argv[2], "hidden", &job.hidden) || !dim(env, argv[3], "classes", &job.classes) ||
@@ -278,6 +372,7 @@ napi_value eval_coalitions(napi_env env, napi_callback_info info) {
   const int64_t rows_pad = (job.rows + PANEL - 1) / PANEL * PANEL;
   job.head = job.hidden * job.classes + job.classes;
   job.all = job.count == 0;
+  if (job.gray && !job.all) return fail(env, "RangeError", "grayAnchor: only with count 0 (all 2^n coalitions)");
   if (job.all) job.count = (int64_t)1 << job.n;
   job.with_loss = withLoss != 0;
   float *panels, *head0, *heads;
@@ -334,19 +429,30 @@ napi_value eval_coalitions(napi_env env, napi_callback_info info) {
       job.label_masks[(r / PANEL) * job.classes + job.labels[r]] |= (uint16_t)(1u << (r % PANEL));
   }
   if (job.loss) memset(job.loss, 0, (size_t)job.count * sizeof(double));
+  float *neg = NULL;
+  if (job.gray) {
+    const size_t floats = (size_t)(job.n * rows_pad * job.hidden);
+    neg = (float *)malloc(floats * sizeof(float));
+    if (neg == NULL) {
+      free(job.label_masks);
+      return fail(env, "Error", "evalCoalitions: out of memory");
+    }
+    const float *q = panels + rows_pad * job.hidden;
+    for (size_t i = 0; i < floats; i++) neg[i] = -q[i];
+    job.neg = neg;
+  }
   int threads = large_threads();
+  /* At least QUEUE_DEPTH chunks per thread when there are several, so that they end together. */
   job.chunk = CHUNK;
-  if (job.count < (int64_t)threads * CHUNK) job.chunk = (job.count + threads - 1) / threads;
+  const int64_t depth = threads > 1 ? (int64_t)threads * QUEUE_DEPTH : 1;
+  if (job.count < depth * CHUNK) job.chunk = (job.count + depth - 1) / depth;
   if (job.chunk < 1) job.chunk = 1;
+  if (job.gray > job.chunk) job.chunk = job.gray; /* no anchors beyond the chunk's first */
   job.chunks = (job.count + job.chunk - 1) / job.chunk;
   if (threads > job.chunks) threads = (int)job.chunks;
-  pthread_t helper[SPLIT];
-  int started[SPLIT] = {0};
-  for (int i = 1; i < threads && i < SPLIT; i++) started[i] = pthread_create(&helper[i], NULL, worker, &job) == 0;
-  worker(&job);
-  for (int i = 1; i < SPLIT; i++)
-    if (started[i]) pthread_join(helper[i], NULL);
+  run_on_threads(threads, worker, &job);
   free(job.label_masks);
+  free(neg);
   if (job.failed) return fail(env, "Error", "evalCoalitions: out of memory");
   return NULL;
 }

@@ -129,7 +129,7 @@ NAPI_MODULE_INIT() {
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
   if (threads_large == 0) {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    threads_large = cores < 1 ? 1 : (cores > SPLIT ? SPLIT : (int)cores);
+    threads_large = cores < 1 ? 1 : (cores > MAX_THREADS ? MAX_THREADS : (int)cores);
   }
   Scratch *s = (Scratch *)calloc(1, sizeof(Scratch));
   if (s == NULL || napi_set_instance_data(env, s, free_scratch, NULL) != napi_ok) {

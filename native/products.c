@@ -1,7 +1,7 @@
 /*
  * fedscore's native kernels, the products (see fedscore_kernels.c): matrix products and stride-1
- * NHWC convolutions with their gradients on OpenBLAS's sgemm, cut into fixed blocks that run on
- * up to `threads` threads. Convolutions go through im2col in chunks of images, so the column
+ * NHWC convolutions with their gradients on OpenBLAS's sgemm, cut into fixed blocks that up to
+ * `threads` threads take from a queue. Convolutions go through im2col in chunks of images, so the column
  * buffer stays under CHUNK_FLOATS floats whatever the batch (2000-image evaluations included).
  */
 #include "_fedscore.h"
@@ -13,24 +13,43 @@
  * thread count (measured: a cnn003 update trained with OpenBLAS on two threads differs from one
  * trained on one), and a model must come out the same whether the main thread, a pool worker or
  * a silo's own process trained it. Large products (SMALL_MACS multiply-adds or more) are
- * instead cut into SPLIT fixed blocks along their longer output side, always the same blocks for
- * the same shape, each a single-threaded sgemm; the blocks run on up to `threads` threads (the
- * cores, or setThreads) and one after the other in a pool worker (setLocalThreads(1): the pool
- * already puts a worker on each core). Same blocks, same bits, however many threads ran them.
+ * instead cut into fixed blocks along their longer output side — as many as the shape allows,
+ * each at least BLOCK_MACS multiply-adds and BLOCK_SIDE rows (columns), at most MAX_BLOCKS —
+ * always the same blocks for the same shape, each a single-threaded sgemm. The blocks form a
+ * queue (an atomic counter) that up to `threads` threads drain (the cores, or setThreads), so N
+ * threads share the work evenly whatever N is, and a pool worker drains it alone
+ * (setLocalThreads: the pool puts a worker on each core). Same blocks, same bits, however many
+ * threads ran them (test/ml/_blas_kernels.test.ts and _coalition_fast.test.ts check 1 to 4).
  * Small products stay whole: inside a training loop two OpenBLAS threads made the MLP's
  * 64×784·784×200 products slower, not faster (36k samples/s on one, 25k on two).
  */
 #define SMALL_MACS ((double)(1 << 25))
-int threads_large = 0; /* 0: the online cores, capped at SPLIT */
+#define BLOCK_MACS ((double)(1 << 21))
+#define BLOCK_SIDE 32
+#define MAX_BLOCKS 64
+int threads_large = 0; /* 0 until NAPI_MODULE_INIT sets the online cores */
 static _Thread_local int local_threads = 0;
 
-/* Threads the calling thread's large products may use (coalitions.c splits its work the same way). */
+/* Threads the calling thread's large products may use (coalitions.c drains its queue with as many). */
 int large_threads(void) {
   const int t = local_threads > 0 ? local_threads : threads_large;
-  return t < 1 ? 1 : (t > SPLIT ? SPLIT : t);
+  return t < 1 ? 1 : (t > MAX_THREADS ? MAX_THREADS : t);
 }
 /* Threads this thread's large products may use (setLocalThreads, else setThreads / the cores). */
 int blas_threads_here(void) { return local_threads > 0 ? local_threads : threads_large; }
+
+/* Runs fn(arg) on the calling thread and on threads − 1 helpers (fewer if a thread cannot start). */
+void run_on_threads(int threads, void *(*fn)(void *), void *arg) {
+  pthread_t helper[MAX_THREADS];
+  int started = 0;
+  if (threads > MAX_THREADS) threads = MAX_THREADS;
+  for (int i = 1; i < threads; i++) {
+    if (pthread_create(&helper[started], NULL, fn, arg) != 0) break;
+    started++;
+  }
+  fn(arg);
+  for (int i = 0; i < started; i++) pthread_join(helper[i], NULL);
+}
 
 typedef struct {
   int ta, tb;
@@ -47,45 +66,61 @@ static void run_block(const Block *x) {
               (blasint)x->ldc);
 }
 
-static void *block_thread(void *arg) {
-  run_block((const Block *)arg);
-  return NULL;
+/* A large product's block queue: `blocks` fixed blocks of `whole` along rows or columns. */
+typedef struct {
+  Block whole;
+  int by_rows;
+  int64_t len;
+  int blocks;
+  int next; /* the next block to take (atomic) */
+} Queue;
+
+/* Block i of the queue: rows (columns) len·i/blocks … len·(i+1)/blocks of the output. */
+static Block block_at(const Queue *q, int i) {
+  const int64_t lo = q->len * i / q->blocks, hi = q->len * (i + 1) / q->blocks;
+  Block b = q->whole;
+  if (q->by_rows) {
+    b.m = hi - lo;
+    b.a = b.ta ? b.a + lo : b.a + lo * b.lda; /* rows lo..hi of op(A) */
+    b.c = b.c + lo * b.ldc;
+  } else {
+    b.n = hi - lo;
+    b.b = b.tb ? b.b + lo * b.ldb : b.b + lo; /* columns lo..hi of op(B) */
+    b.c = b.c + lo;
+  }
+  return b;
+}
+
+static void *drain(void *arg) {
+  Queue *q = (Queue *)arg;
+  for (;;) {
+    const int i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
+    if (i >= q->blocks) return NULL;
+    const Block b = block_at(q, i);
+    run_block(&b);
+  }
+}
+
+/* The number of blocks of an m×n×k product (a function of the shape only; 1: whole). */
+int product_blocks(int64_t m, int64_t n, int64_t k) {
+  const double macs = (double)m * (double)n * (double)k;
+  const int64_t len = m >= n ? m : n;
+  if (macs < SMALL_MACS || len < 2 * BLOCK_SIDE) return 1;
+  double by_macs = macs / BLOCK_MACS;
+  int64_t blocks = len / BLOCK_SIDE;
+  if ((double)blocks > by_macs) blocks = (int64_t)by_macs;
+  return blocks > MAX_BLOCKS ? MAX_BLOCKS : (int)blocks;
 }
 
 void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c) {
   const int64_t lda = ta ? m : k, ldb = tb ? k : n;
-  Block whole = {ta, tb, m, n, k, lda, ldb, a, b, beta, c, n};
-  if ((double)m * (double)n * (double)k < SMALL_MACS || (m < 2 * SPLIT && n < 2 * SPLIT)) {
-    run_block(&whole);
+  Queue q = {{ta, tb, m, n, k, lda, ldb, a, b, beta, c, n}, m >= n, m >= n ? m : n, product_blocks(m, n, k), 0};
+  if (q.blocks <= 1) {
+    run_block(&q.whole);
     return;
   }
-  Block blk[SPLIT];
-  const int by_rows = m >= n;
-  const int64_t len = by_rows ? m : n;
-  for (int i = 0; i < SPLIT; i++) {
-    const int64_t lo = len * i / SPLIT, hi = len * (i + 1) / SPLIT;
-    blk[i] = whole;
-    if (by_rows) {
-      blk[i].m = hi - lo;
-      blk[i].a = ta ? a + lo : a + lo * lda; /* rows lo..hi of op(A) */
-      blk[i].c = c + lo * n;
-    } else {
-      blk[i].n = hi - lo;
-      blk[i].b = tb ? b + lo * ldb : b + lo; /* columns lo..hi of op(B) */
-      blk[i].c = c + lo;
-    }
-  }
-  int threads = local_threads > 0 ? local_threads : threads_large;
-  if (threads > SPLIT) threads = SPLIT;
-  pthread_t helper[SPLIT];
-  int started[SPLIT] = {0};
-  for (int i = 1; i < SPLIT && i < threads; i++)
-    started[i] = pthread_create(&helper[i], NULL, block_thread, &blk[i]) == 0;
-  run_block(&blk[0]);
-  for (int i = 1; i < SPLIT; i++)
-    if (!started[i]) run_block(&blk[i]);
-  for (int i = 1; i < SPLIT; i++)
-    if (started[i]) pthread_join(helper[i], NULL);
+  const int threads = large_threads();
+  run_on_threads(threads < q.blocks ? threads : q.blocks, drain, &q);
 }
 
 /*
@@ -278,7 +313,7 @@ napi_value conv_filter_grad(napi_env env, napi_callback_info info) {
 napi_value conv_input_grad(napi_env env, napi_callback_info info) {
   return conv_op(env, info, CONV_INPUT_GRAD);
 }
-/* setThreads(k): threads for this process's large products (k ≥ 1; default: the cores, at most SPLIT). */
+/* setThreads(k): threads for this process's large products (k ≥ 1; default: the online cores). */
 napi_value set_threads(napi_env env, napi_callback_info info) {
   ARGS(1)
   int64_t k;

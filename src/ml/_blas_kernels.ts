@@ -23,9 +23,12 @@
  * `FEDSCORE_NATIVE_KERNELS=0` keeps the wasm kernels. OpenBLAS itself runs single-threaded:
  * a product's bits depend on its thread count, and a model must come out the same whichever
  * thread or process trains it (the engine's worker pool, a silo's `fedscore client`). Large
- * products are cut instead into fixed blocks, each one single-threaded sgemm, that run on up to
- * `FEDSCORE_BLAS_THREADS` threads (default: the cores, at most 2) in the main thread and one
- * after the other in pool workers; native/products.c has the details and figures.
+ * products are cut instead into fixed blocks, each one single-threaded sgemm, that up to
+ * `FEDSCORE_BLAS_THREADS` threads (default: the cores this process may run on,
+ * `os.availableParallelism()`) take from a queue in the main thread; a pool worker takes its
+ * share of the cores (parallel.ts: one thread when there is a worker per core). The coalition
+ * kernel drains its queue of coalition chunks with as many threads. native/products.c has the
+ * details and figures.
  *
  * `FEDSCORE_NATIVE_ISA=avx2` (or `scalar`, `avx512`, `auto`) caps the instruction set of the
  * kernels that choose their own (native/isa.c: the coalition kernel and the narrow products),
@@ -35,6 +38,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type Addon, NATIVE_ISAS } from './_native_addon.js';
 import { convPadding } from './_wasm_kernels.js';
@@ -90,7 +94,10 @@ export function loadBlasKernels(env: Record<string, string | undefined> = proces
     if (!path) loaded = { ok: false, why: 'not built (install libopenblas-dev, then npm run build:native)' };
     else
       try {
-        loaded = { ok: true, addon: createRequire(import.meta.url)(path) as Addon, description: '' };
+        const addon = createRequire(import.meta.url)(path) as Addon;
+        // The default: every core this process may run on (taskset/cgroups included).
+        if (k === undefined) addon.setThreads(Math.min(256, Math.max(1, availableParallelism())));
+        loaded = { ok: true, addon, description: '' };
       } catch (e) {
         loaded = { ok: false, why: `failed to load ${path} (${(e as Error).message.split('\n')[0]})` };
       }
@@ -138,13 +145,22 @@ export function nativeAdamStep(): Addon['adamStep'] | undefined {
 }
 
 /**
- * Runs the calling thread's large products and training steps on one thread, whatever
- * FEDSCORE_BLAS_THREADS says (training workers: the pool already puts one worker on each core);
- * `false` goes back to the process's setting (benchmarks). No-op without the addon.
+ * Runs the calling thread's large products, coalition tables and training steps on `threads`
+ * threads, whatever FEDSCORE_BLAS_THREADS says (training workers: parallel.ts gives each worker
+ * its share of the cores, so workers × threads ≤ cores); 0 goes back to the process's setting.
+ * The bits do not depend on it (native/products.c, "Threads"). No-op without the addon.
+ * @throws RangeError when threads is not an integer in [0, 256].
  */
-export function oneBlasThreadHere(on = true): void {
+export function blasThreadsHere(threads: number): void {
+  if (!Number.isInteger(threads) || threads < 0 || threads > 256)
+    throw new RangeError(`threads: expected an integer in [0, 256], got ${threads}`);
   const load = loadBlasKernels();
-  if (load.ok) load.addon.setLocalThreads(on ? 1 : 0);
+  if (load.ok) load.addon.setLocalThreads(threads);
+}
+
+/** `blasThreadsHere(1)`, or with `false` `blasThreadsHere(0)` (the process's setting again). */
+export function oneBlasThreadHere(on = true): void {
+  blasThreadsHere(on ? 1 : 0);
 }
 
 const XENT = 'FedscoreSoftmaxXent';

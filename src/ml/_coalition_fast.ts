@@ -32,6 +32,7 @@ type Kernel = (
   isa: number,
   counts: Int32Array,
   loss: Float64Array,
+  grayAnchor?: number,
 ) => void;
 
 /** The addon's sgemm (native/products.c). */
@@ -95,8 +96,13 @@ export interface CoalitionCounts {
 export interface NativeCoalitions {
   /** The listed coalitions (members increasing), in list order; losses included. */
   evaluate(lists: readonly (readonly number[])[]): CoalitionCounts;
-  /** All 2^n coalitions, indexed by mask; losses only when `withLoss` (else all 0). */
-  all(withLoss: boolean): CoalitionCounts;
+  /**
+   * All 2^n coalitions, indexed by mask; losses only when `withLoss` (else all 0). `grayAnchor`
+   * P ≥ 1 walks them in Gray-code order instead, U_S = U_prev ± Qᵢ, summed afresh every P
+   * coalitions (native/coalitions.c, run_chunk_gray): a measurement (issue 36, bench/gray-code.ts),
+   * not the evaluator's order, since its values drift from the exact sums between anchors.
+   */
+  all(withLoss: boolean, grayAnchor?: number): CoalitionCounts;
 }
 
 /**
@@ -140,7 +146,7 @@ export function nativeCoalitions(
   }
   const labels = Int32Array.from(data.y as ArrayLike<number>);
   const none = new Int32Array(1);
-  const run = (count: number, offsets: Int32Array, members: Int32Array, withLoss: boolean) => {
+  const run = (count: number, offsets: Int32Array, members: Int32Array, withLoss: boolean, gray = 0) => {
     const out = count === 0 ? 2 ** n : count;
     const counts = new Int32Array(out * classes);
     const loss = new Float64Array(withLoss ? out : 1);
@@ -162,6 +168,7 @@ export function nativeCoalitions(
       isa,
       counts,
       loss,
+      gray,
     );
     return { counts, loss: withLoss ? loss : new Float64Array(out) };
   };
@@ -178,8 +185,10 @@ export function nativeCoalitions(
       });
       return run(lists.length, offsets, members, true);
     },
-    all(withLoss) {
-      return run(0, none, none, withLoss);
+    all(withLoss, grayAnchor = 0) {
+      if (!Number.isInteger(grayAnchor) || grayAnchor < 0)
+        throw new RangeError(`grayAnchor: expected a non-negative integer, got ${grayAnchor}`);
+      return run(0, none, none, withLoss, grayAnchor);
     },
   };
 }

@@ -3,7 +3,7 @@
  * task it is sent with `trainLocal` and posts back Δ (its buffer transferred, not copied).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { oneBlasThreadHere } from './_blas_kernels.js';
+import { blasThreadsHere } from './_blas_kernels.js';
 import { type BackendName, initBackend } from './backend.js';
 import type { Examples, ModelSpec } from './models.js';
 import { type TrainOptions, trainLocal } from './train.js';
@@ -18,9 +18,11 @@ interface Task {
 
 const port = parentPort;
 if (!port) throw new Error('_train_worker: must run as a worker thread');
-// One OpenBLAS thread per worker: the pool already runs one worker per core.
-const ready = initBackend({ backend: (workerData as { backend: BackendName }).backend }).then((b) => {
-  oneBlasThreadHere();
+// The worker's share of the cores for its native kernels (parallel.ts's workerBlasThreads: one
+// when the pool runs a worker per core), so that workers and kernel threads do not oversubscribe.
+const data = workerData as { backend: BackendName; blasThreads?: number };
+const ready = initBackend({ backend: data.backend }).then((b) => {
+  blasThreadsHere(data.blasThreads ?? 1);
   return b;
 });
 

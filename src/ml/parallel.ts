@@ -2,6 +2,10 @@
  * Local training of many silos in parallel on worker threads: the wasm backend is
  * single-threaded here, so one worker per core trains one silo at a time. Results are the same
  * bits as `trainLocal` on the same backend in the main thread (each task is deterministic).
+ *
+ * Workers and the native kernels' threads do not oversubscribe the cores: each worker's large
+ * products and fused training steps run on `workerBlasThreads(workers)` threads, its share of
+ * the cores (one when there is a worker per core). The bits do not depend on it.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -9,8 +13,11 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type BackendName, currentBackend, parseBackendName } from './backend.js';
+import { workerBlasThreads } from './core-share.js';
 import { checkExamples, checkParams, type Examples, type ModelSpec } from './models.js';
 import type { TrainOptions, TrainResult } from './train.js';
+
+export { workerBlasThreads } from './core-share.js';
 
 /** One silo's training job. `options.onEpoch` is not supported across threads and is rejected. */
 export interface TrainTask {
@@ -43,14 +50,15 @@ interface Reply {
  * sources (tsx, vitest) it is a small bootstrap that registers tsx's loader in the worker and
  * then imports `_train_worker.ts` (tsx is a devDependency, only needed in that case).
  */
-function startWorker(backend: BackendName | undefined): Worker {
+function startWorker(backend: BackendName | undefined, blasThreads: number): Worker {
+  const workerData = { backend, blasThreads };
   if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./_train_worker.js', import.meta.url), { workerData: { backend } });
+    return new Worker(new URL('./_train_worker.js', import.meta.url), { workerData });
   const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
   const tsxApi = pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href;
   const target = new URL('./_train_worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-  return new Worker(boot, { eval: true, workerData: { backend } });
+  return new Worker(boot, { eval: true, workerData });
 }
 
 function checkTasks(tasks: readonly TrainTask[]): void {
@@ -87,7 +95,8 @@ export function createTrainPool(options: ParallelOptions = {}): TrainPool {
     throw new RangeError(`workers: expected a positive integer, got ${count}`);
   if (options.backend !== undefined) parseBackendName(options.backend);
   const backend = options.backend ?? currentBackend()?.name;
-  const pool = Array.from({ length: count }, () => startWorker(backend));
+  const blasThreads = workerBlasThreads(count);
+  const pool = Array.from({ length: count }, () => startWorker(backend, blasThreads));
   let busy = false;
   let closed = false;
   return {

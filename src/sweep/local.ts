@@ -2,7 +2,9 @@
  * The local default of a sweep: without a queue, the seeds of one configuration run in child
  * processes on this machine, one per core (each trains its silos on the training thread pool;
  * the rest of a seed — coalition evaluations, secure aggregation, the references — is
- * single-threaded, which is what the processes spread). Each seed's record is what the seed
+ * single-threaded apart from the native kernels, which is what the processes spread; each child's
+ * native kernels get its share of the cores, `FEDSCORE_BLAS_THREADS` = ⌊cores ÷ children⌋ unless
+ * it is set, so that the processes do not oversubscribe them). Each seed's record is what the seed
  * computes in one process (src/sim/experiment.ts `runSeedRecord`), so the assembled results.json
  * is the single-process one, timings aside.
  */
@@ -10,6 +12,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { workerBlasThreads } from '../ml/core-share.js';
 import type { ExperimentConfig } from '../records/config.js';
 import type { SeedRecord } from '../sim/experiment.js';
 
@@ -68,8 +71,11 @@ export async function runSeedsLocally(
         }
         c.send({ cfg, seed, ...(o.backend ? { backend: o.backend } : {}) });
       };
+      const env = { ...process.env };
+      if (env.FEDSCORE_BLAS_THREADS === undefined || env.FEDSCORE_BLAS_THREADS === '')
+        env.FEDSCORE_BLAS_THREADS = String(workerBlasThreads(n));
       for (let i = 0; i < n; i++) {
-        const c = fork(module, [], { execArgv, serialization: 'advanced', stdio: 'inherit' });
+        const c = fork(module, [], { execArgv, env, serialization: 'advanced', stdio: 'inherit' });
         children.push(c);
         c.on('message', (r: Reply) => {
           if (failed) return;

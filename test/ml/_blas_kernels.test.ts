@@ -5,6 +5,8 @@
  * _wasm_kernels.test.ts (run once per kernel set); here: the addon's own checks, convolutions
  * large enough to be split into im2col chunks, the Adam step's bits, and determinism.
  */
+
+import { availableParallelism } from 'node:os';
 import * as tf from '@tensorflow/tfjs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -318,5 +320,81 @@ describe.runIf(load.ok)('native kernels', () => {
       expect(native[1]).toEqual(ref[1]);
       expect(maxAbsDiff(native[2]!, ref[2]!)).toBeLessThan(1e-5);
     }
+  });
+});
+
+describe.runIf(load.ok)('native kernels: every core, the same bits', () => {
+  const addon = load.ok ? load.addon : undefined!;
+
+  it('the default is every core this process may run on, unless FEDSCORE_BLAS_THREADS says', () => {
+    const asked = process.env.FEDSCORE_BLAS_THREADS;
+    expect(addon.info().threads).toBe(asked ? Number(asked) : availableParallelism());
+    expect(load.ok && load.description).toMatch(/^OpenBLAS \d+\.\d+\.\d+ \(\d+ threads?\)$/);
+  });
+
+  it('large products (by rows, by columns, transposed) give the same bits on 1, 2, 3 and 4 threads, and the right values', () => {
+    // m×n×k ≥ 2^25 multiply-adds: cut into fixed blocks (native/products.c) that the threads take
+    // from a queue. Each product is checked against a float64 reference too, so that a block
+    // written to the wrong place cannot pass as "the same bits on every thread count".
+    const shapes: [number, number, number, number, number][] = [
+      [0, 0, 700, 150, 400], // by rows: 21 blocks
+      [0, 1, 48, 1500, 500], // by columns, B transposed
+      [1, 0, 300, 40, 3000], // A transposed (a filter gradient's shape)
+    ];
+    for (const [ta, tb, m, n, k] of shapes) {
+      const a = randomVector(m * k, m + n, 1);
+      const b = randomVector(k * n, k, 1);
+      const runs = [1, 2, 3, 4].map((t) => {
+        addon.setLocalThreads(t);
+        const c = new Float32Array(m * n);
+        addon.gemm(1, ta, tb, m, n, k, a, 0, b, 0, c, 0);
+        return c;
+      });
+      addon.setLocalThreads(0);
+      for (const c of runs.slice(1))
+        expect(Buffer.from(c.buffer).equals(Buffer.from(runs[0]!.buffer))).toBe(true);
+      const at = (i: number, p: number) => (ta ? a[p * m + i]! : a[i * k + p]!);
+      const bt = (p: number, j: number) => (tb ? b[j * k + p]! : b[p * n + j]!);
+      let worst = 0;
+      for (let i = 0; i < m; i += 7)
+        for (let j = 0; j < n; j += 5) {
+          let s = 0;
+          for (let p = 0; p < k; p++) s += at(i, p) * bt(p, j);
+          worst = Math.max(worst, Math.abs(runs[0]![i * n + j]! - s));
+        }
+      // Rows m−1 and columns n−1 (the last block's edge) too.
+      for (const [i, j] of [
+        [m - 1, n - 1],
+        [m - 1, 0],
+        [0, n - 1],
+      ] as const) {
+        let s = 0;
+        for (let p = 0; p < k; p++) s += at(i, p) * bt(p, j);
+        worst = Math.max(worst, Math.abs(runs[0]![i * n + j]! - s));
+      }
+      expect(worst, `${ta}${tb} ${m}×${n}×${k}`).toBeLessThan(1e-3);
+    }
+  });
+
+  it('a large convolution and its gradients give the same bits on 1, 2 and 4 threads', () => {
+    // 24 images of 30×30×16, 3×3 → 32: 24·28·28·144·32 ≈ 87M multiply-adds per product.
+    const [N, H, W, C, K, O] = [24, 30, 30, 16, 3, 32];
+    const x = randomVector(N * H * W * C, 1, 1);
+    const f = randomVector(K * K * C * O, 2, 0.3);
+    const dy = randomVector(N * (H - 2) * (W - 2) * O, 3, 1);
+    const go = (t: number) => {
+      addon.setLocalThreads(t);
+      const y = new Float32Array(dy.length);
+      const dw = new Float32Array(f.length);
+      const dx = new Float32Array(x.length);
+      addon.conv2dForward(N, H, W, C, K, K, O, 0, 0, H - 2, W - 2, x, f, y);
+      addon.conv2dFilterGrad(N, H, W, C, K, K, O, 0, 0, H - 2, W - 2, x, dy, dw);
+      addon.conv2dInputGrad(N, H, W, C, K, K, O, 0, 0, H - 2, W - 2, dy, f, dx);
+      addon.setLocalThreads(0);
+      return [y, dw, dx].map((v) => Buffer.from(v.buffer));
+    };
+    const one = go(1);
+    for (const t of [2, 4])
+      for (const [i, v] of go(t).entries()) expect(v.equals(one[i]!), `threads ${t}, output ${i}`).toBe(true);
   });
 });

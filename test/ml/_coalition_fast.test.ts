@@ -138,7 +138,7 @@ function logitErrorBound(
   return worst;
 }
 
-function run(kernel: Kernel, pr: Problem, isa: number, withLoss: boolean, lists?: number[][]) {
+function run(kernel: Kernel, pr: Problem, isa: number, withLoss: boolean, lists?: number[][], gray?: number) {
   const count = lists?.length ?? 0;
   const out = lists ? count : 2 ** pr.n;
   const offsets = new Int32Array(count + 1);
@@ -166,6 +166,7 @@ function run(kernel: Kernel, pr: Problem, isa: number, withLoss: boolean, lists?
     isa,
     counts,
     loss,
+    ...(gray === undefined ? [] : [gray]),
   );
   return { counts, loss };
 }
@@ -216,6 +217,43 @@ describe.runIf(load.ok)('native coalition kernel', () => {
       );
       expect(got.loss[b]).toBe(all.loss[m]);
     });
+  });
+
+  it('gives the same counts and loss bits on 1, 2, 3 and 4 threads (each coalition computed whole by one thread)', () => {
+    // 2⁹ coalitions: one thread walks chunks of 128, four threads chunks of 32 (a queue of at
+    // least four chunks per thread), so chunk boundaries and threads differ; the bits must not.
+    const setThreads = (addon as unknown as { setLocalThreads(k: number): void }).setLocalThreads;
+    const pr = problem(9, 70, 24, 10, 9, false);
+    const runs = [1, 2, 3, 4].map((t) => {
+      setThreads(t);
+      try {
+        return run(addon.evalCoalitions, pr, 0, true);
+      } finally {
+        setThreads(0);
+      }
+    });
+    for (const r of runs.slice(1)) {
+      expect(Array.from(r.counts)).toEqual(Array.from(runs[0]!.counts));
+      expect(Array.from(r.loss)).toEqual(Array.from(runs[0]!.loss));
+    }
+    expect(new Set(runs[0]!.counts).size).toBeGreaterThan(2);
+  });
+
+  it('Gray-code order: anchored at every coalition it gives the prefix order bits; between anchors it drifts only by rounding', () => {
+    const pr = problem(8, 45, 20, 10, 21, false);
+    const prefix = run(addon.evalCoalitions, pr, 0, true);
+    const exact = run(addon.evalCoalitions, pr, 0, true, undefined, 1);
+    expect(Array.from(exact.counts)).toEqual(Array.from(prefix.counts));
+    expect(Array.from(exact.loss)).toEqual(Array.from(prefix.loss));
+    // One anchor for all 256 coalitions (the longest chain of ± additions): the losses move by
+    // float32 rounding of U_S only, far below a single example's loss.
+    const drift = run(addon.evalCoalitions, pr, 0, true, undefined, 256);
+    let worst = 0;
+    for (let m = 0; m < 256; m++)
+      worst = Math.max(worst, Math.abs(drift.loss[m]! - prefix.loss[m]!) / prefix.loss[m]!);
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(1e-4);
+    expect(() => run(addon.evalCoalitions, pr, 0, true, [[0]], 4)).toThrow(/^grayAnchor: only with count 0/);
   });
 
   it('rejects bad arguments, naming them', () => {

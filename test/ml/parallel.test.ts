@@ -31,8 +31,9 @@ describe('trainParallel', () => {
 
   it('same bits for a model with large products (cnn003) in the main thread and in a worker', async () => {
     // cnn003's dense layer at batch 64 is a 64×18432·18432×128 product: the native kernels cut
-    // it into fixed blocks that the main thread runs on two threads and a worker on one. The
-    // bits must not depend on that (threading OpenBLAS itself would change them).
+    // it into fixed blocks that the main thread's threads (every core) take from a queue, and a
+    // worker with its share of the cores. The bits must not depend on that (threading OpenBLAS
+    // itself would change them).
     const spec = cnn003();
     const m0 = initParams(spec, 4);
     const tasks = [0, 1].map((i) => ({

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { dataShapeOf } from '../../src/fl/consortium-data.js';
 import { createTfLearner } from '../../src/fl/learner/tf-learner.js';
+import { workerBlasThreads } from '../../src/ml/core-share.js';
 import { parseConfig } from '../../src/records/config.js';
 import { assembleResults, runExperiment } from '../../src/sim/experiment.js';
 import { runSeedsLocally } from '../../src/sweep/local.js';
@@ -22,10 +23,16 @@ const tiny = (extra: Record<string, unknown> = {}) =>
   });
 
 /** Results as JSON would carry them, without the times and the date. */
+/**
+ * The record without what depends on the run and not on the seeds' results: times, and the
+ * native kernels' thread count in `kernels` (each child process gets its share of the cores,
+ * src/sweep/local.ts; the bits do not depend on it).
+ */
 function timingsAside(r: object) {
-  const { createdAt: _c, wallTimeMs: _w, runs, ...rest } = JSON.parse(JSON.stringify(r));
+  const { createdAt: _c, wallTimeMs: _w, runs, kernels, ...rest } = JSON.parse(JSON.stringify(r));
   return {
     ...rest,
+    kernels: typeof kernels === 'string' ? kernels.replace(/ \(\d+ threads?\)$/, '') : kernels,
     runs: runs.map(
       ({ timingsMs: _t, rounds, ...run }: { timingsMs: unknown; rounds: { timingsMs: unknown }[] }) => ({
         ...run,
@@ -49,6 +56,9 @@ describe('local sweeps: one process per core', () => {
     const local = assembleResults(cfg, records, { fedscoreVersion: 't', wallTimeMs: 0 });
     expect(local.seeds).toEqual([5, 6]);
     expect(timingsAside(local)).toEqual(timingsAside(single));
+    // Two children on this machine's cores: each child's native kernels get ⌊cores ÷ 2⌋ threads.
+    if (typeof local.kernels === 'string' && !process.env.FEDSCORE_BLAS_THREADS)
+      expect(local.kernels).toMatch(new RegExp(`\\(${workerBlasThreads(2)} threads?\\)$`));
   }, 300_000);
 
   it('a seed that fails names itself', async () => {
