@@ -32,7 +32,7 @@ import {
   updateFunction,
 } from './_gpu_optimizer.js';
 import type { GpuTrainPlan, GpuTrainResult } from './_gpu_train.js';
-import { runWgsl, type WgslProgram } from './_wgsl_program.js';
+import { runWgsl, type WgslProgram, wgslErrors } from './_wgsl_program.js';
 import { type Examples, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
@@ -354,6 +354,7 @@ export async function trainMlpFused(
     const th = tf.slice(state, [0], [P]);
     const values = (await th.data()) as Float32Array;
     th.dispose();
+    wgslErrors();
     const delta = new Float32Array(P);
     for (let i = 0; i < P; i++) delta[i] = values[i]! - m0[i]!;
     return { delta, ...run };

@@ -22,6 +22,7 @@ import { softmaxCrossEntropy } from './_blas_kernels.js';
 import { fusedMlpLayers, trainMlpFused } from './_gpu_mlp.js';
 import { fusedOptimizerStep, stateLayout } from './_gpu_optimizer.js';
 import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';
+import { wgslErrors } from './_wgsl_program.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
@@ -118,6 +119,7 @@ async function trainWithFusedOptimizer(
     const th = tf.slice(state, [0], [P]);
     const values = (await th.data()) as Float32Array;
     th.dispose();
+    wgslErrors();
     const delta = new Float32Array(P);
     for (let i = 0; i < P; i++) delta[i] = values[i]! - m0[i]!;
     return { delta, ...run };

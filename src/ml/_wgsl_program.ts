@@ -33,6 +33,10 @@ interface Program {
 }
 
 interface WebGpuBackendLike {
+  device?: {
+    pushErrorScope(filter: 'validation'): void;
+    popErrorScope(): Promise<{ message: string } | null>;
+  };
   runWebGPUProgram(
     program: Program,
     inputs: tf.TensorInfo[],
@@ -84,16 +88,54 @@ export function runWgsl(
   };
   const backend = tf.backend() as unknown as WebGpuBackendLike;
   const tensors = names.map((k) => inputs[k]!);
-  if ('into' in out) {
-    backend.runWebGPUProgram(p, tensors, 'float32', uniforms, out.into);
-    return out.into;
+  // The first run of a program compiles it: tfjs would log a WGSL error and go on with an
+  // invalid pipeline, so the compile is watched and `wgslErrors` reports it.
+  const key = `${p.shaderKey}|${tensors.map((t) => t.size).join(',')}`;
+  const device = backend.device;
+  const fresh = device !== undefined && !compiled.has(key);
+  if (fresh) {
+    compiled.add(key);
+    device.pushErrorScope('validation');
   }
-  const info = backend.runWebGPUProgram(p, tensors, 'float32', uniforms);
-  return tf.engine().makeTensorFromTensorInfo(info);
+  try {
+    if ('into' in out) {
+      backend.runWebGPUProgram(p, tensors, 'float32', uniforms, out.into);
+      return out.into;
+    }
+    const info = backend.runWebGPUProgram(p, tensors, 'float32', uniforms);
+    return tf.engine().makeTensorFromTensorInfo(info);
+  } finally {
+    if (fresh) {
+      unsettled++;
+      device.popErrorScope().then(
+        (e) => {
+          unsettled--;
+          if (e) failures.push(`${program.key}: ${e.message}`);
+        },
+        () => unsettled--,
+      );
+    }
+  }
 }
 
-/** `x` as a WGSL f32 literal. */
-export function f32(x: number): string {
-  const s = String(x);
-  return /[.eE]/.test(s) ? s : `${s}.0`;
+const compiled = new Set<string>();
+const failures: string[] = [];
+let unsettled = 0;
+
+/**
+ * Throws if a program compiled since the last call failed validation (its WGSL error), as far as
+ * the device has reported: the training paths call it after their final read, by which time the
+ * device has been polled. It never waits (a wait on an error scope that the device does not poll
+ * would never end).
+ */
+export function wgslErrors(): void {
+  const bad = failures.splice(0);
+  if (bad.length > 0) throw new Error(`a fused GPU kernel is invalid: ${bad[0]}`);
+}
+
+/** `wgslErrors` after waiting (up to `waitMs`) for every compile's report to come in. */
+export async function settledWgslErrors(waitMs = 5000): Promise<void> {
+  const until = performance.now() + waitMs;
+  while (unsettled > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
+  wgslErrors();
 }
