@@ -4,9 +4,11 @@
  * `FEDSCORE_GPU_TRAIN` (docs/performance.md, "GPU: WebGPU"):
  *  - dense networks (the built-in `mlp`): the fused step of _gpu_mlp.ts, 2L hand-written WGSL
  *    dispatches per step for L layers (4 for the default MLP), minibatches gathered on the device;
- *  - every other model (cnn003, LeNet-5, user Layers models): tfjs's forward and backward ops,
- *    then the fused optimizer of _gpu_optimizer.ts (one dispatch per 6 parameter tensors)
- *    instead of ~10 tfjs ops per parameter tensor; θ is a slice of the flat state per tensor;
+ *  - every other model (cnn003, LeNet-5, user Layers models): tfjs's forward and backward ops
+ *    for the layers, the loss and its gradient in three WGSL dispatches (_gpu_xent.ts, instead of
+ *    ~15 tfjs ops), then the fused optimizer of _gpu_optimizer.ts (one dispatch per 6 parameter
+ *    tensors, instead of ~10 tfjs ops per parameter tensor); θ is a slice of the flat state per
+ *    tensor;
  *  - `FEDSCORE_GPU_TRAIN=tfjs`: tfjs ops only (_gpu_train_tfjs.ts), the path before the fused
  *    kernels, kept to compare against (`bench gpu` counts both).
  * All three keep θ and the optimizer state on the device, upload the examples once, read nothing
@@ -18,10 +20,10 @@
 
 import type { Rng } from '../../scoring/random.js';
 import { runBatches } from './_batches.js';
-import { softmaxCrossEntropy } from './_blas_kernels.js';
 import { fusedMlpLayers, trainMlpFused } from './_gpu_mlp.js';
 import { fusedOptimizerStep, stateLayout } from './_gpu_optimizer.js';
 import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';
+import { fusedSoftmaxCrossEntropy } from './_gpu_xent.js';
 import { wgslErrors } from './_wgsl_program.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
@@ -98,10 +100,10 @@ async function trainWithFusedOptimizer(
         tf.tidy(() => {
           const idx = tf.tensor1d(order.subarray(start, start + b), 'int32');
           const xb = tf.gather(x, idx) as tf.Tensor2D;
-          const yb = tf.oneHot(tf.gather(labels, idx), spec.numClasses).toFloat() as tf.Tensor2D;
+          const yb = tf.gather(labels, idx) as tf.Tensor1D;
           const ws = layout.map((e) => tf.slice(state, [e.offset], [e.size]).reshape([...e.shape]));
           const { value, grads } = tf.valueAndGrads((...w: tf.Tensor[]) =>
-            softmaxCrossEntropy(forward(spec, w, xb), yb),
+            fusedSoftmaxCrossEntropy(forward(spec, w, xb), yb),
           )(ws);
           fusedOptimizerStep(state, s, plan, layout, grads, value, { step: taken, b, pass });
         });
