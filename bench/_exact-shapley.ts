@@ -36,8 +36,8 @@ import { type Coalition, maskToCoalition, members } from '../scoring/coalition.j
 import * as game from '../scoring/game.js';
 import * as classWise from '../scoring/maverick.js';
 import * as shapley from '../scoring/shapley.js';
+import { ADDITIVE_CONVENTION, type Convention, FEDAVG_CONVENTION } from '../src/consortium/convention.js';
 import * as coalition from '../src/ml/coalition.js';
-import { ADDITIVE_CONVENTION, type Convention, FEDAVG_CONVENTION } from '../src/ml/convention.js';
 import type { Examples, ModelSpec } from '../src/ml/models.js';
 import { nearTies } from '../src/ml/near-ties.js';
 

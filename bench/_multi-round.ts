@@ -1,7 +1,7 @@
 /**
  * Multi-round differencing (issue 32; So et al., "Securing Secure Aggregation: Mitigating
  * Multi-Round Privacy Leakage in Federated Learning", AAAI 2023, §3): a server that knows every
- * round's selected set and weights (they are public: src/consortium/networked-plan.ts) and sees each
+ * round's selected set and weights (they are public: src/strategies/networked-plan.ts) and sees each
  * round's decoded sum y_t = Σ_{i∈S_t} ŵ_{i,t} Δ_i(t) / Σ_{i∈S_t} ŵ_{i,t} estimates one silo's
  * update by least squares over T rounds, x̂ = argmin_x Σ_t ‖y_t − Σ_i A_{t,i} x_i‖² with
  * A_{t,i} = ŵ_{i,t} / Σ_j ŵ_{j,t} (i ∈ S_t), the minimum-norm solution when A is rank-deficient
@@ -14,13 +14,13 @@
  * every silo compute. Used by bench/multi-round.ts (the figures of docs/threat-model.md) and
  * test/security/multi-round-differencing.test.ts.
  */
-import { createRng, type Rng } from '../scoring/random.js';
+import { createRng, type Rng } from '../scoring/seeded-rng.js';
 import {
   networkedStrategy,
   type PublishedRound,
   planRound,
   publicSetup,
-} from '../src/consortium/networked-plan.js';
+} from '../src/strategies/networked-plan.js';
 import type { StrategyConfig } from '../src/strategies/registry.js';
 
 /** One measurement's setting. */

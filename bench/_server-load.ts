@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { seededRandomFromInts } from '../crypto/random.js';
+import { seededRandomFromInts } from '../crypto/random-bytes.js';
 import type { SigningKeyPair } from '../crypto/signature.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../protocol/client.js';
 import { decodeServerMessage, encodeClientMessage } from '../protocol/codec.js';

@@ -3,7 +3,7 @@
  * silos through every stage, the aggregate and their reports, with the timings of each part.
  */
 import type http from 'node:http';
-import { seededRandomFromInts } from '../crypto/random.js';
+import { seededRandomFromInts } from '../crypto/random-bytes.js';
 import type { SigningKeyPair } from '../crypto/signature.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../protocol/client.js';
 import {

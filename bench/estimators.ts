@@ -28,8 +28,8 @@ import { AIRPORT_COSTS, AIRPORT_GROUPS, airportGame, gloveGame } from '../scorin
 import { gtgShapley } from '../scoring/gtg.js';
 import { monteCarloShapley } from '../scoring/monte-carlo.js';
 import { budgetParity, owenShapley } from '../scoring/owen.js';
-import { createRng } from '../scoring/random.js';
 import type { SampledEstimate } from '../scoring/sampled-estimate.js';
+import { createRng } from '../scoring/seeded-rng.js';
 import { exactBanzhaf, exactShapley } from '../scoring/shapley.js';
 
 interface BenchGame {

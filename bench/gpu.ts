@@ -26,7 +26,7 @@
  */
 import { availableParallelism } from 'node:os';
 import * as tf from '@tensorflow/tfjs';
-import { createRng } from '../scoring/random.js';
+import { createRng } from '../scoring/seeded-rng.js';
 import { exactShapley } from '../scoring/shapley.js';
 import { gaussianMixture } from '../src/data/synthetic.js';
 import { type BackendName, describeBackend, initBackend } from '../src/ml/backend.js';

@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createRng } from '../scoring/random.js';
+import { createRng } from '../scoring/seeded-rng.js';
 import { loadFashionMnist } from '../src/data/fashion-mnist.js';
 import { useBlasKernels } from '../src/ml/_blas_kernels.js';
 import { describeBackend, initBackend } from '../src/ml/backend.js';

@@ -20,7 +20,7 @@ import { gtgShapley } from '../scoring/gtg.js';
 import { type ClassEstimator, type JointClassEstimator, maverickShapleyRound } from '../scoring/maverick.js';
 import { normalizedL2, spearman } from '../scoring/metrics.js';
 import { msGtg } from '../scoring/ms-gtg.js';
-import { createRng, type Rng } from '../scoring/random.js';
+import { createRng, type Rng } from '../scoring/seeded-rng.js';
 import { exactShapleyOfGame } from '../scoring/shapley.js';
 
 const N = 8;

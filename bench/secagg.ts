@@ -44,7 +44,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CHUNK_WORDS, MASK_ADDER_KIND, type MaskTerm, maskVector } from '../crypto/prg.js';
-import { seededRandomFromInts } from '../crypto/random.js';
+import { seededRandomFromInts } from '../crypto/random-bytes.js';
 import { type ClientState, type ClientStep, clientHandle } from '../protocol/client.js';
 import { encodeClientMessage } from '../protocol/codec.js';
 import type { ClientMessage, ServerMessage } from '../protocol/messages.js';

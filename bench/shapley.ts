@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { members } from '../scoring/coalition.js';
 import { coalitionTable, gameFromFunction, memoize } from '../scoring/game.js';
-import { createRng } from '../scoring/random.js';
+import { createRng } from '../scoring/seeded-rng.js';
 import { exactShapley } from '../scoring/shapley.js';
 
 /** A saturating "accuracy" game: v(S) = 1 − exp(−Σ_{i∈S} q_i / 4) with random silo qualities. */

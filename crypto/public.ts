@@ -15,6 +15,6 @@ export {
   agreementPublicKey,
 } from './key-agreement.js';
 export { dequantizeSum, type Quantizer, type QuantizerConfig, quantize, quantizer } from './quantize.js';
-export { type RandomSource, seededRandom, seededRandomFromInts, systemRandom } from './random.js';
+export { type RandomSource, seededRandom, seededRandomFromInts, systemRandom } from './random-bytes.js';
 export { combineShares, splitSecret } from './shamir.js';
 export { type SigningKeyPair, sign, signingKeyPairFromSeed, verify } from './signature.js';

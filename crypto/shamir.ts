@@ -18,7 +18,7 @@
  */
 import { combine } from 'shamir-secret-sharing';
 import { checkBytes, checkInt } from './check.js';
-import type { RandomSource } from './random.js';
+import type { RandomSource } from './random-bytes.js';
 
 /** Length of the secrets shared here (X25519 secret keys and self-mask seeds). */
 export const SECRET_LENGTH = 32;

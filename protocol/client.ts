@@ -17,7 +17,7 @@ import { open, seal } from '../crypto/aead.js';
 import { checkBytes, checkInt } from '../crypto/check.js';
 import { type AgreementKeyPair, agree, agreementKeyPairFromSeed } from '../crypto/key-agreement.js';
 import { type MaskTerm, maskVector } from '../crypto/prg.js';
-import type { RandomSource } from '../crypto/random.js';
+import type { RandomSource } from '../crypto/random-bytes.js';
 import { SHARE_LENGTH, shareIndex, splitSecret } from '../crypto/shamir.js';
 import { sign, verify } from '../crypto/signature.js';
 import {

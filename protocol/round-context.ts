@@ -8,7 +8,7 @@
  *    little-endian) — the exact bytes the silo trained from;
  *  - weights: SHA-256("fedscore/round-context/v1/weights" ‖ k u16 BE ‖ for each of the k
  *    selected silos, in the plan's order: id u8 ‖ weight Float64 little-endian) — the weight
- *    vector of the round's plan (src/consortium/networked-plan.ts `planRound`) as it came out of it.
+ *    vector of the round's plan (src/strategies/networked-plan.ts `planRound`) as it came out of it.
  *
  * The tags keep the two digests (and every other hash of fedscore) apart.
  */

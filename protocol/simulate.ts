@@ -10,8 +10,8 @@
  *   if (r.ok) dequantize(r.result.sum) …   else r.code (e.g. 'BELOW_THRESHOLD')
  */
 import { checkBytes, checkInt, checkString } from '../crypto/check.js';
-import type { RandomSource } from '../crypto/random.js';
-import { seededRandomFromInts } from '../crypto/random.js';
+import type { RandomSource } from '../crypto/random-bytes.js';
+import { seededRandomFromInts } from '../crypto/random-bytes.js';
 import { type SigningKeyPair, signingKeyPairFromSeed } from '../crypto/signature.js';
 import { type ClientState, type ClientStep, clientHandle, clientStart, createClient } from './client.js';
 import {

@@ -9,10 +9,10 @@
  * and fatal on a network. The networked processes (src/client, src/server) therefore must never
  * reach this module: test/arch/layers.ts (`findSimulationRandomnessLeaks`) fails when anything
  * they import, directly or not, imports it, ./simulate.ts, src/sim/secure-round.ts, or constructs
- * a seeded source at all; the silo draws from crypto.getRandomValues (crypto/random.ts
+ * a seeded source at all; the silo draws from crypto.getRandomValues (crypto/random-bytes.ts
  * `systemRandom`), which test/security/simulation-randomness.test.ts checks.
  */
-import { type RandomSource, seededRandomFromInts } from '../crypto/random.js';
+import { type RandomSource, seededRandomFromInts } from '../crypto/random-bytes.js';
 
 /** The stream of silo `silo` in round `round` of a simulation seeded with `seed` (./simulate.ts `seed`). */
 export function simulationRandom(seed: number, round: number, silo: number): RandomSource {

@@ -1,6 +1,6 @@
 /** Internal: input checks shared by the estimators (message starts with the parameter name). */
 import type { Game } from './game.js';
-import type { Rng } from './random.js';
+import type { Rng } from './seeded-rng.js';
 
 export function checkGame(game: Game): void {
   if (typeof game !== 'object' || game === null || typeof game.values !== 'function')

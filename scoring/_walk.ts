@@ -16,7 +16,7 @@ import type { Budget } from './_budget.js';
 import { checkGame, checkNonNegative, checkPositiveInteger, checkRng } from './_checks.js';
 import { type Coalition, emptyCoalition, withPlayer } from './coalition.js';
 import type { Game } from './game.js';
-import type { Rng } from './random.js';
+import type { Rng } from './seeded-rng.js';
 
 /**
  * Marginals of one walk, indexed by player, or null when the budget cannot pay for the walk

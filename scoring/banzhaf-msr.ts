@@ -15,8 +15,8 @@ import { checkGame, checkPositiveInteger, checkRng } from './_checks.js';
 import { RunningMoments } from './_stats.js';
 import { type Coalition, has } from './coalition.js';
 import type { Game } from './game.js';
-import type { Rng } from './random.js';
 import type { SampledEstimate } from './sampled-estimate.js';
+import type { Rng } from './seeded-rng.js';
 import { uniformSubsets } from './subset-sampler.js';
 
 /** Options of `msrBanzhaf`. */

@@ -18,8 +18,8 @@ import { permutationDefaults, walkPermutation } from './_walk.js';
 import { emptyCoalition, grandCoalition } from './coalition.js';
 import type { Game } from './game.js';
 import { guidedPermutations, type PermutationSampler } from './permutation-sampler.js';
-import type { Rng } from './random.js';
 import type { SampledEstimate } from './sampled-estimate.js';
+import type { Rng } from './seeded-rng.js';
 import { gtgConvergence, type StoppingRule } from './stopping.js';
 
 /** Options of `gtgShapley`. */

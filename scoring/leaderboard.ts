@@ -15,7 +15,7 @@
  */
 import { type EmptyCoalition, utilitiesUnder } from './empty-coalition.js';
 import { schemeWeights } from './private.js';
-import { createRng, randomInt } from './random.js';
+import { createRng, randomInt } from './seeded-rng.js';
 
 /** The scheme whose weight is the headline score (./payout.ts). */
 export const HEADLINE_SCHEME = 'payout';

@@ -43,7 +43,7 @@ import { checkFiniteArray, checkPositiveInteger, isArrayLike } from './_checks.j
 import { type Coalition, emptyCoalition, grandCoalition, maskToCoalition, members } from './coalition.js';
 import type { Estimate } from './estimate.js';
 import { coordinateGame, type Game, memoizeVector, type VectorGame } from './game.js';
-import { createRng, type Rng } from './random.js';
+import { createRng, type Rng } from './seeded-rng.js';
 
 /** What a class-wise run of an estimator is told about its class (see `ClassEstimator`). */
 export interface ClassEstimatorContext {

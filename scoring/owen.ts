@@ -44,8 +44,8 @@ import {
   withPlayer,
 } from './coalition.js';
 import type { Game } from './game.js';
-import type { Rng } from './random.js';
 import type { SampledEstimate } from './sampled-estimate.js';
+import type { Rng } from './seeded-rng.js';
 import { bernoulliSubsets } from './subset-sampler.js';
 
 /**

@@ -3,7 +3,7 @@
  * A sampler knows nothing about games or estimates (docs/architecture.md, "Conventions").
  */
 import { checkPositiveInteger, checkRng } from './_checks.js';
-import { type Rng, randomPermutation, shuffleInPlace } from './random.js';
+import { type Rng, randomPermutation, shuffleInPlace } from './seeded-rng.js';
 
 /** An endless stream of permutations of 0..n−1 drawn from rng. */
 export type PermutationSampler = (n: number, rng: Rng) => Iterator<Int32Array>;

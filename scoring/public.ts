@@ -104,7 +104,7 @@ export {
   scoreScheme,
   utilitiesOfTable,
 } from './private.js';
-export { createRng, type Rng } from './random.js';
 export type { SampledEstimate } from './sampled-estimate.js';
+export { createRng, type Rng } from './seeded-rng.js';
 export { exactBanzhaf, exactBanzhafOfGame, exactShapley, exactShapleyOfGame } from './shapley.js';
 export { afterSamples, gtgConvergence, type StoppingRule } from './stopping.js';

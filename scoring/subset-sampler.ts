@@ -5,7 +5,7 @@
  */
 import { checkPositiveInteger, checkRng } from './_checks.js';
 import { type Coalition, coalitionOf } from './coalition.js';
-import type { Rng } from './random.js';
+import type { Rng } from './seeded-rng.js';
 
 /** An endless stream of coalitions over players 0..n−1 drawn from rng. */
 export type SubsetSampler = (n: number, rng: Rng) => Iterator<Coalition>;

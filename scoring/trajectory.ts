@@ -27,8 +27,8 @@ import { checkFiniteArray, isArrayLike } from './_checks.js';
 import { type Coalition, members } from './coalition.js';
 import type { Estimate } from './estimate.js';
 import type { Game } from './game.js';
-import type { Rng } from './random.js';
-import { randomPermutation } from './random.js';
+import type { Rng } from './seeded-rng.js';
+import { randomPermutation } from './seeded-rng.js';
 import { exactShapley } from './shapley.js';
 
 /** Largest round for which `trajectoryShapley` enumerates all coalitions (the issue: "exact for n ≤ 20"). */

@@ -23,9 +23,9 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_CONVENTION } from '../src/consortium/convention.js';
 import { cos } from '../src/estimators/cos.js';
 import { mrsv } from '../src/estimators/mrsv.js';
-import { DEFAULT_CONVENTION } from '../src/ml/convention.js';
 import { ROUND_SV, TRUE_SV } from '../src/records/compare.js';
 import type { ExperimentResults, MeanStd } from '../src/records/results.js';
 

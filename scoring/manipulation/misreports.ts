@@ -15,7 +15,7 @@ import {
   type Scheme,
   scoreCheckedScheme,
 } from '../private.js';
-import { createRng } from '../random.js';
+import { createRng } from '../seeded-rng.js';
 import { checkOptions, checkRange, checkThreshold, replaceReports } from './_checks.js';
 import { DEFAULT_THRESHOLD, detectReports } from './detection.js';
 import type { SiloReports, UtilityRange } from './reports.js';

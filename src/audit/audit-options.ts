@@ -1,5 +1,5 @@
 /**
- * The options of the manipulation audit (./audit.ts; defaults in docs/audit.md) and their
+ * The options of the manipulation audit (./manipulation-audit.ts; defaults in docs/audit.md) and their
  * checked, resolved form.
  */
 import { DEFAULT_THRESHOLD } from '../../scoring/manipulation/detection.js';

@@ -12,7 +12,7 @@
  * never followed. JSON is depth-checked (MAX_JSON_DEPTH) before it is parsed.
  */
 import { concatBytes } from '../../crypto/check.js';
-import { jsonTextDepth, MAX_JSON_DEPTH } from '../ml/json-depth.js';
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../schema/json-depth.js';
 
 /** The caps and timeouts of answers (docs/threat-model.md, "Resource bounds"). */
 export interface AnswerLimits {

@@ -29,7 +29,7 @@
  * engine's seed-derived randomness (protocol/simulation-random.ts) is public-seed randomness and
  * no module the silo imports can reach it (test/arch/layers.ts).
  */
-import { systemRandom } from '../../crypto/random.js';
+import { systemRandom } from '../../crypto/random-bytes.js';
 import { signingKeyPairFromSeed } from '../../crypto/signature.js';
 import {
   type ClientState,
@@ -51,7 +51,6 @@ import {
 } from '../consortium/consortium-file.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_UTILITY } from '../consortium/defaults.js';
 import { inertText } from '../consortium/inert-text.js';
-import type { PublishedRound, RoundPlan } from '../consortium/networked-plan.js';
 import { clipUtility } from '../consortium/private-scoring.js';
 import type { Aggregate, Consortium, Round } from '../consortium/schemas.js';
 import type { Learner } from '../fl/learner/learner.js';
@@ -66,6 +65,7 @@ import {
 import { paramsDigest } from '../ml/layers-model.js';
 import { leaderboardOfPublished, type PublishedScores } from '../records/leaderboard.js';
 import { leaderboardLine } from '../report/leaderboard-table.js';
+import type { PublishedRound, RoundPlan } from '../strategies/networked-plan.js';
 import { parseAnswerJson } from './answers.js';
 import { ServiceResponseError, type SiloHttp } from './http.js';
 import type { SiloJournal } from './journal.js';
@@ -153,7 +153,7 @@ export interface SiloOptions {
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 /**
- * The protocol dependencies of a silo: randomness from the OS CSPRNG (crypto/random.ts
+ * The protocol dependencies of a silo: randomness from the OS CSPRNG (crypto/random-bytes.ts
  * `systemRandom`, crypto.getRandomValues), fresh for every round.
  */
 export function siloDeps(): SecAggDeps {
@@ -395,7 +395,7 @@ async function oneRound(
     if (a.status !== 200) throw responseError(a, `GET ${roundPath}`);
     return parseAnswerJson(a.bytes, `GET ${roundPath}`) as RoundView;
   });
-  // The strategy's plan (src/consortium/networked-plan.ts), from the seed and the published rounds:
+  // The strategy's plan (src/strategies/networked-plan.ts), from the seed and the published rounds:
   // only the selected silos take part, each with its own weight; the service must agree.
   const plan = await siloPlan(run, r, await publishedRounds(http, r));
   if (plan && !sameSilos(plan.selected, round.selected ?? null))

@@ -3,11 +3,11 @@
  * consortium's public weight bounds (src/consortium/weight-floor.ts) are the silo's own, and its
  * round's weights keep them — at least 3 selected silos, every normalized weight ≥ the floor, no
  * share above maxWeightShare, an effective number of participants (Σw)²/Σw² ≥ minEffectiveSilos.
- * The weights are the plan's (src/consortium/networked-plan.ts, capped by `capWeights` from what the
+ * The weights are the plan's (src/strategies/networked-plan.ts, capped by `capWeights` from what the
  * service published) or, without a strategy, every silo's FedAvg weight as a round of all silos
  * caps it (src/fl/networked.ts).
  */
-import type { RoundPlan } from '../consortium/networked-plan.js';
+
 import {
   DEFAULT_MAX_WEIGHT_SHARE,
   DEFAULT_MIN_EFFECTIVE_SILOS,
@@ -18,6 +18,7 @@ import {
   weightBoundsViolation,
 } from '../consortium/weight-floor.js';
 import type { NetworkedRun } from '../fl/networked.js';
+import type { RoundPlan } from '../strategies/networked-plan.js';
 import { SiloSetupError } from './silo-errors.js';
 
 /**

@@ -22,22 +22,22 @@
  * file's canonical JSON (keys sorted at every level, no spaces): whitespace and key order of the
  * file on disk do not change it, any value does.
  *
- * Nesting is bounded (MAX_JSON_DEPTH, src/ml/json-depth.ts): a file nested deeper is refused,
+ * Nesting is bounded (MAX_JSON_DEPTH, src/schema/json-depth.ts): a file nested deeper is refused,
  * naming the file and the limit, before it is parsed (issue 27, A5).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
-import { CONVENTIONS } from '../ml/convention.js';
-import { JsonDepthError, parseBoundedJson } from '../ml/json-depth.js';
-import { canonicalJson } from '../ml/layers-model.js';
+import { canonicalJson } from '../schema/canonical-json.js';
 import { schemaIssues } from '../schema/issues.js';
-import { DEFAULT_STRATEGY } from '../strategies/registry.js';
+import { JsonDepthError, parseBoundedJson } from '../schema/json-depth.js';
+import { CONVENTIONS } from './convention.js';
 import {
   DEFAULT_EMPTY_COALITION,
   DEFAULT_MIN_WEIGHT,
   DEFAULT_SELECTION_SEED,
+  DEFAULT_STRATEGY_NAME,
   DEFAULT_UTILITY,
 } from './defaults.js';
 import { type Consortium, EmptyCoalition, Scheme, Utility } from './schemas.js';
@@ -260,7 +260,7 @@ type DeepPartial<T> = T extends readonly (infer U)[]
 export type ServedConsortium = DeepPartial<Consortium>;
 
 /** The strategy a service without one runs (FedAvg over every silo), as the file writes it. */
-const SERVED_DEFAULT_STRATEGY = { name: DEFAULT_STRATEGY.name, parameters: {} };
+const SERVED_DEFAULT_STRATEGY = { name: DEFAULT_STRATEGY_NAME, parameters: {} };
 
 /**
  * Compares the server's consortium with the pinned file, field by field in the file's order.

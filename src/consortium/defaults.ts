@@ -16,6 +16,12 @@ export {
 /** The utility of a consortium created without one: accuracy, in [0, 1]. */
 export const DEFAULT_UTILITY: UtilityDeclaration = Object.freeze({ name: 'accuracy' });
 
+/**
+ * The strategy of a consortium or configuration that names none: FedAvg over every silo (the
+ * strategy registry's `DEFAULT_STRATEGY`, src/strategies/registry.ts, is this name).
+ */
+export const DEFAULT_STRATEGY_NAME = 'fedavg';
+
 /** The public selection seed of a consortium that gives a strategy but no seed (the experiment's default seed). */
 export const DEFAULT_SELECTION_SEED = 1;
 

@@ -24,7 +24,7 @@ import {
   type Scheme,
   schemeWeights,
 } from '../../scoring/private.js';
-import { type Convention, coalitionScale, FEDAVG_CONVENTION } from '../ml/convention.js';
+import { type Convention, coalitionScale, FEDAVG_CONVENTION } from './convention.js';
 
 /**
  * The utility a consortium declares, and so the range every reported and evaluated utility lies

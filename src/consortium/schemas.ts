@@ -4,7 +4,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
-import { CONVENTIONS } from '../ml/convention.js';
+import { CONVENTIONS } from './convention.js';
 import { ERRORS, type ErrorCode } from './error-codes.js';
 import { PRIVATE_METHODS } from './private-scoring.js';
 
@@ -97,7 +97,7 @@ export const Rounds = Type.Integer({
 
 /**
  * The consortium's selection and aggregation strategy (src/strategies/registry.ts; only those
- * that run under secure aggregation, src/consortium/networked-plan.ts): the server refuses messages
+ * that run under secure aggregation, src/strategies/networked-plan.ts): the server refuses messages
  * from a silo the strategy did not select for the round.
  */
 export const Strategy = Obj(
@@ -418,7 +418,7 @@ export type CumulativeScores = Static<typeof CumulativeScores>;
 
 /**
  * The manipulation audit (`audit.json`, docs/audit.md): a large nested document whose schema is
- * documented there and typed in src/audit/audit.ts; only its top-level keys are fixed here.
+ * documented there and typed in src/audit/manipulation-audit.ts; only its top-level keys are fixed here.
  */
 export const AuditBody = Type.Object(
   {

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { checkInt, checkNumber, checkSeed } from './check.js';
 import { type Dataset, indicesByClass, subset, take } from './dataset.js';
 import { readIdxDataset } from './idx.js';
-import { createRandom } from './random.js';
+import { createRandom } from './seeded-draws.js';
 
 /** Where a Fashion-MNIST load found its files. */
 export type FashionMnistSource = 'env' | 'debian' | 'bundled';

@@ -14,7 +14,7 @@
  */
 import { checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
 import type { Labels } from './dataset.js';
-import { createRandom, mixSeed } from './random.js';
+import { createRandom, mixSeed } from './seeded-draws.js';
 
 /**
  * Rates r_i = min + (max − min)·i/(n − 1) for i = 0..n−1 (n = 1: [min]).

@@ -6,7 +6,7 @@
  */
 import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
-import { createRandom } from './random.js';
+import { createRandom } from './seeded-draws.js';
 
 /** Options for {@link longTailed}. */
 export interface LongTailedOptions {

@@ -20,7 +20,7 @@
 import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
 import type { Partition, PoolOptions } from './partition.js';
-import { createRandom } from './random.js';
+import { createRandom } from './seeded-draws.js';
 
 /** Options for {@link partitionMavericks}. */
 export interface MavericksOptions extends PoolOptions {

@@ -7,7 +7,7 @@
  */
 import { checkInt, checkSeed } from './check.js';
 import type { Dataset, Labels } from './dataset.js';
-import { createRandom, mixSeed } from './random.js';
+import { createRandom, mixSeed } from './seeded-draws.js';
 
 /** The flip map c → K − 1 − c. */
 export function flipMap(numClasses: number): Int32Array {

@@ -27,8 +27,8 @@
 import { checkIndices, checkInt, checkSeed } from './check.js';
 import { type Labels, range } from './dataset.js';
 import type { Partition } from './partition.js';
-import { createRandom } from './random.js';
 import { deriveSeed, SEED_STREAMS } from './seed.js';
+import { createRandom } from './seeded-draws.js';
 
 /** Size of the first part of an 80/20 `random_split` of n: torch's int(0.8 · n). */
 export const firstPart = (n: number): number => Math.floor((n * 4) / 5);

@@ -10,8 +10,8 @@
  */
 import { checkIndices, checkInt, checkLabels, checkNumber, checkSeed } from './check.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
-import { createRandom, type Random } from './random.js';
 import { deriveSeed, SEED_STREAMS } from './seed.js';
+import { createRandom, type Random } from './seeded-draws.js';
 
 /** Per-silo index arrays and what produced them. */
 export interface Partition {

@@ -17,7 +17,7 @@ export function deriveSeed(...parts: number[]): number {
 
 /**
  * Every seed stream of a run, in one table: the simulated engine (src/sim/round/, setup.ts) and the
- * networked runs (the silo's src/fl/networked.ts, the service's src/consortium/networked-plan.ts) draw
+ * networked runs (the silo's src/fl/networked.ts, the service's src/strategies/networked-plan.ts) draw
  * from the same entries, so the two agree by construction rather than by copied constants. The
  * values are historical and frozen: changing one changes every result. test/data/seed.test.ts
  * checks that they are unique within their kind.

@@ -10,7 +10,7 @@
  */
 import { checkInt, checkNumber, checkSeed } from './check.js';
 import type { Dataset } from './dataset.js';
-import { createRandom, mixSeed } from './random.js';
+import { createRandom, mixSeed } from './seeded-draws.js';
 
 /** Options for {@link gaussianMixture}. */
 export interface GaussianMixtureOptions {

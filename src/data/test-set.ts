@@ -5,7 +5,7 @@
  */
 import { checkIndices, checkInt, checkLabels, checkSeed } from './check.js';
 import { indicesByClass, type Labels, range } from './dataset.js';
-import { createRandom } from './random.js';
+import { createRandom } from './seeded-draws.js';
 
 /** Options for {@link balancedTestSplit}. */
 export interface BalancedTestOptions {

@@ -11,7 +11,7 @@
 import type { Static, TObject } from 'typebox';
 import type { MemoGame, VectorGame } from '../../scoring/game.js';
 import type { RoundTable } from '../../scoring/multi-round.js';
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 
 /** Default evaluation budget of the sampled estimators for k participants. */
 export function defaultBudget(k: number): number {

@@ -24,7 +24,7 @@ import {
 } from '../data/registry.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
 import { DEFAULT_SPLIT, dataSplit } from '../data/split-registry.js';
-import type { ExperimentConfig } from '../records/config.js';
+import type { RunConfig } from './run-config.js';
 
 /** The consortium's data for one seed. */
 export interface Consortium {
@@ -41,7 +41,7 @@ export interface Consortium {
 }
 
 /** The configured data set's registry entry and its options block (`data.<name>`, default {}). */
-function datasetOf(cfg: ExperimentConfig): {
+function datasetOf(cfg: RunConfig): {
   definition: DatasetDefinition;
   options: Record<string, unknown>;
 } {
@@ -53,13 +53,13 @@ function datasetOf(cfg: ExperimentConfig): {
 }
 
 /** Shape of one example and the number of classes the configured data set has. */
-export function dataShapeOf(cfg: ExperimentConfig): DataShape {
+export function dataShapeOf(cfg: RunConfig): DataShape {
   const { definition, options } = datasetOf(cfg);
   return definition.shape(options);
 }
 
 /** The configured data set, loaded; checks that it has the shape its registry entry announces. */
-function loadPool(cfg: ExperimentConfig, seed: number, env: DatasetContext['env']): LoadedDataset {
+function loadPool(cfg: RunConfig, seed: number, env: DatasetContext['env']): LoadedDataset {
   const { definition, options } = datasetOf(cfg);
   const data = cfg.data ?? {};
   const loaded = definition.load(options, {
@@ -91,7 +91,7 @@ const MAX_PARTITION_DRAWS = 1000;
  * Throws RangeError naming `partition` when no draw works.
  */
 function partition(
-  cfg: ExperimentConfig,
+  cfg: RunConfig,
   labels: Dataset['y'],
   indices: Int32Array,
   numClasses: number,
@@ -108,7 +108,7 @@ function partition(
 }
 
 function partitionOnce(
-  cfg: ExperimentConfig,
+  cfg: RunConfig,
   labels: Dataset['y'],
   indices: Int32Array,
   numClasses: number,
@@ -152,7 +152,7 @@ export interface BuildConsortiumOptions {
  * field on impossible sizes; Error naming `data.dataset` when the data set's files are missing.
  */
 export function buildConsortium(
-  cfg: ExperimentConfig,
+  cfg: RunConfig,
   seed: number,
   options: BuildConsortiumOptions = {},
 ): Consortium {

@@ -19,16 +19,17 @@ import {
 } from '../consortium/consortium-file.js';
 import type { ConsortiumInput } from '../consortium/schemas.js';
 import { capWeights } from '../consortium/weight-floor.js';
-import { canonicalJson, layersModelDigests, paramsDigest } from '../ml/layers-model.js';
+import { layersModelDigests, paramsDigest } from '../ml/layers-model.js';
 import { DEFAULT_MODEL, LAYERS_MODEL } from '../ml/model-registry.js';
-import type { ExperimentConfig } from '../records/config.js';
+import { canonicalJson } from '../schema/canonical-json.js';
 import { DEFAULT_STRATEGY, networkedSupport } from '../strategies/registry.js';
 import { dataShapeOf } from './consortium-data.js';
 import type { Learner } from './learner/learner.js';
 import { consortiumInput, initialModel, minWeightOf, type NetworkedRun } from './networked.js';
+import type { RunConfig } from './run-config.js';
 
 /** The model's topology digest (module comment). */
-export function modelTopologyDigest(config: ExperimentConfig): string {
+export function modelTopologyDigest(config: RunConfig): string {
   const { kind, ...options } = config.model ?? DEFAULT_MODEL;
   if (kind === LAYERS_MODEL.kind) return layersModelDigests((options as { path: string }).path).topology;
   const shape = dataShapeOf(config);

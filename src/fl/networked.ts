@@ -20,20 +20,14 @@
  *   engine passes them to `siloCoalitionModels`.
  *
  * Strategies: FedAvg over all silos by default; a configured strategy runs networked when it fits
- * secure aggregation (../consortium/networked-plan.ts): every silo and the server compute each round's
+ * secure aggregation (../strategies/networked-plan.ts): every silo and the server compute each round's
  * selection, and every silo its own weight, from public information (the seed and the published
  * scores), with the engine's random streams, so the selection and weights are the engine's.
  */
 import { defaultCorruptTolerated, roundThreshold } from '../../protocol/config.js';
 import { encodeWeightedInput } from '../../protocol/weighted.js';
 import { checkEmptyCoalition, type EmptyCoalition } from '../../scoring/empty-coalition.js';
-import {
-  networkedStrategy,
-  type PublishedRound,
-  planRound,
-  planScale,
-  type RoundPlan,
-} from '../consortium/networked-plan.js';
+import { type Convention, DEFAULT_CONVENTION } from '../consortium/convention.js';
 import {
   NEG_LOSS_BOUND_PER_LN_CLASS,
   PRIVATE_METHODS,
@@ -43,21 +37,27 @@ import {
 import { capWeights, floorWeights, type WeightBounds, weightBoundsOf } from '../consortium/weight-floor.js';
 import { datasetDigest } from '../data/digest.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
-import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { DEFAULT_MODEL } from '../ml/model-registry.js';
-import type { ExperimentConfig } from '../records/config.js';
 import { fedAvgWeight } from '../strategies/fedavg.js';
+import {
+  networkedStrategy,
+  type PublishedRound,
+  planRound,
+  planScale,
+  type RoundPlan,
+} from '../strategies/networked-plan.js';
 import { DEFAULT_STRATEGY, networkedSupport, type StrategyConfig } from '../strategies/registry.js';
 import type { Strategy, StrategySetup } from '../strategies/strategy.js';
 import { buildConsortium, type Consortium, dataShapeOf } from './consortium-data.js';
 import { createLearner } from './learner/create-learner.js';
 import { type Learner, type UtilityName, utilityValue } from './learner/learner.js';
+import type { RunConfig } from './run-config.js';
 import { strategySetupOf } from './strategy-setup.js';
 import { consortiumTrainer } from './trainer.js';
 
 /** What every process of a networked run derives from the configuration and seed. */
 export interface NetworkedRun {
-  readonly config: ExperimentConfig;
+  readonly config: RunConfig;
   readonly seed: number;
   /** The consortium's data (every silo's partition, the test set). */
   readonly data: Consortium;
@@ -105,10 +105,10 @@ export interface NetworkedRun {
  *   (`strategy.name` of a strategy that needs individual updates, with the reason; `strategy.score`
  *   not a private score; `secureAggregation.enabled` false) or its data cannot be built.
  */
-export function networkedRun(config: ExperimentConfig, seed: number, given?: Consortium): NetworkedRun {
+export function networkedRun(config: RunConfig, seed: number, given?: Consortium): NetworkedRun {
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed: expected an integer ≥ 0, got ${seed}`);
   // What fits secure aggregation runs networked; the rest is refused with the reason
-  // (../consortium/networked-plan.ts, the registry entries' `networked`).
+  // (../strategies/networked-plan.ts, the registry entries' `networked`).
   const configured = config.strategy as StrategyConfig | undefined;
   const strategyOf = networkedStrategy(configured);
   const strategy = (configured ?? DEFAULT_STRATEGY) as { name: string; weights?: unknown };
@@ -173,7 +173,7 @@ export function minWeightOf(
  * or the silo's trainer process for an `external` model (src/fl/learner/create-learner.ts).
  */
 export function networkedLearner(
-  config: ExperimentConfig,
+  config: RunConfig,
   o: { backend?: string; log?: (line: string) => void; cwd?: string } = {},
 ): Promise<Learner> {
   return createLearner({
@@ -222,7 +222,7 @@ export async function localUpdate(
 
 /**
  * The quantized input x_i = (ŵ_iΔ_i, ŵ_i) for `encoding` (the consortium's clip, weight range and n).
- * With a round's `plan` (a configured strategy, ../consortium/networked-plan.ts) the weight is the plan's,
+ * With a round's `plan` (a configured strategy, ../strategies/networked-plan.ts) the weight is the plan's,
  * ŵ_i = w_i / max over the selected, quantized for the k selected silos — the engine's encoding.
  */
 export function siloInput(

@@ -14,9 +14,9 @@ import type { ConsortiumFile } from '../consortium/consortium-file.js';
 import { checkWeightBounds } from '../consortium/weight-floor.js';
 import type { Dataset } from '../data/dataset.js';
 import { type LocalFormat, loadLocalData } from '../data/local-data.js';
-import type { ExperimentConfig } from '../records/config.js';
 import type { Consortium } from './consortium-data.js';
 import { type NetworkedRun, networkedRun, siloPlan } from './networked.js';
+import type { RunConfig } from './run-config.js';
 
 /** A data file the silo cannot use: names the flag, the file and the problem. */
 export class LocalDataError extends Error {
@@ -51,7 +51,7 @@ export async function readSiloData(
  * configuration's training, model and seed, the file's weights.
  */
 export function localNetworkedRun(
-  config: ExperimentConfig,
+  config: RunConfig,
   seed: number,
   o: { silo: number; train: Dataset; test: Dataset; file: ConsortiumFile },
 ): NetworkedRun {

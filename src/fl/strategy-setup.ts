@@ -4,12 +4,12 @@
  * networked run (networked.ts) derive the same one, so their strategies select and weigh alike.
  */
 import { classCounts } from '../data/dataset.js';
-import type { ExperimentConfig } from '../records/config.js';
 import type { StrategySetup } from '../strategies/strategy.js';
 import type { Consortium } from './consortium-data.js';
+import type { RunConfig } from './run-config.js';
 
 /** The setup: n silos, C classes, R rounds, the seed, each silo's example count and label histogram. */
-export function strategySetupOf(cfg: ExperimentConfig, seed: number, consortium: Consortium): StrategySetup {
+export function strategySetupOf(cfg: RunConfig, seed: number, consortium: Consortium): StrategySetup {
   return {
     numSilos: cfg.silos,
     numClasses: consortium.numClasses,

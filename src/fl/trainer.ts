@@ -8,9 +8,9 @@
 import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS } from '../consortium/defaults.js';
 import type { Dataset } from '../data/dataset.js';
 import { deriveSeed } from '../data/seed.js';
-import type { ExperimentConfig } from '../records/config-schema.js';
 import type { Consortium } from './consortium-data.js';
 import type { Learner } from './learner/learner.js';
+import type { RunConfig } from './run-config.js';
 import { withUpdateAttacks } from './update-attacks.js';
 
 /**
@@ -68,7 +68,7 @@ export function consortiumTrainer(
 }
 
 /** Optimizer steps of one silo's local training on `examples` examples: epochs·⌈n/batchSize⌉ (src/ml/train.ts). */
-export function localSteps(examples: number, training: ExperimentConfig['training'] = {}): number {
+export function localSteps(examples: number, training: RunConfig['training'] = {}): number {
   const epochs = training?.epochs ?? DEFAULT_EPOCHS;
   const batchSize = training?.batchSize ?? DEFAULT_BATCH_SIZE;
   return epochs * Math.ceil(examples / batchSize);

@@ -4,7 +4,7 @@
  * examples in a fresh permutation drawn from `rng` (Fisher–Yates), in batches of `batchSize` (the
  * last one may be short), and stops once `maxSteps` steps have been taken.
  */
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 
 export interface BatchSchedule {
   readonly passes: number;

@@ -18,7 +18,7 @@
  * test/ml/webgpu.test.ts and test/ml/_gpu_mlp.test.ts bound them.
  */
 
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 import { runBatches } from './_batches.js';
 import { fusedMlpLayers, trainMlpFused } from './_gpu_mlp.js';
 import { fusedOptimizerStep, stateLayout } from './_gpu_optimizer.js';

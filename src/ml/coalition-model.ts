@@ -1,5 +1,5 @@
 /**
- * The coalition model M_S = M0 + s(S)·Σ_{i∈S} aᵢΔᵢ (./convention.ts owns s(S), coalitionScale): the
+ * The coalition model M_S = M0 + s(S)·Σ_{i∈S} aᵢΔᵢ (../consortium/convention.ts owns s(S), coalitionScale): the
  * checked inputs, the coefficients aᵢ and scale of a setup, and M_S's parameters. The evaluator
  * (./coalition.ts) and its kernels build every coalition model from these.
  */
@@ -10,7 +10,7 @@ import {
   coalitionScale,
   DEFAULT_CONVENTION,
   FEDAVG_CONVENTION,
-} from './convention.js';
+} from '../consortium/convention.js';
 import { checkExamples, checkParams, type Examples, type ModelSpec } from './models.js';
 
 /** Inputs of a coalition evaluator. */
@@ -22,7 +22,7 @@ export interface CoalitionSetup {
   readonly updates: readonly Float32Array[];
   /** FedAvg weights wᵢ > 0 (e.g. example counts; default all 1). Unused by `additive`. */
   readonly weights?: ArrayLike<number>;
-  /** A name of ./convention.ts (default `DEFAULT_CONVENTION`, FedAvg's). */
+  /** A name of ../consortium/convention.ts (default `DEFAULT_CONVENTION`, FedAvg's). */
   readonly convention?: Convention;
   /** The common test set. */
   readonly data: Examples;

@@ -19,7 +19,7 @@
  */
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { JsonDepthError, parseBoundedJson } from './json-depth.js';
+import { JsonDepthError, parseBoundedJson } from '../schema/json-depth.js';
 import type * as tf from './tf.js';
 
 /** One weight of the manifest. */

@@ -30,7 +30,7 @@
  * initial parameters. This module does not import TensorFlow.js.
  */
 import { createHash } from 'node:crypto';
-import { JsonDepthError, MAX_JSON_DEPTH } from './json-depth.js';
+import { canonicalJson } from '../schema/canonical-json.js';
 import { type LayersModelFiles, readLayersModelFiles } from './layers-files.js';
 import type { DataShape, LayerSpec } from './model-registry.js';
 
@@ -67,27 +67,6 @@ const fail = (message: string): never => {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * JSON with object keys sorted at every level, no spaces.
- * @throws JsonDepthError when `v` nests deeper than MAX_JSON_DEPTH (json-depth.ts), before the
- *   recursion could exhaust the stack.
- */
-export function canonicalJson(v: unknown): string {
-  return canonical(v, 0);
-}
-
-function canonical(v: unknown, depth: number): string {
-  if (depth > MAX_JSON_DEPTH) throw new JsonDepthError('canonicalJson', MAX_JSON_DEPTH);
-  if (Array.isArray(v)) return `[${v.map((e) => canonical(e, depth + 1)).join(',')}]`;
-  if (isObject(v))
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => v[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k], depth + 1)}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
-}
 
 /** Hex SHA-256 of `fedscore/params/v1 count=<n>` + LF + the values as float32 little-endian. */
 export function paramsDigest(params: Float32Array): string {

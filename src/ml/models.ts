@@ -18,7 +18,7 @@
  * callers have always imported them from.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { addBiasAct } from './_blas_kernels.js';
 import type { LayerSpec, ModelSpec } from './model-registry.js';
 import * as tf from './tf.js';

@@ -9,7 +9,7 @@
  * (the schedule both paths share, _batches.ts).
  */
 
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { runBatches } from './_batches.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
 import { trainOnGpu } from './_gpu_train.js';

@@ -1,6 +1,6 @@
 /**
  * The shape of `audit.json`, written by `fedscore audit` (documented for users in docs/audit.md;
- * keep the two in step) and computed by ../audit/audit.ts. Plain JSON: numbers that are unbounded or
+ * keep the two in step) and computed by ../audit/manipulation-audit.ts. Plain JSON: numbers that are unbounded or
  * undefined are null.
  */
 

@@ -7,6 +7,7 @@
 
 import Type, { type Static, type TSchema } from 'typebox';
 import { DEFAULT_EMPTY_COALITION, EMPTY_COALITIONS } from '../../scoring/empty-coalition.js';
+import { CONVENTIONS, DEFAULT_CONVENTION } from '../consortium/convention.js';
 import { DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_TEST_SIZE } from '../consortium/defaults.js';
 import {
   DEFAULT_MAX_WEIGHT_SHARE,
@@ -23,7 +24,6 @@ import {
   referenceNames,
   TRUE_SHAPLEY_DEFAULT_MAX_SILOS,
 } from '../estimators/registry.js';
-import { CONVENTIONS, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { BUILTIN_MODELS, DEFAULT_MODEL } from '../ml/model-registry.js';
 import { withDoc } from '../schema/doc.js';
 import { DEFAULT_STRATEGY, networkedSupport, STRATEGY_NAMES } from '../strategies/registry.js';

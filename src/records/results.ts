@@ -5,8 +5,8 @@
  */
 
 import type { EmptyCoalition } from '../../scoring/empty-coalition.js';
+import type { Convention } from '../consortium/convention.js';
 import type { AdapterInfo } from '../ml/adapter.js';
-import type { Convention } from '../ml/convention.js';
 import type { HeadlineAgreement, LeaderboardEntry } from './leaderboard.js';
 
 /**

@@ -10,8 +10,8 @@
  */
 import Type, { type Static } from 'typebox';
 import { MAX_EXACT_PLAYERS } from '../estimators/mrsv.js';
-import { jsonTextDepth, MAX_JSON_DEPTH } from '../ml/json-depth.js';
 import { type SchemaIssue, schemaIssues } from '../schema/issues.js';
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../schema/json-depth.js';
 
 /** Largest number of silos a coalition table may cover: as many as MR-SV handles (2^20 values per round). */
 export const MAX_TABLE_SILOS = MAX_EXACT_PLAYERS;

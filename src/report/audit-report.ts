@@ -2,7 +2,7 @@
  * The audit section of the experiment report (issue 7): per scheme, how far one misreporting silo
  * can move scores, what the detector catches, and the influence matrix of the last audited round.
  */
-import type { AuditResult, RoundAudit } from '../audit/audit.js';
+import type { AuditResult, RoundAudit } from '../audit/manipulation-audit.js';
 
 const f = (x: number | null | undefined, d = 3) =>
   x === null || x === undefined || !Number.isFinite(x) ? 'unbounded' : x.toFixed(d);

@@ -6,8 +6,8 @@
  */
 import { utilitiesUnder } from '../../scoring/empty-coalition.js';
 import { schemeNormalizer } from '../../scoring/private.js';
+import { ADDITIVE_CONVENTION, DEFAULT_CONVENTION } from '../consortium/convention.js';
 import { mrsv } from '../estimators/mrsv.js';
-import { ADDITIVE_CONVENTION, DEFAULT_CONVENTION } from '../ml/convention.js';
 import { ROUND_SV, TRUE_SV } from '../records/compare.js';
 import type { MethodComparison } from '../records/results.js';
 import { reportedUtilities } from '../records/silo-reports.js';

@@ -10,7 +10,7 @@ import type { SigningKeyPair } from '../../crypto/signature.js';
 import { type CorrectionMode, defaultCorruptTolerated } from '../../protocol/config.js';
 import type { Fault } from '../../protocol/errors.js';
 import type { DropPoint } from '../../protocol/simulate.js';
-import { type Convention, DEFAULT_CONVENTION } from '../ml/convention.js';
+import { type Convention, DEFAULT_CONVENTION } from '../consortium/convention.js';
 import type { ExperimentConfig } from '../records/config.js';
 import { plaintextAggregate, secureAggregate } from './secure-round.js';
 
@@ -147,7 +147,7 @@ export function aggregatorOf(
   });
 }
 
-/** The run's coalition-model convention (`aggregation.convention`; src/ml/convention.ts). */
+/** The run's coalition-model convention (`aggregation.convention`; src/consortium/convention.ts). */
 export function conventionOf(cfg: Pick<ExperimentConfig, 'aggregation'>): Convention {
   return cfg.aggregation?.convention ?? DEFAULT_CONVENTION;
 }

@@ -12,7 +12,7 @@
  */
 import { type Game, memoize, type VectorGame } from '../../scoring/game.js';
 import type { RoundTable } from '../../scoring/multi-round.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { deriveSeed } from '../data/seed.js';
 import { defaultBudget } from '../estimators/estimator.js';
 import { defaultEstimators, type EstimatorConfig, estimatorsToRun } from '../estimators/registry.js';

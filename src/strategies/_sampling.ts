@@ -3,7 +3,7 @@
  * stable softmax, and the checks shared by the strategies. Never re-exported.
  */
 
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 import type { AggregateContext, FullVisibility, SelectContext, StrategySetup } from './strategy.js';
 
 /** How many silos take part per round: a count, or a fraction of the federation. */

@@ -29,7 +29,7 @@
  */
 
 import Type from 'typebox';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { checkSetup, roundSize, softmax, weightedSample } from './_sampling.js';
 import { type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
 import { fedAvgVariant } from './fedavg.js';

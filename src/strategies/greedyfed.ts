@@ -18,7 +18,7 @@
 
 import Type from 'typebox';
 import { gtgShapley } from '../../scoring/gtg.js';
-import { createRng, randomPermutation } from '../../scoring/random.js';
+import { createRng, randomPermutation } from '../../scoring/seeded-rng.js';
 import { roundSize } from './_sampling.js';
 import { decayParameter, type ParamsOf, parameters, roundSizeParameters } from './_schema.js';
 import { baseWeights, fedAvgVariant } from './fedavg.js';

@@ -13,6 +13,7 @@
  * strategy's file cites the papers), rendered in docs/config.md, "strategy".
  */
 
+import { DEFAULT_STRATEGY_NAME } from '../consortium/defaults.js';
 import { fedAvgEntry } from './fedavg.js';
 import { fedEmdEntry } from './fedemd.js';
 import { fedMsEntry } from './fedms.js';
@@ -34,8 +35,11 @@ export interface StrategyConfig {
   [param: string]: unknown;
 }
 
-/** The configuration a run without `strategy` uses: FedAvg over every silo, example-count weights. */
-export const DEFAULT_STRATEGY: Readonly<StrategyConfig> = Object.freeze({ name: fedAvgEntry.name });
+/**
+ * The configuration a run without `strategy` uses: FedAvg over every silo, example-count weights
+ * (the contract's name, src/consortium/defaults.ts; test/strategies/registry.test.ts checks it is registered).
+ */
+export const DEFAULT_STRATEGY: Readonly<StrategyConfig> = Object.freeze({ name: DEFAULT_STRATEGY_NAME });
 
 const REGISTRY = new Map<string, StrategyEntry>();
 

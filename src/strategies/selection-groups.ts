@@ -15,14 +15,14 @@
  * stream, after the strategy's own draws) until they hold at least as many silos as it selected.
  * It is one decorator of `select` (./registry.ts applies it for the reserved parameter
  * `selectionGroups`), so the engine, the server's plan and every silo's plan run the same code
- * from the same seed streams (src/consortium/networked-plan.ts).
+ * from the same seed streams (src/strategies/networked-plan.ts).
  *
  * Weights: the group sum hides a silo only when the silos of a group keep their relative weights
  * from round to round (equal weights, FedAvg by example counts). Score weights that change every
  * round let the server separate a group's members again: the defence bounds the selection, not the
  * weights.
  */
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 import type { Strategy } from './strategy.js';
 
 /** The smallest group: a sum of 2 shows each the other's update (src/consortium/weight-floor.ts). */

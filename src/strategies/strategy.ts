@@ -33,7 +33,7 @@
 
 import type { TObject } from 'typebox';
 import type { Game, VectorGame } from '../../scoring/game.js';
-import type { Rng } from '../../scoring/random.js';
+import type { Rng } from '../../scoring/seeded-rng.js';
 
 /** Public metadata of one silo. */
 export interface SiloInfo {
@@ -196,7 +196,7 @@ export interface StrategyEntry {
    */
   readonly parameters?: TObject;
   /**
-   * Whether it runs over the network, under secure aggregation alone (src/consortium/networked-plan.ts).
+   * Whether it runs over the network, under secure aggregation alone (src/strategies/networked-plan.ts).
    * It may when its `select` reads only public information (numSilos, the seed through `ctx.rng`,
    * the published history, and no state that `aggregationWeights` changes: the server, which knows
    * no example counts, replays only `init`, `select` and `observe`) and its `aggregationWeights`

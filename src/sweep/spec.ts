@@ -6,8 +6,8 @@
  * again names the same sweep and the same jobs (docs/sweeps.md).
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../ml/layers-model.js';
 import type { ExperimentConfig } from '../records/config.js';
+import { canonicalJson } from '../schema/canonical-json.js';
 
 /** One configuration of a sweep, as submitted. */
 export interface SweepConfig {

@@ -2,8 +2,9 @@
  * Guards the import direction of docs/architecture.md ("Layers"):
  *   scoring/ and crypto/ import nothing from the project; protocol/ imports crypto/ only;
  *   only src/ml imports TensorFlow.js; scoring/ imports no tensor library; protocol/ no network.
- * Imports point downward only: src/cli → server → client → engine → reports → audit → learner →
- * records → estimators → contract → strategies → ml → data (docs/architecture.md, "Layers").
+ * Imports point downward only, in the order of layers.ts `SRC_ORDER` (src/cli → sweep → server → sim →
+ * client → report → audit → fl → records → estimators → strategies → ml → data → consortium → schema;
+ * docs/architecture.md, "Layers").
  * A `_`-prefixed module is private to its folder (and the folders below it); test/ and bench/ are
  * exempt as importers (findPrivateImports in layers.ts says why).
  */
@@ -99,9 +100,9 @@ describe('layering (docs/architecture.md)', () => {
       { path: 'src/client/a.ts', text: "import { x } from '../sim/b.js';" },
       { path: 'src/sim/b.ts', text: "import { y } from '../../protocol/simulate.js';" },
       { path: 'protocol/simulate.ts', text: '' },
-      { path: 'src/server/c.ts', text: "import { seededRandom } from '../../crypto/random.js';" },
-      { path: 'crypto/random.ts', text: 'export function seededRandom() {}' },
-      { path: 'src/client/ok.ts', text: "import { systemRandom } from '../../crypto/random.js';" },
+      { path: 'src/server/c.ts', text: "import { seededRandom } from '../../crypto/random-bytes.js';" },
+      { path: 'crypto/random-bytes.ts', text: 'export function seededRandom() {}' },
+      { path: 'src/client/ok.ts', text: "import { systemRandom } from '../../crypto/random-bytes.js';" },
     ];
     expect(findSimulationRandomnessLeaks(files).map((v) => [v.file, v.specifier])).toEqual([
       ['src/client/a.ts', 'src/client/a.ts → src/sim/b.ts → protocol/simulate.ts'],

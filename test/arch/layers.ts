@@ -25,10 +25,10 @@ const SRC_ORDER = [
   'fl',
   'records',
   'estimators',
-  'consortium',
   'strategies',
   'ml',
   'data',
+  'consortium',
   'schema',
 ] as const;
 
@@ -98,7 +98,7 @@ export const SIMULATION_RANDOMNESS = [
 const NETWORKED = (path: string) => path.startsWith('src/client/') || path.startsWith('src/server/');
 
 /** The only module allowed to mention seeded random sources while being reachable: their definition. */
-const SEEDED_DEFINITION = 'crypto/random.ts';
+const SEEDED_DEFINITION = 'crypto/random-bytes.ts';
 
 /**
  * Every way a networked module (src/client, src/server) reaches simulation randomness through its

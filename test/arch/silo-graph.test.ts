@@ -7,8 +7,13 @@
  * DEFAULT_BATCH_SIZE (171 modules, 12 estimator files among them).
  *
  * The silo's code lives in src/fl, a floor below both the simulation (src/sim) and the client;
- * the client reaches none of src/sim.
+ * the client reaches none of src/sim. A second check follows type imports too, from every file of
+ * src/client and src/fl: the silo's code does not even name the simulation, an estimator or the
+ * configuration schema (it reads a configuration as src/fl/run-config.ts's `RunConfig`). Before
+ * that check, src/fl type-imported `ExperimentConfig`, and through records/config.ts the silo
+ * reached the schema and all 12 estimator files.
  */
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fileCycles } from './_cycles.js';
@@ -34,12 +39,42 @@ describe("the silo's module graph (src/client/silo.ts)", () => {
   });
 
   it('loads no simulation, estimator or configuration schema', () => {
-    const found = [...graph].flatMap((m) =>
-      FORBIDDEN.filter(([re]) => re.test(m)).map(([, what]) => `${m} (${what})`),
-    );
-    expect(found).toEqual([]);
+    expect(forbiddenIn(graph)).toEqual([]);
   });
 });
+
+describe("the silo's code, type imports included (every file of src/client and src/fl)", () => {
+  const filesUnder = (dir: string): string[] =>
+    readdirSync(new URL(`../../${dir}`, import.meta.url), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? filesUnder(`${dir}/${e.name}`) : /\.ts$/.test(e.name) ? [`${dir}/${e.name}`] : [],
+    );
+  const entries = [...filesUnder('src/client'), ...filesUnder('src/fl')];
+  const graph = moduleGraph(root, entries, { typeImports: true });
+
+  it('covers the room and what it names', () => {
+    expect(entries).toContain('src/fl/run-config.ts');
+    expect(graph.has('src/consortium/defaults.ts')).toBe(true);
+  });
+
+  it('names no simulation, estimator or configuration schema, not even by type', () => {
+    expect(forbiddenIn(graph)).toEqual([]);
+  });
+
+  it('a type import counts (the checker works)', () => {
+    const runtime = moduleGraph(root, 'test/arch/_fixtures/type-only-importer.ts');
+    const typed = moduleGraph(root, 'test/arch/_fixtures/type-only-importer.ts', { typeImports: true });
+    expect(runtime.has('src/records/config.ts')).toBe(false);
+    expect(forbiddenIn(typed)).toContain(
+      'src/records/config.ts (the configuration parser (it loads the estimator registry))',
+    );
+  });
+});
+
+function forbiddenIn(graph: ReadonlySet<string>): string[] {
+  return [...graph].flatMap((m) =>
+    FORBIDDEN.filter(([re]) => re.test(m)).map(([, what]) => `${m} (${what})`),
+  );
+}
 
 /**
  * Import cycles between files (type imports included) in src/, scoring/, protocol/ and crypto/:

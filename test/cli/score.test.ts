@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { AuditResult, RoundAudit } from '../../src/audit/audit.js';
+import type { AuditResult, RoundAudit } from '../../src/audit/manipulation-audit.js';
 import type { UtilityScores } from '../../src/records/utility-scores.js';
 import { expectScoresOfFile, type UtilitiesJson, utilitiesFileArb } from '../records/_utilities-files.js';
 import { cli } from './_cli.js';

@@ -5,7 +5,7 @@
  * or not the stage has closed meanwhile. A different message for the same stage is still refused.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../../protocol/client.js';
 import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';
 import { signScoreReport } from '../../protocol/score-report.js';

@@ -162,19 +162,12 @@ describe('the consortium file', () => {
   });
 
   it('registers its strategy, seed and schedule; a service running another strategy or schedule is refused by name', () => {
-    const k3 = consortiumFileOf(
-      networkedRun(
-        {
-          ...config,
-          seed: 7,
-          strategy: { name: 'fedavg', clientsPerRound: 2 } as ExperimentConfig['strategy'],
-        },
-        7,
-      ),
-      'c1',
-      keys,
-      learner,
-    );
+    const seeded: ExperimentConfig = {
+      ...config,
+      seed: 7,
+      strategy: { name: 'fedavg', clientsPerRound: 2 } as ExperimentConfig['strategy'],
+    };
+    const k3 = consortiumFileOf(networkedRun(seeded, 7), 'c1', keys, learner);
     expect(k3).toMatchObject({ strategy: { name: 'fedavg', parameters: { clientsPerRound: 2 } }, seed: 7 });
     const body = consortiumBodyOf(k3);
     expect(body).toMatchObject({ strategy: k3.strategy, seed: 7, rounds: 2 });

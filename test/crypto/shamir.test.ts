@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { combine, split } from 'shamir-secret-sharing';
 import { describe, expect, it } from 'vitest';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { combineShares, shareIndex, splitSecret } from '../../crypto/shamir.js';
 
 const params = fc

@@ -9,7 +9,7 @@ import {
   secondSplitLabels,
 } from '../../src/data/paper003-split.js';
 import { partitionDirichlet } from '../../src/data/partition.js';
-import { createRandom } from '../../src/data/random.js';
+import { createRandom } from '../../src/data/seeded-draws.js';
 
 const CLASSES = 10;
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { members } from '../../scoring/coalition.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { loadBlasKernels } from '../../src/ml/_blas_kernels.js';
 
 const load = loadBlasKernels();

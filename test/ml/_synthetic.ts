@@ -1,6 +1,6 @@
 /** Small seeded datasets for the src/ml tests (Gaussian class means, values clipped to [0, 1]). */
 
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import type { Examples } from '../../src/ml/models.js';
 
 export function gaussianMixture(

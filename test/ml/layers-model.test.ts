@@ -6,15 +6,11 @@ import { maskToCoalition } from '../../scoring/coalition.js';
 import { initBackend } from '../../src/ml/backend.js';
 import { createCoalitionEvaluator } from '../../src/ml/coalition.js';
 import { layersModelLoadHandler } from '../../src/ml/layers-files.js';
-import {
-  canonicalJson,
-  layersModelDigests,
-  loadLayersModel,
-  paramsDigest,
-} from '../../src/ml/layers-model.js';
+import { layersModelDigests, loadLayersModel, paramsDigest } from '../../src/ml/layers-model.js';
 import { createModel, fixedInitialParameters } from '../../src/ml/model-registry.js';
 import { forward, type ModelSpec, paramLayout, paramTensors } from '../../src/ml/models.js';
 import { trainLocal } from '../../src/ml/train.js';
+import { canonicalJson } from '../../src/schema/canonical-json.js';
 import { editModelJson, saveModel, tinyCnn, tinyMlp } from './_layers.js';
 import { expectNaiveAccuracies } from './_naive_accuracies.js';
 import { gaussianMixture, maxAbsDiff, randomVector } from './_synthetic.js';

@@ -22,7 +22,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskToCoalition } from '../../scoring/coalition.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { isSoftwareAdapter, loadWebGpu } from '../../src/ml/_webgpu.js';
 import { type BackendName, currentBackend, initBackend } from '../../src/ml/backend.js';

@@ -75,13 +75,13 @@ describe('entry files of the package', () => {
       'src/consortium/inert-text.ts', // server text made inert before it reaches a terminal (issue 32, T1)
       'src/consortium/signing.ts',
       // the dependency-free JSON depth scan every reader of JSON shares (issue 27 A5)
-      'src/ml/json-depth.ts',
+      'src/schema/json-depth.ts',
     ]);
     expect(
       files.every(
         (f) =>
           /^(src\/client|crypto)\//.test(f) ||
-          f === 'src/ml/json-depth.ts' ||
+          f === 'src/schema/json-depth.ts' ||
           f === 'src/consortium/inert-text.ts' ||
           f === 'src/consortium/signing.ts',
       ),

@@ -2,7 +2,7 @@
  * Test harness: drives honest clients and the server by hand, stage by stage, so a test can stop
  * at any point, tamper with a message and feed it to the party under test.
  */
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import type { SigningKeyPair } from '../../crypto/signature.js';
 import {
   type ClientState,

@@ -1,5 +1,5 @@
 /** Shared fixtures of the secure-aggregation tests: seeded random inputs and their plaintext sum. */
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 
 /** n seeded random vectors of d uint32 words. */
 export function randomInputs(n: number, d: number, seed: number): Uint32Array[] {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { applyMask } from '../../crypto/prg.js';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { combineShares } from '../../crypto/shamir.js';
 import type { MaskedInput, UnmaskResponse } from '../../protocol/messages.js';
 import { simulatedIdentities, simulateRound } from '../../protocol/simulate.js';

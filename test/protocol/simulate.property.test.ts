@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
 import { plainSum, randomInputs, tolerated } from './_inputs.js';
 

@@ -1,7 +1,7 @@
 /** Long randomized sweep of whole rounds (excluded from the default run: `npx vitest run test/protocol/simulate.slow.test.ts`). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { type DropPoint, simulatedIdentities, simulateRound } from '../../protocol/simulate.js';
 import { plainSum, tolerated } from './_inputs.js';
 

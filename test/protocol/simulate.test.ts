@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { encodeClientMessage, encodeServerMessage } from '../../protocol/codec.js';
 import {
   type DropPoint,

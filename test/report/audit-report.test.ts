@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditExperiment } from '../../src/audit/audit.js';
+import { auditExperiment } from '../../src/audit/manipulation-audit.js';
 import type { ExperimentResults } from '../../src/records/results.js';
 import {
   auditHtml,

@@ -18,7 +18,7 @@ import {
   symmetricVotingGame,
   unanimityGame,
 } from '../../scoring/games.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactBanzhaf } from '../../scoring/shapley.js';
 import { counting, DELTA, syntheticTable } from './_oracles.js';
 

@@ -12,7 +12,7 @@ import { msrBanzhaf } from '../../scoring/banzhaf-msr.js';
 import { gameFromTable } from '../../scoring/game.js';
 import { monteCarloShapley } from '../../scoring/monte-carlo.js';
 import { owenShapley } from '../../scoring/owen.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactBanzhaf, exactShapley } from '../../scoring/shapley.js';
 import { DELTA, hoeffding, marginalRanges, quadratureTarget, syntheticTable } from './_oracles.js';
 

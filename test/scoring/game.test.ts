@@ -21,7 +21,7 @@ import {
   memoizeVector,
   type VectorGame,
 } from '../../scoring/game.js';
-import { createRng, randomPermutation } from '../../scoring/random.js';
+import { createRng, randomPermutation } from '../../scoring/seeded-rng.js';
 
 describe('coalitions', () => {
   it('bitsets past 32 players', () => {

@@ -21,7 +21,7 @@ import {
 } from '../../scoring/games.js';
 import { gtgShapley } from '../../scoring/gtg.js';
 import { guidedPermutations, uniformPermutations } from '../../scoring/permutation-sampler.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { afterSamples, anyOf, gtgConvergence, never } from '../../scoring/stopping.js';
 import { counting, DELTA, hoeffding, marginalRanges, syntheticTable } from './_oracles.js';

@@ -29,7 +29,7 @@ import {
   maverickShapleyRound,
 } from '../../scoring/maverick.js';
 import { monteCarloShapley } from '../../scoring/monte-carlo.js';
-import { createRng, type Rng, randomPermutation } from '../../scoring/random.js';
+import { createRng, type Rng, randomPermutation } from '../../scoring/seeded-rng.js';
 import { exactShapleyOfGame } from '../../scoring/shapley.js';
 
 /** A vector game from a function, counting how often each coalition reaches it. */

@@ -21,7 +21,7 @@ import {
   unanimityGame,
 } from '../../scoring/games.js';
 import { monteCarloShapley, truncatedMonteCarloShapley } from '../../scoring/monte-carlo.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { afterSamples } from '../../scoring/stopping.js';
 import {

@@ -22,7 +22,7 @@ import {
   unanimityGame,
 } from '../../scoring/games.js';
 import { budgetParity, type OwenEstimate, owenShapley } from '../../scoring/owen.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { counting, DELTA, marginalRanges, quadratureTarget, syntheticTable } from './_oracles.js';
 

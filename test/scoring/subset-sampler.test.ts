@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { has, members, size } from '../../scoring/coalition.js';
-import { createRng, type Rng } from '../../scoring/random.js';
+import { createRng, type Rng } from '../../scoring/seeded-rng.js';
 import { bernoulliSubsets, uniformSubsets } from '../../scoring/subset-sampler.js';
 import { DELTA, hoeffding } from './_oracles.js';
 

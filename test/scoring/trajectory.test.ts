@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { coalitionOf, maskToCoalition } from '../../scoring/coalition.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactShapleyOfGame } from '../../scoring/shapley.js';
 import {
   accumulateTrajectory,

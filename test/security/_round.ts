@@ -4,7 +4,7 @@
  * holds every silo's signing key, so it can rewrite a corrupt silo's message and sign it again —
  * or as a malicious server, by writing the server's messages itself.
  */
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { type SigningKeyPair, sign } from '../../crypto/signature.js';
 import {
   type ClientState,

@@ -1,7 +1,7 @@
 /**
  * Issue 27, A3 — the audit ran on the request path.
  *
- * The attack: the operator's `GET …/audit` recomputed the manipulation audit (src/audit/audit.ts)
+ * The attack: the operator's `GET …/audit` recomputed the manipulation audit (src/audit/manipulation-audit.ts)
  * over every scored round on each call, synchronously on the event loop; its cost grows as about
  * N^3.9 in a round's N silos (EE-median's breakpoint grid per silo and the detector's 2000-step
  * walk per silo). One call on a large consortium stopped the service for every consortium.
@@ -19,7 +19,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, test } from 'vitest';
 import { signedReport } from '../../src/consortium/private-scoring.js';
-import { SERVICE_AUDIT_MAX_OPTIMIZED_SILOS } from '../../src/server/service/audit.js';
+import { SERVICE_AUDIT_MAX_OPTIMIZED_SILOS } from '../../src/server/service/round-audits.js';
 import { ADMIN, adminInject, consortiumBody, type Harness, harness, siloInject } from '../server/_harness.js';
 
 /** A deterministic accuracy in [0.05, 0.95] (xorshift). */

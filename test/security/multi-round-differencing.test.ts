@@ -1,7 +1,7 @@
 /**
  * Issue 32 — multi-round differencing across bases (So et al., AAAI 2023). A strategy whose
  * selected set changes from round to round (here FedAvg over a random 3 of 9, equal weights, the
- * networked plan of src/consortium/networked-plan.ts) publishes sums over different sets; the server
+ * networked plan of src/strategies/networked-plan.ts) publishes sums over different sets; the server
  * knows the sets and weights, so with slowly changing updates its least-squares estimate of one
  * silo's update over T = 20 rounds (bench/_multi-round.ts) beats the round mean, the mean of the
  * published sums of the rounds that selected the silo.

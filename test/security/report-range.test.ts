@@ -19,7 +19,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { signScoreReport } from '../../protocol/score-report.js';
 import { spearman } from '../../scoring/metrics.js';
 import { fairPrivate, SCHEMES, schemeScores } from '../../scoring/private.js';
-import { auditRecordedRounds } from '../../src/audit/audit.js';
+import { auditRecordedRounds } from '../../src/audit/manipulation-audit.js';
 import { signedReport } from '../../src/consortium/private-scoring.js';
 import { adminInject, consortiumBody, type Harness, harness, siloInject } from '../server/_harness.js';
 import { roundInReporting } from './_service-round.js';

@@ -31,7 +31,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerRefusedError, SiloHttp, UnreachableError } from '../../src/client/http.js';
 import { readImageFolder } from '../../src/data/image-folder.js';
-import { MAX_JSON_DEPTH } from '../../src/ml/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src/schema/json-depth.js';
 import { PYTHON_CLIENT_DIR, pythonProblem } from '../clients/_python.js';
 import { gzipBomb, idxHeader, inflatedSize, pngBomb, run } from './_bombs.js';
 

@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agree } from '../../crypto/key-agreement.js';
 import { applyMask } from '../../crypto/prg.js';
-import { systemRandom } from '../../crypto/random.js';
+import { systemRandom } from '../../crypto/random-bytes.js';
 import { combineShares } from '../../crypto/shamir.js';
 import { type SigningKeyPair, signingKeyPairFromSeed } from '../../crypto/signature.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../../protocol/client.js';

@@ -49,7 +49,7 @@ afterEach(() => {
 });
 
 /**
- * The bytes crypto.getRandomValues returns to crypto/random.ts `systemRandom`, in order (calls
+ * The bytes crypto.getRandomValues returns to crypto/random-bytes.ts `systemRandom`, in order (calls
  * from elsewhere — @noble/curves blinds its scalar multiplications with it — are not recorded).
  */
 function recordSystemRandom(): Uint8Array[] {

@@ -3,7 +3,7 @@
  *
  * A malicious server serves every silo the same lie: `/scores` with the target high and every other
  * silo equal, so score-weighted aggregation (papers/003 §5) gives the target the largest weight and
- * the others the floor. Every silo computes the same plan (src/consortium/networked-plan.ts), masks
+ * the others the floor. Every silo computes the same plan (src/strategies/networked-plan.ts), masks
  * ŵ_iΔ_i and the server decodes, through the real secure aggregation (src/sim/secure-round.ts),
  * Σ ŵ_iΔ_i / Σ ŵ_i. The measure: its relative error ‖·− Δ_t‖/‖Δ_t‖ and cosine to the target's
  * update Δ_t, against the same measure of the equal-weight sum (what the round should reveal).
@@ -25,15 +25,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { simulatedIdentities } from '../../protocol/simulate.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { checkPlanWeights } from '../../src/client/silo.js';
+import { secureAggregate } from '../../src/sim/secure-round.js';
 import {
   networkedStrategy,
   type PublishedRound,
   planRound,
   publicSetup,
-} from '../../src/consortium/networked-plan.js';
-import { secureAggregate } from '../../src/sim/secure-round.js';
+} from '../../src/strategies/networked-plan.js';
 import type { StrategyConfig } from '../../src/strategies/registry.js';
 import { adminInject, consortiumBody, harness } from '../server/_harness.js';
 

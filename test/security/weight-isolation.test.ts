@@ -7,7 +7,7 @@
  * other silo's update.
  *
  * (i) Honest-but-curious server, the consortium of docs/consortium.md (3 silos, score-weighted EE,
- *     2 selected per round): the silos' plans (src/consortium/networked-plan.ts, what each silo
+ *     2 selected per round): the silos' plans (src/strategies/networked-plan.ts, what each silo
  *     computes from the published scores) and the engine's weigh step (src/sim/round/weigh.ts).
  *     Against commit dc1119c the plan of round 2 (silos 0 and 2 selected, both scored in round 1)
  *     gave weights [0, 2], the engine's weigh step the same, and the step the server decoded was
@@ -37,19 +37,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { simulatedIdentities } from '../../protocol/simulate.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { checkPlanWeights, WeightBoundsError } from '../../src/client/silo.js';
-import {
-  networkedStrategy,
-  type PublishedRound,
-  planRound,
-  publicSetup,
-} from '../../src/consortium/networked-plan.js';
 import { DEFAULT_WEIGHT_BOUNDS, roundFloor } from '../../src/consortium/weight-floor.js';
 import type { ExperimentConfig } from '../../src/records/config.js';
 import type { Run, RunState } from '../../src/sim/round/setup.js';
 import { weighStep } from '../../src/sim/round/weigh.js';
 import { secureAggregate } from '../../src/sim/secure-round.js';
+import {
+  networkedStrategy,
+  type PublishedRound,
+  planRound,
+  publicSetup,
+} from '../../src/strategies/networked-plan.js';
 import type { StrategyConfig } from '../../src/strategies/registry.js';
 import { emptyHistory, type History, recordRound } from '../../src/strategies/strategy.js';
 import { adminInject, consortiumBody, harness } from '../server/_harness.js';

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import type { SigningKeyPair } from '../../crypto/signature.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../../protocol/client.js';
 import { decodeServerMessage, encodeClientMessage } from '../../protocol/codec.js';

@@ -3,7 +3,7 @@
  * (every table but the request nonces) unchanged.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { seededRandomFromInts } from '../../crypto/random.js';
+import { seededRandomFromInts } from '../../crypto/random-bytes.js';
 import { sign } from '../../crypto/signature.js';
 import { clientStart } from '../../protocol/client.js';
 import { encodeClientMessage, signedPayload } from '../../protocol/codec.js';

@@ -15,7 +15,7 @@ import { accumulateClassShapley, maverickScores, maverickShapleyRound } from '..
 import { monteCarloShapley } from '../../scoring/monte-carlo.js';
 import { msGtg } from '../../scoring/ms-gtg.js';
 import { owenShapley } from '../../scoring/owen.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { exactShapley } from '../../scoring/shapley.js';
 import { accumulateTrajectory, trajectoryShapley, updateGeometry } from '../../scoring/trajectory.js';
 import { deriveSeed } from '../../src/data/seed.js';

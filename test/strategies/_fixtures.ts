@@ -1,7 +1,7 @@
 /** Shared fixtures for the strategy tests: setups, contexts, synthetic games, a mini run loop. */
 import { type Coalition, members } from '../../scoring/coalition.js';
 import { type Game, gameFromFunction, memoize, type VectorGame } from '../../scoring/game.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import {
   type AggregateContext,
   emptyHistory,

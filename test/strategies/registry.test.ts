@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createStrategy, STRATEGY_NAMES } from '../../src/strategies/registry.js';
+import { DEFAULT_STRATEGY_NAME } from '../../src/consortium/defaults.js';
+import { createStrategy, DEFAULT_STRATEGY, STRATEGY_NAMES } from '../../src/strategies/registry.js';
 
 describe('createStrategy', () => {
+  it("the default is the contract's name, a registered FedAvg", () => {
+    expect(DEFAULT_STRATEGY).toEqual({ name: DEFAULT_STRATEGY_NAME });
+    expect(STRATEGY_NAMES).toContain(DEFAULT_STRATEGY_NAME);
+    expect(createStrategy(DEFAULT_STRATEGY).name).toBe('fedavg');
+  });
+
   it('builds every named strategy with its defaults and visibility flag', () => {
     const full = new Set(['fedms', 'fedowen', 'fedtsv', 's-fedavg', 'greedyfed']);
     expect(STRATEGY_NAMES.sort()).toEqual(

@@ -1,7 +1,7 @@
 /** src/strategies/selection-groups.ts: selection in fixed groups (issue 32; So et al., AAAI 2023). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { createStrategy } from '../../src/strategies/registry.js';
 import { groupSelection } from '../../src/strategies/selection-groups.js';
 

@@ -7,7 +7,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AuditResult, auditExperiment, auditUtilities } from '../../audit/audit.js';
+import { type AuditResult, auditExperiment, auditUtilities } from '../../audit/manipulation-audit.js';
 import { inertLines } from '../../consortium/inert-text.js';
 import { type LeaderboardEntry, withAuditFlags } from '../../records/leaderboard.js';
 import { type ExperimentResults, RESULTS_SCHEMA_VERSIONS } from '../../records/results.js';

@@ -17,7 +17,7 @@ import {
   leaveOneOut,
   type PrivateUtilities,
 } from '../../../scoring/private.js';
-import { createRng } from '../../../scoring/random.js';
+import { createRng } from '../../../scoring/seeded-rng.js';
 import { exactShapley } from '../../../scoring/shapley.js';
 
 /** One silo of the demo consortium. */

@@ -4,7 +4,7 @@
  * updates").
  */
 import { checkNumber, checkSeed } from '../check.js';
-import { createRandom, mixSeed } from '../random.js';
+import { createRandom, mixSeed } from '../seeded-draws.js';
 import type { UpdateMisbehaviorDefinition } from './definition.js';
 
 /** Root mean square of a vector (0 for an empty one). */

@@ -5,9 +5,9 @@
  */
 
 import type { Game, VectorGame } from '../../../scoring/game.js';
+import type { Convention } from '../../consortium/convention.js';
 import type { Dataset } from '../../data/dataset.js';
 import type { AdapterInfo } from '../../ml/adapter.js';
-import type { Convention } from '../../ml/convention.js';
 
 /** Utilities of one parameter vector on a dataset. */
 export interface Utilities {

@@ -18,10 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Coalition, coalitionKey, members } from '../../../scoring/coalition.js';
 import { type Game, memoize, memoizeVector, type VectorGame } from '../../../scoring/game.js';
+import { ADDITIVE_CONVENTION, coalitionScale } from '../../consortium/convention.js';
 import type { Dataset } from '../../data/dataset.js';
 import { encodeNpy } from '../../data/npy.js';
 import { type Coefficients, combine } from '../../ml/coalition-model.js';
-import { ADDITIVE_CONVENTION, coalitionScale } from '../../ml/convention.js';
 import { type CoalitionSpec, type Learner, type Utilities, utilityValue } from './learner.js';
 import {
   DEFAULT_TRAINER_TIMEOUTS,

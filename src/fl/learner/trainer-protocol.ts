@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseNpy } from '../../data/npy.js';
-import { canonicalJson } from '../../ml/layers-model.js';
+import { canonicalJson } from '../../schema/canonical-json.js';
 
 /** The protocol version this silo speaks (the `protocol` of the `layout` answer). */
 export const TRAINER_PROTOCOL_VERSION = 1;

@@ -56,7 +56,7 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AuditBody, ...errors(400, 401, 404) },
       },
     },
-    // stored JSON text (service/audit.ts): sent as it is, not serialized again
+    // stored JSON text (service/round-audits.ts): sent as it is, not serialized again
     async (request, reply) => {
       const json = await app.service.auditJson(request.params.cid);
       return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof AuditBody>);

@@ -1,5 +1,5 @@
 /**
- * Running round audits off the event loop: one worker thread (./_audit_worker.ts), started when
+ * Running round audits off the event loop: one worker thread (./_audit-thread.ts), started when
  * the first round is audited and kept for the next; a round's audit runs there while the service
  * keeps answering every consortium. The thread does not keep the process alive; `close` ends it.
  */
@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EmptyCoalition } from '../../../scoring/empty-coalition.js';
-import type { AuditOptions, RecordedRound } from '../../audit/audit.js';
+import type { AuditOptions, RecordedRound } from '../../audit/manipulation-audit.js';
 
 /** One round to audit, with the options and v(∅) of its consortium. */
 export interface AuditTask {
@@ -32,14 +32,14 @@ interface Reply {
 }
 
 /**
- * The worker to start. From compiled JavaScript it is `_audit_worker.js`; from TypeScript sources
+ * The worker to start. From compiled JavaScript it is `_audit-thread.js`; from TypeScript sources
  * (tsx, vitest) a bootstrap that registers tsx's loader in the worker first (as src/ml/parallel.ts).
  */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./_audit_worker.js', import.meta.url));
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./_audit-thread.js', import.meta.url));
   const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
   const tsxApi = pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href;
-  const target = new URL('./_audit_worker.ts', import.meta.url).href;
+  const target = new URL('./_audit-thread.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
   return new Worker(boot, { eval: true });
 }

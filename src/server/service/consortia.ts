@@ -16,12 +16,12 @@ import {
 } from '../../../protocol/config.js';
 import type { WeightedEncoding } from '../../../protocol/weighted.js';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
+import { DEFAULT_CONVENTION } from '../../consortium/convention.js';
 import { DEFAULT_MIN_WEIGHT, DEFAULT_SELECTION_SEED, DEFAULT_UTILITY } from '../../consortium/defaults.js';
-import { networkedStrategy, planRound, publicSetup } from '../../consortium/networked-plan.js';
 import { utilityRange } from '../../consortium/private-scoring.js';
 import type { Consortium, ConsortiumInput, Deadlines } from '../../consortium/schemas.js';
 import { MIN_SELECTED_SILOS } from '../../consortium/weight-floor.js';
-import { DEFAULT_CONVENTION } from '../../ml/convention.js';
+import { networkedStrategy, planRound, publicSetup } from '../../strategies/networked-plan.js';
 import type { StrategyConfig } from '../../strategies/registry.js';
 import { fromHex } from '../_bytes.js';
 import { largestUpload } from '../_limits.js';

@@ -24,7 +24,7 @@
  * processes sharing one store.
  */
 
-import type { AuditResult } from '../../audit/audit.js';
+import type { AuditResult } from '../../audit/manipulation-audit.js';
 import { DEFAULT_UTILITY } from '../../consortium/defaults.js';
 import { clipUtility } from '../../consortium/private-scoring.js';
 import type {
@@ -38,13 +38,13 @@ import type {
 import type { ServiceError } from '../errors.js';
 import type { StoreHandle } from '../store/database.js';
 import { Aggregation } from './aggregation.js';
-import { Audit } from './audit.js';
 import { Consortia } from './consortia.js';
 import { type Evaluator, type RoundEvent, type ServiceContext, storeAnswers } from './context.js';
 import { ExternalRounds } from './external.js';
 import { Models } from './models.js';
 import { Nonces } from './nonces.js';
 import { Reports } from './reports.js';
+import { RoundAudits } from './round-audits.js';
 import { RoundRows } from './round-rows.js';
 import { Rounds, type StageWaiting } from './rounds.js';
 import { Schedule } from './schedule.js';
@@ -84,7 +84,7 @@ export class ScoringService {
   private readonly secagg: SecAgg;
   private readonly reports: Reports;
   private readonly scores: Scores;
-  private readonly auditor: Audit;
+  private readonly auditor: RoundAudits;
   private readonly nonces: Nonces;
   private readonly schedule: Schedule;
   private readonly external: ExternalRounds;
@@ -101,7 +101,7 @@ export class ScoringService {
         (async (c, params) => clipUtility(c.utility ?? DEFAULT_UTILITY, await evaluate(c, params))),
       warn: options.onWarning ?? (() => {}),
       event: (e) => {
-        // a scored round is audited once, off the request path (service/audit.ts)
+        // a scored round is audited once, off the request path (service/round-audits.ts)
         if (e.event === 'scored') this.auditor.enqueue(e.consortium, e.round);
         options.onRoundEvent?.(e);
       },
@@ -117,7 +117,7 @@ export class ScoringService {
     this.secagg = new SecAgg(this.consortia, rows, this.lifecycle, aggregation);
     this.reports = new Reports(this.consortia, this.lifecycle, this.scoring);
     this.scores = new Scores(this.consortia, rows, this.lifecycle);
-    this.auditor = new Audit(ctx, this.consortia, rows);
+    this.auditor = new RoundAudits(ctx, this.consortia, rows);
     this.nonces = new Nonces(ctx);
     this.schedule = new Schedule(ctx, this.consortia, this.models, rows, this.lifecycle);
     this.external = new ExternalRounds(ctx, this.consortia, rows, this.lifecycle);
@@ -271,7 +271,7 @@ export class ScoringService {
   }
 
   /**
-   * {@link Audit.run}: the manipulation audit of the scored rounds (docs/audit.md) as JSON text —
+   * {@link RoundAudits.run}: the manipulation audit of the scored rounds (docs/audit.md) as JSON text —
    * the stored rounds' JSON spliced in, never parsed on the request path.
    */
   auditJson(id: string): Promise<string> {
@@ -283,7 +283,7 @@ export class ScoringService {
     return JSON.parse(await this.auditor.run(id)) as AuditResult;
   }
 
-  /** {@link Audit.idle}: resolves once every scored round queued for its audit is audited. */
+  /** {@link RoundAudits.idle}: resolves once every scored round queued for its audit is audited. */
   auditsIdle(): Promise<void> {
     return this.auditor.idle();
   }

@@ -1,5 +1,5 @@
 /**
- * The round's selection by the consortium's strategy (src/consortium/networked-plan.ts): computed from
+ * The round's selection by the consortium's strategy (src/strategies/networked-plan.ts): computed from
  * public information only — the strategy, the public seed, the number of silos and the published
  * rounds before it (their selections, survivors and private scores) — when the round opens, and
  * stored with it (`rounds.selected`). Every silo computes the same selection; the service refuses
@@ -13,7 +13,7 @@ import {
   type PublishedRound,
   planRound,
   publicSetup,
-} from '../../consortium/networked-plan.js';
+} from '../../strategies/networked-plan.js';
 import { type LoadedConsortium, strategyConfigOf } from './consortia.js';
 import { type RoundRow, scoresOf, selectedOf } from './round-rows.js';
 

@@ -127,9 +127,9 @@ const roundSelection: Migration = {
 };
 
 /**
- * `round_audits`: the manipulation audit of each scored round (src/audit/audit.ts, one round's entry
+ * `round_audits`: the manipulation audit of each scored round (src/audit/manipulation-audit.ts, one round's entry
  * as JSON) and the part of it the audit's summary reads (`summary`), computed once off the
- * request path when the round is scored (service/audit.ts); `scores_digest` is the SHA-256 of the
+ * request path when the round is scored (service/round-audits.ts); `scores_digest` is the SHA-256 of the
  * scores it audited, so a round scored again is audited again.
  */
 function roundAudits(dialect: Dialect): Migration {

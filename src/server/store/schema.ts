@@ -87,15 +87,15 @@ export interface NoncesTable {
   expires_at: number;
 }
 
-/** The stored audit of a scored round (service/audit.ts). */
+/** The stored audit of a scored round (service/round-audits.ts). */
 export interface RoundAuditsTable {
   consortium: string;
   round: number;
   /** SHA-256 (hex) of the scores row it audited. */
   scores_digest: string;
-  /** One round's entry of the audit (src/audit/audit.ts `RoundAuditEntry`), JSON. */
+  /** One round's entry of the audit (src/audit/manipulation-audit.ts `RoundAuditEntry`), JSON. */
   audit: string;
-  /** The part of it the summary reads (src/audit/audit.ts `auditSummaryPart`), JSON. */
+  /** The part of it the summary reads (src/audit/manipulation-audit.ts `auditSummaryPart`), JSON. */
   summary: string;
   computed_at: number;
 }

@@ -1,5 +1,5 @@
 /** The selection step of the round pipeline (../round-loop.ts): the strategy picks the round's silos. */
-import { createRng } from '../../../scoring/random.js';
+import { createRng } from '../../../scoring/seeded-rng.js';
 import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import type { Run, RunState } from './setup.js';
 

@@ -6,13 +6,13 @@
 import type { SigningKeyPair } from '../../../crypto/signature.js';
 import { simulatedIdentities } from '../../../protocol/simulate.js';
 import { checkEmptyCoalition, type EmptyCoalition } from '../../../scoring/empty-coalition.js';
+import type { Convention } from '../../consortium/convention.js';
 import type { Dataset } from '../../data/dataset.js';
 import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import { buildConsortium, type Consortium } from '../../fl/consortium-data.js';
 import type { Learner, UtilityName } from '../../fl/learner/learner.js';
 import { strategySetupOf } from '../../fl/strategy-setup.js';
 import { consortiumTrainer, type TrainFn } from '../../fl/trainer.js';
-import type { Convention } from '../../ml/convention.js';
 import type { ExperimentConfig } from '../../records/config.js';
 import { createStrategy, DEFAULT_STRATEGY, type StrategyConfig } from '../../strategies/registry.js';
 import { emptyHistory, type History, type Strategy, type StrategySetup } from '../../strategies/strategy.js';

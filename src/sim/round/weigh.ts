@@ -2,7 +2,7 @@
  * The weighting step of the round pipeline (../round-loop.ts): the strategy's aggregation weights.
  * Under secure aggregation the weights get the consortium's floor and cap
  * (../../consortium/weight-floor.ts, issues 27 A1 and 32 W1: `capWeights`), as a networked silo's
- * plan does (../../consortium/networked-plan.ts): no selected silo's weight is
+ * plan does (../../strategies/networked-plan.ts): no selected silo's weight is
  * below f_k·max_j w_j, so the sum never is one silo's update alone. In the clear (secure
  * aggregation disabled) the server sees every update anyway, and the strategy's weights stand.
  * Private strategies read public history only; full-visibility ones also get the round's updates,
@@ -10,7 +10,7 @@
  * valuation cost, papers/004's budget parity) and, when they ask for it, Δ_val.
  */
 import { type MemoGame, type MemoVectorGame, memoize, memoizeVector } from '../../../scoring/game.js';
-import { createRng } from '../../../scoring/random.js';
+import { createRng } from '../../../scoring/seeded-rng.js';
 import { capWeights, weightBoundsOf } from '../../consortium/weight-floor.js';
 import { deriveSeed, SEED_STREAMS } from '../../data/seed.js';
 import type { FullVisibility } from '../../strategies/strategy.js';

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../../src/data/dataset.js';
-import { createRandom } from '../../../src/data/random.js';
+import { createRandom } from '../../../src/data/seeded-draws.js';
 import { createTfLearner } from '../../../src/fl/learner/tf-learner.js';
 import { createTrainerLearner } from '../../../src/fl/learner/trainer-learner.js';
 

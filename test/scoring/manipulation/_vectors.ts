@@ -25,7 +25,7 @@ import {
   schemeScores,
   schemeWeights,
 } from '../../../scoring/private.js';
-import { createRng } from '../../../scoring/random.js';
+import { createRng } from '../../../scoring/seeded-rng.js';
 
 /** The functions recorded (the current modules' names and shapes). */
 export const currentApi = {
@@ -62,7 +62,7 @@ export function vectorRounds(): PrivateUtilities[] {
   return [
     // early round (FP/EE normalizers far from 0)
     round(0.7, 0.1, [0.52, 0.47, 0.55, 0.5, 0.45], [0.63, 0.61, 0.64, 0.6, 0.62]),
-    // late tight round (test/audit/audit.test.ts round 2): three silos tie under EE
+    // late tight round (test/audit/manipulation-audit.test.ts round 2): three silos tie under EE
     round(0.85, 0.8, [0.81, 0.805, 0.812, 0.808, 0.803, 0.809], [0.84, 0.845, 0.842, 0.838, 0.846, 0.841]),
     // late round with four silos (FP/EE unbounded)
     round(0.85, 0.8, [0.81, 0.78, 0.83, 0.8], [0.84, 0.845, 0.83, 0.845]),

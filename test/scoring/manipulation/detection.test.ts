@@ -11,7 +11,7 @@ import {
 } from '../../../scoring/manipulation/detection.js';
 import { singleSiloBounds } from '../../../scoring/manipulation/single-silo.js';
 import { type PrivateUtilities, ratioScoreBound, SCHEMES, schemeScores } from '../../../scoring/private.js';
-import { createRng } from '../../../scoring/random.js';
+import { createRng } from '../../../scoring/seeded-rng.js';
 import { unitRange, withReports } from './_rounds.js';
 
 /** Median of a small array (the oracle's own, not the module's). */

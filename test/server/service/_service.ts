@@ -3,7 +3,7 @@
  * fake clock, the consortium of ../_harness.ts, and protocol clients that talk to the service
  * directly in the binary codec.
  */
-import { seededRandomFromInts } from '../../../crypto/random.js';
+import { seededRandomFromInts } from '../../../crypto/random-bytes.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../../../protocol/client.js';
 import { decodeServerMessage, encodeClientMessage } from '../../../protocol/codec.js';
 import type { ClientMessage } from '../../../protocol/messages.js';

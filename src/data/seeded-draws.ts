@@ -1,15 +1,16 @@
 /**
- * Seeded randomness for src/data (internal; never re-exported). Every partition, noise model
- * and synthetic generator takes a seed and builds one of these, so the same seed gives the
- * same split on every machine (docs/architecture.md, "Conventions": no hidden randomness). src/data does not import
- * scoring/ (docs/architecture.md, "Layers"), hence this small generator of its own.
+ * Seeded draws for src/data: the distributions a partition, a noise model or a synthetic data set
+ * needs (normals, gamma and Dirichlet variates, permutations), each from a seed, so the same seed
+ * gives the same split on every machine (docs/architecture.md, "Conventions": no hidden
+ * randomness).
  *
- * Generator: xoshiro128** (Blackman & Vigna 2018), its 128-bit state filled by splitmix32 from
- * a 32-bit seed. Normals by Box–Muller; gamma variates by Marsaglia & Tsang (2000), with the
+ * The generator is not this file's: it is the one seeded PRNG of the project,
+ * scoring/seeded-rng.ts (xoshiro128**, Blackman & Vigna 2018), under this room's own salt, and
+ * shuffles are its Fisher–Yates. What is added here: normals by Box–Muller; gamma variates by Marsaglia & Tsang (2000), with the
  * boost G(a) = G(a+1)·U^(1/a) for a < 1, carried in log space so tiny Dirichlet concentrations
  * (papers/004 uses α = 0.01) do not underflow to 0/0.
  */
-import { xoshiro128ss } from '../../scoring/random.js';
+import { randomInt, randomPermutation, shuffleInPlace, xoshiro128ss } from '../../scoring/seeded-rng.js';
 
 /** A seeded stream of random numbers. Not safe to share between independent consumers. */
 export interface Random {
@@ -85,19 +86,13 @@ export function createRandom(seed: number): Random {
     if (shape >= 1) return logGammaAtLeastOne(shape);
     return logGammaAtLeastOne(shape + 1) + Math.log(1 - uniform()) / shape;
   };
-  const shuffle = <T extends { length: number; [i: number]: number }>(arr: T): T => {
-    for (let i = arr.length - 1; i > 0; i--) {
-      const j = Math.floor(uniform() * (i + 1));
-      const t = arr[i]!;
-      arr[i] = arr[j]!;
-      arr[j] = t;
-    }
-    return arr;
-  };
+  // scoring/seeded-rng.ts's Fisher–Yates over this stream's uniforms.
+  const rng = { next: uniform };
+  const shuffle = <T extends { length: number; [i: number]: number }>(arr: T): T => shuffleInPlace(rng, arr);
   return {
     uint32,
     uniform,
-    int: (n: number) => Math.floor(uniform() * n),
+    int: (n: number) => randomInt(rng, n),
     normal,
     logGamma,
     gamma: (shape: number) => Math.exp(logGamma(shape)),
@@ -118,10 +113,6 @@ export function createRandom(seed: number): Random {
       return out;
     },
     shuffle,
-    permutation(n: number): Int32Array {
-      const p = new Int32Array(n);
-      for (let i = 0; i < n; i++) p[i] = i;
-      return shuffle(p);
-    },
+    permutation: (n: number) => randomPermutation(rng, n),
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom, seededRandomFromInts, systemRandom } from '../../crypto/random.js';
+import { seededRandom, seededRandomFromInts, systemRandom } from '../../crypto/random-bytes.js';
 
-describe('crypto/random', () => {
+describe('crypto/random-bytes', () => {
   it('seeded sources replay; different seeds differ; consecutive draws differ', () => {
     const a = seededRandomFromInts(1, 2);
     const b = seededRandomFromInts(1, 2);

@@ -1,10 +1,10 @@
 /**
  * The worker thread of the service's audit (./audit-worker.ts): audits one recorded round at a
- * time (src/audit/audit.ts `auditRecordedRound`) and answers with its JSON, so that neither the
+ * time (src/audit/manipulation-audit.ts `auditRecordedRound`) and answers with its JSON, so that neither the
  * audit nor the serialization of its matrices runs on the service's event loop.
  */
 import { parentPort } from 'node:worker_threads';
-import { auditRecordedRound, auditSummaryPart } from '../../audit/audit.js';
+import { auditRecordedRound, auditSummaryPart } from '../../audit/manipulation-audit.js';
 import type { AuditTask } from './audit-worker.js';
 
 parentPort!.on('message', (task: AuditTask & { id: number }) => {

@@ -11,14 +11,14 @@ import {
   type Scheme,
   schemeScores,
 } from '../../scoring/private.js';
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import {
   AUDIT_SCHEMA_VERSION,
   type AuditResult,
   auditExperiment,
   auditUtilities,
   type RoundAudit,
-} from '../../src/audit/audit.js';
+} from '../../src/audit/manipulation-audit.js';
 import type { ExperimentResults, RoundRecord } from '../../src/records/results.js';
 import { parseUtilitiesFile } from '../../src/records/utilities-file.js';
 

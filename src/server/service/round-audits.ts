@@ -3,7 +3,7 @@
  *
  * Each round is audited once, when it is scored (the service's 'scored' event): in a worker thread
  * (./audit-worker.ts), one round at a time, never on the event loop, and in the bounded mode for
- * rounds of more than {@link SERVICE_AUDIT_MAX_OPTIMIZED_SILOS} silos (src/audit/audit.ts
+ * rounds of more than {@link SERVICE_AUDIT_MAX_OPTIMIZED_SILOS} silos (src/audit/manipulation-audit.ts
  * `maxOptimizedSilos`: such a round lists what it left out). The entry is stored (table
  * `round_audits`) with the digest of the scores it audited and the part of it the summary reads;
  * `GET …/audit` computes the summary from those parts (O(rounds · N)) and splices the stored JSON
@@ -16,7 +16,11 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DEFAULT_EMPTY_COALITION } from '../../../scoring/empty-coalition.js';
-import { type AuditOptions, assembleRecordedSummary, type RoundAuditSummaryPart } from '../../audit/audit.js';
+import {
+  type AuditOptions,
+  assembleRecordedSummary,
+  type RoundAuditSummaryPart,
+} from '../../audit/manipulation-audit.js';
 import type { Consortium } from '../../consortium/schemas.js';
 import { type AuditedRoundJson, AuditWorker } from './audit-worker.js';
 import { type Consortia, rangeOf } from './consortia.js';
@@ -54,8 +58,8 @@ function scoresDigest(row: RoundRow): string {
     .digest('hex');
 }
 
-/** Auditing the scored rounds (src/audit/audit.ts) once each, off the request path. */
-export class Audit {
+/** Auditing the scored rounds (src/audit/manipulation-audit.ts) once each, off the request path. */
+export class RoundAudits {
   private readonly worker = new AuditWorker();
   /** Rounds waiting to be audited, keyed `consortium/round`. */
   private readonly queue = new Map<string, { id: string; round: number }>();
@@ -93,7 +97,7 @@ export class Audit {
   }
 
   /**
-   * The audit of the scored rounds (the JSON text of src/audit/audit.ts `AuditResult`) from their
+   * The audit of the scored rounds (the JSON text of src/audit/manipulation-audit.ts `AuditResult`) from their
    * stored entries, over the consortium's declared utility range. A round not audited yet is
    * queued and waited for up to {@link AUDIT_WAIT_MS} (the call computes nothing); still not
    * audited, it is listed as skipped ({@link AUDIT_PENDING}).

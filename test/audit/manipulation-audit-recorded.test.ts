@@ -1,5 +1,5 @@
 /**
- * src/audit/audit.ts for a live consortium (the service's audit): one round at a time
+ * src/audit/manipulation-audit.ts for a live consortium (the service's audit): one round at a time
  * (`auditRecordedRound`) and assembled (`assembleRecordedAudit`, `assembleRecordedSummary` with
  * the rounds' summary parts) is the document `auditRecordedRounds` computes at once; the bounded
  * mode (`maxOptimizedSilos`) names what it leaves out and leaves those fields empty.
@@ -14,7 +14,7 @@ import {
   BOUNDED_RANDOM_TRIALS,
   type RecordedRound,
   type RoundAudit,
-} from '../../src/audit/audit.js';
+} from '../../src/audit/manipulation-audit.js';
 
 function rounds(n: number, count: number): RecordedRound[] {
   let x = 12345;

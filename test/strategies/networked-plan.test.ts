@@ -1,13 +1,13 @@
 /**
- * src/consortium/networked-plan.ts: which strategies run networked (the registry entries' `networked`)
+ * src/strategies/networked-plan.ts: which strategies run networked (the registry entries' `networked`)
  * and the refusals' messages; the server's selection (no example counts, no weights) is the silos'
  * and the engine's; and the protocol refuses a sender outside the round's participants.
  */
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../../scoring/random.js';
-import { networkedStrategy, planRound, publicSetup } from '../../src/consortium/networked-plan.js';
+import { createRng } from '../../scoring/seeded-rng.js';
 import { deriveSeed } from '../../src/data/seed.js';
 import { networkedRun } from '../../src/fl/networked.js';
+import { networkedStrategy, planRound, publicSetup } from '../../src/strategies/networked-plan.js';
 import { createStrategy, STRATEGY_NAMES } from '../../src/strategies/registry.js';
 import { emptyHistory } from '../../src/strategies/strategy.js';
 

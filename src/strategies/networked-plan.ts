@@ -15,7 +15,7 @@
  * (round/weigh.ts), and the strategy's state is replayed from `init` through every earlier round's
  * `aggregationWeights` and `observe` with the history as it then was (round/record.ts).
  *
- * The plan's weights carry the consortium's weight floor (./weight-floor.ts, issue 27 A1), applied
+ * The plan's weights carry the consortium's weight floor (../consortium/weight-floor.ts, issue 27 A1), applied
  * by the same function as the engine's weigh step: whatever scores the service publishes, no
  * selected silo's weight is below f_k·max_j w_j, so the sum is never one silo's update alone.
  *
@@ -23,14 +23,11 @@
  * histograms) are refused by their registry entry's `networked` (strategies/strategy.ts), with the
  * reason; a `score` parameter must name a private score, the only scores a networked run publishes.
  */
-import { createRng } from '../../scoring/random.js';
+import { createRng } from '../../scoring/seeded-rng.js';
+import { PRIVATE_METHODS } from '../consortium/private-scoring.js';
+import { capWeights, DEFAULT_WEIGHT_BOUNDS, type WeightBounds } from '../consortium/weight-floor.js';
 import { deriveSeed, SEED_STREAMS } from '../data/seed.js';
-import {
-  createStrategy,
-  DEFAULT_STRATEGY,
-  networkedSupport,
-  type StrategyConfig,
-} from '../strategies/registry.js';
+import { createStrategy, DEFAULT_STRATEGY, networkedSupport, type StrategyConfig } from './registry.js';
 import {
   emptyHistory,
   type History,
@@ -38,9 +35,7 @@ import {
   recordRound,
   type Strategy,
   type StrategySetup,
-} from '../strategies/strategy.js';
-import { PRIVATE_METHODS } from './private-scoring.js';
-import { capWeights, DEFAULT_WEIGHT_BOUNDS, type WeightBounds } from './weight-floor.js';
+} from './strategy.js';
 
 /** What the service publishes of an earlier round (GET …/rounds and …/scores). */
 export interface PublishedRound {
@@ -117,7 +112,7 @@ function outcomeOf(p: PublishedRound, numSilos: number): RoundOutcome {
 /**
  * The plan of round `round` from the published rounds before it (1 … round − 1, in order).
  * `weights: false` (the server) replays only `select` and `observe`; the silos ask for the weights,
- * floored with `bounds` (default: the protected defaults of ./weight-floor.ts) as the engine's
+ * floored with `bounds` (default: the protected defaults of ../consortium/weight-floor.ts) as the engine's
  * weigh step floors them (round/weigh.ts); earlier rounds' weights only replay the strategy's state.
  * @throws RangeError when `published` is not rounds 1 … round − 1, or the strategy's own errors.
  */

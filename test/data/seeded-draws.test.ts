@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom, mixSeed } from '../../src/data/random.js';
+import { createRandom, mixSeed } from '../../src/data/seeded-draws.js';
 
 /** Mean and variance of m draws. */
 function moments(m: number, draw: () => number): { mean: number; variance: number } {
@@ -14,7 +14,7 @@ function moments(m: number, draw: () => number): { mean: number; variance: numbe
   return { mean, variance: s2 / m - mean * mean };
 }
 
-describe('data/random', () => {
+describe('data/seeded-draws', () => {
   it('is deterministic per seed and differs across seeds', () => {
     const a = createRandom(42);
     const b = createRandom(42);

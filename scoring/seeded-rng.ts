@@ -1,6 +1,9 @@
 /**
- * Seeded randomness for estimators. Core code never calls Math.random: every sampler takes an
- * `Rng`, so the same seed gives the same output (docs/architecture.md, "Conventions": no hidden randomness).
+ * The project's one seeded pseudo-random generator (not for keys: crypto/random-bytes.ts holds the
+ * operating system's CSPRNG and the protocol's seeded byte sources). Core code never calls
+ * Math.random: every sampler takes an `Rng`, so the same seed gives the same output
+ * (docs/architecture.md, "Conventions": no hidden randomness). src/data's distributions
+ * (src/data/seeded-draws.ts), the strategies, the simulation and src/ml draw from this stream.
  *
  * Generator: xoshiro128** (Blackman & Vigna 2018), state seeded by splitmix32 from a 32-bit seed.
  */

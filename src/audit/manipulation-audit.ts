@@ -507,7 +507,7 @@ export type RoundAuditEntry = RoundAudit | { round: number; skipped: string };
 /**
  * One recorded round's audit, as `auditRecordedRounds` computes it among the others (the same
  * seed: the misreports of round t use `options.seed + t`), so a service can audit each round once
- * when it is scored and keep it (src/server/service/audit.ts). Throws like `auditRecordedRounds`.
+ * when it is scored and keep it (src/server/service/round-audits.ts). Throws like `auditRecordedRounds`.
  */
 export function auditRecordedRound(
   round: RecordedRound,

@@ -1,7 +1,12 @@
-/** src/ml/json-depth.ts: the nesting depth of JSON text, without recursion. */
+/** src/schema/json-depth.ts: the nesting depth of JSON text, without recursion. */
 import { describe, expect, it } from 'vitest';
-import { JsonDepthError, jsonTextDepth, MAX_JSON_DEPTH, parseBoundedJson } from '../../src/ml/json-depth.js';
-import { canonicalJson } from '../../src/ml/layers-model.js';
+import { canonicalJson } from '../../src/schema/canonical-json.js';
+import {
+  JsonDepthError,
+  jsonTextDepth,
+  MAX_JSON_DEPTH,
+  parseBoundedJson,
+} from '../../src/schema/json-depth.js';
 
 describe('jsonTextDepth', () => {
   it('counts arrays and objects, not brackets inside strings or after escapes', () => {
