@@ -31,7 +31,7 @@ import {
   stateLayout,
   updateFunction,
 } from './_gpu_optimizer.js';
-import type { GpuTrainPlan, GpuTrainResult } from './_gpu_train.js';
+import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
 import { runWgsl, type WgslProgram, wgslErrors } from './_wgsl_program.js';
 import { type Examples, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';

@@ -18,39 +18,15 @@
  * test/ml/webgpu.test.ts and test/ml/_gpu_mlp.test.ts bound them.
  */
 
-import type { Rng } from '../../scoring/seeded-rng.js';
 import { runBatches } from './_batches.js';
 import { fusedMlpLayers, trainMlpFused } from './_gpu_mlp.js';
 import { fusedOptimizerStep, stateLayout } from './_gpu_optimizer.js';
+import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
 import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';
 import { fusedSoftmaxCrossEntropy } from './_gpu_xent.js';
 import { wgslErrors } from './_wgsl_program.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
-
-/** train.ts's resolved options (checked there). */
-export interface GpuTrainPlan {
-  readonly passes: number;
-  readonly maxSteps: number | undefined;
-  readonly batchSize: number;
-  readonly optimizer: 'adam' | 'sgd';
-  readonly lr: number;
-  readonly wd: number;
-  readonly momentum: number;
-  readonly beta1: number;
-  readonly beta2: number;
-  readonly eps: number;
-  readonly rng: Rng;
-  readonly onEpoch?: ((epoch: number, meanLoss: number) => void) | undefined;
-}
-
-/** What trainLocal returns. */
-export interface GpuTrainResult {
-  delta: Float32Array;
-  epochLosses: Float64Array;
-  steps: number;
-  samples: number;
-}
 
 /** The GPU training paths `FEDSCORE_GPU_TRAIN` names. */
 export const GPU_TRAIN_PATHS = ['fused', 'tfjs'] as const;

@@ -16,7 +16,7 @@
 
 import { runBatches } from './_batches.js';
 import { softmaxCrossEntropy } from './_blas_kernels.js';
-import type { GpuTrainPlan, GpuTrainResult } from './_gpu_train.js';
+import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
