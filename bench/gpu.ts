@@ -11,6 +11,9 @@
  *    against the CPU path on one core and on all cores (the engine trains one silo per core on
  *    worker threads; this bench counts the one-core rate × cores, an upper bound of the CPU path,
  *    so the ratio against it is a lower bound for the GPU);
+ *  - what one optimizer step costs on the device, dispatches and bytes read back, on the training
+ *    path (src/ml/_gpu_train.ts: the fused MLP step, the fused optimizer for the CNNs) and, as
+ *    "before", on the tfjs-ops path (`FEDSCORE_GPU_TRAIN=tfjs`);
  *  - exact per-round Shapley at n = 15 and n = 20 (MLP 784-200-10, 2,000 test images): the
  *    2ⁿ-coalition accuracy table on the GPU against the CPU path, seconds and ratio.
  *  - the PyTorch anchor (bench/torch_anchor.py via bench/_torch_anchor.ts, same sizes, same run)
@@ -86,6 +89,8 @@ export interface GpuBench {
     cpuOneCoreToTorch: number | null;
     /** GPU dispatches and bytes read back per optimizer step (bench/_gpu_counts.ts); null with --cpu. */
     perStep: { dispatches: number; readbacks: number; bytesRead: number } | null;
+    /** The same with FEDSCORE_GPU_TRAIN=tfjs: the tfjs-ops path before the fused kernels (issue 36). */
+    perStepTfjs: { dispatches: number; readbacks: number; bytesRead: number } | null;
     /** A whole 2-step call: the steps, the upload of the examples, the final reads. */
     call: { steps: number; dispatches: number; readbacks: number; bytesRead: number } | null;
   }[];
@@ -102,6 +107,18 @@ export interface GpuBench {
   }[];
   /** bench/torch_anchor.py's rows (same sizes), or why it did not run. */
   anchor: Anchor | { missing: string };
+}
+
+/** Runs `f` with FEDSCORE_GPU_TRAIN set to `path` (src/ml/_gpu_train.ts), then restores it. */
+async function withGpuTrain<T>(path: string, f: () => Promise<T>): Promise<T> {
+  const old = process.env.FEDSCORE_GPU_TRAIN;
+  process.env.FEDSCORE_GPU_TRAIN = path;
+  try {
+    return await f();
+  } finally {
+    if (old === undefined) delete process.env.FEDSCORE_GPU_TRAIN;
+    else process.env.FEDSCORE_GPU_TRAIN = old;
+  }
 }
 
 async function use(name: BackendName): Promise<string> {
@@ -223,9 +240,9 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     const spec = kind === 'mlp' ? mlp : createModel(kind, { inputShape: [28, 28, 1], numClasses: 10 });
     const data = images(SIZES.trainSamples[kind], 7);
     const gpu = cpuOnly ? null : await trainingRate(spec, data);
-    const cost = cpuOnly
-      ? null
-      : await stepCost((steps) => trainLocal(spec, initParams(spec, 1), counted, { seed: 3, steps }), 2, 4);
+    const countSteps = (steps: number) => trainLocal(spec, initParams(spec, 1), counted, { seed: 3, steps });
+    const cost = cpuOnly ? null : await stepCost(countSteps, 2, 4);
+    const before = cpuOnly ? null : await withGpuTrain('tfjs', () => stepCost(countSteps, 2, 4));
     await use('wasm');
     // "1 core": the native kernels on one thread (the engine's workers train that way, one per core).
     oneBlasThreadHere(true);
@@ -241,6 +258,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       gpuToTorch: over(gpu, torchRate(i)),
       cpuOneCoreToTorch: over(cpu, torchRate(i)),
       perStep: cost?.perStep ?? null,
+      perStepTfjs: before?.perStep ?? null,
       call: cost?.call ?? null,
     });
   }
@@ -310,13 +328,15 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
   }
   if (!cpuOnly) {
     console.log(
-      '\n| webgpu, one optimizer step (Adam, batch 64) | dispatches | readbacks | bytes read back | a 2-step call: dispatches / readbacks / bytes read |',
+      '\n| webgpu, one optimizer step (Adam, batch 64) | dispatches | readbacks | bytes read back | before: FEDSCORE_GPU_TRAIN=tfjs dispatches / readbacks / bytes | a 2-step call: dispatches / readbacks / bytes read |',
     );
-    console.log('|---|---:|---:|---:|---|');
-    for (const r of training)
+    console.log('|---|---:|---:|---:|---:|---|');
+    for (const r of training) {
+      const b = r.perStepTfjs!;
       console.log(
-        `| ${r.model} | ${r.perStep!.dispatches} | ${r.perStep!.readbacks} | ${r.perStep!.bytesRead} | ${r.call!.dispatches} / ${r.call!.readbacks} / ${r.call!.bytesRead} |`,
+        `| ${r.model} | ${r.perStep!.dispatches} | ${r.perStep!.readbacks} | ${r.perStep!.bytesRead} | ${b.dispatches} / ${b.readbacks} / ${b.bytesRead} | ${r.call!.dispatches} / ${r.call!.readbacks} / ${r.call!.bytesRead} |`,
       );
+    }
   }
   console.log(
     `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | CPU s | CPU ÷ GPU | PyTorch s | PyTorch ÷ GPU | PyTorch ÷ CPU | paths |`,

@@ -1,118 +1,107 @@
 /**
  * Local training on the GPU (webgpu backend; internal to train.ts, which checks the options and
- * calls `trainOnGpu` when `onWebGpu()`).
- *
- * The CPU path keeps θ and the optimizer state in JavaScript and reads every gradient back;
- * on a GPU that would be two transfers of the whole model per step. Here everything stays on
- * the device: the silo's examples are uploaded once, each step uploads only the b indices of
- * its minibatch (`tf.gather`), θ, m, v are tf.Variables updated in place by the same rules as
- * train.ts (PyTorch's Adam with L2 weight decay added to the gradient; SGD with momentum
- * b ← μb + g), and the loss is summed on the device and read once per epoch, asynchronously
- * (`dataSync` is unavailable on webgpu). The example order is train.ts's: the same seeded
- * permutation per epoch, so the two paths take the same steps on the same batches.
- *
- * Differences from the CPU path are float rounding only: the optimizer runs in float32 here
- * (train.ts's Adam loop computes in float64 and rounds θ once per step), and the GPU's products
- * and reductions sum in another order. test/ml/webgpu.test.ts bounds the difference.
+ * calls `trainOnGpu` when `onWebGpu()`). Three paths, chosen by the model and
+ * `FEDSCORE_GPU_TRAIN` (docs/performance.md, "GPU: WebGPU"):
+ *  - dense networks (the built-in `mlp`): the fused step of _gpu_mlp.ts, 2L hand-written WGSL
+ *    dispatches per step for L layers (4 for the default MLP), minibatches gathered on the device;
+ *  - every other model (cnn003, LeNet-5, user Layers models): tfjs's forward and backward ops
+ *    for the layers, the loss and its gradient in three WGSL dispatches (_gpu_xent.ts, instead of
+ *    ~15 tfjs ops), then the fused optimizer of _gpu_optimizer.ts (one dispatch per 6 parameter
+ *    tensors, instead of ~10 tfjs ops per parameter tensor); θ is a slice of the flat state per
+ *    tensor;
+ *  - `FEDSCORE_GPU_TRAIN=tfjs`: tfjs ops only (_gpu_train_tfjs.ts), the path before the fused
+ *    kernels, kept to compare against (`bench gpu` counts both).
+ * All three keep θ and the optimizer state on the device, upload the examples once, read nothing
+ * inside a pass (the pass's loss once at its end, asynchronously; θ once at the end), and take
+ * train.ts's steps on train.ts's batches (_batches.ts). Differences from the CPU path are float32
+ * rounding only (the optimizer in float32 here, float64 there; sums in another order):
+ * test/ml/webgpu.test.ts and test/ml/_gpu_mlp.test.ts bound them.
  */
 
-import type { Rng } from '../../scoring/seeded-rng.js';
 import { runBatches } from './_batches.js';
-import { softmaxCrossEntropy } from './_blas_kernels.js';
+import { fusedMlpLayers, trainMlpFused } from './_gpu_mlp.js';
+import { fusedOptimizerStep, stateLayout } from './_gpu_optimizer.js';
+import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
+import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';
+import { fusedSoftmaxCrossEntropy } from './_gpu_xent.js';
+import { wgslErrors } from './_wgsl_program.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
-/** train.ts's resolved options (checked there). */
-export interface GpuTrainPlan {
-  readonly passes: number;
-  readonly maxSteps: number | undefined;
-  readonly batchSize: number;
-  readonly optimizer: 'adam' | 'sgd';
-  readonly lr: number;
-  readonly wd: number;
-  readonly momentum: number;
-  readonly beta1: number;
-  readonly beta2: number;
-  readonly eps: number;
-  readonly rng: Rng;
-  readonly onEpoch?: ((epoch: number, meanLoss: number) => void) | undefined;
+/** The GPU training paths `FEDSCORE_GPU_TRAIN` names. */
+export const GPU_TRAIN_PATHS = ['fused', 'tfjs'] as const;
+export type GpuTrainPath = (typeof GPU_TRAIN_PATHS)[number];
+
+/** `FEDSCORE_GPU_TRAIN` (default `fused`); throws RangeError naming it on another value. */
+export function gpuTrainPath(env: NodeJS.ProcessEnv = process.env): GpuTrainPath {
+  const v = env.FEDSCORE_GPU_TRAIN ?? 'fused';
+  if (!(GPU_TRAIN_PATHS as readonly string[]).includes(v))
+    throw new RangeError(`FEDSCORE_GPU_TRAIN: expected one of ${GPU_TRAIN_PATHS.join(', ')}, got ${v}`);
+  return v as GpuTrainPath;
 }
 
 /** Trains on the device; returns what trainLocal returns. */
-export async function trainOnGpu(
+export function trainOnGpu(
   spec: ModelSpec,
   m0: Float32Array,
   data: Examples,
   plan: GpuTrainPlan,
-): Promise<{ delta: Float32Array; epochLosses: Float64Array; steps: number; samples: number }> {
+): Promise<GpuTrainResult> {
+  if (gpuTrainPath() === 'tfjs') return trainOnGpuTfjs(spec, m0, data, plan);
+  const dense = fusedMlpLayers(spec);
+  if (dense) return trainMlpFused(spec, dense, m0, data, plan);
+  return trainWithFusedOptimizer(spec, m0, data, plan);
+}
+
+/** tfjs's forward and backward, the fused optimizer (see the module comment). */
+async function trainWithFusedOptimizer(
+  spec: ModelSpec,
+  m0: Float32Array,
+  data: Examples,
+  plan: GpuTrainPlan,
+): Promise<GpuTrainResult> {
   const layout = paramLayout(spec);
+  const P = spec.paramCount;
   const features = data.n === 0 ? 0 : data.x.length / data.n;
-  const { optimizer, lr, wd, momentum, beta1, beta2, eps } = plan;
-  const theta = layout.map((e) =>
-    tf.variable(tf.tensor(m0.subarray(e.offset, e.offset + e.size), [...e.shape]), false),
-  );
-  const zeros = () => layout.map((e) => tf.variable(tf.zeros([...e.shape]), false));
-  const m = optimizer === 'adam' || momentum > 0 ? zeros() : undefined;
-  const v = optimizer === 'adam' ? zeros() : undefined;
+  const s = stateLayout(P, plan, plan.passes);
+  const init = new Float32Array(s.size);
+  init.set(m0);
+  const state = tf.tensor1d(init);
   const x = tf.tensor2d(data.x, [data.n, features]);
   const labels = tf.tensor1d(Int32Array.from(data.y), 'int32');
-  let lossSum: tf.Scalar = tf.scalar(0);
-  let steps = 0; // the step being taken, 1, 2, … (Adam's bias corrections, momentum's first step)
+  let pass = 0;
   try {
     const run = await runBatches(data.n, plan, {
       step(order, start, b, taken) {
-        steps = taken;
-        const next = tf.tidy(() => {
+        tf.tidy(() => {
           const idx = tf.tensor1d(order.subarray(start, start + b), 'int32');
           const xb = tf.gather(x, idx) as tf.Tensor2D;
-          const yb = tf.oneHot(tf.gather(labels, idx), spec.numClasses).toFloat() as tf.Tensor2D;
-          const { value, grads } = tf.valueAndGrads((...ws: tf.Tensor[]) =>
-            softmaxCrossEntropy(forward(spec, ws, xb), yb),
-          )(theta);
-          update(grads);
-          return tf.add(lossSum, tf.mul(value, b)) as tf.Scalar;
+          const yb = tf.gather(labels, idx) as tf.Tensor1D;
+          const ws = layout.map((e) => tf.slice(state, [e.offset], [e.size]).reshape([...e.shape]));
+          const { value, grads } = tf.valueAndGrads((...w: tf.Tensor[]) =>
+            fusedSoftmaxCrossEntropy(forward(spec, w, xb), yb),
+          )(ws);
+          fusedOptimizerStep(state, s, plan, layout, grads, value, { step: taken, b, pass });
         });
-        lossSum.dispose();
-        lossSum = next;
       },
-      // Read once per pass, asynchronously (one GPU → CPU transfer per epoch).
       async passLoss() {
-        const total = (await lossSum.data())[0]!;
-        lossSum.dispose();
-        lossSum = tf.scalar(0);
-        return total;
+        const t = tf.slice(state, [s.loss + pass], [1]);
+        try {
+          return (await t.data())[0]!;
+        } finally {
+          t.dispose();
+          pass++;
+        }
       },
     });
-    const delta = new Float32Array(spec.paramCount);
-    for (const [k, e] of layout.entries()) {
-      const values = (await theta[k]!.data()) as Float32Array;
-      for (let j = 0; j < e.size; j++) delta[e.offset + j] = values[j]! - m0[e.offset + j]!;
-    }
+    const th = tf.slice(state, [0], [P]);
+    const values = (await th.data()) as Float32Array;
+    th.dispose();
+    wgslErrors();
+    const delta = new Float32Array(P);
+    for (let i = 0; i < P; i++) delta[i] = values[i]! - m0[i]!;
     return { delta, ...run };
   } finally {
-    tf.dispose([...theta, ...(m ?? []), ...(v ?? []), x, labels, lossSum]);
-  }
-
-  /** One optimizer step on the variables (train.ts's rules, in float32 on the device). */
-  function update(grads: tf.Tensor[]): void {
-    for (const [k, t] of theta.entries()) {
-      const g = wd === 0 ? grads[k]! : tf.add(grads[k]!, tf.mul(t, wd));
-      if (optimizer === 'adam') {
-        const mk = tf.add(tf.mul(m![k]!, beta1), tf.mul(g, 1 - beta1));
-        const vk = tf.add(tf.mul(v![k]!, beta2), tf.mul(tf.square(g), 1 - beta2));
-        const stepSize = lr / (1 - beta1 ** steps);
-        const sqrtBc2 = Math.sqrt(1 - beta2 ** steps);
-        m![k]!.assign(mk);
-        v![k]!.assign(vk);
-        t.assign(tf.sub(t, tf.div(tf.mul(mk, stepSize), tf.add(tf.div(tf.sqrt(vk), sqrtBc2), eps))));
-      } else {
-        let step = g;
-        if (m) {
-          step = steps === 1 ? g : tf.add(tf.mul(m[k]!, momentum), g);
-          m[k]!.assign(step);
-        }
-        t.assign(tf.sub(t, tf.mul(step, lr)));
-      }
-    }
+    tf.dispose([state, x, labels]);
   }
 }
