@@ -36,7 +36,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { referenceZAll } from '../scoring/manipulation/_reference-z.js';
 import {
   COLLUDERS_TOLERATED,
   DEFAULT_THRESHOLD,
@@ -46,6 +45,7 @@ import {
 } from '../scoring/manipulation/detection.js';
 import { simulateAttacks } from '../scoring/manipulation/misreports.js';
 import { MIN_REPORTS_FOR_QUARANTINE, quarantineReports } from '../scoring/manipulation/quarantine.js';
+import { referenceZAll } from '../scoring/manipulation/reference-z.js';
 import type { PrivateUtilities } from '../scoring/private.js';
 
 /** The median of `x` (the script's own: scoring/_median.ts is private to scoring/). */

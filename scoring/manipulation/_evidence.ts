@@ -1,7 +1,7 @@
 /**
  * Internal: the detector's evidence reference (issue 37). Never re-exported.
  *
- * The reference sets of ./_reference-z.ts judge a silo's marginal against the other silos'
+ * The reference sets of ./reference-z.ts judge a silo's marginal against the other silos'
  * marginals. In a round where one silo's update moves the model several times more than every
  * other's (the first rounds of the 50- and 58-silo Dirichlet(0.1) settings: IOI 0.095 and LOO 0.099
  * of one silo against ≤ 0.012 for the others, with v(M) − v(M0) = 0.11), that silo is an outlier
@@ -26,7 +26,7 @@
  * others' LOO (as many as a reference set leaves out), so
  * - a pair cannot take an honest silo's evidence away by claiming the round's improvement itself:
  *   with the pair's two values left out, what is left is at most what the honest reports alone
- *   give, so the evidence is at least the honest one and the pair bound of ./_reference-z.ts (an
+ *   give, so the evidence is at least the honest one and the pair bound of ./reference-z.ts (an
  *   honest silo's z is at most its z against the honest reports alone) holds as before;
  * - nor raise its own: Δ is computed by the server and a silo's own reports are not in its
  *   evidence, and adding a colluder's value to the others can only raise an order statistic of
@@ -38,7 +38,7 @@
  * (docs/audit.md, "What the detector catches"). The evidence only lowers z (one more reference in
  * a minimum): it never flags what the reference sets accept.
  */
-import { MIN_REFERENCE } from './_reference-z.js';
+import { MIN_REFERENCE } from './reference-z.js';
 
 /**
  * The evidence reference's scale relative to the evidence: with threshold 3.5 a marginal up to

@@ -2,7 +2,7 @@
  * Detecting misreports (papers/003 §5.3: "augmenting the averaging step in EE's definition with
  * anomaly detection techniques"): robust z-scores of the marginals every silo reports, IOI_j and
  * LOO_j (computed by scoring/private.ts), each against the other silos' reports and robust to two
- * colluders (issues 32 and 37; ./_reference-z.ts) and against what the round's public improvement
+ * colluders (issues 32 and 37; ./reference-z.ts) and against what the round's public improvement
  * leaves for the silo (its evidence, ./_evidence.ts), and the reports a silo can send without being
  * flagged.
  */
@@ -16,7 +16,7 @@ import {
 } from '../private.js';
 import { checkRange, checkSilo, checkThreshold } from './_checks.js';
 import { evidenceOf, evidenceScale } from './_evidence.js';
-import { IGLEWICZ_HOAGLIN, largestUnflagged, referenceZ, referenceZAll } from './_reference-z.js';
+import { IGLEWICZ_HOAGLIN, largestUnflagged, referenceZ, referenceZAll } from './reference-z.js';
 import type { ReportBox, UtilityRange } from './reports.js';
 
 /** √(π/2): MeanAD of a normal is σ·√(2/π); used when MAD = 0 (the IBM convention). */
@@ -79,7 +79,7 @@ export const SCALE_FLOOR_STEPS = 2;
 
 /**
  * The relative floor of the scale: a reference set's scale is at least this times the median of
- * its silos' magnitudes max(|IOI_k|, |LOO_k|) (see ./_reference-z.ts). Calibrated with
+ * its silos' magnitudes max(|IOI_k|, |LOO_k|) (see ./reference-z.ts). Calibrated with
  * {@link SCALE_FLOOR_STEPS} on honest runs (docs/audit.md, "False flags").
  */
 export const SCALE_FLOOR_TYPICAL = 0.6;

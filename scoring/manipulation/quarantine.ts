@@ -13,8 +13,8 @@
  */
 import { checkUtilities, type PrivateUtilities } from '../private.js';
 import { checkThreshold } from './_checks.js';
-import { MIN_REFERENCE } from './_reference-z.js';
 import { COLLUDERS_TOLERATED, DEFAULT_THRESHOLD, detectReports } from './detection.js';
+import { MIN_REFERENCE } from './reference-z.js';
 
 /**
  * The fewest reports a round needs before any is quarantined (issue 32, S1: enough to tolerate two

@@ -18,6 +18,7 @@
  * losses. n, N, H, C and relu are compiled into the shader (one pipeline per evaluator shape);
  * K·N is a uniform, so the last, shorter chunk reuses the pipeline.
  */
+import { type Program, type WebGpuBackendLike, WORKGROUP } from './_wgsl_program.js';
 import * as tf from './tf.js';
 
 /** Most classes the shader's logit array holds. */
@@ -34,29 +35,6 @@ export interface FusedShape {
   readonly classes: number;
   /** ReLU after the first layer. */
   readonly relu: boolean;
-}
-
-const WORKGROUP = 64;
-
-/** tfjs-backend-webgpu's program interface (`WebGPUProgram`), the fields this shader sets. */
-interface Program {
-  outputShape: number[];
-  shaderKey: string;
-  dispatchLayout: { x: number[] };
-  dispatch: [number, number, number];
-  variableNames: string[];
-  workgroupSize: [number, number, number];
-  uniforms: string;
-  getUserCode(): string;
-}
-
-interface WebGpuBackendLike {
-  runWebGPUProgram(
-    program: Program,
-    inputs: tf.TensorInfo[],
-    dtype: 'float32',
-    uniforms: { type: 'int32'; data: number[] }[],
-  ): tf.TensorInfo;
 }
 
 function shaderCode(s: FusedShape): string {

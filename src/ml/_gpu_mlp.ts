@@ -27,12 +27,14 @@ import { runBatches } from './_batches.js';
 import {
   OPTIMIZER_UNIFORMS,
   optimizerUniforms,
+  readDelta,
+  readPassLoss,
   type StateLayout,
   stateLayout,
   updateFunction,
 } from './_gpu_optimizer.js';
 import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
-import { runWgsl, type WgslProgram, wgslErrors } from './_wgsl_program.js';
+import { runWgsl, type WgslProgram } from './_wgsl_program.js';
 import { type Examples, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
@@ -342,22 +344,14 @@ export async function trainMlpFused(
         }
       },
       async passLoss() {
-        const t = tf.slice(state, [s.loss + pass], [1]);
         try {
-          return (await t.data())[0]!;
+          return await readPassLoss(state, s, pass);
         } finally {
-          t.dispose();
           pass++;
         }
       },
     });
-    const th = tf.slice(state, [0], [P]);
-    const values = (await th.data()) as Float32Array;
-    th.dispose();
-    wgslErrors();
-    const delta = new Float32Array(P);
-    for (let i = 0; i < P; i++) delta[i] = values[i]! - m0[i]!;
-    return { delta, ...run };
+    return { delta: await readDelta(state, m0), ...run };
   } finally {
     tf.dispose([state, x, labels, ...(perm ? [perm] : [])]);
   }

@@ -20,8 +20,8 @@
  * float32 uniforms. test/ml/_gpu_optimizer.test.ts checks the update against `adamStepJs` and the
  * SGD loop on random data.
  */
-import { runWgsl, type Uniform, type WgslProgram } from './_wgsl_program.js';
-import type * as tf from './tf.js';
+import { runWgsl, type Uniform, type WgslProgram, wgslErrors } from './_wgsl_program.js';
+import * as tf from './tf.js';
 
 /** The optimizer's hyper-parameters (train.ts's resolved options). */
 export interface OptimizerRule {
@@ -163,4 +163,29 @@ export function fusedOptimizerStep(
     if (first === 0) inputs.Lv = loss;
     runWgsl(program(rule, s, group, first === 0), inputs, uniforms, { into: state });
   }
+}
+
+/** Pass `pass`'s loss sum from the flat state: the one 4-byte read of a pass. */
+export async function readPassLoss(state: tf.Tensor, s: StateLayout, pass: number): Promise<number> {
+  const t = tf.slice(state, [s.loss + pass], [1]);
+  try {
+    return (await t.data())[0]!;
+  } finally {
+    t.dispose();
+  }
+}
+
+/**
+ * Δ = θ − m0, θ read from the flat state once at the end of a call; a shader that failed to
+ * compile is reported first (wgslErrors), so a broken pipeline never passes for a result.
+ */
+export async function readDelta(state: tf.Tensor, m0: Float32Array): Promise<Float32Array> {
+  const P = m0.length;
+  const th = tf.slice(state, [0], [P]);
+  const values = (await th.data()) as Float32Array;
+  th.dispose();
+  wgslErrors();
+  const delta = new Float32Array(P);
+  for (let i = 0; i < P; i++) delta[i] = values[i]! - m0[i]!;
+  return delta;
 }

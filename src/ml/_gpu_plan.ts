@@ -4,19 +4,13 @@
  * paths do not import one another).
  */
 import type { Rng } from '../../scoring/seeded-rng.js';
+import type { OptimizerRule } from './_gpu_optimizer.js';
 
 /** train.ts's resolved options (checked there). */
-export interface GpuTrainPlan {
+export interface GpuTrainPlan extends OptimizerRule {
   readonly passes: number;
   readonly maxSteps: number | undefined;
   readonly batchSize: number;
-  readonly optimizer: 'adam' | 'sgd';
-  readonly lr: number;
-  readonly wd: number;
-  readonly momentum: number;
-  readonly beta1: number;
-  readonly beta2: number;
-  readonly eps: number;
   readonly rng: Rng;
   readonly onEpoch?: ((epoch: number, meanLoss: number) => void) | undefined;
 }

@@ -20,11 +20,10 @@
 
 import { runBatches } from './_batches.js';
 import { fusedMlpLayers, trainMlpFused } from './_gpu_mlp.js';
-import { fusedOptimizerStep, stateLayout } from './_gpu_optimizer.js';
+import { fusedOptimizerStep, readDelta, readPassLoss, stateLayout } from './_gpu_optimizer.js';
 import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
 import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';
 import { fusedSoftmaxCrossEntropy } from './_gpu_xent.js';
-import { wgslErrors } from './_wgsl_program.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
@@ -85,22 +84,14 @@ async function trainWithFusedOptimizer(
         });
       },
       async passLoss() {
-        const t = tf.slice(state, [s.loss + pass], [1]);
         try {
-          return (await t.data())[0]!;
+          return await readPassLoss(state, s, pass);
         } finally {
-          t.dispose();
           pass++;
         }
       },
     });
-    const th = tf.slice(state, [0], [P]);
-    const values = (await th.data()) as Float32Array;
-    th.dispose();
-    wgslErrors();
-    const delta = new Float32Array(P);
-    for (let i = 0; i < P; i++) delta[i] = values[i]! - m0[i]!;
-    return { delta, ...run };
+    return { delta: await readDelta(state, m0), ...run };
   } finally {
     tf.dispose([state, x, labels]);
   }

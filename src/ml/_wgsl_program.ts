@@ -18,10 +18,11 @@
  */
 import * as tf from './tf.js';
 
-const WORKGROUP = 64;
+/** Invocations per workgroup of the hand-written shaders (this file's and _coalition_wgsl.ts's). */
+export const WORKGROUP = 64;
 
 /** tfjs-backend-webgpu's program interface (`WebGPUProgram`), the fields set here. */
-interface Program {
+export interface Program {
   outputShape: number[];
   shaderKey: string;
   dispatchLayout: { x: number[] };
@@ -32,7 +33,8 @@ interface Program {
   getUserCode(): string;
 }
 
-interface WebGpuBackendLike {
+/** The part of tfjs-backend-webgpu's backend the hand-written shaders use. */
+export interface WebGpuBackendLike {
   device?: {
     pushErrorScope(filter: 'validation'): void;
     popErrorScope(): Promise<{ message: string } | null>;

@@ -303,7 +303,7 @@ export interface AuditDetections {
 
 /**
  * The leaderboard with the audit's flags added: a silo whose reports the audit's detector places
- * outside its undetected box (robust |z| of IOI or LOO above the threshold) in some round gets a
+ * outside its undetected box (robust z of IOI or LOO above the threshold) in some round gets a
  * `self-gain` flag naming the rounds — there its reports can carry a self-gain beyond what the
  * audit bounds for unflagged reports (docs/audit.md).
  */
@@ -317,7 +317,9 @@ export function withAuditFlags(
       if (!('detection' in rd)) continue;
       const { threshold, zWithOnly, zWithout } = rd.detection;
       rd.silos.forEach((silo, q) => {
-        if (Math.abs(zWithOnly[q] ?? 0) > threshold || Math.abs(zWithout[q] ?? 0) > threshold) {
+        // One-sided, as the detector (scoring/manipulation/detection.ts): a marginal far below its
+        // references only lowers the silo's own score (an honest Maverick, bad data, a free rider).
+        if ((zWithOnly[q] ?? 0) > threshold || (zWithout[q] ?? 0) > threshold) {
           if (!rounds.has(silo)) rounds.set(silo, new Set());
           rounds.get(silo)!.add(rd.round);
         }
@@ -330,7 +332,7 @@ export function withAuditFlags(
     addFlag(
       flags,
       'self-gain',
-      `the audit's detector flags its reports (robust |z| above the threshold) in ${roundList([...at])}: outside the region where the audit bounds a silo's self-gain`,
+      `the audit's detector flags its reports (robust z above the threshold) in ${roundList([...at])}: outside the region where the audit bounds a silo's self-gain`,
     );
     return { ...e, flags };
   });

@@ -246,7 +246,12 @@ describe('auditExperiment on a synthetic 6-silo run', () => {
     // EE's undetected self-gain is finite here: the detector keeps t_i near the others'
     expect(late.schemes.ee.selfGainUndetected.every((g) => !g.unbounded)).toBe(true);
     expect(late.detection.flaggedHonest).toEqual([]);
-    expect(late.detection.rates.deflateOthers).toBe(1);
+    // Half the deflate-others lies (each claims the round's whole improvement, 0.05) are caught:
+    // the evidence reference of issue 37 (scoring/manipulation/_evidence.ts) accepts a marginal up
+    // to about 1.5 × what v(M) − v(M0) leaves unexplained by the others' LOO (less their two
+    // largest), which here reaches 0.05 for three of the six silos. Before it, all six were caught
+    // (docs/audit.md, "What the detector catches": deflate-others 7.3 % → 2.6 % on recorded runs).
+    expect(late.detection.rates.deflateOthers).toBe(0.5);
   });
 
   it('EE-median damage stays within its order-statistic bound', () => {

@@ -18,7 +18,7 @@
  * quarantined (`npx tsx scripts/false-flags.ts framing`: 6, 8 and 18 pairs of 10, 10 and 36).
  *
  * Now a silo's z is measured against the other silos' reports, the smallest over every reference
- * set that leaves out two of them (scoring/manipulation/_reference-z.ts): one such set leaves out
+ * set that leaves out two of them (scoring/manipulation/reference-z.ts): one such set leaves out
  * the pair, so the pair's reports cannot lift an honest silo's z above its z among honest
  * reports — and none of these honest silos is flagged there.
  */

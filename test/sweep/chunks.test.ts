@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timingsAside } from './_results.js';
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 const url = process.env.DATABASE_URL;
@@ -34,16 +35,6 @@ function fedscore(args: string[]) {
     timeout: 300_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-/** results.json without what differs between two runs of the same computation: times and dates. */
-function timingsAside(r: Record<string, unknown>) {
-  const { createdAt: _c, wallTimeMs: _w, ...rest } = r;
-  const runs = (rest.runs as Record<string, unknown>[]).map(({ timingsMs: _t, rounds, ...run }) => ({
-    ...run,
-    rounds: (rounds as Record<string, unknown>[]).map(({ timingsMs: _rt, ...rd }) => rd),
-  }));
-  return { ...rest, runs };
 }
 
 describe.skipIf(!url)('sweep submit --chunks on the PostgreSQL queue', () => {

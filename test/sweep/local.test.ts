@@ -9,6 +9,7 @@ import { workerBlasThreads } from '../../src/ml/core-share.js';
 import { parseConfig } from '../../src/records/config.js';
 import { assembleResults, runExperiment } from '../../src/sim/experiment.js';
 import { runSeedsLocally } from '../../src/sweep/local.js';
+import { timingsAside } from './_results.js';
 
 const tiny = (extra: Record<string, unknown> = {}) =>
   parseConfig({
@@ -21,26 +22,6 @@ const tiny = (extra: Record<string, unknown> = {}) =>
     training: { epochs: 1, batchSize: 32 },
     ...extra,
   });
-
-/** Results as JSON would carry them, without the times and the date. */
-/**
- * The record without what depends on the run and not on the seeds' results: times, and the
- * native kernels' thread count in `kernels` (each child process gets its share of the cores,
- * src/sweep/local.ts; the bits do not depend on it).
- */
-function timingsAside(r: object) {
-  const { createdAt: _c, wallTimeMs: _w, runs, kernels, ...rest } = JSON.parse(JSON.stringify(r));
-  return {
-    ...rest,
-    kernels: typeof kernels === 'string' ? kernels.replace(/ \(\d+ threads?\)$/, '') : kernels,
-    runs: runs.map(
-      ({ timingsMs: _t, rounds, ...run }: { timingsMs: unknown; rounds: { timingsMs: unknown }[] }) => ({
-        ...run,
-        rounds: rounds.map(({ timingsMs: _rt, ...rd }) => rd),
-      }),
-    ),
-  };
-}
 
 describe('local sweeps: one process per core', () => {
   it('two seeds in two processes give the single-process results.json', async () => {

@@ -11,6 +11,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timingsAside } from './_results.js';
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 const url = process.env.DATABASE_URL;
@@ -52,16 +53,6 @@ const exited = (p: ChildProcess) =>
   new Promise<number | null>((resolve) =>
     p.exitCode !== null ? resolve(p.exitCode) : p.on('exit', resolve),
   );
-
-/** results.json without what differs between two runs of the same computation: times and dates. */
-function timingsAside(r: Record<string, unknown>) {
-  const { createdAt: _c, wallTimeMs: _w, ...rest } = r;
-  const runs = (rest.runs as Record<string, unknown>[]).map(({ timingsMs: _t, rounds, ...run }) => ({
-    ...run,
-    rounds: (rounds as Record<string, unknown>[]).map(({ timingsMs: _rt, ...rd }) => rd),
-  }));
-  return { ...rest, runs };
-}
 
 describe.skipIf(!url)('sweeps on the PostgreSQL queue', () => {
   const admin = new pg.Client({ connectionString: url });

@@ -1,7 +1,6 @@
 /** scoring/manipulation/detection.ts: z against the others, flags, and the reports the detector lets through. */
 import { describe, expect, it } from 'vitest';
 import { EVIDENCE_SCALE, evidenceOf } from '../../../scoring/manipulation/_evidence.js';
-import { EXACT_UP_TO } from '../../../scoring/manipulation/_reference-z.js';
 import {
   DEFAULT_RESOLUTION,
   detectReports,
@@ -10,6 +9,7 @@ import {
   SCALE_FLOOR_TYPICAL,
   undetectedBox,
 } from '../../../scoring/manipulation/detection.js';
+import { EXACT_UP_TO } from '../../../scoring/manipulation/reference-z.js';
 import { singleSiloBounds } from '../../../scoring/manipulation/single-silo.js';
 import { type PrivateUtilities, ratioScoreBound, SCHEMES, schemeScores } from '../../../scoring/private.js';
 import { createRng } from '../../../scoring/seeded-rng.js';

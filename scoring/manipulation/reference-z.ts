@@ -1,6 +1,7 @@
 /**
  * Internal: the detector's z of one silo's marginal against the other silos' (issue 37, issue 32
- * S1). Never re-exported.
+ * S1). Not part of the package's public API; scripts/false-flags.ts uses it for the previous
+ * detector's column.
  *
  * The reference is the others' reports, never the silo's own (a liar cannot hide by moving the
  * median it is judged by), less up to `drop` of them: z is the smallest over every way of leaving
