@@ -23,6 +23,7 @@ import type { PayoutVariant } from '../scoring/payout.js';
 import { payoutWeights } from '../scoring/payout.js';
 import { withPayoutVariant } from '../scoring/payout-variant.js';
 import { checkUtilities, type PrivateUtilities, schemeScores } from '../scoring/private.js';
+import { ISSUE_27_NO_TIES, ISSUE_27_TIES } from './_audit-rounds.js';
 import { separationRounds, TRUE_CONTRIBUTIONS } from './_separation-file.js';
 
 const GATED = { base: 'eeMedian', gate: 'alpha', tau: 0.5 } as const;
@@ -65,20 +66,7 @@ const CANDIDATES: [string, PayoutVariant][] = [
   ],
 ];
 
-const AUDIT_ROUNDS: PrivateUtilities[] = [
-  {
-    full: 0.86,
-    empty: 0.85,
-    withOnly: [0.854, 0.854, 0.855, 0.853, 0.855],
-    without: [0.857, 0.857, 0.858, 0.856, 0.857],
-  },
-  {
-    full: 0.86,
-    empty: 0.85,
-    withOnly: [0.854, 0.856, 0.855, 0.853, 0.852],
-    without: [0.857, 0.855, 0.858, 0.856, 0.854],
-  },
-];
+const AUDIT_ROUNDS: PrivateUtilities[] = [ISSUE_27_TIES, ISSUE_27_NO_TIES];
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 

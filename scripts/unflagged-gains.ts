@@ -28,6 +28,7 @@ import {
   type RegisteredScheme as Scheme,
   schemeScores,
 } from '../scoring/private.js';
+import { ISSUE_27_NO_TIES, ISSUE_27_TIES } from './_audit-rounds.js';
 
 interface NamedRound {
   name: string;
@@ -37,21 +38,11 @@ interface NamedRound {
 const EXAMPLES: NamedRound[] = [
   {
     name: 'issue 27 example (5 silos; three honest LOO_j tie at 0.003)',
-    u: {
-      full: 0.86,
-      empty: 0.85,
-      withOnly: [0.854, 0.854, 0.855, 0.853, 0.855],
-      without: [0.857, 0.857, 0.858, 0.856, 0.857],
-    },
+    u: ISSUE_27_TIES,
   },
   {
     name: 'issue 27 example, honest reports without ties (5 silos)',
-    u: {
-      full: 0.86,
-      empty: 0.85,
-      withOnly: [0.854, 0.856, 0.855, 0.853, 0.852],
-      without: [0.857, 0.855, 0.858, 0.856, 0.854],
-    },
+    u: ISSUE_27_NO_TIES,
   },
 ];
 

@@ -13,6 +13,7 @@ import { undetectedCollusionBounds } from '../../scoring/manipulation/collusion.
 import { singleSiloBounds } from '../../scoring/manipulation/single-silo.js';
 import { spearman } from '../../scoring/metrics.js';
 import { type PrivateUtilities, schemeScores } from '../../scoring/private.js';
+import { ISSUE_27_NO_TIES, ISSUE_27_TIES } from '../../scripts/_audit-rounds.js';
 import { parseUtilitiesFile } from '../../src/records/utilities-file.js';
 import { scoreUtilities } from '../../src/records/utility-scores.js';
 
@@ -66,20 +67,7 @@ describe("the headline on a file of issue 37's kind", () => {
 });
 
 describe("docs/audit.md's self-gains for the headline (the audit's optimizer)", () => {
-  const rounds: PrivateUtilities[] = [
-    {
-      full: 0.86,
-      empty: 0.85,
-      withOnly: [0.854, 0.854, 0.855, 0.853, 0.855],
-      without: [0.857, 0.857, 0.858, 0.856, 0.857],
-    },
-    {
-      full: 0.86,
-      empty: 0.85,
-      withOnly: [0.854, 0.856, 0.855, 0.853, 0.852],
-      without: [0.857, 0.855, 0.858, 0.856, 0.854],
-    },
-  ];
+  const rounds: PrivateUtilities[] = [ISSUE_27_TIES, ISSUE_27_NO_TIES];
   it('one silo and a pair, unflagged: at most ×1.25 of the honest headline weight', () => {
     for (const u of rounds) {
       const honest = schemeScores('payout', u);

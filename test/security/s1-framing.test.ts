@@ -26,6 +26,7 @@ import { describe, expect, test } from 'vitest';
 import { detectReports } from '../../scoring/manipulation/detection.js';
 import { quarantineReports } from '../../scoring/manipulation/quarantine.js';
 import type { PrivateUtilities } from '../../scoring/private.js';
+import { ISSUE_27_NO_TIES, ISSUE_27_TIES, QUICKSTART_ROUND_3 } from '../../scripts/_audit-rounds.js';
 
 interface Round {
   name: string;
@@ -35,30 +36,15 @@ interface Round {
 const ROUNDS: Round[] = [
   {
     name: 'issue 27 example (5 silos, ties)',
-    u: {
-      full: 0.86,
-      empty: 0.85,
-      withOnly: [0.854, 0.854, 0.855, 0.853, 0.855],
-      without: [0.857, 0.857, 0.858, 0.856, 0.857],
-    },
+    u: ISSUE_27_TIES,
   },
   {
     name: 'issue 27 example without ties (5 silos)',
-    u: {
-      full: 0.86,
-      empty: 0.85,
-      withOnly: [0.854, 0.856, 0.855, 0.853, 0.852],
-      without: [0.857, 0.855, 0.858, 0.856, 0.854],
-    },
+    u: ISSUE_27_NO_TIES,
   },
   {
     name: 'quickstart seed 1 round 3 (9 silos)',
-    u: {
-      full: 0.652,
-      empty: 0.6245,
-      withOnly: [0.264, 0.4505, 0.467, 0.572, 0.672, 0.457, 0.5865, 0.484, 0.623],
-      without: [0.653, 0.6635, 0.639, 0.634, 0.653, 0.658, 0.625, 0.624, 0.6365],
-    },
+    u: QUICKSTART_ROUND_3,
   },
 ];
 
