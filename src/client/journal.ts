@@ -154,6 +154,23 @@ export class SiloJournal {
   }
 }
 
+/**
+ * The entries of the journal at `path`, read without opening it for writing (`fedscore up` reads its
+ * silos' journals to know which of them sit out a round, ../cli/actions/up-replay.ts); none when the
+ * file does not exist.
+ * @throws JournalError as {@link SiloJournal.open} when it cannot be read or does not parse.
+ */
+export function readJournal(path: string): JournalEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new JournalError(path, `cannot read (${(e as Error).message})`);
+  }
+  return parseJournal(path, text);
+}
+
 function fsyncDirectory(dir: string): void {
   const fd = openSync(dir, 'r');
   try {

@@ -6,6 +6,12 @@
  * `up` again resumes from the store. Its scores.json has the same rounds, cumulative scores and
  * leaderboard as the uninterrupted run's, and nothing it started is left.
  *
+ * And an `up` SIGKILLed mid-Unmasking (src/cli/actions/up-replay.ts): the silos' processes are
+ * stepped with SIGSTOP/SIGCONT so that exactly one of three (t = 2) has sent its Unmasking response
+ * when the whole process group is SIGKILLed; `up` again closes round 1 (it aborts with its code),
+ * the silo that answered sits out round 2 (on the same base, which it refuses) and is back in round
+ * 3 — no wait, no "dropout", its journal agreeing with the store.
+ *
  * Slow (three `up` runs of real training): `npm run test:slow`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -13,6 +19,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readProject } from '../../src/cli/actions/project.js';
+import { journalPathOf } from '../../src/client/journal.js';
+import { openStore } from '../../src/server/store/database.js';
 import { ROOT, until } from './_processes.js';
 
 const user = mkdtempSync(join(tmpdir(), 'fedscore-e2e-resume-'));
@@ -113,5 +122,132 @@ describe('fedscore up, SIGKILLed and run again', () => {
     // The interrupted run's silos stopped by themselves; nothing of the second run is left.
     for (const pid of silos) expect(alive(pid)).toBe(false);
     expect(existsSync(join(dir, 'fedscore.lock'))).toBe(false);
+  }, 1_200_000);
+});
+
+describe('fedscore up, SIGKILLed mid-Unmasking and run again', () => {
+  it('aborts the round with its code; the silo that unmasked sits out round 2, none is a dropout', async () => {
+    const project = join(user, 'unmask');
+    const init = fedscore([
+      'init',
+      'unmask',
+      '--silos',
+      '3',
+      '--rounds',
+      '3',
+      '--examples',
+      '60',
+      '--backend',
+      'cpu',
+    ]);
+    expect(await init.exited, init.lines.join('\n')).toBe(0);
+    const first = fedscore(['up', 'unmask', '--backend', 'cpu']);
+    const pids = await until(
+      () => `the silos' pids\n${first.lines.join('\n')}`,
+      () => {
+        const p = first.lines.flatMap((l) => {
+          const m = /^.*\] silo-(\d) \(silo \d.*: pid (\d+)$/.exec(l);
+          return m ? [[Number(m[1]), Number(m[2])] as const] : [];
+        });
+        return p.length === 3 ? new Map(p) : undefined;
+      },
+      120_000,
+    );
+    const g1 = [pids.get(0)!, pids.get(1)!];
+    const g2 = [pids.get(2)!];
+    const signal = (ps: number[], s: NodeJS.Signals) => {
+      for (const p of ps) process.kill(p, s);
+    };
+    const log = (i: number) => {
+      try {
+        return readFileSync(join(project, 'logs', `silo-${i}.log`), 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const sent = (silos: number[], type: string) =>
+      until(
+        () => `${type} of silos ${silos.join(', ')}\n${first.lines.join('\n')}`,
+        () => (silos.every((i) => log(i).includes(`round 1: ${type} accepted`)) ? true : undefined),
+        400_000,
+      );
+    // One group runs at a time; each runs until it waits for the other group's messages, so the
+    // order is fixed: silo 2 is the last to send its consistency check, and the only one running
+    // when the Unmasking requests are served.
+    signal(g1, 'SIGSTOP');
+    await sent([2], 'advertise');
+    signal(g2, 'SIGSTOP');
+    signal(g1, 'SIGCONT');
+    await sent([0, 1], 'share');
+    signal(g1, 'SIGSTOP');
+    signal(g2, 'SIGCONT');
+    await sent([2], 'mask');
+    signal(g2, 'SIGSTOP');
+    signal(g1, 'SIGCONT');
+    await sent([0, 1], 'consistency');
+    signal(g1, 'SIGSTOP');
+    signal(g2, 'SIGCONT');
+    await sent([2], 'unmask');
+    // Everything at once: up, its service, the silos (stopped ones included).
+    process.kill(-first.child.pid!, 'SIGKILL');
+    await first.exited;
+    await until(
+      () => 'the killed processes to be gone',
+      () => ([...pids.values()].every((p) => !alive(p)) ? true : undefined),
+      30_000,
+    );
+    for (const i of [0, 1]) expect(log(i)).not.toContain('round 1: unmask accepted');
+
+    const again = fedscore(['up', 'unmask', '--backend', 'cpu']);
+    const code = await again.exited;
+    const text = again.lines.join('\n');
+    // Round 1 aborted: up says so with exit code 1, as for any aborted round — after the last round.
+    expect(code, text).toBe(1);
+    expect(text).toMatch(/round 1 was interrupted in unmask, past masking/);
+    expect(text).toMatch(/round 1 of 3 aborted: [A-Z][A-Z_]+: /);
+    expect(text).toContain(
+      'silo-2 had sent its Unmasking response in it: FEDSCORE_ERR_BASE_ALREADY_UNMASKED: it refuses every round on its base model (version 0)',
+    );
+    expect(text).toContain('it sits out until a round has a result, the others go on');
+    expect(text).toContain('round 2 of 3 scored: survivors silo-0, silo-1');
+    expect(text).toContain('silo-2 takes part again from round 3');
+    expect(text).toContain('round 3 of 3 scored: survivors silo-0, silo-1, silo-2');
+    expect(text).toContain('3 rounds: 2 scored, 1 aborted; dropouts: none');
+    expect(text).not.toContain('a dropout');
+    const scores = JSON.parse(readFileSync(join(project, 'scores.json'), 'utf8'));
+    expect(
+      scores.rounds.map((r: { round: number; withOnly: (number | null)[] }) => [
+        r.round,
+        r.withOnly.map((x) => x !== null),
+      ]),
+    ).toEqual([
+      [2, [true, true, false]],
+      [3, [true, true, true]],
+    ]);
+    // The journals agree with the store: silo 2 alone unmasked in round 1, stored; none in round 2.
+    const journal = (i: number) =>
+      readFileSync(journalPathOf(join(project, readProject(project).silos[i]!.key)), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { kind: string; round: number });
+    const unmasked = (i: number) =>
+      journal(i)
+        .filter((e) => e.kind === 'unmasked')
+        .map((e) => e.round);
+    expect([unmasked(0), unmasked(1), unmasked(2)]).toEqual([[3], [3], [1, 3]]);
+    expect(journal(2).filter((e) => e.round === 2)).toEqual([]);
+    const store = await openStore({ sqlite: join(project, 'fedscore.db') });
+    try {
+      const rows = await store.db
+        .selectFrom('messages')
+        .select('silo')
+        .where('round', '=', 1)
+        .where('stage', '=', 'unmask')
+        .execute();
+      expect(rows.map((r) => r.silo)).toEqual([2]);
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(join(project, 'fedscore.lock'))).toBe(false);
   }, 1_200_000);
 });

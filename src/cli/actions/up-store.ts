@@ -11,7 +11,9 @@
  *   round keys died with the old ones), and a resumed run then ends as an uninterrupted one would.
  *   The store as it was is copied first (`<db>.<date>.before-resume`): no acknowledged write is
  *   lost. A round past masking is not withdrawn (a silo never masks twice on one base): `up`
- *   closes its stages, and it ends with what was stored or aborts with its coded reason.
+ *   closes its stages, and it ends with what was stored or aborts with its coded reason; the silos
+ *   that had sent their Unmasking response in a round that aborted sit out the next rounds on its
+ *   base (./up-replay.ts).
  *
  * `up` holds the folder's lock (./lock.ts) while it does this, so no service has the file open.
  */

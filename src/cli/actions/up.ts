@@ -16,6 +16,11 @@
  *    an error before it joined the consortium) stops `up` with exit code 1 and its reason; only a
  *    silo that goes away after joining is a dropout, and a stage that waits only for silos whose
  *    process is gone is closed at once (`POST …/rounds/:r/advance`).
+ *    A resumed run first asks which silos sit out (./up-replay.ts, {@link resumedNext}): a silo that
+ *    sent its Unmasking response in a round that then ended without a result (an `up` killed
+ *    mid-Unmasking) refuses every round on that base model, so it is started again only once a
+ *    round has a result; when the others are fewer than t, `up` stops with exit code 1 and one line
+ *    naming the round and the code.
  * 5. {@link finish}: the leaderboard (the one `fedscore score` prints) and `scores.json` in the
  *    folder (./up-scores.ts); the dashboard URL dies with `up` unless `--keep-serving`.
  *
@@ -36,6 +41,7 @@ import { restrictIfPresent } from '../../data/private-files.js';
 import { acquireLock, type Lock, LockHeldError, type LockHolder, processAlive } from './lock.js';
 import { ProjectProcesses, type Started } from './processes.js';
 import { operatorEnv, type Project, projectCommands, readProject } from './project.js';
+import { type NextRound, nextRound, nextRoundLine, unmaskedRounds } from './up-replay.js';
 import { leaderboardText, projectScores } from './up-scores.js';
 import { keepStoreAside, prepareStore, type StoreState } from './up-store.js';
 
@@ -57,7 +63,15 @@ export interface UpArgs {
 /** What `up` reads of a round and of its progress: the contract's wire types (src/consortium/schemas.ts). */
 type RoundView = Pick<
   Round,
-  'round' | 'stage' | 'selected' | 'survivors' | 'dropped' | 'utilities' | 'error'
+  | 'round'
+  | 'stage'
+  | 'selected'
+  | 'survivors'
+  | 'dropped'
+  | 'utilities'
+  | 'error'
+  | 'baseModel'
+  | 'resultModel'
 >;
 type Progress = Pick<StageProgress, 'stage' | 'deadline' | 'expected' | 'received' | 'missing'>;
 
@@ -243,17 +257,27 @@ async function startService(u: UpRun): Promise<Started> {
   return server;
 }
 
-/** Step 3b: one client per silo (each waits for its consortium), from round `first`. */
-function startSilos(u: UpRun, first: number): Started[] {
+/** The silos' processes, by silo id (a silo that sits out is started later, ./up-replay.ts). */
+type Silos = Map<number, Started>;
+
+/**
+ * Step 3b: one client per silo (each waits for its consortium), from round `first`; `only`: these
+ * silos alone (default every one).
+ */
+function startSilos(u: UpRun, first: number, only?: readonly number[]): Silos {
   const cmds = projectCommands(u.p, {
     server: u.url,
     port: u.o.port,
     ...(u.o.backend ? { backend: u.o.backend } : {}),
   });
   const from = first > 1 ? ['--first-round', String(first)] : [];
-  const silos = cmds.clients.map((args, i) => u.procs.start(u.names[i]!, [...args, ...from]));
-  for (const [i, s] of silos.entries())
+  const silos: Silos = new Map();
+  for (const [i, args] of cmds.clients.entries()) {
+    if (only && !only.includes(i)) continue;
+    const s = u.procs.start(u.names[i]!, [...args, ...from]);
+    silos.set(i, s);
     u.say(`${u.names[i]} (silo ${i}, ${u.p.silos[i]!.format} data): pid ${s.child.pid}`);
+  }
   return silos;
 }
 
@@ -294,18 +318,27 @@ interface Followed {
 }
 
 /**
- * Step 4: follows the rounds until the schedule's last one is over.
+ * Step 4: follows the rounds until the schedule's last one is over. The silos `away` (./up-replay.ts)
+ * are started once a round from `from` on (the first this run runs) has a result — the next round
+ * is then on a new base model — and until then a stage that waits only for them (or for silos whose
+ * process is gone) is closed at once.
  * @throws Stop(1) when the service stops, a silo cannot start, or every silo stopped before the end.
  */
-async function follow(u: UpRun, server: Started, silos: Started[]): Promise<Followed> {
+async function follow(
+  u: UpRun,
+  server: Started,
+  silos: Silos,
+  o: { away: readonly number[]; from: number } = { away: [], from: 1 },
+): Promise<Followed> {
   const total = (await u.api<{ rounds?: number }>(''))?.rounds ?? 0;
   const seen = new Map<number, string>();
   const dead = new Set<number>();
+  const away = new Set(o.away);
   const cannotStart: string[] = [];
   let lastWaitLine = 0;
   let aborted = 0;
   let currentRound = 0;
-  for (const [i, s] of silos.entries())
+  const watch = (i: number, s: Started) =>
     void s.exited.then((code) => {
       if (u.interrupted || u.stopping || code === 0) return;
       // An error exit before it joined: it cannot start (data, key, model, trainer) — a failure.
@@ -318,6 +351,7 @@ async function follow(u: UpRun, server: Started, silos: Started[]): Promise<Foll
         `${u.names[i]} (silo ${i}) stopped (${typeof code === 'string' ? code : `exit code ${code}`}) in round ${currentRound || 1}: a dropout; the others go on (log logs/${u.names[i]}.log)`,
       );
     });
+  for (const [i, s] of silos) watch(i, s);
   for (;;) {
     if (cannotStart.length > 0) {
       for (const c of cannotStart) u.say(c);
@@ -355,14 +389,26 @@ async function follow(u: UpRun, server: Started, silos: Started[]): Promise<Foll
       }
       seen.set(r.round, r.stage);
     }
+    const result = list.find((r) => r.resultModel !== null && r.round >= o.from);
+    if (away.size > 0 && result && result.round < total) {
+      const back = [...away];
+      away.clear();
+      u.say(
+        `round ${result.round} has a result (model version ${result.resultModel}): ${u.who(back)} ${back.length === 1 ? 'takes' : 'take'} part again from round ${result.round + 1}`,
+      );
+      for (const [i, s] of startSilos(u, result.round + 1, back)) {
+        silos.set(i, s);
+        watch(i, s);
+      }
+    }
     const last = list[list.length - 1];
     if (last && last.round >= total && TERMINAL.has(last.stage)) break;
     if (last && !TERMINAL.has(last.stage)) {
       const pr = await u.api<Progress>(`/rounds/${last.round}/progress`);
       if (pr && pr.missing.length > 0) {
-        if (pr.missing.every((i) => dead.has(i)) && pr.stage === last.stage) {
+        if (pr.missing.every((i) => dead.has(i) || away.has(i)) && pr.stage === last.stage) {
           u.say(
-            `round ${last.round}: closing ${pr.stage} now: it waits only for ${u.who(pr.missing)}, whose process is gone`,
+            `round ${last.round}: closing ${pr.stage} now: it waits only for ${u.who(pr.missing)}, ${pr.missing.some((i) => away.has(i)) ? 'who sit out the rounds on a base model they unmasked on, or ' : ''}whose process is gone`,
           );
           await u.api(`/rounds/${last.round}/advance`, { stage: pr.stage });
         } else if (Date.now() - lastWaitLine > 1000 * (u.o.waitLineSeconds ?? 10)) {
@@ -374,7 +420,7 @@ async function follow(u: UpRun, server: Started, silos: Started[]): Promise<Foll
         }
       }
     }
-    if (silos.every((s) => !ProjectProcesses.running(s)) && cannotStart.length === 0) {
+    if ([...silos.values()].every((s) => !ProjectProcesses.running(s)) && cannotStart.length === 0) {
       await sleep(1000); // the last round's end may be on its way
       const now = (await u.api<{ rounds: RoundView[] }>('/rounds'))?.rounds.at(-1);
       if (
@@ -403,11 +449,49 @@ async function closeInterrupted(u: UpRun, round: number): Promise<void> {
   }
 }
 
+/**
+ * Step 3b′ of a resumed run: which silos sit out the next round (./up-replay.ts) — said on the
+ * console. @throws Stop(1) with one line naming the round and the code when the others are too few.
+ */
+async function resumedNext(u: UpRun): Promise<NextRound> {
+  const c = await u.api<{ threshold: number }>('');
+  const rounds = (await u.api<{ rounds: RoundView[] }>('/rounds'))?.rounds ?? [];
+  if (!c) return { kind: 'all' };
+  let unmasked: Map<number, number[]>;
+  try {
+    unmasked = unmaskedRounds(
+      u.dir,
+      u.p.silos.map((s) => s.key),
+      u.p.digest,
+    );
+  } catch (e) {
+    if ((e as Error).name !== 'JournalError') throw e;
+    u.say(`cannot resume: ${(e as Error).message}`);
+    throw new Stop(1);
+  }
+  const next = nextRound(rounds, unmasked, u.names.length, c.threshold);
+  if (next.kind === 'all') return next;
+  const ended = (r: number) => {
+    const v = rounds.find((x) => x.round === r);
+    return `round ${r} ${v?.stage ?? 'ended'}${v?.error ? ` (${v.error.code})` : ''} without a result`;
+  };
+  u.say(
+    nextRoundLine(next, (ids) => u.who(ids), ended, {
+      threshold: c.threshold,
+      n: u.names.length,
+      dir: u.o.dir,
+    }),
+  );
+  if (next.kind === 'stop') throw new Stop(1);
+  return next;
+}
+
 /** Step 5: the leaderboard and scores.json; the dashboard's fate. @returns the exit code. */
-async function finish(u: UpRun, server: Started, silos: Started[], f: Followed): Promise<number> {
+async function finish(u: UpRun, server: Started, silos: Silos, f: Followed): Promise<number> {
   // The silos leave by themselves after the last round.
   const leaving = Date.now();
-  while (silos.some(ProjectProcesses.running) && Date.now() - leaving < 30_000) await u.pause(100);
+  while ([...silos.values()].some(ProjectProcesses.running) && Date.now() - leaving < 30_000)
+    await u.pause(100);
   const published = await u.api<CumulativeScores>('/scores');
   if (published) {
     const scores = await projectScores(published, u.names, {
@@ -450,15 +534,28 @@ export async function upCommand(
       u.say(
         `the schedule of ${state.total} rounds is complete in this store: nothing to run (fedscore up ${o.dir} --fresh starts over)`,
       );
-      return await finish(u, server, [], { total: state.total, aborted: state.aborted, dead: new Set() });
+      return await finish(u, server, new Map(), {
+        total: state.total,
+        aborted: state.aborted,
+        dead: new Set(),
+      });
     }
     if (state.running) await closeInterrupted(u, state.running.round);
     const first = state.running ? state.running.round + 1 : state.over + 1;
     // The interrupted round was the schedule's last: closing it ended the run, no silo is needed.
     const done = state.registered && state.total !== undefined && first > state.total;
-    const silos = done ? [] : startSilos(u, state.registered ? first : 1);
+    const next: NextRound = state.registered && !done ? await resumedNext(u) : { kind: 'all' };
+    const away = next.kind === 'sit-out' ? next.silos : [];
+    const from = state.registered ? first : 1;
+    const silos = done
+      ? new Map()
+      : startSilos(
+          u,
+          from,
+          u.names.map((_, i) => i).filter((i) => !away.includes(i)),
+        );
     if (!state.registered) await register(u);
-    return await finish(u, server, silos, await follow(u, server, silos));
+    return await finish(u, server, silos, await follow(u, server, silos, { away, from }));
   } catch (e) {
     if (e instanceof Stop) return e.code;
     throw e;

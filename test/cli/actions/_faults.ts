@@ -221,15 +221,22 @@ export async function driveRound(
     absentFrom?: { silo: number; stage: FaultStage };
     /** The absent silo runs in this process until it is SIGKILLed at its stage. */
     remote?: SiloProcess;
+    /**
+     * This silo does not take part at all (it does not begin the round: a silo that sits out,
+     * ../../../src/cli/actions/up-replay.ts); the stages close without it at their deadline.
+     */
+    sitsOut?: number;
   },
 ): Promise<void> {
   const silos = SILOS.map((i) => new JournaledSilo(get(), 'c1', r, i, 3));
   const remote = (i: number) => o.remote?.silo === i;
-  for (const s of silos) if (!remote(s.id)) s.rg = await beginRound(get(), o.journals, r, s.id);
+  for (const s of silos)
+    if (!remote(s.id) && s.id !== o.sitsOut) s.rg = await beginRound(get(), o.journals, r, s.id);
   const gone = (i: number, stage: FaultStage) =>
-    o.absentFrom !== undefined &&
-    o.absentFrom.silo === i &&
-    FAULT_STAGES.indexOf(stage) >= FAULT_STAGES.indexOf(o.absentFrom.stage);
+    i === o.sitsOut ||
+    (o.absentFrom !== undefined &&
+      o.absentFrom.silo === i &&
+      FAULT_STAGES.indexOf(stage) >= FAULT_STAGES.indexOf(o.absentFrom.stage));
   /** The absent silo dies at its stage after the journal entry of the stage's message, if any. */
   const dies = (i: number, stage: FaultStage) => o.absentFrom?.silo === i && o.absentFrom.stage === stage;
   const ack = async (stage: FaultStage, silo: number, first: boolean) => {
@@ -251,7 +258,8 @@ export async function driveRound(
       first = false;
     }
     // A silo that went away: the stage it is missing from closes at its deadline (the clock passes it).
-    if (o.absentFrom && (await roundView(get(), r)).stage === stage) await closeStage(get(), r);
+    if ((o.absentFrom || o.sitsOut !== undefined) && (await roundView(get(), r)).stage === stage)
+      await closeStage(get(), r);
   }
   let first = true;
   const survivors = (await roundView(get(), r)).survivors ?? [];
@@ -271,7 +279,8 @@ export async function driveRound(
     await ack('reporting', i, first);
     first = false;
   }
-  if (o.absentFrom && (await roundView(get(), r)).stage === 'reporting') await closeStage(get(), r);
+  if ((o.absentFrom || o.sitsOut !== undefined) && (await roundView(get(), r)).stage === 'reporting')
+    await closeStage(get(), r);
   await o.afterFirstAck?.('scoring');
 }
 
