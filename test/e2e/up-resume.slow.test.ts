@@ -209,22 +209,26 @@ describe('fedscore up, SIGKILLed mid-Unmasking and run again', () => {
       'silo-2 had sent its Unmasking response in it: FEDSCORE_ERR_BASE_ALREADY_UNMASKED: it refuses every round on its base model (version 0)',
     );
     expect(text).toContain('it sits out until a round has a result, the others go on');
+    expect(text).toContain(
+      'round 2: closing advertise now: it waits only for silo-2, sitting out the rounds on a base model it unmasked on',
+    );
     expect(text).toContain('round 2 of 3 scored: survivors silo-0, silo-1');
     expect(text).toContain('silo-2 takes part again from round 3');
     expect(text).toContain('round 3 of 3 scored: survivors silo-0, silo-1, silo-2');
     expect(text).toContain('3 rounds: 2 scored, 1 aborted; dropouts: none');
     expect(text).not.toContain('a dropout');
     const scores = JSON.parse(readFileSync(join(project, 'scores.json'), 'utf8'));
+    // Round 1 has no scores; silo 2 reported nothing in round 2 (it sat out) and did in round 3.
     expect(
-      scores.rounds.map((r: { round: number; withOnly: (number | null)[] }) => [
+      scores.rounds.map((r: { round: number; scores: { loo: (number | null)[] } }) => [
         r.round,
-        r.withOnly.map((x) => x !== null),
+        r.scores.loo.map((x) => x !== null),
       ]),
     ).toEqual([
       [2, [true, true, false]],
       [3, [true, true, true]],
     ]);
-    // The journals agree with the store: silo 2 alone unmasked in round 1, stored; none in round 2.
+    // The journals agree with the store: silo 2 alone unmasked in round 1, stored; it has nothing in round 2.
     const journal = (i: number) =>
       readFileSync(journalPathOf(join(project, readProject(project).silos[i]!.key)), 'utf8')
         .trim()
@@ -234,7 +238,12 @@ describe('fedscore up, SIGKILLed mid-Unmasking and run again', () => {
       journal(i)
         .filter((e) => e.kind === 'unmasked')
         .map((e) => e.round);
-    expect([unmasked(0), unmasked(1), unmasked(2)]).toEqual([[3], [3], [1, 3]]);
+    // (silos 0 and 1 unmasked on M0 once, in round 2; every silo on version 2 in round 3.)
+    expect([unmasked(0), unmasked(1), unmasked(2)]).toEqual([
+      [2, 3],
+      [2, 3],
+      [1, 3],
+    ]);
     expect(journal(2).filter((e) => e.round === 2)).toEqual([]);
     const store = await openStore({ sqlite: join(project, 'fedscore.db') });
     try {

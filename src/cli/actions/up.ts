@@ -407,9 +407,17 @@ async function follow(
       const pr = await u.api<Progress>(`/rounds/${last.round}/progress`);
       if (pr && pr.missing.length > 0) {
         if (pr.missing.every((i) => dead.has(i) || away.has(i)) && pr.stage === last.stage) {
-          u.say(
-            `round ${last.round}: closing ${pr.stage} now: it waits only for ${u.who(pr.missing)}, ${pr.missing.some((i) => away.has(i)) ? 'who sit out the rounds on a base model they unmasked on, or ' : ''}whose process is gone`,
-          );
+          const gone = pr.missing.filter((i) => !away.has(i));
+          const out = pr.missing.filter((i) => away.has(i));
+          const whom = [
+            ...(gone.length > 0 ? [`${u.who(gone)}, whose process is gone`] : []),
+            ...(out.length > 0
+              ? [
+                  `${u.who(out)}, sitting out the rounds on a base model ${out.length === 1 ? 'it' : 'they'} unmasked on`,
+                ]
+              : []),
+          ];
+          u.say(`round ${last.round}: closing ${pr.stage} now: it waits only for ${whom.join(', and ')}`);
           await u.api(`/rounds/${last.round}/advance`, { stage: pr.stage });
         } else if (Date.now() - lastWaitLine > 1000 * (u.o.waitLineSeconds ?? 10)) {
           lastWaitLine = Date.now();
