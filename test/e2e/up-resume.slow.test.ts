@@ -125,79 +125,105 @@ describe('fedscore up, SIGKILLed and run again', () => {
   }, 1_200_000);
 });
 
+/**
+ * `fedscore init <name> --silos n` and `up`, SIGKILLed (the whole process group) once the silos of
+ * `g2` — and they alone — have sent their Unmasking response in round 1. The silos' processes are
+ * stepped with SIGSTOP/SIGCONT, one group running at a time; each runs until it waits for the other
+ * group's messages, so the order is fixed: `g2` advertises first, `g1` shares first, `g2` masks
+ * first, `g1` sends its consistency checks first, and `g2`, the last to send theirs, is the only
+ * group running when the Unmasking requests are served.
+ */
+async function killMidUnmask(name: string, n: number, g2: number[]): Promise<string> {
+  const project = join(user, name);
+  const init = fedscore([
+    'init',
+    name,
+    '--silos',
+    String(n),
+    '--rounds',
+    '3',
+    '--examples',
+    '60',
+    '--backend',
+    'cpu',
+  ]);
+  expect(await init.exited, init.lines.join('\n')).toBe(0);
+  const first = fedscore(['up', name, '--backend', 'cpu']);
+  const pids = await until(
+    () => `the silos' pids\n${first.lines.join('\n')}`,
+    () => {
+      const p = first.lines.flatMap((l) => {
+        const m = /^.*\] silo-(\d) \(silo \d.*: pid (\d+)$/.exec(l);
+        return m ? [[Number(m[1]), Number(m[2])] as const] : [];
+      });
+      return p.length === n ? new Map(p) : undefined;
+    },
+    120_000,
+  );
+  const g1 = [...pids.keys()].filter((i) => !g2.includes(i));
+  const signal = (silos: number[], s: NodeJS.Signals) => {
+    for (const i of silos) process.kill(pids.get(i)!, s);
+  };
+  const log = (i: number) => {
+    try {
+      return readFileSync(join(project, 'logs', `silo-${i}.log`), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const sent = (silos: number[], type: string) =>
+    until(
+      () => `${type} of silos ${silos.join(', ')}\n${first.lines.join('\n')}`,
+      () => (silos.every((i) => log(i).includes(`round 1: ${type} accepted`)) ? true : undefined),
+      400_000,
+    );
+  signal(g1, 'SIGSTOP');
+  await sent(g2, 'advertise');
+  signal(g2, 'SIGSTOP');
+  signal(g1, 'SIGCONT');
+  await sent(g1, 'share');
+  signal(g1, 'SIGSTOP');
+  signal(g2, 'SIGCONT');
+  await sent(g2, 'mask');
+  signal(g2, 'SIGSTOP');
+  signal(g1, 'SIGCONT');
+  await sent(g1, 'consistency');
+  signal(g1, 'SIGSTOP');
+  signal(g2, 'SIGCONT');
+  await sent(g2, 'unmask');
+  // Everything at once: up, its service, the silos (stopped ones included).
+  process.kill(-first.child.pid!, 'SIGKILL');
+  await first.exited;
+  await until(
+    () => 'the killed processes to be gone',
+    () => ([...pids.values()].every((p) => !alive(p)) ? true : undefined),
+    30_000,
+  );
+  for (const i of g1) expect(log(i)).not.toContain('round 1: unmask accepted');
+  return project;
+}
+
+/** The silos whose Unmasking response of round `r` the store of `project` holds. */
+async function storedUnmask(project: string, r: number): Promise<number[]> {
+  const store = await openStore({ sqlite: join(project, 'fedscore.db') });
+  try {
+    const rows = await store.db
+      .selectFrom('messages')
+      .select('silo')
+      .where('round', '=', r)
+      .where('stage', '=', 'unmask')
+      .orderBy('silo')
+      .execute();
+    return rows.map((x) => x.silo);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('fedscore up, SIGKILLed mid-Unmasking and run again', () => {
   it('aborts the round with its code; the silo that unmasked sits out round 2, none is a dropout', async () => {
-    const project = join(user, 'unmask');
-    const init = fedscore([
-      'init',
-      'unmask',
-      '--silos',
-      '3',
-      '--rounds',
-      '3',
-      '--examples',
-      '60',
-      '--backend',
-      'cpu',
-    ]);
-    expect(await init.exited, init.lines.join('\n')).toBe(0);
-    const first = fedscore(['up', 'unmask', '--backend', 'cpu']);
-    const pids = await until(
-      () => `the silos' pids\n${first.lines.join('\n')}`,
-      () => {
-        const p = first.lines.flatMap((l) => {
-          const m = /^.*\] silo-(\d) \(silo \d.*: pid (\d+)$/.exec(l);
-          return m ? [[Number(m[1]), Number(m[2])] as const] : [];
-        });
-        return p.length === 3 ? new Map(p) : undefined;
-      },
-      120_000,
-    );
-    const g1 = [pids.get(0)!, pids.get(1)!];
-    const g2 = [pids.get(2)!];
-    const signal = (ps: number[], s: NodeJS.Signals) => {
-      for (const p of ps) process.kill(p, s);
-    };
-    const log = (i: number) => {
-      try {
-        return readFileSync(join(project, 'logs', `silo-${i}.log`), 'utf8');
-      } catch {
-        return '';
-      }
-    };
-    const sent = (silos: number[], type: string) =>
-      until(
-        () => `${type} of silos ${silos.join(', ')}\n${first.lines.join('\n')}`,
-        () => (silos.every((i) => log(i).includes(`round 1: ${type} accepted`)) ? true : undefined),
-        400_000,
-      );
-    // One group runs at a time; each runs until it waits for the other group's messages, so the
-    // order is fixed: silo 2 is the last to send its consistency check, and the only one running
-    // when the Unmasking requests are served.
-    signal(g1, 'SIGSTOP');
-    await sent([2], 'advertise');
-    signal(g2, 'SIGSTOP');
-    signal(g1, 'SIGCONT');
-    await sent([0, 1], 'share');
-    signal(g1, 'SIGSTOP');
-    signal(g2, 'SIGCONT');
-    await sent([2], 'mask');
-    signal(g2, 'SIGSTOP');
-    signal(g1, 'SIGCONT');
-    await sent([0, 1], 'consistency');
-    signal(g1, 'SIGSTOP');
-    signal(g2, 'SIGCONT');
-    await sent([2], 'unmask');
-    // Everything at once: up, its service, the silos (stopped ones included).
-    process.kill(-first.child.pid!, 'SIGKILL');
-    await first.exited;
-    await until(
-      () => 'the killed processes to be gone',
-      () => ([...pids.values()].every((p) => !alive(p)) ? true : undefined),
-      30_000,
-    );
-    for (const i of [0, 1]) expect(log(i)).not.toContain('round 1: unmask accepted');
-
+    // 3 silos, t = 2: silo 2 alone answered.
+    const project = await killMidUnmask('unmask', 3, [2]);
     const again = fedscore(['up', 'unmask', '--backend', 'cpu']);
     const code = await again.exited;
     const text = again.lines.join('\n');
@@ -245,18 +271,23 @@ describe('fedscore up, SIGKILLed mid-Unmasking and run again', () => {
       [1, 3],
     ]);
     expect(journal(2).filter((e) => e.round === 2)).toEqual([]);
-    const store = await openStore({ sqlite: join(project, 'fedscore.db') });
-    try {
-      const rows = await store.db
-        .selectFrom('messages')
-        .select('silo')
-        .where('round', '=', 1)
-        .where('stage', '=', 'unmask')
-        .execute();
-      expect(rows.map((r) => r.silo)).toEqual([2]);
-    } finally {
-      await store.close();
-    }
+    expect(await storedUnmask(project, 1)).toEqual([2]);
+    expect(existsSync(join(project, 'fedscore.lock'))).toBe(false);
+  }, 1_200_000);
+
+  it('stops with exit code 1 and one line when the silos left are fewer than t', async () => {
+    // 4 silos, t = 3: silos 2 and 3 answered, the 2 others cannot make a round on M0.
+    const project = await killMidUnmask('unmask4', 4, [2, 3]);
+    expect(await storedUnmask(project, 1)).toEqual([2, 3]);
+    const again = fedscore(['up', 'unmask4', '--backend', 'cpu']);
+    const code = await again.exited;
+    const text = again.lines.join('\n');
+    expect(code, text).toBe(1);
+    expect(text).toMatch(
+      /\] cannot go on: round 1 aborted \(BELOW_THRESHOLD\) without a result; silo-2, silo-3 had sent their Unmasking responses in it: FEDSCORE_ERR_BASE_ALREADY_UNMASKED: they refuse every round on its base model \(version 0\), the next round's \(docs\/threat-model\.md, "Round replay"\), and the 2 other silos are fewer than t = 3; fedscore up unmask4 --fresh starts over\n/,
+    );
+    // No silo was started, nothing is left.
+    expect(text).not.toMatch(/: pid \d+$/m);
     expect(existsSync(join(project, 'fedscore.lock'))).toBe(false);
   }, 1_200_000);
 });
