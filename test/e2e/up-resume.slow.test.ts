@@ -284,7 +284,7 @@ describe('fedscore up, SIGKILLed mid-Unmasking and run again', () => {
     const text = again.lines.join('\n');
     expect(code, text).toBe(1);
     expect(text).toMatch(
-      /\] cannot go on: round 1 aborted \(BELOW_THRESHOLD\) without a result; silo-2, silo-3 had sent their Unmasking responses in it: FEDSCORE_ERR_BASE_ALREADY_UNMASKED: they refuse every round on its base model \(version 0\), the next round's \(docs\/threat-model\.md, "Round replay"\), and the 2 other silos are fewer than t = 3; fedscore up unmask4 --fresh starts over\n/,
+      /\] cannot go on: round 1 aborted \(BELOW_THRESHOLD\) without a result; silo-2, silo-3 had sent their Unmasking responses in it: FEDSCORE_ERR_BASE_ALREADY_UNMASKED: they refuse every round on its base model \(version 0\), the next round's \(docs\/threat-model\.md, "Round replay"\), and the 2 other silos are fewer than t = 3; fedscore up unmask4 --fresh starts over$/m,
     );
     // No silo was started, nothing is left.
     expect(text).not.toMatch(/: pid \d+$/m);

@@ -102,7 +102,7 @@ export function unmaskedRounds(dir: string, keys: readonly string[], digest: str
   return out;
 }
 
-/** The console's line for a `sit-out` or `stop` (`who` names silos; `round` says how each round ended). */
+/** The console's line for a `sit-out` or `stop` (`who` names silos; `ended` says how a round ended). */
 export function nextRoundLine(
   next: Exclude<NextRound, { kind: 'all' }>,
   who: (ids: readonly number[]) => string,
