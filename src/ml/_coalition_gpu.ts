@@ -33,6 +33,7 @@
 import type { CoalitionCounts } from './_coalition_fast.js';
 import { FUSED_MAX_CLASSES, type FusedShape, fusedCoalitionLogits } from './_coalition_wgsl.js';
 import { REDUCED_MAX_CLASSES, reducedCoalitionCounts, rowBlocks } from './_coalition_wgsl_reduced.js';
+import { onSoftwareAdapter } from './_webgpu.js';
 import { settledWgslErrors, wgslErrors } from './_wgsl_program.js';
 import type { Examples, ModelSpec } from './models.js';
 import { paramLayout } from './models.js';
@@ -53,9 +54,9 @@ export interface GpuCoalitionSetup {
   /** Bound on the largest intermediate of a chunk, bytes (default 128 MiB). */
   readonly maxChunkBytes?: number;
   /**
-   * The two-layer MLP's shaders: `reduced` (default; _coalition_wgsl_reduced.ts, the reduction in
-   * the shader) or `fused` (_coalition_wgsl.ts, reduced by tfjs ops), kept for comparisons (bench
-   * gpu-table, the tests).
+   * The two-layer MLP's shaders: `reduced` (_coalition_wgsl_reduced.ts, the reduction in the
+   * shader; the default on a hardware adapter) or `fused` (_coalition_wgsl.ts, reduced by tfjs
+   * ops; the default on a software adapter, where it measured faster).
    */
   readonly kernel?: GpuTableKernel;
 }
@@ -130,7 +131,10 @@ export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
   });
   // A first dense layer and one dense output layer (the MLP): the reduced shaders (up to 16
   // classes) or the fused one, with Pᵢ stacked as [n, H, N]. Otherwise the chain of tfjs ops below.
-  const kernel = setup.kernel ?? 'reduced';
+  // The default: the reduced shaders on a hardware adapter; the fused one on a software adapter,
+  // where the device is the CPU's SIMD units and the fused shader measured faster (lavapipe,
+  // docs/performance.md, "The coalition table on the GPU: where the time goes").
+  const kernel = setup.kernel ?? (onSoftwareAdapter() ? 'fused' : 'reduced');
   if (kernel !== 'reduced' && kernel !== 'fused')
     throw new RangeError(`kernel: expected reduced or fused, got ${String(kernel)}`);
   const twoLayer = rest.length === 1 && !rest[0]!.relu;

@@ -91,8 +91,9 @@ export interface EvaluatorOptions {
   /** webgpu: bound on a chunk's largest intermediate, bytes (default 128 MiB; _coalition_gpu.ts). */
   gpuChunkBytes?: number;
   /**
-   * webgpu, the two-layer MLP: `reduced` (default) or `fused`, the shader before issue 36, for
-   * comparisons (_coalition_gpu.ts). Both give the same counts; the loss sums differ in order.
+   * webgpu, the two-layer MLP: `reduced` (default on a hardware adapter) or `fused`, the shader
+   * before issue 36 (default on a software adapter; _coalition_gpu.ts). Both give the same
+   * counts; the loss sums differ in order.
    */
   gpuKernel?: GpuTableKernel;
   /**

@@ -19,7 +19,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskToCoalition } from '../../scoring/coalition.js';
 import { blocksShaderCode, rowsShaderCode } from '../../src/ml/_coalition_wgsl_reduced.js';
-import { loadWebGpu } from '../../src/ml/_webgpu.js';
+import { loadWebGpu, onSoftwareAdapter } from '../../src/ml/_webgpu.js';
 import { initBackend } from '../../src/ml/backend.js';
 import {
   type CoalitionSetup,
@@ -163,6 +163,14 @@ describe.runIf(gpu.ok || inCi)('the reduced coalition shaders', () => {
     // The fused path: the same four, the shader, two slices of its output, the count product
     // and the loss sum.
     expect(f.perTable).toBeGreaterThan(8 * 6);
+  });
+
+  it('is the default on a hardware adapter; the fused shader is on a software one', async () => {
+    const setup = setupOf(7);
+    const { readbacks } = await counted(() => tables(setup, {}));
+    // One table in one chunk (128 MiB budget): the reduced shaders read one buffer, the fused two.
+    expect(readbacks).toBe(onSoftwareAdapter() ? 2 : 1);
+    expect(onSoftwareAdapter()).toBe(gpu.ok && gpu.adapter.software);
   });
 
   it('compiles the shape in, and stores C + 1 numbers per coalition and block of rows', () => {
