@@ -11,7 +11,7 @@
  *    (N − 1)·u·Σ|ℓ_r| (recursive summation, any order, u = 2⁻²⁴; to first order), so they differ
  *    by at most 2(N − 1)·u·Σ|ℓ_r|; the row losses are ≥ 0 (logsumexp ≥ the label's logit, up to
  *    one rounding), so Σ|ℓ_r| is the sum itself: checked as 2N·u relative.
- * The setups cover several chunks of a small budget (the last one shorter), test rows that are
+ * The reduced accuracy table is also compared with the CPU path's (wasm). The setups cover several chunks of a small budget (the last one shorter), test rows that are
  * not a multiple of the 64-row block (150), a silo of weight 0 (its coefficient 0 in coalitions it
  * is in), the additive convention, sampled coalitions, and the structure: one readback and two
  * shader dispatches per chunk.
@@ -118,6 +118,15 @@ describe.runIf(gpu.ok || inCi)('the reduced coalition shaders', () => {
       expect(Array.from(t.accuracy)).toEqual(Array.from(f.accuracy));
       expect(Array.from(t.perClass)).toEqual(Array.from(f.perClass));
       expectLossBound(t.negLoss, f.negLoss);
+      // And the CPU path's table (no near-ties in this seeded set, as test/ml/webgpu.test.ts).
+      await initBackend({ backend: 'wasm' });
+      try {
+        const ev = createCoalitionEvaluator(setup);
+        expect(Array.from(await ev.table('accuracy'))).toEqual(Array.from(t.accuracy));
+        ev.dispose();
+      } finally {
+        await initBackend({ backend: 'webgpu' });
+      }
       // A table with something in it: the accuracies separate the coalitions.
       expect(new Set(t.accuracy).size).toBeGreaterThan(3);
     }
