@@ -15,7 +15,9 @@
  *    path (src/ml/_gpu_train.ts: the fused MLP step, the fused optimizer for the CNNs) and, as
  *    "before", on the tfjs-ops path (`FEDSCORE_GPU_TRAIN=tfjs`);
  *  - exact per-round Shapley at n = 15 and n = 20 (MLP 784-200-10, 2,000 test images): the
- *    2ⁿ-coalition accuracy table on the GPU against the CPU path, seconds and ratio.
+ *    2ⁿ-coalition accuracy table on the GPU against the CPU path, seconds and ratio; on the GPU
+ *    with the reduced shaders (the default, src/ml/_coalition_wgsl_reduced.ts) and, as "before", the
+ *    fused one they replaced (`gpuKernel: 'fused'`), whose accuracy tables must be equal.
  *  - the PyTorch anchor (bench/torch_anchor.py via bench/_torch_anchor.ts, same sizes, same run)
  *    when a python3 imports torch: its rows and each row's ratio to it (fedscore ÷ PyTorch
  *    samples/s for training; PyTorch s ÷ fedscore s for the tables); else one line saying so.
@@ -38,6 +40,7 @@ import { type Examples, initParams, type ModelSpec } from '../src/ml/models.js';
 import { trainLocal } from '../src/ml/train.js';
 import { stepCost } from './_gpu_counts.js';
 import { type Anchor, runAnchor } from './_torch_anchor.js';
+import { type GpuTableRow, profileRows } from './gpu-table.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -98,6 +101,10 @@ export interface GpuBench {
     n: number;
     coalitions: number;
     gpuSeconds: number | null;
+    /** The fused shader before issue 36's reduced ones (`gpuKernel: 'fused'`), seconds; null with --cpu. */
+    gpuFusedSeconds: number | null;
+    /** Its accuracy table equals the reduced one's (null with --cpu). */
+    fusedTableEqual: boolean | null;
     cpuSeconds: number;
     ratio: number | null;
     chunk: string;
@@ -105,6 +112,8 @@ export interface GpuBench {
     torchToGpu: number | null;
     torchToCpu: number | null;
   }[];
+  /** The tables' profile per kernel (bench/gpu-table.ts); null with --cpu. */
+  tableProfile: GpuTableRow[] | null;
   /** bench/torch_anchor.py's rows (same sizes), or why it did not run. */
   anchor: Anchor | { missing: string };
 }
@@ -155,6 +164,7 @@ async function shapleyTable(
   spec: ModelSpec,
   n: number,
   test: Examples,
+  gpuKernel: 'reduced' | 'fused' = 'reduced',
 ): Promise<{ table: Float64Array; seconds: number; chunk: string }> {
   const m0 = initParams(spec, 2);
   const updates = Array.from({ length: n }, (_, i) => {
@@ -165,7 +175,7 @@ async function shapleyTable(
   const t = performance.now();
   const ev = createCoalitionEvaluator(
     { spec, m0, updates, weights: updates.map((_, i) => 100 + 10 * i), data: test },
-    chunkMb !== undefined ? { gpuChunkBytes: Math.round(chunkMb * 2 ** 20) } : {},
+    { gpuKernel, ...(chunkMb !== undefined ? { gpuChunkBytes: Math.round(chunkMb * 2 ** 20) } : {}) },
   );
   try {
     const table = await ev.table('accuracy');
@@ -268,6 +278,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
   const shapley: GpuBench['shapley'] = [];
   let agreement = { shapleyMaxAbsDiff: Number.NaN, tableEqual: false };
   for (const n of SIZES.players) {
+    const before = cpuOnly ? null : await shapleyTable(mlp, n, test, 'fused');
     const g = cpuOnly ? null : await shapleyTable(mlp, n, test);
     await use('wasm');
     const c = await shapleyTable(mlp, n, test);
@@ -281,6 +292,8 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       n,
       coalitions: 2 ** n,
       gpuSeconds: g?.seconds ?? null,
+      gpuFusedSeconds: before?.seconds ?? null,
+      fusedTableEqual: g && before ? maxAbsDiff(g.table, before.table) === 0 : null,
       cpuSeconds: c.seconds,
       ratio: over(c.seconds, g?.seconds ?? null),
       chunk: g ? `gpu ${g.chunk}, cpu ${c.chunk}` : `cpu ${c.chunk}`,
@@ -290,12 +303,23 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     });
   }
 
+  // Where the table's time goes, per kernel (bench/gpu-table.ts): dispatches, uploads,
+  // readbacks, waits; the fused and reduced shaders interleaved once more.
+  let profile: GpuTableRow[] | null = null;
+  if (!cpuOnly) {
+    console.log(
+      '\nThe tables on the GPU, where the time goes (bench/gpu-table.ts; fused shader before, reduced after, once each):',
+    );
+    profile = await profileRows(SIZES.players, test, 1);
+  }
+
   const result: GpuBench = {
     adapter: gpuLine,
     cores,
     agreement: { matmulMaxAbsDiff, mlpDeltaMaxAbsDiff, ...agreement },
     training,
     shapley,
+    tableProfile: profile,
     anchor,
   };
   const f = (x: number | null, d = 1) => (x === null ? '—' : x.toFixed(d));
@@ -339,13 +363,13 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     }
   }
   console.log(
-    `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | CPU s | CPU ÷ GPU | PyTorch s | PyTorch ÷ GPU | PyTorch ÷ CPU | paths |`,
+    `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | GPU s before (fused shader; table equal) | CPU s | CPU ÷ GPU | PyTorch s | PyTorch ÷ GPU | PyTorch ÷ CPU | paths |`,
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of shapley) {
     const t = 'missing' in anchor ? undefined : anchor.shapley.find((x) => x.n === r.n)?.threads;
     console.log(
-      `| n = ${r.n} | ${r.coalitions} | ${f(r.gpuSeconds, 2)} | ${f(r.cpuSeconds, 2)} | ${fx(r.ratio)} | ${f(r.torchSeconds, 3)}${thr(t)} | ${fx(r.torchToGpu)} | ${fx(r.torchToCpu)} | ${r.chunk} |`,
+      `| n = ${r.n} | ${r.coalitions} | ${f(r.gpuSeconds, 2)} | ${f(r.gpuFusedSeconds, 2)}${r.fusedTableEqual === null ? '' : r.fusedTableEqual ? ' (yes)' : ' (NO)'} | ${f(r.cpuSeconds, 2)} | ${fx(r.ratio)} | ${f(r.torchSeconds, 3)}${thr(t)} | ${fx(r.torchToGpu)} | ${fx(r.torchToCpu)} | ${r.chunk} |`,
     );
   }
   return { json: { gpu: result } };

@@ -2,8 +2,9 @@
 # The GPU device check (docs/performance.md, "GPU: WebGPU"): the webgpu backend against the CPU
 # path on one machine, bench/gpu.ts's rows (adapter; agreement; training samples/s of the MLP,
 # cnn003 and LeNet-5; GPU dispatches and bytes read back per optimizer step; exact per-round
-# Shapley at n = 15 and 20; the PyTorch anchor bench/torch_anchor.py, same sizes, when a python3
-# imports torch), in under 8 minutes.
+# Shapley at n = 15 and 20, with the reduced coalition shaders and, as "before", the fused one,
+# then where each one's time goes (bench/gpu-table.ts); the PyTorch anchor bench/torch_anchor.py,
+# same sizes, when a python3 imports torch), in under 8 minutes.
 #
 #   bash scripts/gpu-check.sh [--quick] [--cpu] [--chunk-mb M]
 #       in a project checkout with node_modules (runs bench/gpu.ts with tsx), or in a folder made

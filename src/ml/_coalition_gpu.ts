@@ -11,13 +11,18 @@
  *    per class as one [K,N]×[N,C] product with the one-hot labels, and the summed cross-entropy
  *    Σ_r (logsumexp(z_r) − z_r[y_r]).
  * For the two-layer MLP (a dense first layer and one dense output layer: the quickstart's and the
- * device check's model) the first layer, the logits, the arg-max and the loss are one fused
- * shader per chunk (_coalition_wgsl.ts) that never stores the [K, N, H] hidden activations;
+ * device check's model) the first layer, the logits, the arg-max, the loss and their reduction to
+ * counts and loss sums are two dispatches per chunk (_coalition_wgsl_reduced.ts: one workgroup per
+ * coalition and block of 64 rows, reduced there, then the blocks; the [K, C + 1] results the only
+ * buffer read; `kernel: 'fused'` keeps the earlier shader, _coalition_wgsl.ts, whose [2, K, N]
+ * row results four more dispatches reduced). Neither stores the [K, N, H] hidden activations;
  * deeper MLPs run the chain of tfjs ops (one [K,n]×[n,N·H] product, then one batched
- * [K,N,in]×[K,in,out] product per layer). Only K·(C + 1) numbers come back per chunk, read
- * asynchronously (`.data()`), with the next chunk already queued (two in flight). K is chosen so
- * that what a chunk holds at once (the fused shader's per-coalition parameters and outputs, else
- * the [K, N, widest layer] activations, float32) fits `maxChunkBytes`.
+ * [K,N,in]×[K,in,out] product per layer). Only K·(C + 1) numbers come back per chunk (one
+ * buffer from the reduced shaders, two otherwise), read asynchronously (`.data()`), with the next
+ * chunk already queued (two in flight). K is chosen so that what a chunk holds at once (the
+ * shaders' per-coalition parameters and outputs, else the [K, N, widest layer] activations,
+ * float32) fits `maxChunkBytes`; at most 16,384 coalitions per chunk with the reduced shaders,
+ * 4,096 otherwise.
  *
  * The sums run in float32 on the device in the GPU's order (coalition.ts's tfjs and native paths
  * sum U_S in float32 along the prefix tree and combine the later layers in float64), so logits
@@ -27,6 +32,9 @@
 
 import type { CoalitionCounts } from './_coalition_fast.js';
 import { FUSED_MAX_CLASSES, type FusedShape, fusedCoalitionLogits } from './_coalition_wgsl.js';
+import { REDUCED_MAX_CLASSES, reducedCoalitionCounts, rowBlocks } from './_coalition_wgsl_reduced.js';
+import { onSoftwareAdapter } from './_webgpu.js';
+import { settledWgslErrors, wgslErrors } from './_wgsl_program.js';
 import type { Examples, ModelSpec } from './models.js';
 import { paramLayout } from './models.js';
 import * as tf from './tf.js';
@@ -45,7 +53,16 @@ export interface GpuCoalitionSetup {
   readonly first: number;
   /** Bound on the largest intermediate of a chunk, bytes (default 128 MiB). */
   readonly maxChunkBytes?: number;
+  /**
+   * The two-layer MLP's shaders: `reduced` (_coalition_wgsl_reduced.ts, the reduction in the
+   * shader; the default on a hardware adapter) or `fused` (_coalition_wgsl.ts, reduced by tfjs
+   * ops; the default on a software adapter, where it measured faster).
+   */
+  readonly kernel?: GpuTableKernel;
 }
+
+/** The two-layer MLP's coalition shaders (see `GpuCoalitionSetup.kernel`). */
+export type GpuTableKernel = 'reduced' | 'fused';
 
 /** The GPU evaluator of one setup. */
 export interface GpuCoalitions {
@@ -67,6 +84,15 @@ export function gpuShape(spec: ModelSpec, first: number): boolean {
 }
 
 export const DEFAULT_CHUNK_BYTES = 128 * 2 ** 20;
+
+/** Most coalitions per chunk of the reduced shaders (they hold no per-row array). */
+const MAX_REDUCED_CHUNK = 16_384;
+
+/**
+ * A chunk's results, not yet read: [correct counts per class (K×C), summed loss (K)], or one
+ * [K, C + 1] tensor holding both (the reduced shaders', one readback).
+ */
+export type ChunkResult = [tf.Tensor, tf.Tensor] | tf.Tensor;
 
 /** Builds the device-resident stacks (see the module comment). Call only when `gpuShape`. */
 export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
@@ -103,12 +129,18 @@ export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
       db: stack(b),
     };
   });
-  // A first dense layer and one dense output layer (the MLP): one fused shader per chunk
-  // (_coalition_wgsl.ts), with Pᵢ stacked as [n, H, N]. Otherwise the chain of tfjs ops below.
+  // A first dense layer and one dense output layer (the MLP): the reduced shaders (up to 16
+  // classes) or the fused one, with Pᵢ stacked as [n, H, N]. Otherwise the chain of tfjs ops below.
+  // The default: the reduced shaders on a hardware adapter; the fused one on a software adapter,
+  // where the device is the CPU's SIMD units and the fused shader measured faster (lavapipe,
+  // docs/performance.md, "The coalition table on the GPU: where the time goes").
+  const kernel = setup.kernel ?? (onSoftwareAdapter() ? 'fused' : 'reduced');
+  if (kernel !== 'reduced' && kernel !== 'fused')
+    throw new RangeError(`kernel: expected reduced or fused, got ${String(kernel)}`);
+  const twoLayer = rest.length === 1 && !rest[0]!.relu;
   const fused: FusedShape | undefined =
-    rest.length === 1 && !rest[0]!.relu && C <= FUSED_MAX_CLASSES
-      ? { n, rows: N, hidden: H, classes: C, relu: firstRelu }
-      : undefined;
+    twoLayer && C <= FUSED_MAX_CLASSES ? { n, rows: N, hidden: H, classes: C, relu: firstRelu } : undefined;
+  const reduced = fused !== undefined && kernel === 'reduced' && C <= REDUCED_MAX_CLASSES;
   const { p0, q, onehot, labels } = tf.tidy(() => {
     const x = tf.tensor2d(data.x, [N, F]);
     const layer = (p: Float32Array): tf.Tensor2D =>
@@ -123,23 +155,28 @@ export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
       labels,
     };
   });
-  // Bytes a coalition holds at once: the fused shader's parameters and two numbers per row;
-  // else the widest [N, width] activation.
+  // Bytes a coalition holds at once: the reduced shaders' parameters (W_S and the product it is
+  // added to) and C + 1 numbers per block of rows and in all; the fused shader's parameters and
+  // two numbers per row; else the widest [N, width] activation.
   const widest = Math.max(H, ...rest.map((r) => Math.max(r.outW, r.inW)));
-  const perCoalition = fused
-    ? 4 * (2 * Math.max(1, N) + rest[0]!.inW * rest[0]!.outW + rest[0]!.outW)
-    : 4 * Math.max(1, N) * widest;
+  const head = twoLayer ? rest[0]!.inW * rest[0]!.outW + rest[0]!.outW : 0;
+  const perCoalition = reduced
+    ? 4 * (2 * head + (rowBlocks(N) + 1) * (C + 1) + n)
+    : fused
+      ? 4 * (2 * Math.max(1, N) + head)
+      : 4 * Math.max(1, N) * widest;
   const budget = setup.maxChunkBytes ?? DEFAULT_CHUNK_BYTES;
-  const chunk = Math.max(1, Math.min(4096, Math.floor(budget / perCoalition)));
+  const chunk = Math.max(1, Math.min(reduced ? MAX_REDUCED_CHUNK : 4096, Math.floor(budget / perCoalition)));
 
   /** Queues one chunk (coefficient rows `coef`, K×n) and returns its result tensors. */
-  function dispatch(coef: Float32Array, K: number): [tf.Tensor, tf.Tensor] {
+  function dispatch(coef: Float32Array, K: number): ChunkResult {
     return tf.tidy(() => {
       const cm = tf.tensor2d(coef, [K, n]);
       const params = rest.map((r) => ({
         w: tf.add(tf.matMul(cm, r.dw), r.w0.reshape([1, r.inW * r.outW])),
         b: tf.add(tf.matMul(cm, r.db), r.b0),
       }));
+      if (reduced) return reducedCoalitionCounts(fused, K, cm, q, p0, params[0]!.w, params[0]!.b, labels);
       let correct: tf.Tensor2D;
       let rowLoss: tf.Tensor2D;
       if (fused) {
@@ -156,7 +193,7 @@ export function gpuCoalitions(setup: GpuCoalitionSetup): GpuCoalitions {
         correct = tf.equal(tf.argMax(z, 2), labels).toFloat() as tf.Tensor2D;
         rowLoss = tf.sub(tf.logSumExp(z, 2), tf.sum(tf.mul(z, onehot), 2)) as tf.Tensor2D;
       }
-      return [tf.matMul(correct, onehot), tf.sum(rowLoss, 1)];
+      return [tf.matMul(correct, onehot), tf.sum(rowLoss, 1)] as [tf.Tensor, tf.Tensor];
     });
   }
 
@@ -178,9 +215,9 @@ export interface ChunkDispatcher {
   readonly scale: (members: readonly number[]) => number;
   /**
    * Queues the chunk whose coefficient rows C[k,i] = s(S_k)·aᵢ·[i ∈ S_k] are `coef` (K×n) and
-   * returns [correct counts per class (K×C), summed loss (K)] without reading them.
+   * returns its results (`ChunkResult`) without reading them.
    */
-  dispatch(coef: Float32Array, K: number): [tf.Tensor, tf.Tensor];
+  dispatch(coef: Float32Array, K: number): ChunkResult;
 }
 
 /**
@@ -194,13 +231,22 @@ export function chunkedCoalitions(d: ChunkDispatcher, dispose: () => void): GpuC
   async function run(total: number, fill: (row: number, out: Float32Array, at: number) => void) {
     const counts = new Int32Array(total * C);
     const loss = new Float64Array(total);
-    const inFlight: { start: number; K: number; t: [tf.Tensor, tf.Tensor] }[] = [];
+    const inFlight: { start: number; K: number; t: ChunkResult }[] = [];
     const drain = async () => {
       const job = inFlight.shift()!;
       try {
-        const [c, l] = await Promise.all([job.t[0].data(), job.t[1].data()]);
-        for (let j = 0; j < job.K * C; j++) counts[job.start * C + j] = Math.round(c[j]!);
-        for (let j = 0; j < job.K; j++) loss[job.start + j] = l[j]!;
+        if (Array.isArray(job.t)) {
+          const [c, l] = await Promise.all([job.t[0].data(), job.t[1].data()]);
+          for (let j = 0; j < job.K * C; j++) counts[job.start * C + j] = Math.round(c[j]!);
+          for (let j = 0; j < job.K; j++) loss[job.start + j] = l[j]!;
+        } else {
+          const both = await job.t.data();
+          wgslErrors();
+          for (let j = 0; j < job.K; j++) {
+            for (let c = 0; c < C; c++) counts[(job.start + j) * C + c] = Math.round(both[j * (C + 1) + c]!);
+            loss[job.start + j] = both[j * (C + 1) + C]!;
+          }
+        }
       } finally {
         tf.dispose(job.t);
       }
@@ -214,6 +260,8 @@ export function chunkedCoalitions(d: ChunkDispatcher, dispose: () => void): GpuC
         if (inFlight.length >= 2) await drain();
       }
       while (inFlight.length > 0) await drain();
+      // A hand-written shader (the reduced ones) that failed to compile: its error, not its zeros.
+      await settledWgslErrors();
     } finally {
       for (const job of inFlight) tf.dispose(job.t);
     }

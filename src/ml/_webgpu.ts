@@ -32,8 +32,18 @@ let loaded: Promise<WebGpuLoad> | undefined;
  * Never throws: a missing `dawn.node`, Vulkan loader or adapter is returned as `why`.
  */
 export function loadWebGpu(): Promise<WebGpuLoad> {
-  loaded ??= load();
+  loaded ??= load().then((r) => {
+    softwareAdapter = r.ok && r.adapter.software;
+    return r;
+  });
   return loaded;
+}
+
+let softwareAdapter = false;
+
+/** Whether the adapter `loadWebGpu` found is a software one (lavapipe, SwiftShader); false before. */
+export function onSoftwareAdapter(): boolean {
+  return softwareAdapter;
 }
 
 async function load(): Promise<WebGpuLoad> {

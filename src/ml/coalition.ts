@@ -57,7 +57,13 @@ import {
 } from '../../scoring/game.js';
 import { nativeAffineRelu } from './_blas_kernels.js';
 import { type CoalitionCounts, coalitionKernel, nativeCoalitions, nativeShape } from './_coalition_fast.js';
-import { type GpuCoalitions, gpuCoalitions, gpuShape } from './_coalition_gpu.js';
+import {
+  type GpuCoalitionSetup,
+  type GpuCoalitions,
+  type GpuTableKernel,
+  gpuCoalitions,
+  gpuShape,
+} from './_coalition_gpu.js';
 import { gpuConvCoalitions } from './_coalition_gpu_conv.js';
 import { accumulateAsync, summarize } from './_reduce.js';
 import { onWebGpu } from './_webgpu.js';
@@ -84,6 +90,12 @@ export interface EvaluatorOptions {
   native?: boolean;
   /** webgpu: bound on a chunk's largest intermediate, bytes (default 128 MiB; _coalition_gpu.ts). */
   gpuChunkBytes?: number;
+  /**
+   * webgpu, the two-layer MLP: `reduced` (default on a hardware adapter) or `fused`, the shader
+   * before issue 36 (default on a software adapter; _coalition_gpu.ts). Both give the same
+   * counts; the loss sums differ in order.
+   */
+  gpuKernel?: GpuTableKernel;
   /**
    * webgpu, models that do not start with a dense layer: evaluate many coalition models per
    * dispatch (default true; _coalition_gpu_conv.ts). false evaluates them one at a time, as
@@ -163,6 +175,8 @@ export function createCoalitionEvaluator(
   const chunkBytes = options.gpuChunkBytes;
   if (chunkBytes !== undefined && !(Number.isInteger(chunkBytes) && chunkBytes >= 1))
     throw new RangeError(`gpuChunkBytes: expected a positive integer, got ${chunkBytes}`);
+  if (options.gpuKernel !== undefined && options.gpuKernel !== 'reduced' && options.gpuKernel !== 'fused')
+    throw new RangeError(`gpuKernel: expected reduced or fused, got ${String(options.gpuKernel)}`);
   const { spec, data } = setup;
   const firstParam = spec.layers.findIndex((l) => l.kind === 'dense' || l.kind === 'conv');
   const denseFirst =
@@ -179,7 +193,10 @@ export function createCoalitionEvaluator(
   const memo = new Map<string, Utilities>();
   const inner =
     resolved === 'combined'
-      ? combinedEvaluator(setup, coef, firstParam, options.native ?? true, options.gpuChunkBytes)
+      ? combinedEvaluator(setup, coef, firstParam, options.native ?? true, {
+          ...(chunkBytes !== undefined ? { maxChunkBytes: chunkBytes } : {}),
+          ...(options.gpuKernel !== undefined ? { kernel: options.gpuKernel } : {}),
+        })
       : mode === 'auto' && onWebGpu() && (options.gpuBatch ?? true)
         ? countsEvaluator(
             setup.data,
@@ -373,7 +390,7 @@ function combinedEvaluator(
   coef: Coefficients,
   first: number,
   allowNative: boolean,
-  gpuChunkBytes: number | undefined,
+  gpuOptions: Pick<GpuCoalitionSetup, 'maxChunkBytes' | 'kernel'>,
 ): CombinedEvaluator {
   const { spec, data, m0, updates } = setup;
   const layout = paramLayout(spec);
@@ -427,7 +444,7 @@ function combinedEvaluator(
         a: coef.a,
         scale: coef.scale,
         first,
-        ...(gpuChunkBytes !== undefined ? { maxChunkBytes: gpuChunkBytes } : {}),
+        ...gpuOptions,
       }),
     );
   const kernel =

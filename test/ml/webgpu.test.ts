@@ -205,7 +205,7 @@ describe.runIf(run)('webgpu agrees with the CPU path', () => {
     };
     expect((2 ** n * rows.n) / 64).toBeGreaterThan(65_535);
     const tables = async () => {
-      const ev = createCoalitionEvaluator(setup);
+      const ev = createCoalitionEvaluator(setup, { gpuKernel: 'fused' });
       try {
         return { accuracy: await ev.table('accuracy'), negLoss: await ev.table('negLoss'), gpu: ev.gpu };
       } finally {
