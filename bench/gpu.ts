@@ -14,6 +14,9 @@
  *  - what one optimizer step costs on the device, dispatches and bytes read back, on the training
  *    path (src/ml/_gpu_train.ts: the fused MLP step, the fused optimizer for the CNNs) and, as
  *    "before", on the tfjs-ops path (`FEDSCORE_GPU_TRAIN=tfjs`);
+ *  - k silos trained from the same model (the MLP), batched into the same dispatches against one
+ *    after another: dispatches per round-step for k = 1, 4, 8 and, for k = 4, wall time per
+ *    round-step, interleaved (bench/_gpu_silos.ts);
  *  - exact per-round Shapley at n = 15 and n = 20 (MLP 784-200-10, 2,000 test images): the
  *    2ⁿ-coalition accuracy table on the GPU against the CPU path, seconds and ratio.
  *  - the PyTorch anchor (bench/torch_anchor.py via bench/_torch_anchor.ts, same sizes, same run)
@@ -37,6 +40,7 @@ import { createModel } from '../src/ml/model-registry.js';
 import { type Examples, initParams, type ModelSpec } from '../src/ml/models.js';
 import { trainLocal } from '../src/ml/train.js';
 import { stepCost } from './_gpu_counts.js';
+import { printSiloRows, type SilosBench, siloRows } from './_gpu_silos.js';
 import { type Anchor, runAnchor } from './_torch_anchor.js';
 
 const args = process.argv.slice(2);
@@ -107,6 +111,8 @@ export interface GpuBench {
   }[];
   /** bench/torch_anchor.py's rows (same sizes), or why it did not run. */
   anchor: Anchor | { missing: string };
+  /** k silos from one model batched vs one after another (bench/_gpu_silos.ts); null with --cpu. */
+  silos: SilosBench | null;
 }
 
 /** Runs `f` with FEDSCORE_GPU_TRAIN set to `path` (src/ml/_gpu_train.ts), then restores it. */
@@ -263,6 +269,9 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     });
   }
 
+  // Several silos in the same dispatches (the MLP).
+  const silos = cpuOnly ? null : await siloRows(mlp, images, quick ? 3 : 5);
+
   // Exact per-round Shapley.
   const test = images(SIZES.testImages, 9);
   const shapley: GpuBench['shapley'] = [];
@@ -297,6 +306,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     training,
     shapley,
     anchor,
+    silos,
   };
   const f = (x: number | null, d = 1) => (x === null ? '—' : x.toFixed(d));
   const fx = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}×`);
@@ -338,6 +348,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       );
     }
   }
+  if (silos) printSiloRows(silos);
   console.log(
     `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | CPU s | CPU ÷ GPU | PyTorch s | PyTorch ÷ GPU | PyTorch ÷ CPU | paths |`,
   );
