@@ -25,7 +25,13 @@ export interface BatchSteps {
 
 /** One event of the schedule: a step, or the end of a pass (after its last step). */
 export type ScheduleEvent =
-  | { readonly kind: 'step'; readonly order: Int32Array; readonly start: number; readonly b: number; readonly step: number }
+  | {
+      readonly kind: 'step';
+      readonly order: Int32Array;
+      readonly start: number;
+      readonly b: number;
+      readonly step: number;
+    }
   | { readonly kind: 'pass'; readonly epoch: number; readonly seen: number };
 
 /**

@@ -72,7 +72,11 @@ export function fusedMlpLayers(spec: ModelSpec): Dense[] | undefined {
   }));
 }
 
-/** The sizes every kernel compiles in: features F, batch B, silos K, floats of a silo's state Z. */
+/**
+ * The sizes of a call: features F and batch B are compiled in; silos K and the floats of a
+ * silo's state Z are uniforms, so one set of pipelines serves any number of silos (a pipeline
+ * takes seconds to compile on lavapipe).
+ */
 export interface SiloShape {
   readonly F: number;
   readonly B: number;
@@ -80,7 +84,16 @@ export interface SiloShape {
   readonly Z: number;
 }
 
-const shapeKey = (g: SiloShape) => `${g.F}_${g.B}_${g.K}_${g.Z}`;
+/** The kernels' uniforms of their own: K and Z (`SiloShape`). */
+const SILO_UNIFORMS = 'silos : i32, stride : i32,';
+
+/** The values `SILO_UNIFORMS` declares. */
+export const siloUniforms = (K: number, Z: number) => [
+  { type: 'int32' as const, data: [K] },
+  { type: 'int32' as const, data: [Z] },
+];
+
+const shapeKey = (g: SiloShape) => `${g.F}_${g.B}`;
 
 /**
  * The start of every kernel: which silo the invocation works for (`si`, `li`), its batch
@@ -88,12 +101,12 @@ const shapeKey = (g: SiloShape) => `${g.F}_${g.B}_${g.K}_${g.Z}`;
  */
 const silo = (g: SiloShape, per: number) => `
     let si = index / ${per};
-    if (si >= ${g.K}) { return; }
+    if (si >= uniforms.silos) { return; }
     let li = index - si * ${per};
     let start = Q[si * ${Q_WIDTH}];
     let b = Q[si * ${Q_WIDTH} + 1];
     let sRow = si * ${g.B};
-    let th = si * ${g.Z};`;
+    let th = si * uniforms.stride;`;
 
 /** How layer ℓ's input row r is addressed: the examples through the permutation, or A_ℓ. */
 const rowOf = (l: number, F: number, inW: number, r = 'r') =>
@@ -115,6 +128,7 @@ function forwardProgram(l: number, d: Dense, g: SiloShape): WgslProgram {
   return {
     key: `mlpFwd_${l}_${shapeKey(g)}_${d.inputs}_${U}_${d.w}_${d.b}_${d.relu}`,
     invocations: g.K * per,
+    uniforms: SILO_UNIFORMS,
     code: `
   fn main(index : i32) {${silo(g, per)}
     if (li >= ((b + ${T - 1}) / ${T}) * ${tiles(U)}) { return; }
@@ -149,6 +163,7 @@ function lossProgram(l: number, d: Dense, g: SiloShape): WgslProgram {
   return {
     key: `mlpLoss_${l}_${shapeKey(g)}_${d.inputs}_${C}_${d.w}_${d.b}`,
     invocations: g.K * g.B,
+    uniforms: SILO_UNIFORMS,
     code: `
   fn main(index : i32) {${silo(g, g.B)}
     let r = li;
@@ -178,7 +193,7 @@ function lossProgram(l: number, d: Dense, g: SiloShape): WgslProgram {
           `if (y == ${c}) { ly = l${c}; } result[(sRow + r) * ${C} + ${c}] = (exp(l${c} - lse) - select(0.0, 1.0, y == ${c})) * inv;`,
       )
       .join('\n    ')}
-    result[${g.K * g.B * C} + sRow + r] = lse - ly;
+    result[uniforms.silos * ${g.B * C} + sRow + r] = lse - ly;
   }`,
   };
 }
@@ -189,6 +204,7 @@ function backwardProgram(l: number, d: Dense, reluBelow: boolean, g: SiloShape):
   return {
     key: `mlpBwd_${l}_${shapeKey(g)}_${In}_${Out}_${d.w}_${reluBelow}`,
     invocations: g.K * g.B * In,
+    uniforms: SILO_UNIFORMS,
     code: `
   fn main(index : i32) {${silo(g, g.B * In)}
     if (li >= b * ${In}) { return; }
@@ -253,7 +269,7 @@ function optimizerProgram(
   return {
     key: `mlpOpt_${rule.optimizer}_${st.m}_${st.v}_${st.loss}_${shapeKey(g)}_${group.join('-')}_${layers.map((d) => `${d.inputs}x${d.units}@${d.w}`).join(',')}`,
     invocations: g.K * cum,
-    uniforms: OPTIMIZER_UNIFORMS,
+    uniforms: `${OPTIMIZER_UNIFORMS} ${SILO_UNIFORMS}`,
     code: `${updateFunction(rule, st)}
   fn main(index : i32) {${silo(g, cum)}
     if (b == 0) { return; }
@@ -262,7 +278,7 @@ function optimizerProgram(
         ? `if (li == 0) {
       let slot = th + ${st.loss} + Q[si * ${Q_WIDTH} + 2];
       var sum = 0.0;
-      for (var r = 0; r < b; r++) { sum = sum + D${L}[${g.K * g.B * C} + sRow + r]; }
+      for (var r = 0; r < b; r++) { sum = sum + D${L}[uniforms.silos * ${g.B * C} + sRow + r]; }
       result[slot] = result[slot] + sum;
     }`
         : ''

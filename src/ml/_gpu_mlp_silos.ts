@@ -23,7 +23,7 @@
  * one read at the end (a silo given `onEpoch` has its pass's loss read at the pass's end instead).
  */
 import { batchSchedule, type ScheduleEvent } from './_batches.js';
-import { type Dense, mlpStepPrograms, Q_WIDTH } from './_gpu_mlp.js';
+import { type Dense, mlpStepPrograms, Q_WIDTH, siloUniforms } from './_gpu_mlp.js';
 import { optimizerUniforms, stateLayout } from './_gpu_optimizer.js';
 import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
 import { runWgsl, wgslErrors } from './_wgsl_program.js';
@@ -197,21 +197,23 @@ export async function trainMlpSilos(
     try {
       for (let l = 0; l + 1 < L; l++) {
         const input: Record<string, tf.Tensor> = l === 0 ? { X: x, Perm } : { [`A${l}`]: A[l]! };
-        A[l + 1] = runWgsl(programs.forwards[l]!, { ...input, S: state, Q }, [], {
+        A[l + 1] = runWgsl(programs.forwards[l]!, { ...input, S: state, Q }, siloUniforms(K, Z), {
           size: K * B * layers[l]!.units,
         });
       }
       const lastIn: Record<string, tf.Tensor> = L === 1 ? { X: x, Perm } : { [`A${L - 1}`]: A[L - 1]!, Perm };
-      D[L] = runWgsl(programs.loss, { ...lastIn, S: state, Y: labels, Q }, [], {
+      D[L] = runWgsl(programs.loss, { ...lastIn, S: state, Y: labels, Q }, siloUniforms(K, Z), {
         size: K * B * (layers[L - 1]!.units + 1),
       });
       for (let l = L - 1; l >= 1; l--) {
         const inputs: Record<string, tf.Tensor> = { [`D${l + 1}`]: D[l + 1]!, S: state, Q };
         if (layers[l - 1]!.relu) inputs[`A${l}`] = A[l]!;
-        D[l] = runWgsl(programs.backwards[l]!, inputs, [], { size: K * B * layers[l]!.inputs });
+        D[l] = runWgsl(programs.backwards[l]!, inputs, siloUniforms(K, Z), {
+          size: K * B * layers[l]!.inputs,
+        });
       }
       // b and pass are per silo (Q); the uniforms' own are unused here.
-      const uniforms = optimizerUniforms(rule, t, 0, 0);
+      const uniforms = [...optimizerUniforms(rule, t, 0, 0), ...siloUniforms(K, Z)];
       for (const [g, group] of programs.groups.entries()) {
         const inputs: Record<string, tf.Tensor> = {};
         for (const l of group) {

@@ -53,7 +53,8 @@ export async function trainSilos(
     }
   });
   const perCall = onWebGpu() ? gpuSilosPerCall() : 1;
-  const layers = perCall > 1 && jobs.length > 1 && gpuTrainPath() === 'fused' ? fusedMlpLayers(spec) : undefined;
+  const layers =
+    perCall > 1 && jobs.length > 1 && gpuTrainPath() === 'fused' ? fusedMlpLayers(spec) : undefined;
   if (!layers) {
     const out: TrainResult[] = [];
     for (const j of jobs) out.push(await trainLocal(spec, m0, j.data, j.options));

@@ -23,7 +23,8 @@ import { gaussianMixture, maxAbs, maxAbsDiff, sameBits } from './_synthetic.js';
 
 const gpu = await loadWebGpu();
 const inCi = process.env.CI === 'true';
-if (!gpu.ok) console.warn(`test/ml/_gpu_mlp_silos.test.ts: ${inCi ? 'CI=true, failing' : 'skipped'}: ${gpu.why}`);
+if (!gpu.ok)
+  console.warn(`test/ml/_gpu_mlp_silos.test.ts: ${inCi ? 'CI=true, failing' : 'skipped'}: ${gpu.why}`);
 
 const shape = [6, 6, 1] as const;
 const spec = createModel('mlp', { hidden: [16], inputShape: shape, numClasses: 5 });

@@ -17,15 +17,19 @@ import { gaussianMixture, sameBits } from './_synthetic.js';
 
 const gpu = await loadWebGpu();
 const inCi = process.env.CI === 'true';
-if (!gpu.ok) console.warn(`test/ml/train-silos.test.ts: ${inCi ? 'CI=true, failing' : 'skipped'}: webgpu cases: ${gpu.why}`);
+if (!gpu.ok)
+  console.warn(
+    `test/ml/train-silos.test.ts: ${inCi ? 'CI=true, failing' : 'skipped'}: webgpu cases: ${gpu.why}`,
+  );
 
-const shape = [5, 5, 1] as const;
-const spec = createModel('mlp', { hidden: [12], inputShape: shape, numClasses: 4 });
+const shape = [6, 6, 1] as const;
+// test/ml/_gpu_mlp.test.ts's model and options: the same pipelines (each takes seconds to compile on lavapipe).
+const spec = createModel('mlp', { hidden: [16], inputShape: shape, numClasses: 5 });
 const m0 = initParams(spec, 2);
-// Five silos of unequal sizes (batch 16: 1 to 4 steps per pass, short last batches).
-const jobs: SiloJob[] = [50, 21, 64, 9, 33].map((n, k) => ({
-  data: gaussianMixture(n, shape, 4, 40 + k),
-  options: { seed: k, epochs: 2, batchSize: 16, learningRate: 0.01, weightDecay: 1e-3 },
+// Five silos of unequal sizes (batch 32: 1 to 4 steps per pass, short last batches).
+const jobs: SiloJob[] = [100, 41, 64, 9, 70].map((n, k) => ({
+  data: gaussianMixture(n, shape, 5, 40 + k),
+  options: { seed: k, epochs: 2, batchSize: 32, learningRate: 0.01, weightDecay: 1e-3 },
 }));
 
 async function expectAlone(backend: BackendName) {
@@ -68,14 +72,17 @@ describe('trainSilos', () => {
     );
   });
 
-  it.runIf(gpu.ok || inCi)('on webgpu, batched in groups of 2 and of 8, and on the tfjs path: the same bits', async () => {
-    process.env.FEDSCORE_GPU_SILOS = '2';
-    await expectAlone('webgpu');
-    delete process.env.FEDSCORE_GPU_SILOS;
-    await expectAlone('webgpu');
-    process.env.FEDSCORE_GPU_TRAIN = 'tfjs';
-    await expectAlone('webgpu');
-  });
+  it.runIf(gpu.ok || inCi)(
+    'on webgpu, batched in groups of 2 and of 8, and on the tfjs path: the same bits',
+    async () => {
+      process.env.FEDSCORE_GPU_SILOS = '2';
+      await expectAlone('webgpu');
+      delete process.env.FEDSCORE_GPU_SILOS;
+      await expectAlone('webgpu');
+      process.env.FEDSCORE_GPU_TRAIN = 'tfjs';
+      await expectAlone('webgpu');
+    },
+  );
 
   it.runIf(gpu.ok || inCi)('on webgpu, a bad job is named', async () => {
     await initBackend({ backend: 'webgpu' });
