@@ -27,8 +27,10 @@
  * reuses the pipelines.
  *
  * A WebGPU shader binds at most 8 storage buffers: the optimizer dispatch takes Q and the layers'
- * inputs and output gradients for up to 2 layers at once (X, Perm, D₁; A₁, D₂), and one dispatch
- * per group of layers beyond (never on the built-in models, whose `mlp` default has 2 layers).
+ * inputs and output gradients, X, Perm and D₁ for the first layer and A_ℓ, D_{ℓ+1} for each
+ * other, 6 buffers at most: the first two layers in one dispatch, up to three per dispatch beyond.
+ * So a step is 2L dispatches for 1 or 2 layers (the built-in `mlp` default has 2) and 2L + 1 for
+ * 3 to 5 (before Q took a binding, 3 layers fitted one optimizer dispatch).
  */
 import {
   OPTIMIZER_UNIFORMS,
