@@ -93,6 +93,28 @@ describe.runIf(gpu.ok || inCi)('several silos in the same dispatches on webgpu',
     expect(r.map((x) => x.steps)).toEqual(steps);
   });
 
+  it("calls a silo's onEpoch at each of its pass ends, with the losses it returns", async () => {
+    const seen: [number, number][] = [];
+    const options = (k: number): TrainOptions => ({
+      seed: 3 + k,
+      epochs: 2,
+      batchSize: 32,
+      learningRate: 0.01,
+      weightDecay: 1e-3,
+      ...(k === 1 ? { onEpoch: (e: number, loss: number) => seen.push([e, loss]) } : {}),
+    });
+    const r = await trainMlpSilos(
+      spec,
+      layers,
+      m0,
+      silos.map((data, k) => ({ data, plan: trainPlan(spec, m0, data, options(k)) })),
+    );
+    expect(seen).toEqual(Array.from(r[1]!.epochLosses, (loss, e) => [e, loss]));
+    const alone = await trainLocal(spec, m0, silos[1]!, { ...options(0), seed: 4 }); // options(1) without onEpoch
+    expect(Array.from(r[1]!.epochLosses)).toEqual(Array.from(alone.epochLosses));
+    expect(sameBits(r[1]!.delta, alone.delta)).toBe(true);
+  });
+
   it('takes 4 dispatches per step for 4 silos (16 one after another), no readback', async () => {
     const four = silos.map((data) => ({ data: gaussianMixture(128, shape, 5, data.n) }));
     const train = (steps: number) =>
