@@ -14,6 +14,9 @@
  *  - what one optimizer step costs on the device, dispatches and bytes read back, on the training
  *    path (src/ml/_gpu_train.ts: the fused MLP step, the fused optimizer for the CNNs) and, as
  *    "before", on the tfjs-ops path (`FEDSCORE_GPU_TRAIN=tfjs`);
+ *  - k silos trained from the same model (the MLP), batched into the same dispatches against one
+ *    after another: dispatches per round-step for k = 1, 4, 8 and, for k = 4, wall time per
+ *    round-step, interleaved (bench/_gpu_silos.ts);
  *  - exact per-round Shapley at n = 15 and n = 20 (MLP 784-200-10, 2,000 test images): the
  *    2ⁿ-coalition accuracy table on the GPU against the CPU path, seconds and ratio; on the GPU
  *    with the reduced shaders (the default, src/ml/_coalition_wgsl_reduced.ts) and, as "before", the
@@ -39,6 +42,7 @@ import { createModel } from '../src/ml/model-registry.js';
 import { type Examples, initParams, type ModelSpec } from '../src/ml/models.js';
 import { trainLocal } from '../src/ml/train.js';
 import { stepCost } from './_gpu_counts.js';
+import { printSiloRows, type SilosBench, siloRows } from './_gpu_silos.js';
 import { type Anchor, runAnchor } from './_torch_anchor.js';
 import { type GpuTableRow, profileRows } from './gpu-table.js';
 
@@ -116,6 +120,8 @@ export interface GpuBench {
   tableProfile: GpuTableRow[] | null;
   /** bench/torch_anchor.py's rows (same sizes), or why it did not run. */
   anchor: Anchor | { missing: string };
+  /** k silos from one model batched vs one after another (bench/_gpu_silos.ts); null with --cpu. */
+  silos: SilosBench | null;
 }
 
 /** Runs `f` with FEDSCORE_GPU_TRAIN set to `path` (src/ml/_gpu_train.ts), then restores it. */
@@ -273,6 +279,9 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     });
   }
 
+  // Several silos in the same dispatches (the MLP).
+  const silos = cpuOnly ? null : await siloRows(mlp, images, quick ? 3 : 5);
+
   // Exact per-round Shapley.
   const test = images(SIZES.testImages, 9);
   const shapley: GpuBench['shapley'] = [];
@@ -321,6 +330,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     shapley,
     tableProfile: profile,
     anchor,
+    silos,
   };
   const f = (x: number | null, d = 1) => (x === null ? '—' : x.toFixed(d));
   const fx = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}×`);
@@ -362,6 +372,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       );
     }
   }
+  if (silos) printSiloRows(silos);
   console.log(
     `\n| exact per-round Shapley (MLP 784-200-10, ${SIZES.testImages} test images) | coalitions | GPU s | GPU s before (fused shader; table equal) | CPU s | CPU ÷ GPU | PyTorch s | PyTorch ÷ GPU | PyTorch ÷ CPU | paths |`,
   );

@@ -23,19 +23,26 @@ export interface BatchSteps {
   passLoss(): number | Promise<number>;
 }
 
+/** One event of the schedule: a step, or the end of a pass (after its last step). */
+export type ScheduleEvent =
+  | {
+      readonly kind: 'step';
+      readonly order: Int32Array;
+      readonly start: number;
+      readonly b: number;
+      readonly step: number;
+    }
+  | { readonly kind: 'pass'; readonly epoch: number; readonly seen: number };
+
 /**
- * Runs the schedule over `n` examples. Yields to the event loop after each pass.
- * @returns each pass's mean loss, the steps taken and the examples processed.
+ * The schedule over `n` examples as events, in order: each pass's steps, then the pass's end.
+ * `order` is one array, rewritten at each pass (read it before advancing past the pass). The
+ * one place the permutations are drawn: `runBatches` and the batched silos of _gpu_mlp_silos.ts
+ * walk it.
  */
-export async function runBatches(
-  n: number,
-  s: BatchSchedule,
-  steps: BatchSteps,
-): Promise<{ epochLosses: Float64Array; steps: number; samples: number }> {
+export function* batchSchedule(n: number, s: BatchSchedule): Generator<ScheduleEvent, void, undefined> {
   const order = new Int32Array(n);
-  const epochLosses = new Float64Array(s.passes);
   let taken = 0;
-  let samples = 0;
   for (let epoch = 0; epoch < s.passes; epoch++) {
     for (let i = 0; i < n; i++) order[i] = i;
     for (let i = n - 1; i > 0; i--) {
@@ -50,11 +57,33 @@ export async function runBatches(
       const b = Math.min(s.batchSize, n - start);
       seen += b;
       taken++;
-      steps.step(order, start, b, taken);
+      yield { kind: 'step', order, start, b, step: taken };
     }
-    epochLosses[epoch] = (await steps.passLoss()) / Math.max(1, seen);
-    samples += seen;
-    s.onEpoch?.(epoch, epochLosses[epoch]!);
+    yield { kind: 'pass', epoch, seen };
+  }
+}
+
+/**
+ * Runs the schedule over `n` examples. Yields to the event loop after each pass.
+ * @returns each pass's mean loss, the steps taken and the examples processed.
+ */
+export async function runBatches(
+  n: number,
+  s: BatchSchedule,
+  steps: BatchSteps,
+): Promise<{ epochLosses: Float64Array; steps: number; samples: number }> {
+  const epochLosses = new Float64Array(s.passes);
+  let taken = 0;
+  let samples = 0;
+  for (const e of batchSchedule(n, s)) {
+    if (e.kind === 'step') {
+      taken = e.step;
+      steps.step(e.order, e.start, e.b, e.step);
+      continue;
+    }
+    epochLosses[e.epoch] = (await steps.passLoss()) / Math.max(1, e.seen);
+    samples += e.seen;
+    s.onEpoch?.(e.epoch, epochLosses[e.epoch]!);
     await Promise.resolve();
   }
   return { epochLosses, steps: taken, samples };

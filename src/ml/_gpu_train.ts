@@ -2,7 +2,8 @@
  * Local training on the GPU (webgpu backend; internal to train.ts, which checks the options and
  * calls `trainOnGpu` when `onWebGpu()`). Three paths, chosen by the model and
  * `FEDSCORE_GPU_TRAIN` (docs/performance.md, "GPU: WebGPU"):
- *  - dense networks (the built-in `mlp`): the fused step of _gpu_mlp.ts, 2L hand-written WGSL
+ *  - dense networks (the built-in `mlp`): the fused step of _gpu_mlp.ts (run by _gpu_mlp_silos.ts,
+ *    which also trains several silos in the same dispatches, train-silos.ts), 2L hand-written WGSL
  *    dispatches per step for L layers (4 for the default MLP), minibatches gathered on the device;
  *  - every other model (cnn003, LeNet-5, user Layers models): tfjs's forward and backward ops
  *    for the layers, the loss and its gradient in three WGSL dispatches (_gpu_xent.ts, instead of
@@ -19,7 +20,8 @@
  */
 
 import { runBatches } from './_batches.js';
-import { fusedMlpLayers, trainMlpFused } from './_gpu_mlp.js';
+import { fusedMlpLayers } from './_gpu_mlp.js';
+import { trainMlpFused } from './_gpu_mlp_silos.js';
 import { fusedOptimizerStep, readDelta, readPassLoss, stateLayout } from './_gpu_optimizer.js';
 import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
 import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';

@@ -12,6 +12,7 @@
 import { createRng } from '../../scoring/seeded-rng.js';
 import { runBatches } from './_batches.js';
 import { heapView, nativeAdamStep, softmaxCrossEntropy } from './_blas_kernels.js';
+import type { GpuTrainPlan } from './_gpu_plan.js';
 import { trainOnGpu } from './_gpu_train.js';
 import { nativeTrainer } from './_native_train.js';
 import { onWebGpu } from './_webgpu.js';
@@ -118,18 +119,17 @@ function checkInteger(field: string, v: number, min: number) {
 }
 
 /**
- * Trains `spec` from `m0` on `data` and returns Δ = M_local − M0. Uses the active tfjs backend
- * (call `initBackend` first). Deterministic for a given seed and backend. On webgpu the whole
- * loop runs on the device (_gpu_train.ts), with no synchronous read.
+ * `trainLocal`'s options checked and resolved (defaults filled in, the passes `steps` needs, the
+ * seeded example order): what every training path takes. Internal to src/ml.
  *
  * @throws RangeError/TypeError naming the bad field (shapes, labels count, options).
  */
-export async function trainLocal(
+export function trainPlan(
   spec: ModelSpec,
   m0: Float32Array,
   data: Examples,
   options: TrainOptions,
-): Promise<TrainResult> {
+): GpuTrainPlan {
   checkParams(spec, m0, 'm0');
   checkExamples(spec, data);
   if (!options || typeof options !== 'object') throw new TypeError('options: expected an object with a seed');
@@ -161,23 +161,39 @@ export async function trainLocal(
   // With `steps`, as many passes as the steps need (the last one cut short).
   const passes =
     maxSteps === undefined ? epochs : data.n === 0 ? 0 : Math.ceil(maxSteps / Math.ceil(data.n / batchSize));
-  if (onWebGpu()) {
-    // On the GPU, θ and the optimizer state stay on the device (_gpu_train.ts).
-    return trainOnGpu(spec, m0, data, {
-      passes,
-      maxSteps,
-      batchSize,
-      optimizer: opt,
-      lr,
-      wd,
-      momentum,
-      beta1,
-      beta2,
-      eps,
-      rng,
-      onEpoch: options.onEpoch,
-    });
-  }
+  return {
+    passes,
+    maxSteps,
+    batchSize,
+    optimizer: opt,
+    lr,
+    wd,
+    momentum,
+    beta1,
+    beta2,
+    eps,
+    rng,
+    onEpoch: options.onEpoch,
+  };
+}
+
+/**
+ * Trains `spec` from `m0` on `data` and returns Δ = M_local − M0. Uses the active tfjs backend
+ * (call `initBackend` first). Deterministic for a given seed and backend. On webgpu the whole
+ * loop runs on the device (_gpu_train.ts), with no synchronous read.
+ *
+ * @throws RangeError/TypeError naming the bad field (shapes, labels count, options).
+ */
+export async function trainLocal(
+  spec: ModelSpec,
+  m0: Float32Array,
+  data: Examples,
+  options: TrainOptions,
+): Promise<TrainResult> {
+  const plan = trainPlan(spec, m0, data, options);
+  // On the GPU, θ and the optimizer state stay on the device (_gpu_train.ts).
+  if (onWebGpu()) return trainOnGpu(spec, m0, data, plan);
+  const { passes, batchSize, maxSteps, rng, optimizer: opt, lr, wd, momentum, beta1, beta2, eps } = plan;
   const layout = paramLayout(spec);
   const features = data.x.length / Math.max(1, data.n);
   const classes = spec.numClasses;

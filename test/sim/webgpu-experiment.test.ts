@@ -9,6 +9,10 @@
  * compared to 1e-6 (cosines of updates that differ in float32 rounding: measured 2e-8 on the
  * longer configuration of docs/performance.md).
  *
+ * The webgpu run trains a round's silos in the same dispatches (src/ml/train-silos.ts); a third
+ * run with FEDSCORE_GPU_SILOS=1 trains them one after another and must give the same results,
+ * exactly (every utility and score of every round).
+ *
  * Skipped, with the reason printed, when no WebGPU adapter can be created; fails then with CI=true.
  */
 import { readFileSync } from 'node:fs';
@@ -72,5 +76,10 @@ describe.runIf(gpu.ok || inCi)('the quickstart on webgpu', () => {
       }
     }
     expect(compared).toBeGreaterThan(30);
+    process.env.FEDSCORE_GPU_SILOS = '1';
+    const separate = await run('webgpu').finally(() => delete process.env.FEDSCORE_GPU_SILOS);
+    const results = (r: ExperimentResults) => r.runs[0]!.rounds.map(({ timingsMs: _, ...rest }) => rest);
+    expect(results(separate)).toEqual(results(g));
+    expect(separate.runs[0]!.cumulative).toEqual(rg.cumulative);
   }, 300_000);
 });

@@ -15,7 +15,7 @@ import {
 } from '../../ml/model-registry.js';
 import { initParams, type ModelSpec } from '../../ml/models.js';
 import { createTrainPool, type TrainPool } from '../../ml/parallel.js';
-import { trainLocal } from '../../ml/train.js';
+import { trainSilos } from '../../ml/train-silos.js';
 import type { CoalitionSpec, Learner, Utilities } from './learner.js';
 
 export interface TfLearnerOptions {
@@ -92,7 +92,7 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
     spec,
     initialParameters: (seed) => (fixed ? Float32Array.from(fixed) : initParams(spec, seed)),
     async trainMany(params, jobs) {
-      // On the GPU the silos train one after another in this thread: one device, one queue.
+      // On the GPU the silos train in this thread: one device, one queue.
       if (workers > 1 && jobs.length > 1 && info.name !== 'webgpu') {
         pool ??= createTrainPool({ workers, backend: info.name });
         const results = await pool.train(
@@ -105,18 +105,17 @@ export async function createTfLearner(o: TfLearnerOptions): Promise<Learner> {
         );
         return results.map((r) => r.delta);
       }
-      const out: Float32Array[] = [];
-      for (const job of jobs)
-        out.push(
-          (
-            await trainLocal(spec, params, job.data, {
-              ...training,
-              seed: job.seed,
-              ...(job.steps !== undefined ? { steps: job.steps } : {}),
-            })
-          ).delta,
-        );
-      return out;
+      // One after another, or on webgpu several silos in the same dispatches (train-silos.ts:
+      // the same bits as one after another).
+      const results = await trainSilos(
+        spec,
+        params,
+        jobs.map((job) => ({
+          data: job.data,
+          options: { ...training, seed: job.seed, ...(job.steps !== undefined ? { steps: job.steps } : {}) },
+        })),
+      );
+      return results.map((r) => r.delta);
     },
     async evaluate(params: Float32Array, data: Dataset) {
       return toUtilities(await evaluateAsync(spec, params, data));
