@@ -13,10 +13,19 @@
  * (the path with its ids as `:cid`, `:round`, …): rounds per minute, p50/p99 per route, and the
  * count of 5xx answers (a 5xx, or any status a round does not expect, is counted and the round
  * goes on with the next one).
+ *
+ * Memory: the peak RSS of every minute (minute 1 and the last are the issue's figures) and the
+ * lowest (the troughs of the garbage collector's saw-tooth). Opt-in diagnostics of what the RSS is
+ * made of: `FEDSCORE_BENCH_HEAP=1` samples the service at the end of every minute after a forced
+ * full collection (RSS before and after it, the V8 heap used and committed per space, external
+ * memory, the audit thread's heap; {@link HeapMinute}); `FEDSCORE_BENCH_SNAPSHOT=<dir>` writes V8
+ * heap snapshots of the service at minute 2 and at the last minute, for bench/heap-diff.ts.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { seededRandomFromInts } from '../crypto/random-bytes.js';
 import type { SigningKeyPair } from '../crypto/signature.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../protocol/client.js';
@@ -26,6 +35,7 @@ import { simulatedIdentities } from '../protocol/simulate.js';
 import { encodeWeightedInput } from '../protocol/weighted.js';
 import { signedReport } from '../src/consortium/private-scoring.js';
 import type { StoreLocation } from '../src/server/store/database.js';
+import type { HeapSample } from './_server-child.js';
 import { ADMIN, request, signedHeaders } from './_server-loader.js';
 
 const ENCODING = { clip: 4, weightRange: 100 };
@@ -58,7 +68,40 @@ export interface LoadResult {
    */
   warmupMinutes: number;
   rssAfterWarmupMiB: number;
+  /**
+   * Lowest RSS of each minute (MiB): the troughs of the collector's saw-tooth. A leak lifts the
+   * troughs with the peaks; a heap that only breathes leaves them flat.
+   */
+  rssMinPerMinuteMiB: number[];
+  /** With FEDSCORE_BENCH_HEAP=1: the service's memory after a full collection at each minute's end. */
+  heapPerMinute?: HeapMinute[];
+  /** With FEDSCORE_BENCH_SNAPSHOT=<dir>: the heap snapshots written (minute 2 and the last). */
+  snapshots?: string[];
   routes: { route: string; requests: number; p50: number; p99: number }[];
+}
+
+/**
+ * The service's memory at the end of a minute (MiB), sampled with FEDSCORE_BENCH_HEAP=1: RSS when
+ * asked and after a full garbage collection of the main isolate, and what V8 and the buffers hold
+ * after it. Forcing the collection changes what follows a little (a heap shrunk once a minute), so
+ * it is opt-in and the peak-RSS figures of a run with it are not the acceptance row's.
+ */
+export interface HeapMinute {
+  minute: number;
+  rssBeforeGcMiB: number;
+  rssAfterGcMiB: number;
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  newSpaceMiB: number;
+  oldSpaceMiB: number;
+  largeObjectSpaceMiB: number;
+  externalMiB: number;
+  arrayBuffersMiB: number;
+  /** V8's malloc'ed memory outside the heap (main isolate). */
+  mallocedMiB: number;
+  /** The worker threads' heaps (the audit thread), used and total, not collected. */
+  workerHeapUsedMiB: number;
+  workerHeapTotalMiB: number;
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -73,33 +116,90 @@ function routeOf(method: string, path: string): string {
     .replace(/\/inbox\/[\w-]+$/, '/inbox/:kind')}`;
 }
 
+/** Whether the service's heap is sampled each minute (`FEDSCORE_BENCH_HEAP=1`; ./_server-child.ts). */
+const HEAP = process.env.FEDSCORE_BENCH_HEAP === '1';
+/** Where heap snapshots go, when set (`FEDSCORE_BENCH_SNAPSHOT=<dir>`): minute 2 and the last minute. */
+const SNAPSHOTS = process.env.FEDSCORE_BENCH_SNAPSHOT;
+
 /** The service in a child process over `location`. */
 async function startService(location: StoreLocation) {
+  const diagnose = HEAP || SNAPSHOTS !== undefined;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', new URL('./_server-child.ts', import.meta.url).pathname, JSON.stringify(location)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    [
+      ...(diagnose ? ['--expose-gc'] : []),
+      '--import',
+      'tsx',
+      new URL('./_server-child.ts', import.meta.url).pathname,
+      JSON.stringify(location),
+    ],
+    {
+      stdio: [diagnose ? 'pipe' : 'ignore', 'pipe', 'inherit'],
+      env: diagnose ? { ...process.env, FEDSCORE_BENCH_HEAP: '1' } : process.env,
+    },
   );
-  const base = await new Promise<URL>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening (\S+)/.exec(buf);
-      if (m) resolve(new URL(m[1]!));
-    });
+  // The child's stdout, line by line: `listening <url>`, then one answer per command (in order).
+  const answers: ((line: string) => void)[] = [];
+  let listening: ((url: URL) => void) | undefined;
+  const base = new Promise<URL>((resolve, reject) => {
+    listening = resolve;
     child.once('exit', (code) => reject(new Error(`service exited ${code}`)));
   });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const m = /^listening (\S+)/.exec(line);
+    if (m && listening) {
+      listening(new URL(m[1]!));
+      listening = undefined;
+    } else answers.shift()?.(line);
+  });
+  const command = (line: string) =>
+    new Promise<string>((resolve) => {
+      answers.push(resolve);
+      child.stdin!.write(`${line}\n`);
+    });
   const rssMiB = () => {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : Number.NaN;
   };
   return {
-    base,
+    base: await base,
     rssMiB,
+    /** The child's heap after a full collection (FEDSCORE_BENCH_HEAP=1 only). */
+    async heap(): Promise<HeapSample> {
+      const line = await command('heap');
+      if (!line.startsWith('heap ')) throw new Error(`service: ${line}`);
+      return JSON.parse(line.slice('heap '.length)) as HeapSample;
+    },
+    /** Writes a heap snapshot of the child to `file`. */
+    async snapshot(file: string): Promise<void> {
+      const line = await command(`snapshot ${file}`);
+      if (line !== `snapshot ${file}`) throw new Error(`service: ${line}`);
+    },
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     },
+  };
+}
+
+/** A heap sample in MiB, as reported per minute. */
+function heapMinute(minute: number, h: HeapSample): HeapMinute {
+  const mib = (b: number) => b / 1024 / 1024;
+  const space = (name: string) => mib(h.spaces[name]?.size ?? 0);
+  return {
+    minute,
+    rssBeforeGcMiB: mib(h.rssBeforeGc),
+    rssAfterGcMiB: mib(h.rssAfterGc),
+    heapUsedMiB: mib(h.heapUsed),
+    heapTotalMiB: mib(h.heapTotal),
+    newSpaceMiB: space('new_space'),
+    oldSpaceMiB: space('old_space'),
+    largeObjectSpaceMiB: space('large_object_space'),
+    externalMiB: mib(h.external),
+    arrayBuffersMiB: mib(h.arrayBuffers),
+    mallocedMiB: mib(h.malloced),
+    workerHeapUsedMiB: mib(h.workers.reduce((s, w) => s + w.heapUsed, 0)),
+    workerHeapTotalMiB: mib(h.workers.reduce((s, w) => s + w.heapTotal, 0)),
   };
 }
 
@@ -243,15 +343,43 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
   let warmed = 0;
   let warmAt = Number.NaN;
   let minute = 0;
+  const heapPerMinute: HeapMinute[] = [];
+  const snapshots: string[] = [];
+  const lastMinute = Math.max(2, Math.round(o.minutes));
+  if (SNAPSHOTS !== undefined) mkdirSync(SNAPSHOTS, { recursive: true });
+  /** The end of minute m: its progress line, and the heap sample and snapshot when asked for. */
+  const minuteDone = async (m: number) => {
+    const mib = (x: number) => x.toFixed(0);
+    let heap = '';
+    if (HEAP) {
+      const h = heapMinute(m, await service.heap());
+      heapPerMinute.push(h);
+      heap =
+        `; after GC: RSS ${mib(h.rssBeforeGcMiB)} → ${mib(h.rssAfterGcMiB)} MiB, heap used ${mib(h.heapUsedMiB)}` +
+        ` of ${mib(h.heapTotalMiB)} (new ${mib(h.newSpaceMiB)}, old ${mib(h.oldSpaceMiB)}, large ${mib(h.largeObjectSpaceMiB)}),` +
+        ` external ${mib(h.externalMiB)} (array buffers ${mib(h.arrayBuffersMiB)}),` +
+        ` audit thread heap ${mib(h.workerHeapUsedMiB)} of ${mib(h.workerHeapTotalMiB)}`;
+    }
+    if (SNAPSHOTS !== undefined && (m === 2 || m === lastMinute)) {
+      const file = join(SNAPSHOTS, `${label}-minute-${m}.heapsnapshot`);
+      await service.snapshot(file);
+      snapshots.push(file);
+      heap += `; heap snapshot ${file}`;
+    }
+    // Progress on long work: one line a minute on stderr (the tables go to stdout).
+    process.stderr.write(
+      `load ${label}: minute ${m}, ${rounds} rounds scored, ${requests} requests, ${errors5xx} 5xx, RSS ${mib(rss.at(-1)!.mib)} MiB${heap}\n`,
+    );
+  };
+  // One minute's sample at a time, in order (a snapshot can take seconds).
+  let diagnosing: Promise<void> = Promise.resolve();
   const sampler = setInterval(() => {
     const t = performance.now() - t0;
     rss.push({ t, mib: service.rssMiB() });
-    // Progress on long work: one line a minute on stderr (the tables go to stdout).
     if (t >= (minute + 1) * 60_000) {
       minute++;
-      process.stderr.write(
-        `load ${label}: minute ${minute}, ${rounds} rounds scored, ${requests} requests, ${errors5xx} 5xx, RSS ${rss.at(-1)!.mib.toFixed(0)} MiB\n`,
-      );
+      const m = minute;
+      diagnosing = diagnosing.then(() => minuteDone(m));
     }
   }, 1000);
   await Promise.all(
@@ -271,11 +399,14 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     }),
   );
   clearInterval(sampler);
+  await diagnosing;
   const elapsedMin = (performance.now() - t0) / 60_000;
   agent.destroy();
   await service.stop();
-  const peak = (from: number, to: number) =>
-    Math.max(...rss.filter((s) => s.t >= from && s.t < to).map((s) => s.mib), Number.NEGATIVE_INFINITY);
+  const inWindow = (from: number, to: number) => rss.filter((s) => s.t >= from && s.t < to).map((s) => s.mib);
+  const peak = (from: number, to: number) => Math.max(...inWindow(from, to), Number.NEGATIVE_INFINITY);
+  const trough = (from: number, to: number) => Math.min(...inWindow(from, to), Number.POSITIVE_INFINITY);
+  const minutes = Array.from({ length: Math.ceil(elapsedMin) }, (_, m) => m);
   const lastFrom = Math.max(0, (Math.ceil(elapsedMin) - 1) * 60_000);
   return {
     store: label,
@@ -289,9 +420,10 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     rssLastMinuteMiB: peak(lastFrom, Number.POSITIVE_INFINITY),
     warmupMinutes: warmAt / 60_000,
     rssAfterWarmupMiB: Number.isNaN(warmAt) ? Number.NaN : peak(warmAt, warmAt + 60_000),
-    rssPerMinuteMiB: Array.from({ length: Math.ceil(elapsedMin) }, (_, m) =>
-      peak(m * 60_000, (m + 1) * 60_000),
-    ),
+    rssPerMinuteMiB: minutes.map((m) => peak(m * 60_000, (m + 1) * 60_000)),
+    rssMinPerMinuteMiB: minutes.map((m) => trough(m * 60_000, (m + 1) * 60_000)),
+    ...(HEAP ? { heapPerMinute } : {}),
+    ...(SNAPSHOTS !== undefined ? { snapshots } : {}),
     routes: [...latencies.entries()]
       .map(([route, ms]) => {
         const s = [...ms].sort((a, b) => a - b);

@@ -247,6 +247,49 @@ async function loadMain(): Promise<void> {
   );
   console.log('\nPeak RSS of each minute (MiB):\n');
   for (const r of results) console.log(`${r.store}: ${r.rssPerMinuteMiB.map(mib).join(' ')}`);
+  console.log('\nLowest RSS of each minute (MiB; a leak lifts these with the peaks):\n');
+  for (const r of results) console.log(`${r.store}: ${r.rssMinPerMinuteMiB.map(mib).join(' ')}`);
+  const sampled = results.filter((r) => r.heapPerMinute !== undefined);
+  if (sampled.length > 0) {
+    console.log('\nMemory at the end of each minute, after a forced full GC (FEDSCORE_BENCH_HEAP=1; MiB):\n');
+    console.log(
+      table(
+        [
+          'store',
+          'minute',
+          'RSS before GC',
+          'RSS after GC',
+          'heap used',
+          'heap total',
+          'new space',
+          'old space',
+          'large objects',
+          'external',
+          'array buffers',
+          'audit thread heap used / total',
+        ],
+        sampled.flatMap((r) =>
+          r.heapPerMinute!.map((h) => [
+            r.store,
+            String(h.minute),
+            mib(h.rssBeforeGcMiB),
+            mib(h.rssAfterGcMiB),
+            h.heapUsedMiB.toFixed(1),
+            mib(h.heapTotalMiB),
+            mib(h.newSpaceMiB),
+            mib(h.oldSpaceMiB),
+            mib(h.largeObjectSpaceMiB),
+            h.externalMiB.toFixed(1),
+            h.arrayBuffersMiB.toFixed(1),
+            `${mib(h.workerHeapUsedMiB)} / ${mib(h.workerHeapTotalMiB)}`,
+          ]),
+        ),
+      ),
+    );
+  }
+  for (const r of results)
+    if (r.snapshots !== undefined && r.snapshots.length > 0)
+      console.log(`\n${r.store} heap snapshots: ${r.snapshots.join(', ')} (npx tsx bench/heap-diff.ts A B)`);
   console.log('\nLatency per route (client side, ms):\n');
   console.log(
     table(
