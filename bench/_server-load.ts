@@ -14,12 +14,16 @@
  * count of 5xx answers (a 5xx, or any status a round does not expect, is counted and the round
  * goes on with the next one).
  *
- * Memory: the peak RSS of every minute (minute 1 and the last are the issue's figures) and the
- * lowest (the troughs of the garbage collector's saw-tooth). Opt-in diagnostics of what the RSS is
- * made of: `FEDSCORE_BENCH_HEAP=1` samples the service at the end of every minute after a forced
- * full collection (RSS before and after it, the V8 heap used and committed per space, external
- * memory, the audit thread's heap; {@link HeapMinute}); `FEDSCORE_BENCH_SNAPSHOT=<dir>` writes V8
- * heap snapshots of the service at minute 2 and at the last minute, for bench/heap-diff.ts.
+ * Memory: the peak RSS of every minute (minute 1 and the last are the issue's figures), the lowest
+ * (the troughs of the garbage collector's saw-tooth), and at each minute's end what it is made of,
+ * found without disturbing the service ({@link MemoryMinute}): the live JavaScript heap after the
+ * last full collection V8 ran by itself in the minute (a leak of objects lifts it round after
+ * round; heap sizing does not), the committed heap, external memory, the audit thread's heap.
+ * Opt-in: `FEDSCORE_BENCH_HEAP=1` forces a full collection at each minute's end and adds the RSS
+ * and live heap after it (it changes what follows a little, a heap shrunk once a minute: not for
+ * the acceptance row's peaks); `FEDSCORE_BENCH_SNAPSHOT=<dir>` writes V8 heap snapshots of the
+ * service at minute 2 and at the last minute, for bench/heap-diff.ts (writing one takes as much
+ * memory again: the RSS after it is not the service's).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -35,7 +39,7 @@ import { simulatedIdentities } from '../protocol/simulate.js';
 import { encodeWeightedInput } from '../protocol/weighted.js';
 import { signedReport } from '../src/consortium/private-scoring.js';
 import type { StoreLocation } from '../src/server/store/database.js';
-import type { HeapSample } from './_server-child.js';
+import type { MemorySample } from './_server-child.js';
 import { ADMIN, request, signedHeaders } from './_server-loader.js';
 
 const ENCODING = { clip: 4, weightRange: 100 };
@@ -73,35 +77,38 @@ export interface LoadResult {
    * troughs with the peaks; a heap that only breathes leaves them flat.
    */
   rssMinPerMinuteMiB: number[];
-  /** With FEDSCORE_BENCH_HEAP=1: the service's memory after a full collection at each minute's end. */
-  heapPerMinute?: HeapMinute[];
+  /** What the service's memory is made of at the end of each minute (see {@link MemoryMinute}). */
+  memoryPerMinute: MemoryMinute[];
   /** With FEDSCORE_BENCH_SNAPSHOT=<dir>: the heap snapshots written (minute 2 and the last). */
   snapshots?: string[];
   routes: { route: string; requests: number; p50: number; p99: number }[];
 }
 
 /**
- * The service's memory at the end of a minute (MiB), sampled with FEDSCORE_BENCH_HEAP=1: RSS when
- * asked and after a full garbage collection of the main isolate, and what V8 and the buffers hold
- * after it. Forcing the collection changes what follows a little (a heap shrunk once a minute), so
- * it is opt-in and the peak-RSS figures of a run with it are not the acceptance row's.
+ * The service's memory at the end of a minute (MiB), found without disturbing it (bench/_server-child.ts
+ * `MemorySample`) — except the two `…AfterForcedGc` fields, present with FEDSCORE_BENCH_HEAP=1 only.
  */
-export interface HeapMinute {
+export interface MemoryMinute {
   minute: number;
-  rssBeforeGcMiB: number;
-  rssAfterGcMiB: number;
-  heapUsedMiB: number;
+  rssMiB: number;
+  /** Full collections V8 ran by itself in the minute, and the live heap after the last of them. */
+  fullGcs: number;
+  liveHeapMiB: number | null;
+  /** The committed main heap now, the largest a collection of the minute started from, and by space now. */
   heapTotalMiB: number;
+  peakHeapTotalMiB: number;
   newSpaceMiB: number;
   oldSpaceMiB: number;
-  largeObjectSpaceMiB: number;
   externalMiB: number;
   arrayBuffersMiB: number;
   /** V8's malloc'ed memory outside the heap (main isolate). */
   mallocedMiB: number;
-  /** The worker threads' heaps (the audit thread), used and total, not collected. */
+  /** The worker threads' heaps (the audit thread), used and committed, as found. */
   workerHeapUsedMiB: number;
   workerHeapTotalMiB: number;
+  /** With FEDSCORE_BENCH_HEAP=1: RSS and the main heap's objects after a forced full collection. */
+  rssAfterForcedGcMiB?: number;
+  heapUsedAfterForcedGcMiB?: number;
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -116,27 +123,23 @@ function routeOf(method: string, path: string): string {
     .replace(/\/inbox\/[\w-]+$/, '/inbox/:kind')}`;
 }
 
-/** Whether the service's heap is sampled each minute (`FEDSCORE_BENCH_HEAP=1`; ./_server-child.ts). */
+/** Whether a full collection is forced before each minute's sample (`FEDSCORE_BENCH_HEAP=1`). */
 const HEAP = process.env.FEDSCORE_BENCH_HEAP === '1';
 /** Where heap snapshots go, when set (`FEDSCORE_BENCH_SNAPSHOT=<dir>`): minute 2 and the last minute. */
 const SNAPSHOTS = process.env.FEDSCORE_BENCH_SNAPSHOT;
 
 /** The service in a child process over `location`. */
 async function startService(location: StoreLocation) {
-  const diagnose = HEAP || SNAPSHOTS !== undefined;
   const child = spawn(
     process.execPath,
     [
-      ...(diagnose ? ['--expose-gc'] : []),
+      ...(HEAP || SNAPSHOTS !== undefined ? ['--expose-gc'] : []),
       '--import',
       'tsx',
       new URL('./_server-child.ts', import.meta.url).pathname,
       JSON.stringify(location),
     ],
-    {
-      stdio: [diagnose ? 'pipe' : 'ignore', 'pipe', 'inherit'],
-      env: diagnose ? { ...process.env, FEDSCORE_BENCH_HEAP: '1' } : process.env,
-    },
+    { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   // The child's stdout, line by line: `listening <url>`, then one answer per command (in order).
   const answers: ((line: string) => void)[] = [];
@@ -164,11 +167,11 @@ async function startService(location: StoreLocation) {
   return {
     base: await base,
     rssMiB,
-    /** The child's heap after a full collection (FEDSCORE_BENCH_HEAP=1 only). */
-    async heap(): Promise<HeapSample> {
-      const line = await command('heap');
-      if (!line.startsWith('heap ')) throw new Error(`service: ${line}`);
-      return JSON.parse(line.slice('heap '.length)) as HeapSample;
+    /** What the child's memory is made of (after a forced full collection with `force`). */
+    async sample(force: boolean): Promise<MemorySample> {
+      const line = await command(force ? 'sample gc' : 'sample');
+      if (!line.startsWith('sample ')) throw new Error(`service: ${line}`);
+      return JSON.parse(line.slice('sample '.length)) as MemorySample;
     },
     /** Writes a heap snapshot of the child to `file`. */
     async snapshot(file: string): Promise<void> {
@@ -182,24 +185,26 @@ async function startService(location: StoreLocation) {
   };
 }
 
-/** A heap sample in MiB, as reported per minute. */
-function heapMinute(minute: number, h: HeapSample): HeapMinute {
+/** A sample in MiB, as reported per minute. */
+function memoryMinute(minute: number, h: MemorySample): MemoryMinute {
   const mib = (b: number) => b / 1024 / 1024;
-  const space = (name: string) => mib(h.spaces[name]?.size ?? 0);
   return {
     minute,
-    rssBeforeGcMiB: mib(h.rssBeforeGc),
-    rssAfterGcMiB: mib(h.rssAfterGc),
-    heapUsedMiB: mib(h.heapUsed),
+    rssMiB: mib(h.rss),
+    fullGcs: h.fullGcs,
+    liveHeapMiB: h.liveAfterFullGc === null ? null : mib(h.liveAfterFullGc),
     heapTotalMiB: mib(h.heapTotal),
-    newSpaceMiB: space('new_space'),
-    oldSpaceMiB: space('old_space'),
-    largeObjectSpaceMiB: space('large_object_space'),
+    peakHeapTotalMiB: mib(h.peakHeapTotal),
+    newSpaceMiB: mib(h.spaces.new_space ?? 0),
+    oldSpaceMiB: mib(h.spaces.old_space ?? 0),
     externalMiB: mib(h.external),
     arrayBuffersMiB: mib(h.arrayBuffers),
     mallocedMiB: mib(h.malloced),
     workerHeapUsedMiB: mib(h.workers.reduce((s, w) => s + w.heapUsed, 0)),
     workerHeapTotalMiB: mib(h.workers.reduce((s, w) => s + w.heapTotal, 0)),
+    ...(h.rssAfterGc === null
+      ? {}
+      : { rssAfterForcedGcMiB: mib(h.rssAfterGc), heapUsedAfterForcedGcMiB: mib(h.heapUsed) }),
   };
 }
 
@@ -343,23 +348,21 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
   let warmed = 0;
   let warmAt = Number.NaN;
   let minute = 0;
-  const heapPerMinute: HeapMinute[] = [];
+  const memoryPerMinute: MemoryMinute[] = [];
   const snapshots: string[] = [];
   const lastMinute = Math.max(2, Math.round(o.minutes));
   if (SNAPSHOTS !== undefined) mkdirSync(SNAPSHOTS, { recursive: true });
-  /** The end of minute m: its progress line, and the heap sample and snapshot when asked for. */
+  /** The end of minute m: its progress line with the memory sample, and a snapshot when asked for. */
   const minuteDone = async (m: number) => {
-    const mib = (x: number) => x.toFixed(0);
-    let heap = '';
-    if (HEAP) {
-      const h = heapMinute(m, await service.heap());
-      heapPerMinute.push(h);
-      heap =
-        `; after GC: RSS ${mib(h.rssBeforeGcMiB)} → ${mib(h.rssAfterGcMiB)} MiB, heap used ${mib(h.heapUsedMiB)}` +
-        ` of ${mib(h.heapTotalMiB)} (new ${mib(h.newSpaceMiB)}, old ${mib(h.oldSpaceMiB)}, large ${mib(h.largeObjectSpaceMiB)}),` +
-        ` external ${mib(h.externalMiB)} (array buffers ${mib(h.arrayBuffersMiB)}),` +
-        ` audit thread heap ${mib(h.workerHeapUsedMiB)} of ${mib(h.workerHeapTotalMiB)}`;
-    }
+    const mib = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(0));
+    const h = memoryMinute(m, await service.sample(HEAP));
+    memoryPerMinute.push(h);
+    let heap =
+      `; live heap ${mib(h.liveHeapMiB)} MiB after ${h.fullGcs} full GCs, heap ${mib(h.heapTotalMiB)} (peak ${mib(h.peakHeapTotalMiB)};` +
+      ` new ${mib(h.newSpaceMiB)}, old ${mib(h.oldSpaceMiB)}), external ${mib(h.externalMiB)},` +
+      ` audit thread heap ${mib(h.workerHeapUsedMiB)} of ${mib(h.workerHeapTotalMiB)}`;
+    if (HEAP)
+      heap += `; forced GC: RSS ${mib(h.rssAfterForcedGcMiB)} MiB, heap used ${mib(h.heapUsedAfterForcedGcMiB)}`;
     if (SNAPSHOTS !== undefined && (m === 2 || m === lastMinute)) {
       const file = join(SNAPSHOTS, `${label}-minute-${m}.heapsnapshot`);
       await service.snapshot(file);
@@ -399,8 +402,17 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     }),
   );
   clearInterval(sampler);
+  // A last sample, so that the last (part of a) minute has one even when the run ends just after a
+  // minute's boundary, before the sampler's next tick.
+  const tEnd = performance.now() - t0;
+  rss.push({ t: tEnd, mib: service.rssMiB() });
+  const elapsedMin = tEnd / 60_000;
+  while (minute < Math.ceil(elapsedMin)) {
+    minute++;
+    const m = minute;
+    diagnosing = diagnosing.then(() => minuteDone(m));
+  }
   await diagnosing;
-  const elapsedMin = (performance.now() - t0) / 60_000;
   agent.destroy();
   await service.stop();
   const inWindow = (from: number, to: number) => rss.filter((s) => s.t >= from && s.t < to).map((s) => s.mib);
@@ -422,7 +434,7 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     rssAfterWarmupMiB: Number.isNaN(warmAt) ? Number.NaN : peak(warmAt, warmAt + 60_000),
     rssPerMinuteMiB: minutes.map((m) => peak(m * 60_000, (m + 1) * 60_000)),
     rssMinPerMinuteMiB: minutes.map((m) => trough(m * 60_000, (m + 1) * 60_000)),
-    ...(HEAP ? { heapPerMinute } : {}),
+    memoryPerMinute,
     ...(SNAPSHOTS !== undefined ? { snapshots } : {}),
     routes: [...latencies.entries()]
       .map(([route, ms]) => {

@@ -249,44 +249,49 @@ async function loadMain(): Promise<void> {
   for (const r of results) console.log(`${r.store}: ${r.rssPerMinuteMiB.map(mib).join(' ')}`);
   console.log('\nLowest RSS of each minute (MiB; a leak lifts these with the peaks):\n');
   for (const r of results) console.log(`${r.store}: ${r.rssMinPerMinuteMiB.map(mib).join(' ')}`);
-  const sampled = results.filter((r) => r.heapPerMinute !== undefined);
-  if (sampled.length > 0) {
-    console.log('\nMemory at the end of each minute, after a forced full GC (FEDSCORE_BENCH_HEAP=1; MiB):\n');
-    console.log(
-      table(
-        [
-          'store',
-          'minute',
-          'RSS before GC',
-          'RSS after GC',
-          'heap used',
-          'heap total',
-          'new space',
-          'old space',
-          'large objects',
-          'external',
-          'array buffers',
-          'audit thread heap used / total',
-        ],
-        sampled.flatMap((r) =>
-          r.heapPerMinute!.map((h) => [
-            r.store,
-            String(h.minute),
-            mib(h.rssBeforeGcMiB),
-            mib(h.rssAfterGcMiB),
-            h.heapUsedMiB.toFixed(1),
-            mib(h.heapTotalMiB),
-            mib(h.newSpaceMiB),
-            mib(h.oldSpaceMiB),
-            mib(h.largeObjectSpaceMiB),
-            h.externalMiB.toFixed(1),
-            h.arrayBuffersMiB.toFixed(1),
-            `${mib(h.workerHeapUsedMiB)} / ${mib(h.workerHeapTotalMiB)}`,
-          ]),
-        ),
+  const forced = results.some((r) => r.memoryPerMinute.some((h) => h.rssAfterForcedGcMiB !== undefined));
+  console.log(
+    "\nThe service's memory at the end of each minute (MiB): RSS; the live heap after the last full GC V8 ran by itself in the minute (a leak lifts it), and how many ran; the committed heap now (peak of the minute), new and old space; external; the audit thread's heap used / committed" +
+      (forced ? '; with FEDSCORE_BENCH_HEAP=1, RSS and heap used after a forced full GC' : '') +
+      ':\n',
+  );
+  console.log(
+    table(
+      [
+        'store',
+        'minute',
+        'RSS',
+        'live heap',
+        'full GCs',
+        'heap (peak)',
+        'new space',
+        'old space',
+        'external',
+        'audit thread heap',
+        ...(forced ? ['RSS after forced GC', 'heap used after forced GC'] : []),
+      ],
+      results.flatMap((r) =>
+        r.memoryPerMinute.map((h) => [
+          r.store,
+          String(h.minute),
+          mib(h.rssMiB),
+          h.liveHeapMiB === null ? '–' : h.liveHeapMiB.toFixed(1),
+          String(h.fullGcs),
+          `${mib(h.heapTotalMiB)} (${mib(h.peakHeapTotalMiB)})`,
+          mib(h.newSpaceMiB),
+          mib(h.oldSpaceMiB),
+          h.externalMiB.toFixed(1),
+          `${mib(h.workerHeapUsedMiB)} / ${mib(h.workerHeapTotalMiB)}`,
+          ...(forced
+            ? [
+                h.rssAfterForcedGcMiB === undefined ? '–' : mib(h.rssAfterForcedGcMiB),
+                h.heapUsedAfterForcedGcMiB === undefined ? '–' : h.heapUsedAfterForcedGcMiB.toFixed(1),
+              ]
+            : []),
+        ]),
       ),
-    );
-  }
+    ),
+  );
   for (const r of results)
     if (r.snapshots !== undefined && r.snapshots.length > 0)
       console.log(`\n${r.store} heap snapshots: ${r.snapshots.join(', ')} (npx tsx bench/heap-diff.ts A B)`);
