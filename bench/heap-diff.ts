@@ -57,7 +57,6 @@ export function groups(json: string): Map<string, Group> {
   const out = new Map<string, Group>();
   for (let i = 0; i < s.nodes.length; i += width) {
     const type = types[s.nodes[i + typeAt!]!] ?? 'unknown';
-    if (type === 'synthetic') continue;
     const key = groupOf(type, s.strings[s.nodes[i + nameAt!]!] ?? '');
     const g = out.get(key) ?? { count: 0, bytes: 0 };
     g.count++;

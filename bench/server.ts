@@ -182,6 +182,12 @@ function numberFlag(name: string, fallback: number): number {
   return v;
 }
 
+/** The live heap (after V8's own full GCs) of the first and the last minute that had one. */
+function liveHeapSpan(r: LoadResult): string {
+  const live = r.memoryPerMinute.flatMap((h) => (h.liveHeapMiB === null ? [] : [h.liveHeapMiB]));
+  return live.length === 0 ? '–' : `${live[0]!.toFixed(1)} → ${live.at(-1)!.toFixed(1)}`;
+}
+
 /** `--load`: the load row (bench/_server-load.ts) on each store, as tables. */
 async function loadMain(): Promise<void> {
   const o = {
@@ -227,6 +233,7 @@ async function loadMain(): Promise<void> {
         'warm-up min',
         'peak RSS after warm-up MiB',
         'growth after warm-up',
+        'live heap first → last min MiB',
       ],
       results.map((r) => [
         r.store,
@@ -242,6 +249,7 @@ async function loadMain(): Promise<void> {
         r.warmupMinutes.toFixed(1),
         mib(r.rssAfterWarmupMiB),
         `${((100 * (r.rssLastMinuteMiB - r.rssAfterWarmupMiB)) / r.rssAfterWarmupMiB).toFixed(1)} %`,
+        liveHeapSpan(r),
       ]),
     ),
   );
