@@ -13,10 +13,23 @@
  * (the path with its ids as `:cid`, `:round`, …): rounds per minute, p50/p99 per route, and the
  * count of 5xx answers (a 5xx, or any status a round does not expect, is counted and the round
  * goes on with the next one).
+ *
+ * Memory: the peak RSS of every minute (minute 1 and the last are the issue's figures), the lowest
+ * (the troughs of the garbage collector's saw-tooth), and at each minute's end what it is made of,
+ * found without disturbing the service ({@link MemoryMinute}): the live JavaScript heap after the
+ * last full collection V8 ran by itself in the minute (a leak of objects lifts it round after
+ * round; heap sizing does not), the committed heap, external memory, the audit thread's heap.
+ * Opt-in: `FEDSCORE_BENCH_HEAP=1` forces a full collection at each minute's end and adds the RSS
+ * and live heap after it (it changes what follows a little, a heap shrunk once a minute: not for
+ * the acceptance row's peaks); `FEDSCORE_BENCH_SNAPSHOT=<dir>` writes V8 heap snapshots of the
+ * service at minute 2 and at the last minute, for bench/heap-diff.ts (writing one takes as much
+ * memory again: the RSS after it is not the service's).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { seededRandomFromInts } from '../crypto/random-bytes.js';
 import type { SigningKeyPair } from '../crypto/signature.js';
 import { type ClientState, clientHandle, clientStart, createClient } from '../protocol/client.js';
@@ -26,6 +39,7 @@ import { simulatedIdentities } from '../protocol/simulate.js';
 import { encodeWeightedInput } from '../protocol/weighted.js';
 import { signedReport } from '../src/consortium/private-scoring.js';
 import type { StoreLocation } from '../src/server/store/database.js';
+import type { MemorySample } from './_server-child.js';
 import { ADMIN, request, signedHeaders } from './_server-loader.js';
 
 const ENCODING = { clip: 4, weightRange: 100 };
@@ -58,7 +72,43 @@ export interface LoadResult {
    */
   warmupMinutes: number;
   rssAfterWarmupMiB: number;
+  /**
+   * Lowest RSS of each minute (MiB): the troughs of the collector's saw-tooth. A leak lifts the
+   * troughs with the peaks; a heap that only breathes leaves them flat.
+   */
+  rssMinPerMinuteMiB: number[];
+  /** What the service's memory is made of at the end of each minute (see {@link MemoryMinute}). */
+  memoryPerMinute: MemoryMinute[];
+  /** With FEDSCORE_BENCH_SNAPSHOT=<dir>: the heap snapshots written (minute 2 and the last). */
+  snapshots?: string[];
   routes: { route: string; requests: number; p50: number; p99: number }[];
+}
+
+/**
+ * The service's memory at the end of a minute (MiB), found without disturbing it (bench/_server-child.ts
+ * `MemorySample`) — except the two `…AfterForcedGc` fields, present with FEDSCORE_BENCH_HEAP=1 only.
+ */
+export interface MemoryMinute {
+  minute: number;
+  rssMiB: number;
+  /** Full collections V8 ran by itself in the minute, and the live heap after the last of them. */
+  fullGcs: number;
+  liveHeapMiB: number | null;
+  /** The committed main heap now, the largest a collection of the minute started from, and by space now. */
+  heapTotalMiB: number;
+  peakHeapTotalMiB: number;
+  newSpaceMiB: number;
+  oldSpaceMiB: number;
+  externalMiB: number;
+  arrayBuffersMiB: number;
+  /** V8's malloc'ed memory outside the heap (main isolate). */
+  mallocedMiB: number;
+  /** The worker threads' heaps (the audit thread), used and committed, as found. */
+  workerHeapUsedMiB: number;
+  workerHeapTotalMiB: number;
+  /** With FEDSCORE_BENCH_HEAP=1: RSS and the main heap's objects after a forced full collection. */
+  rssAfterForcedGcMiB?: number;
+  heapUsedAfterForcedGcMiB?: number;
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -73,33 +123,88 @@ function routeOf(method: string, path: string): string {
     .replace(/\/inbox\/[\w-]+$/, '/inbox/:kind')}`;
 }
 
+/** Whether a full collection is forced before each minute's sample (`FEDSCORE_BENCH_HEAP=1`). */
+const HEAP = process.env.FEDSCORE_BENCH_HEAP === '1';
+/** Where heap snapshots go, when set (`FEDSCORE_BENCH_SNAPSHOT=<dir>`): minute 2 and the last minute. */
+const SNAPSHOTS = process.env.FEDSCORE_BENCH_SNAPSHOT;
+
 /** The service in a child process over `location`. */
 async function startService(location: StoreLocation) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', new URL('./_server-child.ts', import.meta.url).pathname, JSON.stringify(location)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    [
+      ...(HEAP || SNAPSHOTS !== undefined ? ['--expose-gc'] : []),
+      '--import',
+      'tsx',
+      new URL('./_server-child.ts', import.meta.url).pathname,
+      JSON.stringify(location),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const base = await new Promise<URL>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening (\S+)/.exec(buf);
-      if (m) resolve(new URL(m[1]!));
-    });
+  // The child's stdout, line by line: `listening <url>`, then one answer per command (in order).
+  const answers: ((line: string) => void)[] = [];
+  let listening: ((url: URL) => void) | undefined;
+  const base = new Promise<URL>((resolve, reject) => {
+    listening = resolve;
     child.once('exit', (code) => reject(new Error(`service exited ${code}`)));
   });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const m = /^listening (\S+)/.exec(line);
+    if (m && listening) {
+      listening(new URL(m[1]!));
+      listening = undefined;
+    } else answers.shift()?.(line);
+  });
+  const command = (line: string) =>
+    new Promise<string>((resolve) => {
+      answers.push(resolve);
+      child.stdin!.write(`${line}\n`);
+    });
   const rssMiB = () => {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : Number.NaN;
   };
   return {
-    base,
+    base: await base,
     rssMiB,
+    /** What the child's memory is made of (after a forced full collection with `force`). */
+    async sample(force: boolean): Promise<MemorySample> {
+      const line = await command(force ? 'sample gc' : 'sample');
+      if (!line.startsWith('sample ')) throw new Error(`service: ${line}`);
+      return JSON.parse(line.slice('sample '.length)) as MemorySample;
+    },
+    /** Writes a heap snapshot of the child to `file`. */
+    async snapshot(file: string): Promise<void> {
+      const line = await command(`snapshot ${file}`);
+      if (line !== `snapshot ${file}`) throw new Error(`service: ${line}`);
+    },
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     },
+  };
+}
+
+/** A sample in MiB, as reported per minute. */
+function memoryMinute(minute: number, h: MemorySample): MemoryMinute {
+  const mib = (b: number) => b / 1024 / 1024;
+  return {
+    minute,
+    rssMiB: mib(h.rss),
+    fullGcs: h.fullGcs,
+    liveHeapMiB: h.liveAfterFullGc === null ? null : mib(h.liveAfterFullGc),
+    heapTotalMiB: mib(h.heapTotal),
+    peakHeapTotalMiB: mib(h.peakHeapTotal),
+    newSpaceMiB: mib(h.spaces.new_space ?? 0),
+    oldSpaceMiB: mib(h.spaces.old_space ?? 0),
+    externalMiB: mib(h.external),
+    arrayBuffersMiB: mib(h.arrayBuffers),
+    mallocedMiB: mib(h.malloced),
+    workerHeapUsedMiB: mib(h.workers.reduce((s, w) => s + w.heapUsed, 0)),
+    workerHeapTotalMiB: mib(h.workers.reduce((s, w) => s + w.heapTotal, 0)),
+    ...(h.rssAfterGc === null
+      ? {}
+      : { rssAfterForcedGcMiB: mib(h.rssAfterGc), heapUsedAfterForcedGcMiB: mib(h.heapUsed) }),
   };
 }
 
@@ -243,15 +348,41 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
   let warmed = 0;
   let warmAt = Number.NaN;
   let minute = 0;
+  const memoryPerMinute: MemoryMinute[] = [];
+  const snapshots: string[] = [];
+  const lastMinute = Math.max(2, Math.round(o.minutes));
+  if (SNAPSHOTS !== undefined) mkdirSync(SNAPSHOTS, { recursive: true });
+  /** The end of minute m: its progress line with the memory sample, and a snapshot when asked for. */
+  const minuteDone = async (m: number) => {
+    const mib = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(0));
+    const h = memoryMinute(m, await service.sample(HEAP));
+    memoryPerMinute.push(h);
+    let heap =
+      `; live heap ${mib(h.liveHeapMiB)} MiB after ${h.fullGcs} full GCs, heap ${mib(h.heapTotalMiB)} (peak ${mib(h.peakHeapTotalMiB)};` +
+      ` new ${mib(h.newSpaceMiB)}, old ${mib(h.oldSpaceMiB)}), external ${mib(h.externalMiB)},` +
+      ` audit thread heap ${mib(h.workerHeapUsedMiB)} of ${mib(h.workerHeapTotalMiB)}`;
+    if (HEAP)
+      heap += `; forced GC: RSS ${mib(h.rssAfterForcedGcMiB)} MiB, heap used ${mib(h.heapUsedAfterForcedGcMiB)}`;
+    if (SNAPSHOTS !== undefined && (m === 2 || m === lastMinute)) {
+      const file = join(SNAPSHOTS, `${label}-minute-${m}.heapsnapshot`);
+      await service.snapshot(file);
+      snapshots.push(file);
+      heap += `; heap snapshot ${file}`;
+    }
+    // Progress on long work: one line a minute on stderr (the tables go to stdout).
+    process.stderr.write(
+      `load ${label}: minute ${m}, ${rounds} rounds scored, ${requests} requests, ${errors5xx} 5xx, RSS ${mib(rss.at(-1)!.mib)} MiB${heap}\n`,
+    );
+  };
+  // One minute's sample at a time, in order (a snapshot can take seconds).
+  let diagnosing: Promise<void> = Promise.resolve();
   const sampler = setInterval(() => {
     const t = performance.now() - t0;
     rss.push({ t, mib: service.rssMiB() });
-    // Progress on long work: one line a minute on stderr (the tables go to stdout).
     if (t >= (minute + 1) * 60_000) {
       minute++;
-      process.stderr.write(
-        `load ${label}: minute ${minute}, ${rounds} rounds scored, ${requests} requests, ${errors5xx} 5xx, RSS ${rss.at(-1)!.mib.toFixed(0)} MiB\n`,
-      );
+      const m = minute;
+      diagnosing = diagnosing.then(() => minuteDone(m));
     }
   }, 1000);
   await Promise.all(
@@ -271,11 +402,23 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     }),
   );
   clearInterval(sampler);
-  const elapsedMin = (performance.now() - t0) / 60_000;
+  // A last sample, so that the last (part of a) minute has one even when the run ends just after a
+  // minute's boundary, before the sampler's next tick.
+  const tEnd = performance.now() - t0;
+  rss.push({ t: tEnd, mib: service.rssMiB() });
+  const elapsedMin = tEnd / 60_000;
+  while (minute < Math.ceil(elapsedMin)) {
+    minute++;
+    const m = minute;
+    diagnosing = diagnosing.then(() => minuteDone(m));
+  }
+  await diagnosing;
   agent.destroy();
   await service.stop();
-  const peak = (from: number, to: number) =>
-    Math.max(...rss.filter((s) => s.t >= from && s.t < to).map((s) => s.mib), Number.NEGATIVE_INFINITY);
+  const inWindow = (from: number, to: number) => rss.filter((s) => s.t >= from && s.t < to).map((s) => s.mib);
+  const peak = (from: number, to: number) => Math.max(...inWindow(from, to), Number.NEGATIVE_INFINITY);
+  const trough = (from: number, to: number) => Math.min(...inWindow(from, to), Number.POSITIVE_INFINITY);
+  const minutes = Array.from({ length: Math.ceil(elapsedMin) }, (_, m) => m);
   const lastFrom = Math.max(0, (Math.ceil(elapsedMin) - 1) * 60_000);
   return {
     store: label,
@@ -289,9 +432,10 @@ export async function runLoad(label: string, location: StoreLocation, o: LoadOpt
     rssLastMinuteMiB: peak(lastFrom, Number.POSITIVE_INFINITY),
     warmupMinutes: warmAt / 60_000,
     rssAfterWarmupMiB: Number.isNaN(warmAt) ? Number.NaN : peak(warmAt, warmAt + 60_000),
-    rssPerMinuteMiB: Array.from({ length: Math.ceil(elapsedMin) }, (_, m) =>
-      peak(m * 60_000, (m + 1) * 60_000),
-    ),
+    rssPerMinuteMiB: minutes.map((m) => peak(m * 60_000, (m + 1) * 60_000)),
+    rssMinPerMinuteMiB: minutes.map((m) => trough(m * 60_000, (m + 1) * 60_000)),
+    memoryPerMinute,
+    ...(SNAPSHOTS !== undefined ? { snapshots } : {}),
     routes: [...latencies.entries()]
       .map(([route, ms]) => {
         const s = [...ms].sort((a, b) => a - b);

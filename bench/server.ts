@@ -182,6 +182,12 @@ function numberFlag(name: string, fallback: number): number {
   return v;
 }
 
+/** The live heap (after V8's own full GCs) of the first and the last minute that had one. */
+function liveHeapSpan(r: LoadResult): string {
+  const live = r.memoryPerMinute.flatMap((h) => (h.liveHeapMiB === null ? [] : [h.liveHeapMiB]));
+  return live.length === 0 ? '–' : `${live[0]!.toFixed(1)} → ${live.at(-1)!.toFixed(1)}`;
+}
+
 /** `--load`: the load row (bench/_server-load.ts) on each store, as tables. */
 async function loadMain(): Promise<void> {
   const o = {
@@ -227,6 +233,7 @@ async function loadMain(): Promise<void> {
         'warm-up min',
         'peak RSS after warm-up MiB',
         'growth after warm-up',
+        'live heap first → last min MiB',
       ],
       results.map((r) => [
         r.store,
@@ -242,11 +249,60 @@ async function loadMain(): Promise<void> {
         r.warmupMinutes.toFixed(1),
         mib(r.rssAfterWarmupMiB),
         `${((100 * (r.rssLastMinuteMiB - r.rssAfterWarmupMiB)) / r.rssAfterWarmupMiB).toFixed(1)} %`,
+        liveHeapSpan(r),
       ]),
     ),
   );
   console.log('\nPeak RSS of each minute (MiB):\n');
   for (const r of results) console.log(`${r.store}: ${r.rssPerMinuteMiB.map(mib).join(' ')}`);
+  console.log('\nLowest RSS of each minute (MiB; a leak lifts these with the peaks):\n');
+  for (const r of results) console.log(`${r.store}: ${r.rssMinPerMinuteMiB.map(mib).join(' ')}`);
+  const forced = results.some((r) => r.memoryPerMinute.some((h) => h.rssAfterForcedGcMiB !== undefined));
+  console.log(
+    "\nThe service's memory at the end of each minute (MiB): RSS; the live heap after the last full GC V8 ran by itself in the minute (a leak lifts it), and how many ran; the committed heap now (peak of the minute), new and old space; external; the audit thread's heap used / committed" +
+      (forced ? '; with FEDSCORE_BENCH_HEAP=1, RSS and heap used after a forced full GC' : '') +
+      ':\n',
+  );
+  console.log(
+    table(
+      [
+        'store',
+        'minute',
+        'RSS',
+        'live heap',
+        'full GCs',
+        'heap (peak)',
+        'new space',
+        'old space',
+        'external',
+        'audit thread heap',
+        ...(forced ? ['RSS after forced GC', 'heap used after forced GC'] : []),
+      ],
+      results.flatMap((r) =>
+        r.memoryPerMinute.map((h) => [
+          r.store,
+          String(h.minute),
+          mib(h.rssMiB),
+          h.liveHeapMiB === null ? '–' : h.liveHeapMiB.toFixed(1),
+          String(h.fullGcs),
+          `${mib(h.heapTotalMiB)} (${mib(h.peakHeapTotalMiB)})`,
+          mib(h.newSpaceMiB),
+          mib(h.oldSpaceMiB),
+          h.externalMiB.toFixed(1),
+          `${mib(h.workerHeapUsedMiB)} / ${mib(h.workerHeapTotalMiB)}`,
+          ...(forced
+            ? [
+                h.rssAfterForcedGcMiB === undefined ? '–' : mib(h.rssAfterForcedGcMiB),
+                h.heapUsedAfterForcedGcMiB === undefined ? '–' : h.heapUsedAfterForcedGcMiB.toFixed(1),
+              ]
+            : []),
+        ]),
+      ),
+    ),
+  );
+  for (const r of results)
+    if (r.snapshots !== undefined && r.snapshots.length > 0)
+      console.log(`\n${r.store} heap snapshots: ${r.snapshots.join(', ')} (npx tsx bench/heap-diff.ts A B)`);
   console.log('\nLatency per route (client side, ms):\n');
   console.log(
     table(
