@@ -71,7 +71,7 @@ async function msPerStep(train: Train): Promise<number> {
 }
 
 const info = await initBackend({ backend: 'webgpu' });
-console.log(`backend: ${describeBackend(info)}; Adam, batch ${BATCH}, ${K} steps timed, ${ROUNDS} rounds`);
+console.log(`${describeBackend(info)}; Adam, batch ${BATCH}, ${K} steps timed, ${ROUNDS} rounds`);
 const data = gaussianMixture({ n: BATCH * (K + 1), shape: [28, 28, 1], numClasses: 10, seed: 7 });
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 const rows: string[] = [];

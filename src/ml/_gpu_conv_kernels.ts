@@ -65,7 +65,7 @@ export function convForwardProgram(l: number, stages: readonly Stage[], F: numbe
   const s = stages[l] as ConvStage;
   const { name, row } = input(l, stages, F);
   const [OW, PW] = [outWidth(s), preWidth(s)];
-  const head = (w: number, W: number, C: number) => `
+  const head = (w: string, W: number, C: number) => `
     if (index >= uniforms.b * ${OW}) { return; }
     let r = index / ${OW};
     let q = index - r * ${OW};

@@ -67,14 +67,13 @@ function expectClose(g: Result, c: Result) {
     expect(Math.abs(g.epochLosses[e]! - loss) / loss).toBeLessThan(1e-5);
 }
 
-/** The fused step against the CPU path and the tfjs GPU path. */
-async function compare(spec: ModelSpec, data: Examples, o: TrainOptions) {
+/** The fused step against the CPU path and (`tfjs`) the tfjs GPU path. */
+async function compare(spec: ModelSpec, data: Examples, o: TrainOptions, tfjs = true) {
   const m0 = initParams(spec, 1);
   const g = await trainLocal(spec, m0, data, o);
   const c = await on('wasm', () => trainLocal(spec, m0, data, o));
-  const t = await withTfjsPath(() => trainLocal(spec, m0, data, o));
   expectClose(g, c);
-  expectClose(g, t);
+  if (tfjs) expectClose(g, await withTfjsPath(() => trainLocal(spec, m0, data, o)));
   expect(maxAbs(g.delta)).toBeGreaterThan(1e-3); // the training moved the model
   return g;
 }
@@ -120,12 +119,12 @@ describe.runIf(gpu.ok || inCi)('the fused conv step on webgpu', () => {
     expect(fusedConvStages(twoPools)).toBeUndefined();
   });
 
-  it('trains cnn003 as the CPU and tfjs paths do (Adam, 2 epochs, short last batch; SGD with momentum)', async () => {
+  it('trains cnn003 as the CPU and tfjs paths do (Adam, 2 epochs, short last batch; SGD with momentum: CPU)', async () => {
     const spec = cnn([8, 8, 2], false);
     const data = gaussianMixture(10, [8, 8, 2], 3, 7); // batches of 4: the last one short (2)
     const g = await compare(spec, data, adam);
     expect(g.steps).toBe(6);
-    await compare(spec, data, sgd);
+    await compare(spec, data, sgd, false);
   });
 
   it('trains cnn003 with max pooling over odd-sized maps (the last row and column dropped)', async () => {
@@ -133,28 +132,26 @@ describe.runIf(gpu.ok || inCi)('the fused conv step on webgpu', () => {
     await compare(spec, gaussianMixture(10, [11, 11, 1], 3, 8), adam);
   });
 
-  it('trains LeNet-5 as the CPU and tfjs paths do (padding, average pooling; Adam and SGD)', async () => {
+  it('trains LeNet-5 as the CPU path (and, with Adam, the tfjs path) does (padding, average pooling)', async () => {
     const data = gaussianMixture(6, [28, 28, 1], 10, 9); // batches of 4 and 2
     await compare(lenet, data, { ...adam, epochs: 1 });
-    await compare(lenet, data, { ...sgd, steps: 2 });
+    await compare(lenet, data, { ...sgd, steps: 2 }, false);
   });
 
   it('leaves other conv specs to the generic path, which agrees with the CPU path', async () => {
-    await compare(twoPools, gaussianMixture(10, [12, 12, 1], 3, 10), adam);
+    await compare(twoPools, gaussianMixture(10, [12, 12, 1], 3, 10), adam, false);
   });
 
-  it('takes 2S + 1 dispatches and no readback per step (cnn003 9, LeNet-5 11)', async () => {
+  it('takes 2S + 1 dispatches and no readback per step (cnn003 9, LeNet-5 11; the tfjs paths: bench gpu)', async () => {
     for (const [spec, shape, expected] of [
       [cnn([8, 8, 1], false), [8, 8, 1], 9],
       [lenet, [28, 28, 1], 11],
     ] as const) {
-      const data = gaussianMixture(16, shape, spec.numClasses, 11);
+      const data = gaussianMixture(8, shape, spec.numClasses, 11);
       const train = (steps: number) =>
-        trainLocal(spec, initParams(spec, 1), data, { seed: 3, steps, batchSize: 4 });
+        trainLocal(spec, initParams(spec, 1), data, { seed: 3, steps, batchSize: 2 });
       const fused = await stepCost(train, 1, 3);
       expect(fused.perStep).toEqual({ dispatches: expected, readbacks: 0, bytesRead: 0 });
-      const tfjs = await withTfjsPath(() => stepCost(train, 1, 3));
-      expect(tfjs.perStep.dispatches).toBeGreaterThan(40);
     }
   });
 });
