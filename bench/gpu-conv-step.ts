@@ -36,7 +36,7 @@ const ROUNDS = flag('rounds', 3);
 const BATCH = flag('batch', 64);
 
 const plan = (steps: number): GpuTrainPlan => ({
-  passes: 1,
+  passes: steps, // at least one batch per pass; maxSteps stops it
   maxSteps: steps,
   batchSize: BATCH,
   optimizer: 'adam',

@@ -147,9 +147,9 @@ describe.runIf(gpu.ok || inCi)('the fused conv step on webgpu', () => {
       [cnn([8, 8, 1], false), [8, 8, 1], 9],
       [lenet, [28, 28, 1], 11],
     ] as const) {
-      const data = gaussianMixture(8, shape, spec.numClasses, 11);
+      const data = gaussianMixture(16, shape, spec.numClasses, 11); // 4 batches of 4 per pass
       const train = (steps: number) =>
-        trainLocal(spec, initParams(spec, 1), data, { seed: 3, steps, batchSize: 2 });
+        trainLocal(spec, initParams(spec, 1), data, { seed: 3, steps, batchSize: 4 });
       const fused = await stepCost(train, 1, 3);
       expect(fused.perStep).toEqual({ dispatches: expected, readbacks: 0, bytesRead: 0 });
     }
