@@ -6,8 +6,9 @@
  *    dispatches per step for L layers (4 for the default MLP), minibatches gathered on the device;
  *  - convolutional networks of convolutions (each optionally pooled), a flatten and dense layers
  *    (the built-in `cnn003` and `lenet5`; _gpu_conv_stages.ts says which specs): the fused step of
- *    _gpu_conv.ts, 2S + 1 hand-written WGSL dispatches for S stages (cnn003 9, LeNet-5 11),
- *    minibatches gathered on the device;
+ *    _gpu_conv.ts, 2S + 1 hand-written WGSL dispatches for S stages (cnn003 9, LeNet-5 11,
+ *    against 48 and 62 on the path below), minibatches gathered on the device; batches of at
+ *    least FUSED_CONV_MIN_BATCH (smaller ones take the path below);
  *  - every other model (user Layers models of other shapes): tfjs's forward and backward ops
  *    for the layers, the loss and its gradient in three WGSL dispatches (_gpu_xent.ts, instead of
  *    ~15 tfjs ops), then the fused optimizer of _gpu_optimizer.ts (one dispatch per 6 parameter
