@@ -1,25 +1,32 @@
 /**
  * Local training on the GPU (webgpu backend; internal to train.ts, which checks the options and
- * calls `trainOnGpu` when `onWebGpu()`). Three paths, chosen by the model and
+ * calls `trainOnGpu` when `onWebGpu()`). Four paths, chosen by the model and
  * `FEDSCORE_GPU_TRAIN` (docs/performance.md, "GPU: WebGPU"):
  *  - dense networks (the built-in `mlp`): the fused step of _gpu_mlp.ts (run by _gpu_mlp_silos.ts,
  *    which also trains several silos in the same dispatches, train-silos.ts), 2L hand-written WGSL
  *    dispatches per step for L layers (4 for the default MLP), minibatches gathered on the device;
- *  - every other model (cnn003, LeNet-5, user Layers models): tfjs's forward and backward ops
+ *  - convolutional networks of convolutions (each optionally pooled), a flatten and dense layers
+ *    (the built-in `cnn003` and `lenet5`; _gpu_conv_stages.ts says which specs): the fused step of
+ *    _gpu_conv.ts, 2S + 1 hand-written WGSL dispatches for S stages (cnn003 9, LeNet-5 11,
+ *    against 48 and 62 on the path below), minibatches gathered on the device; batches of at
+ *    least FUSED_CONV_MIN_BATCH (smaller ones take the path below);
+ *  - every other model (user Layers models of other shapes): tfjs's forward and backward ops
  *    for the layers, the loss and its gradient in three WGSL dispatches (_gpu_xent.ts, instead of
  *    ~15 tfjs ops), then the fused optimizer of _gpu_optimizer.ts (one dispatch per 6 parameter
  *    tensors, instead of ~10 tfjs ops per parameter tensor); θ is a slice of the flat state per
  *    tensor;
  *  - `FEDSCORE_GPU_TRAIN=tfjs`: tfjs ops only (_gpu_train_tfjs.ts), the path before the fused
  *    kernels, kept to compare against (`bench gpu` counts both).
- * All three keep θ and the optimizer state on the device, upload the examples once, read nothing
+ * All of them keep θ and the optimizer state on the device, upload the examples once, read nothing
  * inside a pass (the pass's loss once at its end, asynchronously; θ once at the end), and take
  * train.ts's steps on train.ts's batches (_batches.ts). Differences from the CPU path are float32
  * rounding only (the optimizer in float32 here, float64 there; sums in another order):
- * test/ml/webgpu.test.ts and test/ml/_gpu_mlp.test.ts bound them.
+ * test/ml/webgpu.test.ts, test/ml/_gpu_mlp.test.ts and test/ml/_gpu_conv.test.ts bound them.
  */
 
 import { runBatches } from './_batches.js';
+import { trainConvFused } from './_gpu_conv.js';
+import { fusedConvStages } from './_gpu_conv_stages.js';
 import { fusedMlpLayers } from './_gpu_mlp.js';
 import { trainMlpFused } from './_gpu_mlp_silos.js';
 import { fusedOptimizerStep, readDelta, readPassLoss, stateLayout } from './_gpu_optimizer.js';
@@ -28,6 +35,9 @@ import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';
 import { fusedSoftmaxCrossEntropy } from './_gpu_xent.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
+
+/** Smallest batch the fused conv step takes (see trainOnGpu). */
+export const FUSED_CONV_MIN_BATCH = 4;
 
 /** The GPU training paths `FEDSCORE_GPU_TRAIN` names. */
 export const GPU_TRAIN_PATHS = ['fused', 'tfjs'] as const;
@@ -51,11 +61,18 @@ export function trainOnGpu(
   if (gpuTrainPath() === 'tfjs') return trainOnGpuTfjs(spec, m0, data, plan);
   const dense = fusedMlpLayers(spec);
   if (dense) return trainMlpFused(spec, dense, m0, data, plan);
+  const conv = fusedConvStages(spec);
+  // Batches of 2–3 are left to the generic path: on lavapipe the fused conv step of LeNet-5 (two
+  // pooled convolutions) hung at those sizes (cause not found yet; batches of 4 and 64 verified).
+  if (conv && plan.batchSize >= FUSED_CONV_MIN_BATCH) return trainConvFused(spec, conv, m0, data, plan);
   return trainWithFusedOptimizer(spec, m0, data, plan);
 }
 
-/** tfjs's forward and backward, the fused optimizer (see the module comment). */
-async function trainWithFusedOptimizer(
+/**
+ * tfjs's forward and backward, the fused optimizer (see the module comment); exported for
+ * bench/gpu-conv-step.ts, which times it against the fused conv step.
+ */
+export async function trainWithFusedOptimizer(
   spec: ModelSpec,
   m0: Float32Array,
   data: Examples,
