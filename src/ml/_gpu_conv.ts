@@ -80,6 +80,7 @@ export async function trainConvFused(
         const at = [
           { type: 'int32' as const, data: [start] },
           { type: 'int32' as const, data: [b] },
+          { type: 'int32' as const, data: [0] }, // `zero`: see STEP_UNIFORMS in _gpu_conv_kernels.ts
         ];
         /** Stage ℓ's input bindings: the examples through the permutation, or A_ℓ. */
         const inputOf = (l: number): Record<string, tf.Tensor> =>
@@ -110,6 +111,7 @@ export async function trainConvFused(
           const uniforms = [
             ...optimizerUniforms(plan, taken, b, pass),
             { type: 'int32' as const, data: [start] },
+            { type: 'int32' as const, data: [0] },
           ];
           for (const [k, g] of groups.entries()) {
             const inputs: Record<string, tf.Tensor> = {};

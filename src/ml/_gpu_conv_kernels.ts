@@ -21,7 +21,14 @@ import { OPTIMIZER_UNIFORMS, type StateLayout, updateFunction } from './_gpu_opt
 import type { GpuTrainPlan } from './_gpu_plan.js';
 import type { WgslProgram } from './_wgsl_program.js';
 
-export const STEP_UNIFORMS = 'start : i32, b : i32,';
+/**
+ * LOOP_BOUNDS: every loop whose trip count is a constant of the spec is written `i < n +
+ * uniforms.zero` (`zero` is always 0) so that the shader compiler cannot unroll it. Unrolled, the
+ * nested convolution loops made lavapipe's LLVM take 126 s to build LeNet-5's pipelines on a cold
+ * shader cache (and never finish at batch sizes 2 and 3); with opaque bounds it takes 1.5 s. The
+ * arithmetic and its order are the same either way.
+ */
+export const STEP_UNIFORMS = 'start : i32, b : i32, zero : i32,';
 
 /** Stage ℓ's input: the buffer's name and the WGSL offset of row `r`'s first value. */
 function input(l: number, stages: readonly Stage[], F: number, r = 'r'): { name: string; row: string } {
@@ -42,15 +49,15 @@ function convFunction(s: ConvStage, inName: string): string {
   return `
   fn conv(base : i32, y : i32, x : i32, o : i32) -> f32 {
     var acc = 0.0;
-    for (var ky = 0; ky < ${s.k}; ky++) {
+    for (var ky = 0; ky < ${s.k} + uniforms.zero; ky++) {
       let iy = y + ky - ${s.pad};
       ${bounds('iy', s.inH)}
-      for (var kx = 0; kx < ${s.k}; kx++) {
+      for (var kx = 0; kx < ${s.k} + uniforms.zero; kx++) {
         let ix = x + kx - ${s.pad};
         ${bounds('ix', s.inW)}
         let at = base + (iy * ${s.inW} + ix) * ${s.inC};
         let wt = ${s.w} + (ky * ${s.k} + kx) * ${s.inC * s.outC} + o;
-        for (var c = 0; c < ${s.inC}; c++) {
+        for (var c = 0; c < ${s.inC} + uniforms.zero; c++) {
           acc = fma(${inName}[at + c], S[wt + c * ${s.outC}], acc);
         }
       }
@@ -82,8 +89,8 @@ export function convForwardProgram(l: number, stages: readonly Stage[], F: numbe
     const z = s.pool.size;
     body = `${head('px', s.oW, s.outC)}
     var pooled = 0.0;
-    for (var dy = 0; dy < ${z}; dy++) {
-      for (var dx = 0; dx < ${z}; dx++) {
+    for (var dy = 0; dy < ${z} + uniforms.zero; dy++) {
+      for (var dx = 0; dx < ${z} + uniforms.zero; dx++) {
         let y = py * ${z} + dy;
         let x = px * ${z} + dx;
         let a = conv(base, y, x, o);
@@ -118,7 +125,7 @@ export function denseForwardProgram(l: number, stages: readonly Stage[]): WgslPr
     let j = index - r * ${U};
     let base = r * ${s.inputs};
     var acc = 0.0;
-    for (var i = 0; i < ${s.inputs}; i++) {
+    for (var i = 0; i < ${s.inputs} + uniforms.zero; i++) {
       acc = fma(A${l}[base + i], S[${s.w} + i * ${U} + j], acc);
     }
     let z = acc + S[${s.b} + j];
@@ -141,7 +148,7 @@ export function lossProgram(l: number, stages: readonly Stage[], B: number): Wgs
     if (r >= uniforms.b) { return; }
     let row = r * ${s.inputs};
     ${cs.map((c) => `var l${c} = 0.0;`).join(' ')}
-    for (var h = 0; h < ${s.inputs}; h++) {
+    for (var h = 0; h < ${s.inputs} + uniforms.zero; h++) {
       let a = A${l}[row + h];
       let w = ${s.w} + h * ${C};
       ${cs.map((c) => `l${c} = fma(a, S[w + ${c}], l${c});`).join('\n      ')}
@@ -175,7 +182,7 @@ function gradOFunction(l: number, s: Stage): string {
     return `
   fn gradO(r : i32, i : i32) -> f32 {
     var acc = 0.0;
-    for (var j = 0; j < ${s.units}; j++) {
+    for (var j = 0; j < ${s.units} + uniforms.zero; j++) {
       acc = fma(G${l}[r * ${s.units} + j], S[${s.w} + i * ${s.units} + j], acc);
     }
     return acc;
@@ -188,15 +195,15 @@ function gradOFunction(l: number, s: Stage): string {
     let xi = p % ${s.inW};
     let yi = p / ${s.inW};
     var acc = 0.0;
-    for (var ky = 0; ky < ${s.k}; ky++) {
+    for (var ky = 0; ky < ${s.k} + uniforms.zero; ky++) {
       let y = yi + ${s.pad} - ky;
       ${bounds('y', s.outH)}
-      for (var kx = 0; kx < ${s.k}; kx++) {
+      for (var kx = 0; kx < ${s.k} + uniforms.zero; kx++) {
         let x = xi + ${s.pad} - kx;
         ${bounds('x', s.outW)}
         let g = r * ${preWidth(s)} + (y * ${s.outW} + x) * ${s.outC};
         let wt = ${s.w} + ((ky * ${s.k} + kx) * ${s.inC} + c) * ${s.outC};
-        for (var o = 0; o < ${s.outC}; o++) {
+        for (var o = 0; o < ${s.outC} + uniforms.zero; o++) {
           acc = fma(G${l}[g + o], S[wt + o], acc);
         }
       }
@@ -243,8 +250,8 @@ export function backwardProgram(l: number, stages: readonly Stage[], B: number):
       o = ${A}[r * ${OW} + i];
     }
     var found = false;
-    for (var dy = 0; dy < ${z}; dy++) {
-      for (var dx = 0; dx < ${z}; dx++) {
+    for (var dy = 0; dy < ${z} + uniforms.zero; dy++) {
+      for (var dx = 0; dx < ${z} + uniforms.zero; dx++) {
         let y = qy * ${z} + dy;
         let x = qx * ${z} + dx;
         if (y >= ${p.outH} || x >= ${p.outW}) { continue; }
@@ -296,7 +303,7 @@ function denseBranch(l: number, s: DenseStage, at: number): { code: string; end:
         ${ts.flatMap((a) => ts.map((c) => `g${a}${c} = fma(a${a}, d${c}, g${a}${c});`)).join('\n        ')}
       }
       var gs = array<f32, ${T * T}>(${ts.flatMap((a) => ts.map((c) => `g${a}${c}`)).join(', ')});
-      for (var k = 0; k < ${T * T}; k++) {
+      for (var k = 0; k < ${T * T} + uniforms.zero; k++) {
         let i = iBase + k / ${T};
         let j = jBase + k % ${T};
         if (i < ${In} && j < ${Out}) { update(${s.w} + i * ${Out} + j, gs[k]); }
@@ -338,10 +345,10 @@ function convBranch(
       for (var r = 0; r < uniforms.b; r++) {
         let base = ${row};
         let gb = r * ${PW} + o;
-        for (var y = 0; y < ${s.outH}; y++) {
+        for (var y = 0; y < ${s.outH} + uniforms.zero; y++) {
           let iy = y + ky - ${s.pad};
           ${bounds('iy', s.inH)}
-          for (var x = 0; x < ${s.outW}; x++) {
+          for (var x = 0; x < ${s.outW} + uniforms.zero; x++) {
             let ix = x + kx - ${s.pad};
             ${bounds('ix', s.inW)}
             g = fma(${name}[base + (iy * ${s.inW} + ix) * ${s.inC} + c], G${l}[gb + (y * ${s.outW} + x) * ${s.outC}], g);
@@ -353,7 +360,7 @@ function convBranch(
       let o = index - ${bAt};
       var g = 0.0;
       for (var r = 0; r < uniforms.b; r++) {
-        for (var p = 0; p < ${s.outH * s.outW}; p++) { g = g + G${l}[r * ${PW} + p * ${s.outC} + o]; }
+        for (var p = 0; p < ${s.outH * s.outW} + uniforms.zero; p++) { g = g + G${l}[r * ${PW} + p * ${s.outC} + o]; }
       }
       update(${s.b} + o, g);
     }`,
@@ -383,7 +390,7 @@ export function optimizerProgram(
   return {
     key: `convOpt_${plan.optimizer}_${st.m}_${st.v}_${st.loss}_${F}_${B}_${group.join('-')}_${stages.map(stageKey).join(',')}`,
     invocations: cum,
-    uniforms: `${OPTIMIZER_UNIFORMS} start : i32,`,
+    uniforms: `${OPTIMIZER_UNIFORMS} start : i32, zero : i32,`,
     code: `${updateFunction(plan, st)}
   fn main(index : i32) {
     ${

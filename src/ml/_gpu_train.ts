@@ -8,8 +8,7 @@
  *  - convolutional networks of convolutions (each optionally pooled), a flatten and dense layers
  *    (the built-in `cnn003` and `lenet5`; _gpu_conv_stages.ts says which specs): the fused step of
  *    _gpu_conv.ts, 2S + 1 hand-written WGSL dispatches for S stages (cnn003 9, LeNet-5 11,
- *    against 48 and 62 on the path below), minibatches gathered on the device; batches of at
- *    least FUSED_CONV_MIN_BATCH (smaller ones take the path below);
+ *    against 48 and 62 on the path below), minibatches gathered on the device;
  *  - every other model (user Layers models of other shapes): tfjs's forward and backward ops
  *    for the layers, the loss and its gradient in three WGSL dispatches (_gpu_xent.ts, instead of
  *    ~15 tfjs ops), then the fused optimizer of _gpu_optimizer.ts (one dispatch per 6 parameter
@@ -36,9 +35,6 @@ import { fusedSoftmaxCrossEntropy } from './_gpu_xent.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
-/** Smallest batch the fused conv step takes (see trainOnGpu). */
-export const FUSED_CONV_MIN_BATCH = 4;
-
 /** The GPU training paths `FEDSCORE_GPU_TRAIN` names. */
 export const GPU_TRAIN_PATHS = ['fused', 'tfjs'] as const;
 export type GpuTrainPath = (typeof GPU_TRAIN_PATHS)[number];
@@ -64,7 +60,7 @@ export function trainOnGpu(
   const conv = fusedConvStages(spec);
   // Batches of 2–3 are left to the generic path: on lavapipe the fused conv step of LeNet-5 (two
   // pooled convolutions) hung at those sizes (cause not found yet; batches of 4 and 64 verified).
-  if (conv && plan.batchSize >= FUSED_CONV_MIN_BATCH) return trainConvFused(spec, conv, m0, data, plan);
+  if (conv) return trainConvFused(spec, conv, m0, data, plan);
   return trainWithFusedOptimizer(spec, m0, data, plan);
 }
 
