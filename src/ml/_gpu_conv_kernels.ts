@@ -19,7 +19,7 @@
 import { type ConvStage, type DenseStage, outWidth, preWidth, type Stage } from './_gpu_conv_stages.js';
 import { OPTIMIZER_UNIFORMS, type StateLayout, updateFunction } from './_gpu_optimizer.js';
 import type { GpuTrainPlan } from './_gpu_plan.js';
-import type { WgslProgram } from './_wgsl_program.js';
+import { bindingGroups, type WgslProgram } from './_wgsl_program.js';
 
 /**
  * LOOP_BOUNDS: every loop whose trip count is a constant of the spec is written `i < n +
@@ -412,19 +412,5 @@ export const gradientBindings = (l: number): number => (l === 0 ? 3 : 2);
 
 /** Stage groups for the optimizer: each binds ≤ 7 inputs (8 storage buffers with the state). */
 export function optimizerGroups(L: number): number[][] {
-  const groups: number[][] = [];
-  let current: number[] = [];
-  let bound = 0;
-  for (let l = 0; l < L; l++) {
-    const need = gradientBindings(l);
-    if (current.length > 0 && bound + need > 7) {
-      groups.push(current);
-      current = [];
-      bound = 0;
-    }
-    current.push(l);
-    bound += need;
-  }
-  groups.push(current);
-  return groups;
+  return bindingGroups(L, gradientBindings, 7);
 }

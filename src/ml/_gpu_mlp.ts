@@ -38,7 +38,7 @@ import {
   type StateLayout,
   updateFunction,
 } from './_gpu_optimizer.js';
-import type { WgslProgram } from './_wgsl_program.js';
+import { bindingGroups, type WgslProgram } from './_wgsl_program.js';
 import { type ModelSpec, paramLayout } from './models.js';
 
 /** Most classes the loss kernel holds (its logits are unrolled scalars, as in _coalition_wgsl.ts). */
@@ -292,21 +292,7 @@ function optimizerProgram(
 
 /** Layer groups for the optimizer: each binds ≤ 6 inputs besides Q (its layers' inputs and gradients). */
 function optimizerGroups(L: number): number[][] {
-  const groups: number[][] = [];
-  let current: number[] = [];
-  let bound = 0;
-  for (let l = 0; l < L; l++) {
-    const need = l === 0 ? 3 : 2; // X and Perm, or A_ℓ; and D_{ℓ+1}
-    if (current.length > 0 && bound + need > 6) {
-      groups.push(current);
-      current = [];
-      bound = 0;
-    }
-    current.push(l);
-    bound += need;
-  }
-  groups.push(current);
-  return groups;
+  return bindingGroups(L, (l) => (l === 0 ? 3 : 2), 6); // X and Perm, or A_ℓ; and D_{ℓ+1}
 }
 
 /** Every program of a step for `layers` on K silos (built once per training call). */

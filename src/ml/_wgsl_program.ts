@@ -141,3 +141,25 @@ export async function settledWgslErrors(waitMs = 5000): Promise<void> {
   while (unsettled > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
   wgslErrors();
 }
+
+/**
+ * Cuts layers 0..L−1, in order, into groups whose storage bindings (`need(ℓ)` each) stay within
+ * `limit` (a shader binds at most 8 storage buffers): one dispatch per group. A layer that needs
+ * more than `limit` alone gets a group of its own.
+ */
+export function bindingGroups(L: number, need: (l: number) => number, limit: number): number[][] {
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let bound = 0;
+  for (let l = 0; l < L; l++) {
+    if (current.length > 0 && bound + need(l) > limit) {
+      groups.push(current);
+      current = [];
+      bound = 0;
+    }
+    current.push(l);
+    bound += need(l);
+  }
+  groups.push(current);
+  return groups;
+}
