@@ -37,22 +37,28 @@ export interface FusedShape {
   readonly relu: boolean;
 }
 
-function shaderCode(s: FusedShape): string {
+/**
+ * The WGSL of one (coalition k, test row r) pair, shared by this shader and the reduced ones
+ * (_coalition_wgsl_reduced.ts) so that both compute the same fma chains in the same order: the
+ * coalition's first layer P0 + Σᵢ Coef[k,i]·Qᵢ (relu?), its output layer, and leaves in scope
+ * `best` (the arg-max), `y` (the label), `top`, `total` and `ly` (the loss is top + log(total) − ly).
+ * `membersOnly` skips the silos whose coefficient is 0 (fma(0, q, u) = u for finite q: the same
+ * sums). The C logits are separate scalars (no dynamically indexed array: in lavapipe's vectorized
+ * invocations that is a gather/scatter through memory for every access).
+ */
+export function coalitionRowCode(s: FusedShape, membersOnly: boolean): string {
   const { n, rows: N, hidden: H, classes: C } = s;
-  // The C logits are separate scalars (no dynamically indexed array: in lavapipe's vectorized
-  // invocations that is a gather/scatter through memory for every access).
   const cs = Array.from({ length: C }, (_, c) => c);
-  return `
-  fn main(index : i32) {
-    let kn = uniforms.kn;
-    if (index >= kn) { return; }
-    let k = index / ${N};
-    let r = index - k * ${N};
-    ${cs.map((c) => `var l${c} = 0.0;`).join(' ')}
+  const term = membersOnly
+    ? `let ci = Coef[k * ${n} + i];
+        if (ci == 0.0) { continue; }
+        u = fma(ci, Q[(i * ${H} + h) * ${N} + r], u);`
+    : `u = fma(Coef[k * ${n} + i], Q[(i * ${H} + h) * ${N} + r], u);`;
+  return `${cs.map((c) => `var l${c} = 0.0;`).join(' ')}
     for (var h = 0; h < ${H}; h++) {
       var u = 0.0;
       for (var i = 0; i < ${n}; i++) {
-        u = fma(Coef[k * ${n} + i], Q[(i * ${H} + h) * ${N} + r], u);
+        ${term}
       }
       var z = P0[h * ${N} + r] + u;
       ${s.relu ? 'z = max(z, 0.0);' : ''}
@@ -69,7 +75,18 @@ function shaderCode(s: FusedShape): string {
     let y = Y[r];
     var total = 0.0;
     var ly = 0.0;
-    ${cs.map((c) => `total = total + exp(l${c} - top); if (y == ${c}) { ly = l${c}; }`).join('\n    ')}
+    ${cs.map((c) => `total = total + exp(l${c} - top); if (y == ${c}) { ly = l${c}; }`).join('\n    ')}`;
+}
+
+function shaderCode(s: FusedShape): string {
+  const N = s.rows;
+  return `
+  fn main(index : i32) {
+    let kn = uniforms.kn;
+    if (index >= kn) { return; }
+    let k = index / ${N};
+    let r = index - k * ${N};
+    ${coalitionRowCode(s, false)}
     result[index] = select(0.0, 1.0, best == y);
     result[kn + index] = top + log(total) - ly;
   }`;

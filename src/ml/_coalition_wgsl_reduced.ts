@@ -29,6 +29,7 @@
  * Layouts as in _coalition_wgsl.ts: C [K, n]; Q [n, H, N]; P₀ [H, N]; W_S [K, H, C]; b_S [K, C];
  * labels [N] int32. n, N, H, C and relu are compiled in; K is a uniform.
  */
+import { coalitionRowCode } from './_coalition_wgsl.js';
 import { runWgsl, WORKGROUP } from './_wgsl_program.js';
 import type * as tf from './tf.js';
 
@@ -49,10 +50,9 @@ export const rowBlocks = (rows: number): number => Math.max(1, Math.ceil(rows / 
 
 /** WGSL of the first dispatch (exported for the tests' structural checks). */
 export function rowsShaderCode(s: ReducedShape): string {
-  const { n, rows: N, hidden: H, classes: C } = s;
+  const { rows: N, classes: C } = s;
   const G = WORKGROUP;
   const B = rowBlocks(N);
-  const cs = Array.from({ length: C }, (_, c) => c);
   return `
   var<workgroup> cnt : array<atomic<u32>, ${C}>;
   var<workgroup> part : array<f32, ${G}>;
@@ -68,30 +68,7 @@ export function rowsShaderCode(s: ReducedShape): string {
     let r = min(r0, ${N - 1});
     if (lane < ${C}) { atomicStore(&cnt[lane], 0u); }
     workgroupBarrier();
-    ${cs.map((c) => `var l${c} = 0.0;`).join(' ')}
-    for (var h = 0; h < ${H}; h++) {
-      var u = 0.0;
-      for (var i = 0; i < ${n}; i++) {
-        let ci = Coef[k * ${n} + i];
-        if (ci == 0.0) { continue; }
-        u = fma(ci, Q[(i * ${H} + h) * ${N} + r], u);
-      }
-      var z = P0[h * ${N} + r] + u;
-      ${s.relu ? 'z = max(z, 0.0);' : ''}
-      let wRow = (k * ${H} + h) * ${C};
-      ${cs.map((c) => `l${c} = fma(z, W[wRow + ${c}], l${c});`).join('\n      ')}
-    }
-    ${cs.map((c) => `l${c} = l${c} + B[k * ${C} + ${c}];`).join('\n    ')}
-    var best = 0;
-    var top = l0;
-    ${cs
-      .slice(1)
-      .map((c) => `if (l${c} > top) { top = l${c}; best = ${c}; }`)
-      .join('\n    ')}
-    let y = Y[r];
-    var total = 0.0;
-    var ly = 0.0;
-    ${cs.map((c) => `total = total + exp(l${c} - top); if (y == ${c}) { ly = l${c}; }`).join('\n    ')}
+    ${coalitionRowCode(s, true)}
     if (valid && best == y) { atomicAdd(&cnt[y], 1u); }
     part[lane] = select(0.0, top + log(total) - ly, valid);
     workgroupBarrier();
