@@ -23,6 +23,7 @@ import { type JournalEntry, journalPathOf, SiloJournal } from '../../../src/clie
 import { ReplayGuard, RoundGuard } from '../../../src/client/replay-guard.js';
 import { paramsDigest } from '../../../src/ml/layers-model.js';
 import { adminInject, type Harness, siloInject } from '../../server/_harness.js';
+import { storedWrites } from './_faults.js';
 
 /** What a silo needs of the harness: the service's app (or an HTTP stand-in), the clock, the keys. */
 type SiloSide = Pick<Harness, 'app' | 'clock' | 'keys'>;
@@ -174,26 +175,14 @@ export async function expectJournalsAgree(
       .where('consortium', '=', 'c1')
       .where('round', '=', r)
       .executeTakeFirstOrThrow();
-    const messages = await h.store.db
-      .selectFrom('messages')
-      .select(['stage', 'silo'])
-      .where('consortium', '=', 'c1')
-      .where('round', '=', r)
-      .execute();
-    const reports = await h.store.db
-      .selectFrom('reports')
-      .select('silo')
-      .where('consortium', '=', 'c1')
-      .where('round', '=', r)
-      .execute();
+    const writes = await storedWrites(h, r);
     const summed = row.weighted_sum ? (JSON.parse(row.survivors ?? '[]') as number[]) : [];
     const base = paramsDigest(await modelOf(h, row.base_version));
     for (const i of silos) {
       const stored = new Set<Kind>();
-      if (messages.some((m) => m.stage === 'mask' && m.silo === i) || summed.includes(i))
-        stored.add('masked');
-      if (messages.some((m) => m.stage === 'unmask' && m.silo === i)) stored.add('unmasked');
-      if (reports.some((x) => x.silo === i)) stored.add('accepted');
+      if (writes.some((m) => m.stage === 'mask' && m.silo === i) || summed.includes(i)) stored.add('masked');
+      if (writes.some((m) => m.stage === 'unmask' && m.silo === i)) stored.add('unmasked');
+      if (writes.some((m) => m.stage === 'reporting' && m.silo === i)) stored.add('accepted');
       const expected = new Set(stored);
       const died = diedAfterJournal?.silo === i && diedAfterJournal.round === r;
       if (died) {
