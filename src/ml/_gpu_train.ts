@@ -20,7 +20,7 @@
  * inside a pass (the pass's loss once at its end, asynchronously; θ once at the end), and take
  * train.ts's steps on train.ts's batches (_batches.ts). Differences from the CPU path are float32
  * rounding only (the optimizer in float32 here, float64 there; sums in another order):
- * test/ml/webgpu.test.ts, test/ml/_gpu_mlp.test.ts and test/ml/_gpu_conv.test.ts bound them.
+ * test/ml/webgpu.test.ts, test/ml/_gpu_mlp.test.ts and test/ml/_gpu_conv.slow.test.ts bound them.
  */
 
 import { runBatches } from './_batches.js';
@@ -60,7 +60,10 @@ export function trainOnGpu(
   const conv = fusedConvStages(spec);
   // Batches of 2–3 are left to the generic path: on lavapipe the fused conv step of LeNet-5 (two
   // pooled convolutions) hung at those sizes (cause not found yet; batches of 4 and 64 verified).
-  if (conv) return trainConvFused(spec, conv, m0, data, plan);
+  // Opt-in (FEDSCORE_GPU_CONV=fused): one CI run of its test on lavapipe blocked in pipeline
+  // creation for minutes, not reproduced alone; until that is understood the default stays on the
+  // generic path (docs/performance.md, "The fused conv step").
+  if (conv && process.env.FEDSCORE_GPU_CONV === 'fused') return trainConvFused(spec, conv, m0, data, plan);
   return trainWithFusedOptimizer(spec, m0, data, plan);
 }
 
