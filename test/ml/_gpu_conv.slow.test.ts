@@ -26,7 +26,8 @@ import { gaussianMixture, maxAbs, maxAbsDiff } from './_synthetic.js';
 process.env.FEDSCORE_GPU_CONV = 'fused'; // the fused conv step is opt-in (src/ml/_gpu_train.ts)
 const gpu = await loadWebGpu();
 const inCi = process.env.CI === 'true';
-if (!gpu.ok) console.warn(`test/ml/_gpu_conv.slow.test.ts: ${inCi ? 'CI=true, failing' : 'skipped'}: ${gpu.why}`);
+if (!gpu.ok)
+  console.warn(`test/ml/_gpu_conv.slow.test.ts: ${inCi ? 'CI=true, failing' : 'skipped'}: ${gpu.why}`);
 
 const cnn = (inputShape: [number, number, number], pool: boolean) =>
   createModel('cnn003', { inputShape, numClasses: 3, hidden: 8, pool });
