@@ -6,10 +6,11 @@
 # then where each one's time goes (bench/gpu-table.ts); the PyTorch anchor bench/torch_anchor.py,
 # same sizes, when a python3 imports torch), in under 8 minutes.
 #
-#   bash scripts/gpu-check.sh [--quick] [--cpu] [--chunk-mb M]
+#   bash scripts/gpu-check.sh [--quick] [--cpu] [--chunk-mb M] [--players 15,20]
 #       in a project checkout with node_modules (runs bench/gpu.ts with tsx), or in a folder made
 #       by --pack (runs the bundle); --quick: small sizes (lavapipe, CI); --cpu: the CPU path's
-#       rows and the anchor only
+#       rows and the anchor only; --players: the exact-Shapley tables' n (default 15,20);
+#       FEDSCORE_GPU_CONV=fused in the environment trains cnn003 and LeNet-5 with the fused conv step
 #   bash scripts/gpu-check.sh --pack DIR [--with-node]
 #       makes DIR for a GPU machine without network (< 64 MiB): bench/gpu.ts bundled by esbuild,
 #       the webgpu package's linux-x64 dawn.node, tfjs's wasm files, the OpenBLAS kernels when
@@ -35,7 +36,8 @@ while [ $# -gt 0 ]; do
     --quick) pass+=(--quick); shift ;;
     --cpu) pass+=(--cpu); shift ;;
     --chunk-mb) pass+=(--chunk-mb "${2:?--chunk-mb needs a number}"); shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --players) pass+=(--players "${2:?--players needs a list such as 15 or 15,20}"); shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
