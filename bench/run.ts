@@ -1,13 +1,14 @@
 /**
  * `npm run bench [-- [--json <file>] [--baseline <dir>] <section> ...]`: runs the benchmark
  * sections in one process, one after the other, each printing its own Markdown table. Sections:
- * shapley, estimators, msgtg, secagg, ml, layers-model, round, server, gpu, cores, gray-code, gpu-table. Comparisons inside a
- * section are made side by side in the same run (ratios), since these machines are noisy. With
+ * shapley, estimators, msgtg, secagg, ml, layers-model, round, server, gpu, cores, gray-code, gpu-table,
+ * products. Comparisons inside a section are made side by side in the same run (ratios), since these machines are noisy. With
  * `--json <file>`, what the sections report is also written to <file> as one JSON object: the
  * rows they pass to bench/_json.ts's report() (`training`, `secagg`, `serverRound`) and the `json`
  * object their main() returns (ml: `exactShapley`). Other `--flags` are left for the sections
  * (`--quick`; server's `--load [--minutes N] [--consortia C] [--silos S]`; cores' `--threads 1,2,4`,
- * `--players N` and `--repeat K`; gpu-table's `--players 10,12`, `--rows R` and `--repeat K`).
+ * `--players N` and `--repeat K`; gpu-table's `--players 10,12`, `--rows R` and `--repeat K`;
+ * products' `--addon-baseline <fedscore_kernels.node>`, `--threads 1,2` and `--repeat K`).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,6 +29,7 @@ const SECTIONS = [
   'cores',
   'gray-code',
   'gpu-table',
+  'products',
 ] as const;
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -45,6 +47,7 @@ const VALUED = [
   '--players',
   '--repeat',
   '--rows',
+  '--addon-baseline',
 ];
 const asked: string[] = [];
 let jsonFile: string | undefined;

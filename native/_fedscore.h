@@ -82,6 +82,7 @@ napi_value conv_filter_grad(napi_env env, napi_callback_info info);
 napi_value conv_input_grad(napi_env env, napi_callback_info info);
 napi_value set_threads(napi_env env, napi_callback_info info);
 napi_value set_local_threads(napi_env env, napi_callback_info info);
+napi_value product_blocks_js(napi_env env, napi_callback_info info);
 
 /* loops.c: plain C loops (the cores also serve train.c). */
 void adam_loop(float *theta, const float *grad, float *m, float *v, int64_t count, double wd, double b1, double b2,

@@ -154,6 +154,7 @@ NAPI_MODULE_INIT() {
       {"trainerProfile", NULL, trainer_profile, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamStep", NULL, adam_step, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setLocalThreads", NULL, set_local_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"productBlocks", NULL, product_blocks_js, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setIsa", NULL, set_isa, NULL, NULL, NULL, napi_enumerable, NULL},
       {"info", NULL, blas_info, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -13,19 +13,35 @@
  * thread count (measured: a cnn003 update trained with OpenBLAS on two threads differs from one
  * trained on one), and a model must come out the same whether the main thread, a pool worker or
  * a silo's own process trained it. Large products (SMALL_MACS multiply-adds or more) are
- * instead cut into fixed blocks along their longer output side — as many as the shape allows,
- * each at least BLOCK_MACS multiply-adds and BLOCK_SIDE rows (columns), at most MAX_BLOCKS —
- * always the same blocks for the same shape, each a single-threaded sgemm. The blocks form a
+ * instead cut into fixed blocks along their longer output side — each at least BLOCK_MACS
+ * multiply-adds and LONG_SIDE rows (columns), or BLOCK_SIDE where the side is too short for two
+ * blocks of LONG_SIDE, at most MAX_BLOCKS, and a power of two of them — always the same blocks
+ * for the same shape, each a single-threaded sgemm. The blocks form a
  * queue (an atomic counter) that up to `threads` threads drain (the cores, or setThreads), so N
  * threads share the work evenly whatever N is, and a pool worker drains it alone
  * (setLocalThreads: the pool puts a worker on each core). Same blocks, same bits, however many
  * threads ran them (test/ml/_blas_kernels.test.ts and _coalition_fast.test.ts check 1 to 4).
  * Small products stay whole: inside a training loop two OpenBLAS threads made the MLP's
  * 64×784·784×200 products slower, not faster (36k samples/s on one, 25k on two).
+ *
+ * Why blocks of LONG_SIDE, and a power of two: every block is its own sgemm, which packs the whole
+ * of the other operand again (B for a block of rows, A for one of columns), so each block adds
+ * k × (the other side) floats of copying. With blocks of 32 rows the 2000-image evaluations
+ * (MLP 2000×784·784×200, cnn003's dense 2000×18432·18432×128) ran 1.25× (MLP) and 1.3× (cnn003)
+ * slower than with 2 blocks, on one thread and on two. Blocks of at least 256 rows, 4 for those
+ * two products, gave their two-block times back (within 3 %, on 1 and 2 threads); 8 blocks
+ * (128 rows) cost 3–5 %, 15 blocks (not a power of two) 15 %. A power of two also splits evenly
+ * over 2, 4, 8 … threads. Short sides take blocks of 64, so that cnn003's training product
+ * 64×18432·18432×128 still runs on 2 blocks (2.0 ms on two threads, 3.9 ms whole; on one thread,
+ * as in a pool worker, 4 blocks of 32 took 1.15× the time of 2 blocks of 64). BLOCK_MACS
+ * (8 M multiply-adds, about 0.1 ms on one core) keeps a block's sgemm call overhead small: with
+ * 2 M, cnn003's 64×128·128×18432 input gradient ran in 64 blocks, 1.1–1.2× its time in 16.
+ * (2 cores, OpenBLAS 0.3.21; `npm run bench -- products` times these shapes against another build.)
  */
 #define SMALL_MACS ((double)(1 << 25))
-#define BLOCK_MACS ((double)(1 << 21))
-#define BLOCK_SIDE 32
+#define BLOCK_MACS ((double)(1 << 23))
+#define BLOCK_SIDE 64
+#define LONG_SIDE 256
 #define MAX_BLOCKS 64
 int threads_large = 0; /* 0 until NAPI_MODULE_INIT sets the online cores */
 static _Thread_local int local_threads = 0;
@@ -107,9 +123,12 @@ int product_blocks(int64_t m, int64_t n, int64_t k) {
   const int64_t len = m >= n ? m : n;
   if (macs < SMALL_MACS || len < 2 * BLOCK_SIDE) return 1;
   double by_macs = macs / BLOCK_MACS;
-  int64_t blocks = len / BLOCK_SIDE;
+  int64_t blocks = len >= 2 * LONG_SIDE ? len / LONG_SIDE : len / BLOCK_SIDE;
   if ((double)blocks > by_macs) blocks = (int64_t)by_macs;
-  return blocks > MAX_BLOCKS ? MAX_BLOCKS : (int)blocks;
+  if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
+  int pow2 = 1;
+  while (2 * pow2 <= blocks) pow2 *= 2;
+  return pow2;
 }
 
 void sgemm_rm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c) {
@@ -321,6 +340,16 @@ napi_value set_threads(napi_env env, napi_callback_info info) {
   if (k < 1 || k > 256) return fail(env, "RangeError", "threads: expected an integer in [1, 256]");
   threads_large = (int)k;
   return NULL;
+}
+
+/* productBlocks(m, n, k): the blocks sgemm_rm cuts an m×n×k product into (1: whole), for tests. */
+napi_value product_blocks_js(napi_env env, napi_callback_info info) {
+  ARGS(3)
+  int64_t m, n, k;
+  if (!dim(env, argv[0], "m", &m) || !dim(env, argv[1], "n", &n) || !dim(env, argv[2], "k", &k)) return NULL;
+  napi_value out;
+  napi_create_int32(env, product_blocks(m, n, k), &out);
+  return out;
 }
 
 /* setLocalThreads(k): threads for the calling thread's large products (0: the process's). */

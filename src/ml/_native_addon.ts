@@ -92,6 +92,8 @@ export interface Addon {
   ): void;
   setThreads(threads: number): void;
   setLocalThreads(threads: number): void;
+  /** The fixed blocks an m×n×k product is cut into (1: whole; native/products.c). */
+  productBlocks(m: number, n: number, k: number): number;
   /** Caps the instruction set of native/isa.c (0 auto, 1 portable C, 2 AVX2, 3 AVX-512); returns the one in use. */
   setIsa(isa: number): number;
   info(): { library: string; config: string; threads: number; isa: number };

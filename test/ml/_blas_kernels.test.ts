@@ -336,12 +336,13 @@ describe.runIf(load.ok)('native kernels: every core, the same bits', () => {
     // m×n×k ≥ 2^25 multiply-adds: cut into fixed blocks (native/products.c) that the threads take
     // from a queue. Each product is checked against a float64 reference too, so that a block
     // written to the wrong place cannot pass as "the same bits on every thread count".
-    const shapes: [number, number, number, number, number][] = [
-      [0, 0, 700, 150, 400], // by rows: 21 blocks
-      [0, 1, 48, 1500, 500], // by columns, B transposed
-      [1, 0, 300, 40, 3000], // A transposed (a filter gradient's shape)
+    const shapes: [number, number, number, number, number, number][] = [
+      [0, 0, 700, 150, 400, 2], // by rows: a long side, blocks of ≥ 256 rows
+      [0, 1, 48, 1500, 500, 4], // by columns, B transposed
+      [1, 0, 300, 40, 3000, 4], // A transposed (a filter gradient's shape); a short side, blocks of ≥ 64
     ];
-    for (const [ta, tb, m, n, k] of shapes) {
+    for (const [ta, tb, m, n, k, blocks] of shapes) {
+      expect(addon.productBlocks(m, n, k), `${m}×${n}×${k}`).toBe(blocks);
       const a = randomVector(m * k, m + n, 1);
       const b = randomVector(k * n, k, 1);
       const runs = [1, 2, 3, 4].map((t) => {
@@ -374,6 +375,28 @@ describe.runIf(load.ok)('native kernels: every core, the same bits', () => {
       }
       expect(worst, `${ta}${tb} ${m}×${n}×${k}`).toBeLessThan(1e-3);
     }
+  });
+
+  it('a product is cut into a power of two of blocks, of ≥ 256 rows on a long side, whatever the thread count', () => {
+    // native/products.c: each block packs the other operand again, so blocks stay long; a power
+    // of two splits evenly over 2, 4, 8 … threads. The count depends on the shape alone.
+    const cases: [number, number, number, number][] = [
+      [64, 784, 200, 1], // the MLP's training product: under 2^25 multiply-adds, whole
+      [2000, 200, 784, 4], // a 2000-image MLP evaluation: 2000 / 256 → 7 → 4 blocks of 500 rows
+      [2000, 128, 18432, 4], // cnn003's dense layer on 2000 images
+      [64, 128, 18432, 2], // cnn003's training product: a short side, blocks of 64 columns
+      [64, 18432, 128, 16], // its input gradient: 2^23 multiply-adds a block at least
+      [18816, 32, 144, 8], // a convolution's im2col product
+      [1 << 20, 64, 64, 64], // at most 64
+    ];
+    for (const [m, n, k, blocks] of cases) {
+      for (const t of [1, 3, 0]) {
+        addon.setLocalThreads(t);
+        expect(addon.productBlocks(m, n, k), `${m}×${n}×${k}, threads ${t}`).toBe(blocks);
+      }
+      expect(addon.productBlocks(n, m, k), `${n}×${m}×${k} (by columns)`).toBe(blocks);
+    }
+    expect(() => addon.productBlocks(-1, 2, 3)).toThrow(/m: /);
   });
 
   it('a large convolution and its gradients give the same bits on 1, 2 and 4 threads', () => {
