@@ -12,8 +12,10 @@
  *    worker threads; this bench counts the one-core rate × cores, an upper bound of the CPU path,
  *    so the ratio against it is a lower bound for the GPU);
  *  - what one optimizer step costs on the device, dispatches and bytes read back, on the training
- *    path (src/ml/_gpu_train.ts: the fused MLP step, the fused optimizer for the CNNs) and, as
- *    "before", on the tfjs-ops path (`FEDSCORE_GPU_TRAIN=tfjs`);
+ *    path (src/ml/_gpu_train.ts: the fused MLP step; for the CNNs the fused conv step on a
+ *    hardware adapter, the generic path on a software one), for the CNNs on both conv paths
+ *    (`FEDSCORE_GPU_CONV=fused` and `generic`), and, as "before", on the tfjs-ops path
+ *    (`FEDSCORE_GPU_TRAIN=tfjs`);
  *  - k silos trained from the same model (the MLP), batched into the same dispatches against one
  *    after another: dispatches per round-step for k = 1, 4, 8 and, for k = 4, wall time per
  *    round-step, interleaved (bench/_gpu_silos.ts);
@@ -36,6 +38,7 @@ import { createRng } from '../scoring/seeded-rng.js';
 import { exactShapley } from '../scoring/shapley.js';
 import { gaussianMixture } from '../src/data/synthetic.js';
 import { oneBlasThreadHere } from '../src/ml/_blas_kernels.js';
+import { type GpuConvPath, gpuConvPath } from '../src/ml/_gpu_train.js';
 import { type BackendName, describeBackend, initBackend } from '../src/ml/backend.js';
 import { createCoalitionEvaluator } from '../src/ml/coalition.js';
 import { createModel } from '../src/ml/model-registry.js';
@@ -95,9 +98,13 @@ export interface GpuBench {
     gpuToTorch: number | null;
     cpuOneCoreToTorch: number | null;
     /** GPU dispatches and bytes read back per optimizer step (bench/_gpu_counts.ts); null with --cpu. */
-    perStep: { dispatches: number; readbacks: number; bytesRead: number } | null;
+    perStep: StepCounts | null;
     /** The same with FEDSCORE_GPU_TRAIN=tfjs: the tfjs-ops path before the fused kernels (issue 36). */
-    perStepTfjs: { dispatches: number; readbacks: number; bytesRead: number } | null;
+    perStepTfjs: StepCounts | null;
+    /** The conv models' two paths (FEDSCORE_GPU_CONV=fused and =generic); null for the MLP and with --cpu. */
+    perStepConv: { fused: StepCounts; generic: StepCounts } | null;
+    /** The conv path this adapter takes by default, the one `gpu` and `perStep` measured (gpuConvPath). */
+    convPath: GpuConvPath | null;
     /** A whole 2-step call: the steps, the upload of the examples, the final reads. */
     call: { steps: number; dispatches: number; readbacks: number; bytesRead: number } | null;
   }[];
@@ -124,16 +131,31 @@ export interface GpuBench {
   silos: SilosBench | null;
 }
 
-/** Runs `f` with FEDSCORE_GPU_TRAIN set to `path` (src/ml/_gpu_train.ts), then restores it. */
-async function withGpuTrain<T>(path: string, f: () => Promise<T>): Promise<T> {
-  const old = process.env.FEDSCORE_GPU_TRAIN;
-  process.env.FEDSCORE_GPU_TRAIN = path;
+/** Runs `f` with the environment variable `name` (src/ml/_gpu_train.ts reads them) set to `value`, then restores it. */
+async function withEnv<T>(
+  name: 'FEDSCORE_GPU_TRAIN' | 'FEDSCORE_GPU_CONV',
+  value: string,
+  f: () => Promise<T>,
+): Promise<T> {
+  const old = process.env[name];
+  process.env[name] = value;
   try {
     return await f();
   } finally {
-    if (old === undefined) delete process.env.FEDSCORE_GPU_TRAIN;
-    else process.env.FEDSCORE_GPU_TRAIN = old;
+    if (old === undefined) delete process.env[name];
+    else process.env[name] = old;
   }
+}
+
+type StepCounts = { dispatches: number; readbacks: number; bytesRead: number };
+
+/** A conv model's cost per step on the fused conv step and on the generic path. */
+async function convPaths(
+  countSteps: (steps: number) => Promise<unknown>,
+): Promise<{ fused: StepCounts; generic: StepCounts }> {
+  const fused = (await withEnv('FEDSCORE_GPU_CONV', 'fused', () => stepCost(countSteps, 2, 4))).perStep;
+  const generic = (await withEnv('FEDSCORE_GPU_CONV', 'generic', () => stepCost(countSteps, 2, 4))).perStep;
+  return { fused, generic };
 }
 
 async function use(name: BackendName): Promise<string> {
@@ -258,7 +280,11 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
     const gpu = cpuOnly ? null : await trainingRate(spec, data);
     const countSteps = (steps: number) => trainLocal(spec, initParams(spec, 1), counted, { seed: 3, steps });
     const cost = cpuOnly ? null : await stepCost(countSteps, 2, 4);
-    const before = cpuOnly ? null : await withGpuTrain('tfjs', () => stepCost(countSteps, 2, 4));
+    const before = cpuOnly
+      ? null
+      : await withEnv('FEDSCORE_GPU_TRAIN', 'tfjs', () => stepCost(countSteps, 2, 4));
+    // The conv models: both conv paths, whichever this adapter takes by default (gpuConvPath).
+    const conv = cpuOnly || kind === 'mlp' ? null : await convPaths(countSteps);
     await use('wasm');
     // "1 core": the native kernels on one thread (the engine's workers train that way, one per core).
     oneBlasThreadHere(true);
@@ -275,6 +301,8 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       cpuOneCoreToTorch: over(cpu, torchRate(i)),
       perStep: cost?.perStep ?? null,
       perStepTfjs: before?.perStep ?? null,
+      perStepConv: conv,
+      convPath: kind === 'mlp' || cpuOnly ? null : gpuConvPath(),
       call: cost?.call ?? null,
     });
   }
@@ -362,13 +390,17 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
   }
   if (!cpuOnly) {
     console.log(
-      '\n| webgpu, one optimizer step (Adam, batch 64) | dispatches | readbacks | bytes read back | before: FEDSCORE_GPU_TRAIN=tfjs dispatches / readbacks / bytes | a 2-step call: dispatches / readbacks / bytes read |',
+      '\n| webgpu, one optimizer step (Adam, batch 64) | dispatches | readbacks | bytes read back | conv models: FEDSCORE_GPU_CONV=fused / generic dispatches (readbacks) | before: FEDSCORE_GPU_TRAIN=tfjs dispatches / readbacks / bytes | a 2-step call: dispatches / readbacks / bytes read |',
     );
-    console.log('|---|---:|---:|---:|---:|---|');
+    console.log('|---|---:|---:|---:|---|---:|---|');
     for (const r of training) {
       const b = r.perStepTfjs!;
+      const c = r.perStepConv;
+      const conv = c
+        ? `${c.fused.dispatches} (${c.fused.readbacks}) / ${c.generic.dispatches} (${c.generic.readbacks}); default here: ${r.convPath}`
+        : '—';
       console.log(
-        `| ${r.model} | ${r.perStep!.dispatches} | ${r.perStep!.readbacks} | ${r.perStep!.bytesRead} | ${b.dispatches} / ${b.readbacks} / ${b.bytesRead} | ${r.call!.dispatches} / ${r.call!.readbacks} / ${r.call!.bytesRead} |`,
+        `| ${r.model} | ${r.perStep!.dispatches} | ${r.perStep!.readbacks} | ${r.perStep!.bytesRead} | ${conv} | ${b.dispatches} / ${b.readbacks} / ${b.bytesRead} | ${r.call!.dispatches} / ${r.call!.readbacks} / ${r.call!.bytesRead} |`,
       );
     }
   }

@@ -8,8 +8,10 @@
  *  - convolutional networks of convolutions (each optionally pooled), a flatten and dense layers
  *    (the built-in `cnn003` and `lenet5`; _gpu_conv_stages.ts says which specs): the fused step of
  *    _gpu_conv.ts, 2S + 1 hand-written WGSL dispatches for S stages (cnn003 9, LeNet-5 11,
- *    against 48 and 62 on the path below), minibatches gathered on the device;
- *  - every other model (user Layers models of other shapes): tfjs's forward and backward ops
+ *    against 48 and 62 on the path below), minibatches gathered on the device; on a hardware
+ *    adapter by default, `FEDSCORE_GPU_CONV` chooses (`gpuConvPath`);
+ *  - every other model (user Layers models of other shapes; cnn003 and LeNet-5 on a software
+ *    adapter or with FEDSCORE_GPU_CONV=generic): tfjs's forward and backward ops
  *    for the layers, the loss and its gradient in three WGSL dispatches (_gpu_xent.ts, instead of
  *    ~15 tfjs ops), then the fused optimizer of _gpu_optimizer.ts (one dispatch per 6 parameter
  *    tensors, instead of ~10 tfjs ops per parameter tensor); θ is a slice of the flat state per
@@ -32,6 +34,7 @@ import { fusedOptimizerStep, readDelta, readPassLoss, stateLayout } from './_gpu
 import type { GpuTrainPlan, GpuTrainResult } from './_gpu_plan.js';
 import { trainOnGpuTfjs } from './_gpu_train_tfjs.js';
 import { fusedSoftmaxCrossEntropy } from './_gpu_xent.js';
+import { onSoftwareAdapter } from './_webgpu.js';
 import { type Examples, forward, type ModelSpec, paramLayout } from './models.js';
 import * as tf from './tf.js';
 
@@ -58,13 +61,29 @@ export function trainOnGpu(
   const dense = fusedMlpLayers(spec);
   if (dense) return trainMlpFused(spec, dense, m0, data, plan);
   const conv = fusedConvStages(spec);
-  // Batches of 2–3 are left to the generic path: on lavapipe the fused conv step of LeNet-5 (two
-  // pooled convolutions) hung at those sizes (cause not found yet; batches of 4 and 64 verified).
-  // Opt-in (FEDSCORE_GPU_CONV=fused): one CI run of its test on lavapipe blocked in pipeline
-  // creation for minutes, not reproduced alone; until that is understood the default stays on the
-  // generic path (docs/performance.md, "The fused conv step").
-  if (conv && process.env.FEDSCORE_GPU_CONV === 'fused') return trainConvFused(spec, conv, m0, data, plan);
+  if (conv && gpuConvPath() === 'fused') return trainConvFused(spec, conv, m0, data, plan);
   return trainWithFusedOptimizer(spec, m0, data, plan);
+}
+
+/** The conv training paths `FEDSCORE_GPU_CONV` names. */
+export const GPU_CONV_PATHS = ['fused', 'generic'] as const;
+export type GpuConvPath = (typeof GPU_CONV_PATHS)[number];
+
+/**
+ * `FEDSCORE_GPU_CONV`: which path the specs of _gpu_conv_stages.ts (cnn003, LeNet-5) take.
+ * Default: `fused` on a hardware adapter, `generic` (tfjs's ops, the fused loss and optimizer) on
+ * a software one (lavapipe, SwiftShader), where the fused step is not faster (cnn003 0.6–0.76× of
+ * the generic path, LeNet-5 1.2–2.4×: these kernels are not tiled, tfjs's are) and where one cold
+ * CI run of its test blocked in pipeline creation for over 8 minutes (docs/performance.md, "The
+ * fused conv step"), as the coalition table keeps its fused shader there (_coalition_gpu.ts).
+ * @throws RangeError naming FEDSCORE_GPU_CONV on another value.
+ */
+export function gpuConvPath(env: NodeJS.ProcessEnv = process.env): GpuConvPath {
+  const v = env.FEDSCORE_GPU_CONV;
+  if (v === undefined || v === '') return onSoftwareAdapter() ? 'generic' : 'fused';
+  if (!(GPU_CONV_PATHS as readonly string[]).includes(v))
+    throw new RangeError(`FEDSCORE_GPU_CONV: expected one of ${GPU_CONV_PATHS.join(', ')}, got ${v}`);
+  return v as GpuConvPath;
 }
 
 /**

@@ -23,7 +23,7 @@ import { type Examples, initParams, type ModelSpec } from '../../src/ml/models.j
 import { type TrainOptions, trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, maxAbs, maxAbsDiff } from './_synthetic.js';
 
-process.env.FEDSCORE_GPU_CONV = 'fused'; // the fused conv step is opt-in (src/ml/_gpu_train.ts)
+process.env.FEDSCORE_GPU_CONV = 'fused'; // a software adapter (lavapipe) takes the generic path by default (gpuConvPath)
 const gpu = await loadWebGpu();
 const inCi = process.env.CI === 'true';
 if (!gpu.ok)
