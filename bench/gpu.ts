@@ -284,7 +284,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       ? null
       : await withEnv('FEDSCORE_GPU_TRAIN', 'tfjs', () => stepCost(countSteps, 2, 4));
     // The conv models: both conv paths, whichever this adapter takes by default (gpuConvPath).
-    const conv = cpuOnly || kind === 'mlp' ? null : await convPaths(countSteps);
+    const conv = cpuOnly || spec === mlp ? null : await convPaths(countSteps);
     await use('wasm');
     // "1 core": the native kernels on one thread (the engine's workers train that way, one per core).
     oneBlasThreadHere(true);
@@ -302,7 +302,7 @@ export async function main(): Promise<{ json: { gpu: GpuBench } } | undefined> {
       perStep: cost?.perStep ?? null,
       perStepTfjs: before?.perStep ?? null,
       perStepConv: conv,
-      convPath: kind === 'mlp' || cpuOnly ? null : gpuConvPath(),
+      convPath: cpuOnly || spec === mlp ? null : gpuConvPath(),
       call: cost?.call ?? null,
     });
   }
