@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- [--json <file>] [--baseline <dir>] <section> ...]`: runs the benchmark
  * sections in one process, one after the other, each printing its own Markdown table. Sections:
- * shapley, estimators, msgtg, secagg, ml, layers-model, round, server, gpu, cores, gray-code, gpu-table,
- * products. Comparisons inside a section are made side by side in the same run (ratios), since these machines are noisy. With
+ * shapley, estimators, msgtg, secagg, ml, layers-model, round, server, gpu, cores, gray-code,
+ * gpu-table, products (none named: all of them; `--help` prints this). Comparisons inside a
+ * section are made side by side in the same run (ratios), since these machines are noisy. With
  * `--json <file>`, what the sections report is also written to <file> as one JSON object: the
  * rows they pass to bench/_json.ts's report() (`training`, `secagg`, `serverRound`) and the `json`
  * object their main() returns (ml: `exactShapley`). Other `--flags` are left for the sections
@@ -10,7 +11,7 @@
  * `--players N` and `--repeat K`; gpu-table's `--players 10,12`, `--rows R` and `--repeat K`;
  * products' `--addon-baseline <fedscore_kernels.node>`, `--threads 1,2` and `--repeat K`).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,6 +37,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 // Options: --json <file> writes the sections' results as one JSON object; flags (--quick, …) and
 // --baseline <dir> are read by the sections themselves (bench/ml.ts, bench/_exact-shapley.ts).
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  // The usage is this file's opening comment; without a section every section runs (an hour or more).
+  const text = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  const usage = text.slice(text.indexOf('/**') + 3, text.indexOf('*/')).replace(/^ \* ?/gm, '');
+  console.log(`${usage.trim()}\n\nSections: ${SECTIONS.join(', ')} (none named: all of them).`);
+  process.exit(0);
+}
 const VALUED = [
   '--json',
   '--baseline',
