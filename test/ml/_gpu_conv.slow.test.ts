@@ -13,7 +13,7 @@
  * pooled map of odd size (the last row and column dropped, as valid pooling), several input
  * channels, a short last batch, Adam with L2 decay and SGD with momentum.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stepCost } from '../../bench/_gpu_counts.js';
 import { fusedConvStages } from '../../src/ml/_gpu_conv_stages.js';
 import { loadWebGpu } from '../../src/ml/_webgpu.js';
@@ -22,6 +22,7 @@ import { createModel, modelSpec } from '../../src/ml/model-registry.js';
 import { type Examples, initParams, type ModelSpec } from '../../src/ml/models.js';
 import { type TrainOptions, trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, maxAbs, maxAbsDiff } from './_synthetic.js';
+import { webgpuSuite } from './_webgpu_suite.js';
 
 process.env.FEDSCORE_GPU_CONV = 'fused'; // a software adapter (lavapipe) takes the generic path by default (gpuConvPath)
 const gpu = await loadWebGpu();
@@ -92,15 +93,7 @@ const sgd: TrainOptions = {
 };
 
 describe.runIf(gpu.ok || inCi)('the fused conv step on webgpu', () => {
-  beforeAll(async () => {
-    await initBackend({ backend: 'webgpu' });
-  });
-  afterEach(() => {
-    delete process.env.FEDSCORE_GPU_TRAIN;
-  });
-  afterAll(async () => {
-    await initBackend({ backend: 'wasm' });
-  });
+  webgpuSuite('FEDSCORE_GPU_TRAIN');
 
   it('applies to convolutions, each optionally pooled, then dense layers', () => {
     expect(fusedConvStages(cnn([8, 8, 1], false))?.map((s) => s.kind)).toEqual([

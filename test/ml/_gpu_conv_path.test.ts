@@ -7,15 +7,15 @@
  * test/ml/_gpu_conv.slow.test.ts. The webgpu cases are skipped, with the reason printed, only when
  * no adapter can be created; with CI=true a missing adapter fails instead.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stepCost } from '../../bench/_gpu_counts.js';
 import { gpuConvPath } from '../../src/ml/_gpu_train.js';
 import { loadWebGpu, onSoftwareAdapter } from '../../src/ml/_webgpu.js';
-import { initBackend } from '../../src/ml/backend.js';
 import { createModel } from '../../src/ml/model-registry.js';
 import { initParams } from '../../src/ml/models.js';
 import { trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture } from './_synthetic.js';
+import { webgpuSuite } from './_webgpu_suite.js';
 
 describe('FEDSCORE_GPU_CONV', () => {
   it('names the path, and a wrong value is refused with the variable named', () => {
@@ -44,15 +44,7 @@ describe.runIf(gpu.ok || inCi)('the conv path on this adapter', () => {
       )
     ).perStep.dispatches;
 
-  beforeAll(async () => {
-    await initBackend({ backend: 'webgpu' });
-  });
-  afterEach(() => {
-    delete process.env.FEDSCORE_GPU_CONV;
-  });
-  afterAll(async () => {
-    await initBackend({ backend: 'wasm' });
-  });
+  webgpuSuite('FEDSCORE_GPU_CONV');
 
   it('defaults to the fused step on a hardware adapter and to the generic path on a software one', async () => {
     expect(gpu.ok && onSoftwareAdapter()).toBe(gpu.ok && gpu.adapter.software);

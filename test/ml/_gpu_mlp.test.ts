@@ -10,7 +10,7 @@
  * loss: 1e-5 relative; the final model's accuracy on the training set: equal (no example sits on
  * a near-tie in these seeded sets; checked exactly).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stepCost } from '../../bench/_gpu_counts.js';
 import { fusedMlpLayers } from '../../src/ml/_gpu_mlp.js';
 import { gpuTrainPath } from '../../src/ml/_gpu_train.js';
@@ -21,6 +21,7 @@ import { createModel } from '../../src/ml/model-registry.js';
 import { initParams, type ModelSpec } from '../../src/ml/models.js';
 import { type TrainOptions, trainLocal } from '../../src/ml/train.js';
 import { gaussianMixture, maxAbs, maxAbsDiff } from './_synthetic.js';
+import { webgpuSuite } from './_webgpu_suite.js';
 
 const gpu = await loadWebGpu();
 const inCi = process.env.CI === 'true';
@@ -55,15 +56,7 @@ async function compare(spec: ModelSpec, o: TrainOptions) {
 const withParams = (m0: Float32Array, delta: Float32Array) => m0.map((v, i) => v + delta[i]!);
 
 describe.runIf(gpu.ok || inCi)('the fused MLP step on webgpu', () => {
-  beforeAll(async () => {
-    await initBackend({ backend: 'webgpu' });
-  });
-  afterEach(() => {
-    delete process.env.FEDSCORE_GPU_TRAIN;
-  });
-  afterAll(async () => {
-    await initBackend({ backend: 'wasm' });
-  });
+  webgpuSuite('FEDSCORE_GPU_TRAIN');
 
   it('applies to dense networks only', () => {
     expect(fusedMlpLayers(mlp([16]))?.length).toBe(2);

@@ -9,17 +9,17 @@
  * The silos have unequal sizes (different steps per pass, pass ends at different steps, idle
  * silos in the last steps) and short last batches.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stepCost } from '../../bench/_gpu_counts.js';
 import { fusedMlpLayers } from '../../src/ml/_gpu_mlp.js';
 import { trainMlpSilos } from '../../src/ml/_gpu_mlp_silos.js';
 import { loadWebGpu } from '../../src/ml/_webgpu.js';
-import { initBackend } from '../../src/ml/backend.js';
 import { createModel } from '../../src/ml/model-registry.js';
 import { type Examples, initParams } from '../../src/ml/models.js';
 import { type TrainOptions, trainLocal, trainPlan } from '../../src/ml/train.js';
 import { trainSilos } from '../../src/ml/train-silos.js';
 import { gaussianMixture, maxAbs, maxAbsDiff, sameBits } from './_synthetic.js';
+import { webgpuSuite } from './_webgpu_suite.js';
 
 const gpu = await loadWebGpu();
 const inCi = process.env.CI === 'true';
@@ -57,15 +57,7 @@ async function batchedEqualsAlone(options: (k: number) => TrainOptions) {
 }
 
 describe.runIf(gpu.ok || inCi)('several silos in the same dispatches on webgpu', () => {
-  beforeAll(async () => {
-    await initBackend({ backend: 'webgpu' });
-  });
-  afterEach(() => {
-    delete process.env.FEDSCORE_GPU_SILOS;
-  });
-  afterAll(async () => {
-    await initBackend({ backend: 'wasm' });
-  });
+  webgpuSuite('FEDSCORE_GPU_SILOS');
 
   it('Adam with L2 decay, 2 epochs: each silo as trained alone, to the bit', async () => {
     const r = await batchedEqualsAlone((k) => ({
